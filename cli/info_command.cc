@@ -1,0 +1,64 @@
+#include "cli/info_command.h"
+
+#include <tbb/global_control.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/output_file.h"
+#include "core/import/trace_loader.h"
+#include "core/report/info_report.h"
+
+namespace th::cli {
+
+namespace {
+struct InfoOptions {
+  std::vector<std::string> inputs;
+  bool json = false;
+  std::string output;
+  int threads = 0;
+  size_t chunk_mib = 4;
+};
+}  // namespace
+
+void AddInfoCommand(CLI::App& app, int* exit_code) {
+  auto opt = std::make_shared<InfoOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "info", "Summarise traces: format, ranks, devices, streams, events, steps, top kernels, trust");
+  cmd->add_option("inputs", opt->inputs,
+                  "trace files (.json, .json.gz), directories, globs, or .tar.gz/.zip of ranks")
+      ->required();
+  cmd->add_flag("--json", opt->json, "print JSON (stable keys) instead of text");
+  cmd->add_option("-o,--output", opt->output, "write the report to this file (atomically)");
+  cmd->add_option("--threads", opt->threads, "worker threads (0 = all cores)");
+  cmd->add_option("--chunk-mib", opt->chunk_mib, "JSON text per parallel chunk, MiB")
+      ->check(CLI::Range(1, 1024));
+  cmd->callback([opt, exit_code] {
+    std::unique_ptr<tbb::global_control> limit;
+    if (opt->threads > 0) {
+      limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<size_t>(opt->threads));
+    }
+    LoadOptions load;
+    load.import.chunk_bytes = opt->chunk_mib << 20;
+    auto set = LoadTraceSet(opt->inputs, load);
+    if (!set.ok()) {
+      std::cerr << "tracehound: error: " << set.status().message() << "\n";
+      *exit_code = 2;
+      return;
+    }
+    std::ostringstream report;
+    if (opt->json) WriteInfoJson(*set, report);
+    else WriteInfoText(*set, report);
+    Status written = WriteOutput(opt->output, report.str());
+    if (!written.ok()) {
+      std::cerr << "tracehound: error: " << written.message() << "\n";
+      *exit_code = 2;
+      return;
+    }
+    *exit_code = 0;
+  });
+}
+
+}  // namespace th::cli

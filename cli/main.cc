@@ -1,0 +1,25 @@
+// tracehound: the command line. Thin: parses arguments, calls core/.
+#include <CLI/CLI.hpp>
+
+#ifdef TRACEHOUND_HAVE_GENERATE
+#include "cli/generate_command.h"
+#endif
+#include "cli/info_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tracehound: analyse ML profiler traces (PyTorch/Kineto, XProf)"};
+  app.set_version_flag("--version", "tracehound 0.1.0");
+  app.require_subcommand(1);
+  int exit_code = 0;
+  th::cli::AddInfoCommand(app, &exit_code);
+#ifdef TRACEHOUND_HAVE_GENERATE
+  th::synth::AddGenerateCommand(app, &exit_code);
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}

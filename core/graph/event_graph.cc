@@ -1,0 +1,26 @@
+#include "core/graph/event_graph.h"
+
+namespace th {
+
+size_t EventColumns::bytes() const {
+  return ts.bytes() + dur.bytes() + name.bytes() + cat.bytes() + track.bytes() + parent.bytes() +
+         depth.bytes() + ph.bytes() + kind.bytes() + flags.bytes() + correlation.bytes() +
+         external_id.bytes() + args_row.bytes();
+}
+
+size_t EventGraph::bytes() const {
+  size_t b = events.bytes() + tracks.size() * sizeof(Track) + track_order.bytes() +
+             track_offsets.size() * sizeof(uint32_t) + steps.size() * sizeof(Step);
+  b += gpu_args.event.bytes() + gpu_args.device.bytes() + gpu_args.stream.bytes() +
+       gpu_args.registers.bytes() + gpu_args.shared_mem.bytes() + gpu_args.occupancy.bytes() +
+       gpu_args.bytes.bytes();
+  for (int i = 0; i < 3; ++i) b += gpu_args.grid[i].bytes() + gpu_args.block[i].bytes();
+  b += collective_args.event.bytes() * 7;
+  b += memory_args.event.bytes() + memory_args.device_type.bytes() + memory_args.device_id.bytes() +
+       memory_args.addr.bytes() + memory_args.bytes.bytes() + memory_args.total_allocated.bytes() +
+       memory_args.total_reserved.bytes();
+  b += edges.src.bytes() + edges.dst.bytes() + edges.kind.bytes();
+  return b;
+}
+
+}  // namespace th

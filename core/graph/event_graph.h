@@ -1,0 +1,143 @@
+// EventGraph: one trace (one rank's file) as struct-of-arrays tables.
+//
+// Contract:
+// - Times are int64 nanoseconds on the trace's own clock (Kineto: the file's
+//   `ts` ×1000, exactly; add TraceInfo::base_time_ns for epoch time).
+// - Event rows keep file order. Per-track time order is in `track_order`.
+// - Sparse argument tables (gpu_args, collective_args, memory_args) hold one row
+//   per event that carries such arguments; `EventColumns::args_row` points there
+//   (kNoRow when absent); which table depends on the event's kind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph/event_kind.h"
+#include "core/graph/pod_column.h"
+#include "core/graph/string_pool.h"
+
+namespace th {
+
+using EventId = uint32_t;
+using TrackId = uint32_t;
+inline constexpr uint32_t kNoRow = 0xffffffffu;
+inline constexpr int64_t kNoValue = INT64_MIN;
+
+// Per-event bit flags.
+enum EventFlag : uint8_t {
+  kFlagInvalidTs = 1,         // ts missing or not a number
+  kFlagNoDuration = 2,        // X without a valid dur
+  kFlagFlowBindEnclosing = 4, // flow end with bp:"e"
+  kFlagStringId = 8,          // `correlation` holds a StringId (string flow id)
+  kFlagEndMarker = 16,        // an E event (its B carries the duration)
+};
+
+struct EventColumns {
+  PodColumn<int64_t> ts;           // ns
+  PodColumn<int64_t> dur;          // ns; 0 for instants, B's span once matched with its E
+  PodColumn<StringId> name;
+  PodColumn<StringId> cat;         // exact category string
+  PodColumn<TrackId> track;
+  PodColumn<EventId> parent;       // enclosing slice on the same track, kNoRow at top
+  PodColumn<uint16_t> depth;       // nesting depth on the track (0 = top)
+  PodColumn<char> ph;              // phase character as written ('\0' when missing)
+  PodColumn<EventKind> kind;
+  PodColumn<uint8_t> flags;        // EventFlag bits
+  PodColumn<int64_t> correlation;  // args.correlation, or a flow's id; kNoValue if none
+  PodColumn<int64_t> external_id;  // args["External id"]; kNoValue if none
+  PodColumn<uint32_t> args_row;    // row in the sparse table for this kind, or kNoRow
+
+  size_t size() const { return ts.size(); }
+  size_t bytes() const;
+};
+
+// Arguments of GPU activity (kernels, memcpy, memset, sync): one row per event.
+struct GpuArgsTable {
+  PodColumn<EventId> event;
+  PodColumn<int32_t> device;      // args.device, -1 if absent
+  PodColumn<int64_t> stream;      // args.stream, -1 if absent
+  PodColumn<int32_t> grid[3];     // kernels; 0 if absent
+  PodColumn<int32_t> block[3];
+  PodColumn<int32_t> registers;   // registers per thread
+  PodColumn<int32_t> shared_mem;  // bytes
+  PodColumn<float> occupancy;     // est. achieved occupancy %, -1 if absent
+  PodColumn<int64_t> bytes;       // memcpy/memset bytes, -1 if absent
+  size_t size() const { return event.size(); }
+};
+
+// Collective metadata Kineto copies onto NCCL/RCCL kernels.
+struct CollectiveArgsTable {
+  PodColumn<EventId> event;
+  PodColumn<StringId> collective;  // "allreduce", ...
+  PodColumn<StringId> dtype;
+  PodColumn<StringId> group;       // Process Group Name
+  PodColumn<int64_t> in_nelems;
+  PodColumn<int64_t> out_nelems;
+  PodColumn<int32_t> group_size;
+  size_t size() const { return event.size(); }
+};
+
+// Allocator events ([memory], [OutOfMemory]).
+struct MemoryArgsTable {
+  PodColumn<EventId> event;
+  PodColumn<int8_t> device_type;   // c10 DeviceType: 0 CPU, 1 CUDA, ...
+  PodColumn<int16_t> device_id;
+  PodColumn<int64_t> addr;
+  PodColumn<int64_t> bytes;        // negative = free
+  PodColumn<int64_t> total_allocated;
+  PodColumn<int64_t> total_reserved;
+  size_t size() const { return event.size(); }
+};
+
+enum class TrackKind : uint8_t { kCpu, kGpuStream, kOther };
+
+// A timeline: (pid, tid) of the file. pid/tid are integers or strings.
+struct Track {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  StringId pid_str = kEmptyString;  // non-empty when the pid was a string
+  StringId tid_str = kEmptyString;
+  StringId process_name = kEmptyString;
+  StringId thread_name = kEmptyString;
+  TrackKind kind = TrackKind::kOther;
+  int32_t device = -1;  // accelerator index for GPU tracks
+  int64_t stream = -1;  // stream id for GPU tracks
+};
+
+enum class EdgeKind : uint8_t { kLaunch, kFlow };
+
+struct EdgeTable {
+  PodColumn<EventId> src;
+  PodColumn<EventId> dst;
+  PodColumn<EdgeKind> kind;
+  size_t size() const { return src.size(); }
+};
+
+// ProfilerStep#N windows on the host.
+struct Step {
+  int64_t number = 0;
+  EventId event = kNoRow;
+  int64_t ts = 0;
+  int64_t dur = 0;
+};
+
+struct EventGraph {
+  StringPool strings;
+  EventColumns events;
+  std::vector<Track> tracks;
+  GpuArgsTable gpu_args;
+  CollectiveArgsTable collective_args;
+  MemoryArgsTable memory_args;
+  EdgeTable edges;
+  std::vector<Step> steps;
+  // Events of each track in time order (ts asc, longer first): the rows of track
+  // t are track_order[track_offsets[t] .. track_offsets[t+1]).
+  PodColumn<EventId> track_order;
+  std::vector<uint32_t> track_offsets;
+
+  // Bytes held by the tables, strings excluded.
+  size_t bytes() const;
+};
+
+}  // namespace th

@@ -1,0 +1,100 @@
+// PodColumn<T>: a growable array of trivially copyable values backed by
+// malloc/realloc. Large blocks grow with mremap (no copy, no doubled resident
+// memory), which keeps the event graph's peak close to its final size.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace th {
+
+template <typename T>
+class PodColumn {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  PodColumn() = default;
+  PodColumn(const PodColumn&) = delete;
+  PodColumn& operator=(const PodColumn&) = delete;
+  PodColumn(PodColumn&& o) noexcept { Swap(o); }
+  PodColumn& operator=(PodColumn&& o) noexcept {
+    if (this != &o) {
+      Clear();
+      Swap(o);
+    }
+    return *this;
+  }
+  ~PodColumn() { std::free(data_); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  std::span<const T> view() const { return {data_, size_}; }
+  size_t bytes() const { return capacity_ * sizeof(T); }
+
+  void push_back(const T& v) {
+    if (size_ == capacity_) Grow(size_ + 1);
+    data_[size_++] = v;
+  }
+  void reserve(size_t n) {
+    if (n > capacity_) Reallocate(n);
+  }
+  void resize(size_t n, const T& fill = T()) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i) data_[i] = fill;
+    size_ = n;
+  }
+  // Appends n values copied from src.
+  void append(const T* src, size_t n) {
+    if (size_ + n > capacity_) Grow(size_ + n);
+    if (n) std::memcpy(static_cast<void*>(data_ + size_), src, n * sizeof(T));
+    size_ += n;
+  }
+  void shrink_to_fit() {
+    if (capacity_ > size_) Reallocate(size_);
+  }
+  void Clear() {
+    std::free(data_);
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
+ private:
+  void Swap(PodColumn& o) {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
+  }
+  void Grow(size_t need) {
+    size_t cap = capacity_ ? capacity_ * 2 : 256;
+    while (cap < need) cap *= 2;
+    Reallocate(cap);
+  }
+  void Reallocate(size_t cap) {
+    if (cap == 0) {
+      Clear();
+      return;
+    }
+    void* p = std::realloc(static_cast<void*>(data_), cap * sizeof(T));
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
+    capacity_ = cap;
+  }
+
+  T* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace th

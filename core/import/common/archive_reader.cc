@@ -1,0 +1,82 @@
+#include "core/import/common/archive_reader.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <memory>
+
+namespace th {
+
+namespace {
+
+struct ArchiveCloser {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveCloser>;
+
+ArchivePtr OpenArchive(const std::string& path) {
+  ArchivePtr a(archive_read_new());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_filter_xz(a.get());
+  archive_read_support_filter_zstd(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_format_gnutar(a.get());
+  archive_read_support_format_zip(a.get());
+  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 20) != ARCHIVE_OK) return nullptr;
+  return a;
+}
+
+class MemberSource final : public ByteSource {
+ public:
+  MemberSource(archive* a, std::string name, uint64_t size)
+      : a_(a), name_(std::move(name)), size_(size) {}
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    la_ssize_t got = archive_read_data(a_, buf, n);
+    if (got < 0) {
+      return InvalidInput(name_ + ": cannot read archive member at offset " +
+                          std::to_string(read_) + ": " + archive_error_string(a_));
+    }
+    read_ += static_cast<uint64_t>(got);
+    return static_cast<size_t>(got);
+  }
+  const std::string& name() const override { return name_; }
+  uint64_t stored_bytes_read() const override { return read_; }
+  uint64_t stored_size() const override { return size_; }
+
+ private:
+  archive* a_;
+  std::string name_;
+  uint64_t size_;
+  uint64_t read_ = 0;
+};
+
+}  // namespace
+
+bool IsArchive(const std::string& path) {
+  ArchivePtr a = OpenArchive(path);
+  if (!a) return false;
+  archive_entry* entry = nullptr;
+  return archive_read_next_header(a.get(), &entry) == ARCHIVE_OK;
+}
+
+Status ForEachArchiveMember(
+    const std::string& path,
+    const std::function<Status(const std::string&, std::unique_ptr<ByteSource>)>& visit) {
+  ArchivePtr a = OpenArchive(path);
+  if (!a) return InvalidInput(path + ": cannot open as an archive");
+  while (true) {
+    archive_entry* entry = nullptr;
+    int r = archive_read_next_header(a.get(), &entry);
+    if (r == ARCHIVE_EOF) return Ok();
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+      return InvalidInput(path + ": broken archive: " + archive_error_string(a.get()));
+    }
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    std::string member = archive_entry_pathname(entry);
+    auto source = std::make_unique<MemberSource>(a.get(), path + ":" + member,
+                                                 static_cast<uint64_t>(archive_entry_size(entry)));
+    TH_RETURN_IF_ERROR(visit(member, std::move(source)));
+  }
+}
+
+}  // namespace th

@@ -1,0 +1,25 @@
+// Archives of rank files (.tar, .tar.gz, .tgz, .zip) read with libarchive,
+// member by member, each member streamed as a ByteSource.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/graph/status.h"
+#include "core/import/common/byte_source.h"
+
+namespace th {
+
+// True when `path` opens as a tar or zip archive (possibly gzip-compressed).
+bool IsArchive(const std::string& path);
+
+// Calls `visit` for each regular member, in archive order. The source is valid
+// only during the call and reads the member's stored bytes (a member that is
+// itself gzip-compressed is decoded by the caller with OpenDecoded). The
+// source's name is "archive:member".
+Status ForEachArchiveMember(
+    const std::string& path,
+    const std::function<Status(const std::string& member, std::unique_ptr<ByteSource> source)>&
+        visit);
+
+}  // namespace th

@@ -1,0 +1,121 @@
+#include "core/import/common/gzip_source.h"
+
+#include <isa-l/igzip_lib.h>
+
+#include <cstring>
+#include <vector>
+
+namespace th {
+
+namespace {
+
+class GzipSource final : public ByteSource {
+ public:
+  explicit GzipSource(std::unique_ptr<ByteSource> in) : in_(std::move(in)), buf_(1 << 20) {
+    isal_inflate_init(&state_);
+    state_.crc_flag = ISAL_GZIP;
+  }
+
+  StatusOr<size_t> Read(char* out, size_t n) override {
+    if (done_ || n == 0) return size_t{0};
+    state_.next_out = reinterpret_cast<uint8_t*>(out);
+    state_.avail_out = static_cast<uint32_t>(std::min<size_t>(n, 1u << 30));
+    while (state_.avail_out > 0) {
+      if (state_.block_state == ISAL_BLOCK_FINISH) {
+        // One member ended. Another may follow (multi-member gzip); trailing
+        // zero padding is tolerated, anything else must be a gzip header.
+        if (!SkipPaddingAndCheckMore()) {
+          done_ = true;
+          break;
+        }
+        uint8_t* next_in = state_.next_in;
+        uint32_t avail_in = state_.avail_in;
+        isal_inflate_reset(&state_);
+        state_.crc_flag = ISAL_GZIP;
+        state_.next_in = next_in;
+        state_.avail_in = avail_in;
+      }
+      if (state_.avail_in == 0) {
+        auto got = Refill();
+        if (!got.ok()) return got.status();
+        if (*got == 0) {
+          return InvalidInput(name() + ": truncated gzip stream: input ends at compressed offset " +
+                              std::to_string(in_->stored_bytes_read()) +
+                              " before the end of the compressed data (" +
+                              std::to_string(total_out_ + Produced(out)) +
+                              " bytes decompressed)");
+        }
+      }
+      int ret = isal_inflate(&state_);
+      if (ret != ISAL_DECOMP_OK) {
+        return InvalidInput(name() + ": corrupt gzip data near compressed offset " +
+                            std::to_string(in_->stored_bytes_read() - state_.avail_in) + " (" +
+                            ErrorName(ret) + ")");
+      }
+    }
+    size_t produced = Produced(out);
+    total_out_ += produced;
+    return produced;
+  }
+  const std::string& name() const override { return in_->name(); }
+  uint64_t stored_bytes_read() const override { return in_->stored_bytes_read(); }
+  uint64_t stored_size() const override { return in_->stored_size(); }
+
+ private:
+  size_t Produced(char* out) const { return reinterpret_cast<char*>(state_.next_out) - out; }
+
+  StatusOr<size_t> Refill() {
+    auto got = in_->Read(reinterpret_cast<char*>(buf_.data()), buf_.size());
+    if (!got.ok()) return got.status();
+    state_.next_in = buf_.data();
+    state_.avail_in = static_cast<uint32_t>(*got);
+    return *got;
+  }
+
+  bool SkipPaddingAndCheckMore() {
+    while (true) {
+      while (state_.avail_in > 0 && *state_.next_in == 0) {
+        ++state_.next_in;
+        --state_.avail_in;
+      }
+      if (state_.avail_in > 0) return true;
+      auto got = Refill();
+      if (!got.ok() || *got == 0) return false;
+    }
+  }
+
+  static std::string ErrorName(int ret) {
+    switch (ret) {
+      case ISAL_END_INPUT:
+        return "end of input";
+      case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+      case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+      case ISAL_INVALID_LOOKBACK:
+        return "invalid lookback distance";
+      case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+      case ISAL_UNSUPPORTED_METHOD:
+        return "unsupported compression method";
+      case ISAL_INCORRECT_CHECKSUM:
+        return "CRC mismatch";
+      default:
+        return "isa-l error " + std::to_string(ret);
+    }
+  }
+
+  std::unique_ptr<ByteSource> in_;
+  std::vector<uint8_t> buf_;
+  inflate_state state_{};
+  bool done_ = false;
+  uint64_t total_out_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> compressed) {
+  return std::make_unique<GzipSource>(std::move(compressed));
+}
+
+}  // namespace th

@@ -1,0 +1,505 @@
+#include "core/import/kineto/chunk_parser.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "core/import/kineto/decimal_time.h"
+
+namespace th::kineto {
+
+namespace ondemand = simdjson::ondemand;
+
+namespace {
+
+// The key as written (Kineto keys carry no escapes; a key with one simply
+// matches no known name).
+inline std::string_view RawKey(ondemand::field& field) {
+  const char* p = field.key().raw();
+  const char* q = static_cast<const char*>(std::memchr(p, '"', 4096));
+  return q ? std::string_view(p, static_cast<size_t>(q - p)) : std::string_view();
+}
+
+// Integer argument: a JSON integer, a float with no fraction, or a string of
+// digits (Kineto writes some collective fields quoted). False if none.
+bool GetInt(ondemand::value v, int64_t* out) {
+  ondemand::json_type t;
+  if (v.type().get(t)) return false;
+  if (t == ondemand::json_type::number) {
+    ondemand::number_type nt;
+    if (v.get_number_type().get(nt)) return false;
+    if (nt == ondemand::number_type::signed_integer) return !v.get_int64().get(*out);
+    if (nt == ondemand::number_type::unsigned_integer) {
+      uint64_t u;
+      if (v.get_uint64().get(u)) return false;
+      *out = static_cast<int64_t>(u);
+      return true;
+    }
+    double d;
+    if (v.get_double().get(d)) return false;
+    *out = static_cast<int64_t>(d);
+    return true;
+  }
+  if (t == ondemand::json_type::string) {
+    std::string_view s;
+    if (v.get_string().get(s) || s.empty()) return false;
+    int64_t x = 0;
+    size_t i = 0;
+    bool neg = s[0] == '-';
+    if (neg) i = 1;
+    if (i >= s.size()) return false;
+    for (; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+      x = x * 10 + (s[i] - '0');
+    }
+    *out = neg ? -x : x;
+    return true;
+  }
+  return false;
+}
+
+bool GetString(ondemand::value v, std::string_view* out) { return !v.get_string().get(*out); }
+
+// Arguments picked from `args`; the rest of `args` is not kept (yet).
+struct Args {
+  int64_t correlation = kNoValue;
+  int64_t external_id = kNoValue;
+  int64_t device = kNoValue;
+  int64_t stream = kNoValue;
+  int32_t grid[3] = {0, 0, 0};
+  int32_t block[3] = {0, 0, 0};
+  int64_t registers = 0;
+  int64_t shared_mem = 0;
+  double occupancy = -1;
+  int64_t bytes = kNoValue;
+  std::string_view collective, dtype, group;
+  bool has_collective = false;
+  int64_t in_nelems = 0, out_nelems = 0, group_size = 0;
+  int64_t mem_bytes = 0, total_allocated = kNoValue, total_reserved = kNoValue, addr = 0;
+  int64_t device_type = -1, device_id = -1;
+  std::string_view meta_name;  // M events: args.name / args.labels
+  bool has_meta_name = false;
+};
+
+void GetDim3(ondemand::value v, int32_t out[3]) {
+  ondemand::array arr;
+  if (v.get_array().get(arr)) return;
+  int i = 0;
+  for (auto e : arr) {
+    int64_t x;
+    if (i < 3 && !e.get_int64().get(x)) out[i] = static_cast<int32_t>(x);
+    ++i;
+  }
+}
+
+void ParseArgs(ondemand::object obj, Args* a) {
+  for (auto field_result : obj) {
+    ondemand::field field;
+    if (std::move(field_result).get(field)) return;
+    std::string_view key = RawKey(field);
+    ondemand::value v = field.value();
+    if (key.empty()) continue;
+    switch (key[0]) {
+      case 'c':
+        if (key == "correlation") GetInt(v, &a->correlation);
+        break;
+      case 'E':
+        if (key == "External id") GetInt(v, &a->external_id);
+        break;
+      case 's':
+        if (key == "stream") GetInt(v, &a->stream);
+        else if (key == "shared memory") GetInt(v, &a->shared_mem);
+        break;
+      case 'd':
+        if (key == "device") GetInt(v, &a->device);
+        else if (key == "dtype") GetString(v, &a->dtype);
+        break;
+      case 'g':
+        if (key == "grid") GetDim3(v, a->grid);
+        break;
+      case 'b':
+        if (key == "block") GetDim3(v, a->block);
+        else if (key == "bytes") GetInt(v, &a->bytes);
+        break;
+      case 'r':
+        if (key == "registers per thread") GetInt(v, &a->registers);
+        break;
+      case 'e':
+        if (key == "est. achieved occupancy %") {
+          double d;
+          if (!v.get_double().get(d)) a->occupancy = d;
+        }
+        break;
+      case 'C':
+        if (key == "Collective name") a->has_collective = GetString(v, &a->collective);
+        break;
+      case 'I':
+        if (key == "In msg nelems") GetInt(v, &a->in_nelems);
+        break;
+      case 'O':
+        if (key == "Out msg nelems") GetInt(v, &a->out_nelems);
+        break;
+      case 'G':
+        if (key == "Group size") GetInt(v, &a->group_size);
+        break;
+      case 'P':
+        if (key == "Process Group Name") GetString(v, &a->group);
+        break;
+      case 'T':
+        if (key == "Total Allocated") GetInt(v, &a->total_allocated);
+        else if (key == "Total Reserved") GetInt(v, &a->total_reserved);
+        break;
+      case 'B':
+        if (key == "Bytes") GetInt(v, &a->mem_bytes);
+        break;
+      case 'A':
+        if (key == "Addr") GetInt(v, &a->addr);
+        break;
+      case 'D':
+        if (key == "Device Type") GetInt(v, &a->device_type);
+        else if (key == "Device Id") GetInt(v, &a->device_id);
+        break;
+      case 'n':
+        if (key == "name") a->has_meta_name = GetString(v, &a->meta_name);
+        break;
+      case 'l':
+        if (key == "labels") a->has_meta_name = GetString(v, &a->meta_name);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+bool KnownPhase(char c) {
+  switch (c) {
+    case 'X': case 'B': case 'E': case 'i': case 'I': case 'C': case 'b': case 'n': case 'e':
+    case 'S': case 'T': case 'p': case 'F': case 's': case 't': case 'f': case 'P': case 'N':
+    case 'O': case 'D': case 'M': case 'V': case 'v': case 'R': case 'c':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// One pid/tid value: number or string.
+void ReadId(ondemand::value v, LocalStrings& strings, int64_t* num, uint32_t* str) {
+  ondemand::json_type t;
+  if (v.type().get(t)) return;
+  if (t == ondemand::json_type::string) {
+    std::string_view s;
+    if (!v.get_string().get(s)) *str = strings.Intern(s);
+    return;
+  }
+  if (!GetInt(v, num)) {
+    *str = strings.Intern(v.raw_json_token());
+  }
+}
+
+class EventReader {
+ public:
+  explicit EventReader(ParsedChunk* out) : out_(out) {}
+
+  simdjson::error_code Read(ondemand::object obj) {
+    std::string_view ph_text, cat_text, name_text;
+    bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
+    bool ts_invalid = false, dur_invalid = false, bind_enclosing = false, id_is_string = false;
+    int64_t ts = 0, dur = 0, id = kNoValue;
+    TrackKey key;
+    Args args;
+    for (auto field_result : obj) {
+      ondemand::field field;
+      if (auto err = std::move(field_result).get(field)) return err;
+      std::string_view k = RawKey(field);
+      ondemand::value v = field.value();
+      if (k.empty()) continue;
+      switch (k[0]) {
+        case 'p':
+          if (k == "ph") {
+            if (auto err = v.get_string().get(ph_text)) return err;
+            has_ph = true;
+          } else if (k == "pid") {
+            ReadId(v, out_->strings, &key.pid, &key.pid_str);
+          }
+          break;
+        case 'c':
+          if (k == "cat") has_cat = !v.get_string().get(cat_text);
+          break;
+        case 'n':
+          if (k == "name") has_name = !v.get_string().get(name_text);
+          break;
+        case 't':
+          if (k == "tid") {
+            ReadId(v, out_->strings, &key.tid, &key.tid_str);
+          } else if (k == "ts") {
+            has_ts = true;
+            ts_invalid = !ReadTime(v, &ts);
+          }
+          break;
+        case 'd':
+          if (k == "dur") {
+            has_dur = true;
+            dur_invalid = !ReadTime(v, &dur);
+          }
+          break;
+        case 'i':
+          if (k == "id") {
+            ondemand::json_type t;
+            if (!v.type().get(t) && t == ondemand::json_type::string) {
+              std::string_view s;
+              if (!v.get_string().get(s)) {
+                id = out_->strings.Intern(s);
+                id_is_string = true;
+              }
+            } else {
+              GetInt(v, &id);
+            }
+          }
+          break;
+        case 'b':
+          if (k == "bp") {
+            std::string_view s;
+            bind_enclosing = !v.get_string().get(s) && s == "e";
+          }
+          break;
+        case 'a':
+          if (k == "args") {
+            ondemand::object a;
+            if (!v.get_object().get(a)) ParseArgs(a, &args);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    Commit(ph_text, has_ph, has_cat ? cat_text : std::string_view(), has_cat,
+           has_name ? name_text : std::string_view(), has_ts && !ts_invalid ? ts : 0,
+           !has_ts || ts_invalid, has_dur && !dur_invalid ? dur : -1, bind_enclosing, id,
+           id_is_string, key, args);
+    return simdjson::SUCCESS;
+  }
+
+ private:
+  bool ReadTime(ondemand::value v, int64_t* ns) {
+    DecimalNs d = MicrosToNs(v.raw_json_token());
+    if (!d.ok) return false;
+    if (d.rounded) ++out_->defects.rounded_time;
+    *ns = d.ns;
+    return true;
+  }
+
+  EventKind KindOfCategory(uint32_t cat_id) {
+    if (cat_id >= cat_kind_.size()) cat_kind_.resize(cat_id + 1, 0xff);
+    uint8_t& k = cat_kind_[cat_id];
+    if (k == 0xff) k = static_cast<uint8_t>(ClassifyCategory(out_->strings.views()[cat_id]));
+    return static_cast<EventKind>(k);
+  }
+
+  void Commit(std::string_view ph_text, bool has_ph, std::string_view cat, bool has_cat,
+              std::string_view name, int64_t ts, bool ts_invalid, int64_t dur,
+              bool bind_enclosing, int64_t id, bool id_is_string, const TrackKey& key,
+              const Args& a) {
+    ChunkDefects& d = out_->defects;
+    char ph = has_ph && !ph_text.empty() ? ph_text[0] : '\0';
+    if (!has_ph) {
+      ++d.missing_ph;
+    } else if (ph_text.size() != 1 || !KnownPhase(ph)) {
+      ++d.unknown_phase;
+      if (d.first_unknown_phase.empty()) d.first_unknown_phase = std::string(ph_text);
+    }
+    uint8_t flags = 0;
+    if (ts_invalid) {
+      flags |= kFlagInvalidTs;
+      // Metadata and the JAX end-of-array `{}` legitimately have no ts.
+      if (ph != 'M' && has_ph) ++d.invalid_ts;
+    }
+    if (dur < 0) {
+      if (dur != -1 || ph == 'X') {
+        if (ph == 'X' && dur == -1) {
+          flags |= kFlagNoDuration;
+          ++d.x_without_dur;
+        } else {
+          ++d.negative_dur;
+        }
+      }
+      if (dur == -1) dur = 0;
+    }
+    if (bind_enclosing) flags |= kFlagFlowBindEnclosing;
+    if (ph == 'E') flags |= kFlagEndMarker;
+
+    uint32_t cat_id = has_cat ? out_->strings.Intern(cat) : 0;
+    uint32_t name_id = out_->strings.Intern(name);
+    EventKind kind;
+    switch (ph) {
+      case 'M':
+        kind = EventKind::kMetadata;
+        break;
+      case 's':
+      case 't':
+      case 'f':
+        kind = EventKind::kFlow;
+        break;
+      case 'C':
+        kind = EventKind::kCounter;
+        break;
+      default:
+        if (name == "[memory]") {
+          kind = EventKind::kMemory;
+        } else if (name == "[OutOfMemory]") {
+          kind = EventKind::kOutOfMemory;
+        } else {
+          kind = has_cat ? KindOfCategory(cat_id) : EventKind::kOther;
+          if (kind == EventKind::kOther && (ph == 'i' || ph == 'I')) kind = EventKind::kInstant;
+        }
+    }
+    uint32_t track = out_->TrackOf(key);
+    auto row = static_cast<EventId>(out_->events.size());
+    int64_t correlation = a.correlation;
+    if (kind == EventKind::kFlow) {
+      correlation = id;
+      if (id_is_string) flags |= kFlagStringId;
+    }
+    uint32_t args_row = kNoRow;
+    if (IsGpuActivity(kind) || kind == EventKind::kGpuSync || kind == EventKind::kGpuEvent) {
+      GpuArgsTable& g = out_->gpu_args;
+      args_row = static_cast<uint32_t>(g.size());
+      g.event.push_back(row);
+      g.device.push_back(a.device == kNoValue ? -1 : static_cast<int32_t>(a.device));
+      g.stream.push_back(a.stream == kNoValue ? -1 : a.stream);
+      for (int i = 0; i < 3; ++i) {
+        g.grid[i].push_back(a.grid[i]);
+        g.block[i].push_back(a.block[i]);
+      }
+      g.registers.push_back(static_cast<int32_t>(a.registers));
+      g.shared_mem.push_back(static_cast<int32_t>(a.shared_mem));
+      g.occupancy.push_back(static_cast<float>(a.occupancy));
+      g.bytes.push_back(a.bytes == kNoValue ? -1 : a.bytes);
+      if (a.has_collective) {
+        CollectiveArgsTable& c = out_->collective_args;
+        c.event.push_back(row);
+        c.collective.push_back(out_->strings.Intern(a.collective));
+        c.dtype.push_back(out_->strings.Intern(a.dtype));
+        c.group.push_back(out_->strings.Intern(a.group));
+        c.in_nelems.push_back(a.in_nelems);
+        c.out_nelems.push_back(a.out_nelems);
+        c.group_size.push_back(static_cast<int32_t>(a.group_size));
+      }
+    } else if (kind == EventKind::kMemory || kind == EventKind::kOutOfMemory) {
+      MemoryArgsTable& m = out_->memory_args;
+      args_row = static_cast<uint32_t>(m.size());
+      m.event.push_back(row);
+      m.device_type.push_back(static_cast<int8_t>(a.device_type));
+      m.device_id.push_back(static_cast<int16_t>(a.device_id));
+      m.addr.push_back(a.addr);
+      m.bytes.push_back(a.mem_bytes);
+      m.total_allocated.push_back(a.total_allocated);
+      m.total_reserved.push_back(a.total_reserved);
+    } else if (kind == EventKind::kMetadata && a.has_meta_name) {
+      NameRecord::Kind nk;
+      bool keep = true;
+      if (name == "process_name") nk = NameRecord::kProcessName;
+      else if (name == "thread_name") nk = NameRecord::kThreadName;
+      else if (name == "process_labels") nk = NameRecord::kProcessLabels;
+      else keep = false;
+      if (keep) out_->names.push_back({nk, track, out_->strings.Intern(a.meta_name)});
+    }
+
+    EventColumns& e = out_->events;
+    e.ts.push_back(ts);
+    e.dur.push_back(dur);
+    e.name.push_back(name_id);
+    e.cat.push_back(cat_id);
+    e.track.push_back(track);
+    e.parent.push_back(kNoRow);
+    e.depth.push_back(0);
+    e.ph.push_back(ph);
+    e.kind.push_back(kind);
+    e.flags.push_back(flags);
+    e.correlation.push_back(correlation);
+    e.external_id.push_back(a.external_id);
+    e.args_row.push_back(args_row);
+  }
+
+  ParsedChunk* out_;
+  std::vector<uint8_t> cat_kind_;
+};
+
+// Text offset of element `index` of the chunk: the element after the
+// index-th comma outside strings at depth 0 (error path only).
+uint64_t ElementOffset(const TextChunk& chunk, int64_t index) {
+  const char* t = chunk.text.data();
+  size_t end = chunk.length - 1, pos = 1;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (int64_t commas = 0; pos < end && commas < index; ++pos) {
+    char c = t[pos];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      ++commas;
+    }
+  }
+  while (pos < end && (t[pos] == ' ' || t[pos] == '\n' || t[pos] == '\r' || t[pos] == '\t')) ++pos;
+  return chunk.text_offset + (pos - 1);
+}
+
+}  // namespace
+
+void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, ParsedChunk* out) {
+  out->sequence = chunk.sequence;
+  EventReader reader(out);
+  int64_t index = 0;
+  auto fail = [&](simdjson::error_code err) {
+    out->error = source_name + ": malformed JSON in traceEvents element #" +
+                 std::to_string(chunk.first_event + index) + " at text offset " +
+                 std::to_string(ElementOffset(chunk, index)) + ": " +
+                 simdjson::error_message(err);
+  };
+  ondemand::document doc;
+  if (auto err = parser_.iterate(chunk.text.data(), chunk.length, chunk.text.size()).get(doc)) {
+    fail(err);
+    return;
+  }
+  ondemand::array arr;
+  if (auto err = doc.get_array().get(arr)) {
+    fail(err);
+    return;
+  }
+  for (auto element : arr) {
+    ondemand::value v;
+    if (auto err = element.get(v)) {
+      fail(err);
+      return;
+    }
+    ondemand::json_type type;
+    if (auto err = v.type().get(type)) {
+      fail(err);
+      return;
+    }
+    ++out->defects.elements;
+    if (type != ondemand::json_type::object) {
+      ++out->defects.non_object;
+      ++index;
+      continue;
+    }
+    ondemand::object obj;
+    if (auto err = v.get_object().get(obj)) {
+      fail(err);
+      return;
+    }
+    if (auto err = reader.Read(obj)) {
+      fail(err);
+      return;
+    }
+    ++index;
+  }
+}
+
+}  // namespace th::kineto

@@ -1,0 +1,85 @@
+#include "core/import/kineto/decimal_time.h"
+
+namespace th::kineto {
+
+namespace {
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+DecimalNs MicrosToNs(std::string_view t) {
+  DecimalNs r;
+  size_t i = 0, n = t.size();
+  bool neg = false;
+  if (i < n && t[i] == '-') {
+    neg = true;
+    ++i;
+  }
+  // value = digits × 10^exp10; at most 38 significant digits fit an __int128.
+  __int128 digits = 0;
+  int exp10 = 0;
+  int sig = 0;
+  bool any = false, dropped_nonzero = false;
+  auto take = [&](char c, bool fraction) {
+    any = true;
+    if (sig < 36) {
+      digits = digits * 10 + (c - '0');
+      if (digits != 0) ++sig;
+      if (fraction) --exp10;
+    } else {
+      // Beyond what matters for int64 ns: integer digits scale, fraction digits drop.
+      if (!fraction) ++exp10;
+      if (c != '0') dropped_nonzero = true;
+    }
+  };
+  while (i < n && IsDigit(t[i])) take(t[i++], false);
+  if (!any) return r;  // JSON numbers start with a digit
+  if (i < n && t[i] == '.') {
+    ++i;
+    if (i >= n || !IsDigit(t[i])) return r;
+    while (i < n && IsDigit(t[i])) take(t[i++], true);
+  }
+  if (!any) return r;
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    bool eneg = false;
+    if (i < n && (t[i] == '+' || t[i] == '-')) eneg = t[i++] == '-';
+    if (i >= n || !IsDigit(t[i])) return r;
+    int e = 0;
+    while (i < n && IsDigit(t[i])) {
+      if (e < 100000) e = e * 10 + (t[i] - '0');
+      ++i;
+    }
+    exp10 += eneg ? -e : e;
+  }
+  while (i < n && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+  if (i != n) return r;
+
+  int shift = exp10 + 3;  // µs → ns
+  constexpr __int128 kMax = static_cast<__int128>(INT64_MAX);
+  if (shift >= 0) {
+    for (int k = 0; k < shift; ++k) {
+      if (digits > kMax) return r;
+      digits *= 10;
+    }
+    if (digits > kMax) return r;
+  } else {
+    if (shift < -40) {
+      r.rounded = digits != 0 || dropped_nonzero;
+      digits = 0;
+    } else {
+      __int128 div = 1;
+      for (int k = 0; k < -shift; ++k) div *= 10;
+      __int128 q = digits / div, rem = digits % div;
+      if (rem != 0 || dropped_nonzero) r.rounded = true;
+      __int128 twice = rem * 2;
+      if (twice > div || (twice == div && (dropped_nonzero || (q & 1)))) ++q;
+      digits = q;
+    }
+    if (digits > kMax) return r;
+  }
+  r.ns = static_cast<int64_t>(neg ? -digits : digits);
+  r.ok = true;
+  return r;
+}
+
+}  // namespace th::kineto

@@ -1,0 +1,21 @@
+// Exact conversion of a JSON number of microseconds to integer nanoseconds.
+// Kineto writes `ts` with up to 19 significant digits; a double keeps 15-17,
+// so the digits are parsed, never a float.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace th::kineto {
+
+struct DecimalNs {
+  int64_t ns = 0;
+  bool ok = false;       // token was a JSON number that fits in int64 ns
+  bool rounded = false;  // digits below 1 ns were rounded (half to even)
+};
+
+// Parses the JSON number text `token` (µs; trailing whitespace allowed) into ns.
+// Accepts sign, fraction and exponent; anything else (strings, null) is !ok.
+DecimalNs MicrosToNs(std::string_view token);
+
+}  // namespace th::kineto

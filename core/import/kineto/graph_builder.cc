@@ -1,0 +1,400 @@
+#include "core/import/kineto/graph_builder.h"
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+namespace th::kineto {
+
+namespace {
+
+template <typename T>
+void AppendColumn(PodColumn<T>& dst, const PodColumn<T>& src) {
+  dst.append(src.data(), src.size());
+}
+
+inline bool IsSliceKind(EventKind k) { return k != EventKind::kMetadata && k != EventKind::kFlow; }
+
+}  // namespace
+
+uint32_t GraphBuilder::GlobalTrack(const TrackKey& key) {
+  auto& tracks = trace_->graph.tracks;
+  auto [it, inserted] = track_index_.try_emplace(key, static_cast<uint32_t>(tracks.size()));
+  if (inserted) {
+    Track t;
+    t.pid = key.pid;
+    t.tid = key.tid;
+    t.pid_str = key.pid_str;
+    t.tid_str = key.tid_str;
+    tracks.push_back(t);
+  }
+  return it->second;
+}
+
+void GraphBuilder::Append(ParsedChunk&& c) {
+  EventGraph& g = trace_->graph;
+  const auto& views = c.strings.views();
+  std::vector<StringId> smap(views.size());
+  for (size_t i = 0; i < views.size(); ++i) smap[i] = g.strings.Intern(views[i]);
+  std::vector<uint32_t> tmap(c.tracks.size());
+  for (size_t i = 0; i < c.tracks.size(); ++i) {
+    TrackKey k = c.tracks[i];
+    k.pid_str = smap[k.pid_str];
+    k.tid_str = smap[k.tid_str];
+    tmap[i] = GlobalTrack(k);
+  }
+
+  EventColumns& e = g.events;
+  const EventColumns& s = c.events;
+  const size_t n = s.size();
+  const auto base = static_cast<EventId>(e.size());
+  const auto gpu_base = static_cast<uint32_t>(g.gpu_args.size());
+  const auto mem_base = static_cast<uint32_t>(g.memory_args.size());
+  AppendColumn(e.ts, s.ts);
+  AppendColumn(e.dur, s.dur);
+  AppendColumn(e.parent, s.parent);
+  AppendColumn(e.depth, s.depth);
+  AppendColumn(e.ph, s.ph);
+  AppendColumn(e.kind, s.kind);
+  AppendColumn(e.flags, s.flags);
+  AppendColumn(e.external_id, s.external_id);
+  e.name.reserve(e.name.size() + n);
+  e.cat.reserve(e.cat.size() + n);
+  e.track.reserve(e.track.size() + n);
+  e.correlation.reserve(e.correlation.size() + n);
+  e.args_row.reserve(e.args_row.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    e.name.push_back(smap[s.name[i]]);
+    e.cat.push_back(smap[s.cat[i]]);
+    e.track.push_back(tmap[s.track[i]]);
+    int64_t corr = s.correlation[i];
+    if (s.flags[i] & kFlagStringId) corr = smap[static_cast<size_t>(corr)];
+    e.correlation.push_back(corr);
+    uint32_t row = s.args_row[i];
+    if (row != kNoRow) {
+      EventKind k = s.kind[i];
+      row += (k == EventKind::kMemory || k == EventKind::kOutOfMemory) ? mem_base : gpu_base;
+    }
+    e.args_row.push_back(row);
+  }
+
+  GpuArgsTable& ga = g.gpu_args;
+  for (EventId id : c.gpu_args.event) ga.event.push_back(id + base);
+  AppendColumn(ga.device, c.gpu_args.device);
+  AppendColumn(ga.stream, c.gpu_args.stream);
+  for (int i = 0; i < 3; ++i) {
+    AppendColumn(ga.grid[i], c.gpu_args.grid[i]);
+    AppendColumn(ga.block[i], c.gpu_args.block[i]);
+  }
+  AppendColumn(ga.registers, c.gpu_args.registers);
+  AppendColumn(ga.shared_mem, c.gpu_args.shared_mem);
+  AppendColumn(ga.occupancy, c.gpu_args.occupancy);
+  AppendColumn(ga.bytes, c.gpu_args.bytes);
+
+  CollectiveArgsTable& ca = g.collective_args;
+  const CollectiveArgsTable& cs = c.collective_args;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    ca.event.push_back(cs.event[i] + base);
+    ca.collective.push_back(smap[cs.collective[i]]);
+    ca.dtype.push_back(smap[cs.dtype[i]]);
+    ca.group.push_back(smap[cs.group[i]]);
+  }
+  AppendColumn(ca.in_nelems, cs.in_nelems);
+  AppendColumn(ca.out_nelems, cs.out_nelems);
+  AppendColumn(ca.group_size, cs.group_size);
+
+  MemoryArgsTable& ma = g.memory_args;
+  for (EventId id : c.memory_args.event) ma.event.push_back(id + base);
+  AppendColumn(ma.device_type, c.memory_args.device_type);
+  AppendColumn(ma.device_id, c.memory_args.device_id);
+  AppendColumn(ma.addr, c.memory_args.addr);
+  AppendColumn(ma.bytes, c.memory_args.bytes);
+  AppendColumn(ma.total_allocated, c.memory_args.total_allocated);
+  AppendColumn(ma.total_reserved, c.memory_args.total_reserved);
+
+  for (const NameRecord& r : c.names) names_.push_back({r.kind, tmap[r.track], smap[r.value]});
+
+  const ChunkDefects& d = c.defects;
+  defects_.non_object += d.non_object;
+  defects_.missing_ph += d.missing_ph;
+  defects_.unknown_phase += d.unknown_phase;
+  defects_.invalid_ts += d.invalid_ts;
+  defects_.x_without_dur += d.x_without_dur;
+  defects_.negative_dur += d.negative_dur;
+  defects_.rounded_time += d.rounded_time;
+  defects_.elements += d.elements;
+  if (defects_.first_unknown_phase.empty()) defects_.first_unknown_phase = d.first_unknown_phase;
+}
+
+void GraphBuilder::PairBeginEnd() {
+  EventColumns& e = trace_->graph.events;
+  std::unordered_map<TrackId, std::vector<EventId>> open;
+  int64_t unmatched_end = 0;
+  for (EventId i = 0; i < e.size(); ++i) {
+    char ph = e.ph[i];
+    if (ph == 'B') {
+      open[e.track[i]].push_back(i);
+    } else if (ph == 'E') {
+      auto it = open.find(e.track[i]);
+      if (it == open.end() || it->second.empty()) {
+        ++unmatched_end;
+        continue;
+      }
+      EventId b = it->second.back();
+      it->second.pop_back();
+      e.dur[b] = e.ts[i] - e.ts[b];
+    }
+  }
+  int64_t unmatched_begin = 0;
+  for (auto& [track, stack] : open) unmatched_begin += static_cast<int64_t>(stack.size());
+  trace_->trust.Add("E event without a matching B", Severity::kDataLoss, unmatched_end);
+  trace_->trust.Add("B event without a matching E (duration unknown, kept as 0)",
+                    Severity::kDataLoss, unmatched_begin);
+}
+
+void GraphBuilder::OrderTracks() {
+  EventGraph& g = trace_->graph;
+  const EventColumns& e = g.events;
+  const size_t tracks = g.tracks.size();
+  std::vector<uint32_t> offsets(tracks + 1, 0);
+  for (EventId i = 0; i < e.size(); ++i)
+    if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker)) ++offsets[e.track[i] + 1];
+  for (size_t t = 0; t < tracks; ++t) offsets[t + 1] += offsets[t];
+  g.track_order.Clear();
+  g.track_order.resize(offsets[tracks]);
+  std::vector<uint32_t> fill(offsets.begin(), offsets.end() - 1);
+  for (EventId i = 0; i < e.size(); ++i)
+    if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker)) g.track_order[fill[e.track[i]]++] = i;
+  tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
+    EventId* first = g.track_order.data() + offsets[t];
+    EventId* last = g.track_order.data() + offsets[t + 1];
+    std::sort(first, last, [&e](EventId a, EventId b) {
+      if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
+      if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
+      return a < b;
+    });
+  });
+  g.track_offsets = std::move(offsets);
+}
+
+void GraphBuilder::Nest() {
+  EventGraph& g = trace_->graph;
+  EventColumns& e = g.events;
+  const size_t tracks = g.tracks.size();
+  std::vector<int64_t> crossing(tracks, 0);
+  tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
+    std::vector<EventId> stack;
+    for (uint32_t k = g.track_offsets[t]; k < g.track_offsets[t + 1]; ++k) {
+      EventId id = g.track_order[k];
+      int64_t ts = e.ts[id];
+      while (!stack.empty() && e.ts[stack.back()] + e.dur[stack.back()] <= ts) stack.pop_back();
+      if (!stack.empty()) {
+        EventId top = stack.back();
+        e.parent[id] = top;
+        if (ts + e.dur[id] > e.ts[top] + e.dur[top]) ++crossing[t];
+      }
+      e.depth[id] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
+      if (e.dur[id] > 0) stack.push_back(id);
+    }
+  });
+  int64_t total = 0;
+  for (int64_t c : crossing) total += c;
+  trace_->trust.Add("slice overlaps its enclosing slice on the same thread (not nested)",
+                    Severity::kInfo, total);
+}
+
+void GraphBuilder::LinkLaunches() {
+  EventGraph& g = trace_->graph;
+  const EventColumns& e = g.events;
+  std::unordered_map<int64_t, EventId> launch_of;
+  int64_t first_launch = INT64_MAX;
+  for (EventId i = 0; i < e.size(); ++i) {
+    if (IsLaunch(e.kind[i]) && e.correlation[i] != kNoValue) {
+      launch_of.try_emplace(e.correlation[i], i);
+      first_launch = std::min(first_launch, e.correlation[i]);
+    }
+  }
+  int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0;
+  for (EventId i = 0; i < e.size(); ++i) {
+    EventKind k = e.kind[i];
+    if (!IsGpuActivity(k)) continue;
+    int64_t corr = e.correlation[i];
+    auto it = corr == kNoValue ? launch_of.end() : launch_of.find(corr);
+    if (it != launch_of.end()) {
+      g.edges.src.push_back(it->second);
+      g.edges.dst.push_back(i);
+      g.edges.kind.push_back(EdgeKind::kLaunch);
+    } else if (k != EventKind::kKernel) {
+      ++copies_unlinked;
+    } else if (corr != kNoValue && corr < first_launch) {
+      ++before_capture;
+    } else {
+      ++unlinked;
+    }
+  }
+  trace_->trust.Add("kernel with no launch event: launched before the capture window started",
+                    Severity::kInfo, before_capture);
+  trace_->trust.Add("kernel with no launch event inside the capture window", Severity::kDataLoss,
+                    unlinked);
+  trace_->trust.Add("memcpy/memset with no launch event", Severity::kInfo, copies_unlinked);
+}
+
+void GraphBuilder::LinkFlows() {
+  EventGraph& g = trace_->graph;
+  const EventColumns& e = g.events;
+  // Binds a flow point to a slice of its track: the innermost slice that
+  // contains t (enclosing), or the first slice starting at or after t.
+  auto bind = [&](TrackId track, int64_t t, bool enclosing) -> EventId {
+    const EventId* first = g.track_order.data() + g.track_offsets[track];
+    const EventId* last = g.track_order.data() + g.track_offsets[track + 1];
+    const EventId* it =
+        std::upper_bound(first, last, t, [&e](int64_t v, EventId id) { return v < e.ts[id]; });
+    if (!enclosing) {
+      // Prefer a slice starting exactly at t, else the next one.
+      const EventId* at = it;
+      while (at != first && e.ts[*(at - 1)] == t) --at;
+      return at != last ? *at : kNoRow;
+    }
+    if (it == first) return kNoRow;
+    EventId cand = *(it - 1);
+    while (cand != kNoRow) {
+      if (e.ts[cand] <= t && (t < e.ts[cand] + e.dur[cand] || e.ts[cand] == t)) return cand;
+      cand = e.parent[cand];
+    }
+    return kNoRow;
+  };
+  struct FlowKey {
+    StringId cat;
+    int64_t id;
+    bool operator==(const FlowKey&) const = default;
+  };
+  struct FlowKeyHash {
+    size_t operator()(const FlowKey& k) const {
+      return std::hash<int64_t>()(k.id) * 31 + k.cat;
+    }
+  };
+  std::unordered_map<FlowKey, EventId, FlowKeyHash> starts;
+  for (EventId i = 0; i < e.size(); ++i)
+    if (e.kind[i] == EventKind::kFlow && e.ph[i] == 's')
+      starts.try_emplace(FlowKey{e.cat[i], e.correlation[i]}, i);
+  std::vector<uint8_t> has_launch(e.size(), 0);
+  for (size_t k = 0; k < g.edges.size(); ++k)
+    if (g.edges.kind[k] == EdgeKind::kLaunch) has_launch[g.edges.dst[k]] = 1;
+  std::unordered_map<EventId, uint8_t> start_used;
+  int64_t orphan_end = 0, unbound = 0;
+  for (EventId i = 0; i < e.size(); ++i) {
+    if (e.kind[i] != EventKind::kFlow || e.ph[i] == 's') continue;
+    auto it = starts.find(FlowKey{e.cat[i], e.correlation[i]});
+    if (it == starts.end()) {
+      ++orphan_end;
+      continue;
+    }
+    EventId s = it->second;
+    start_used[s] = 1;
+    EventId from = bind(e.track[s], e.ts[s], true);
+    EventId to = bind(e.track[i], e.ts[i], (e.flags[i] & kFlagFlowBindEnclosing) != 0);
+    if (from == kNoRow || to == kNoRow) {
+      ++unbound;
+      continue;
+    }
+    bool to_gpu = IsGpuActivity(e.kind[to]);
+    if (to_gpu && has_launch[to]) continue;  // already linked by correlation id
+    g.edges.src.push_back(from);
+    g.edges.dst.push_back(to);
+    g.edges.kind.push_back(to_gpu && IsLaunch(e.kind[from]) ? EdgeKind::kLaunch : EdgeKind::kFlow);
+  }
+  int64_t orphan_start = static_cast<int64_t>(starts.size() - start_used.size());
+  trace_->trust.Add("flow end (f/t) whose start (s) is not in the trace", Severity::kInfo,
+                    orphan_end);
+  trace_->trust.Add("flow start (s) whose end is not in the trace", Severity::kInfo, orphan_start);
+  trace_->trust.Add("flow point not bound to any slice", Severity::kInfo, unbound);
+}
+
+void GraphBuilder::CollectSteps() {
+  EventGraph& g = trace_->graph;
+  const EventColumns& e = g.events;
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  std::vector<uint8_t> is_step(g.strings.size(), 0);
+  std::vector<int64_t> number(g.strings.size(), 0);
+  for (StringId s = 0; s < g.strings.size(); ++s) {
+    std::string_view v = g.strings.Get(s);
+    if (v.size() <= kPrefix.size() || v.substr(0, kPrefix.size()) != kPrefix) continue;
+    std::string_view digits = v.substr(kPrefix.size());
+    int64_t n = 0;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec == std::errc() && p == digits.data() + digits.size()) {
+      is_step[s] = 1;
+      number[s] = n;
+    }
+  }
+  for (EventId i = 0; i < e.size(); ++i) {
+    if (!is_step[e.name[i]] || e.kind[i] == EventKind::kGpuUserAnnotation) continue;
+    if (e.kind[i] == EventKind::kMetadata || e.kind[i] == EventKind::kFlow) continue;
+    g.steps.push_back({number[e.name[i]], i, e.ts[i], e.dur[i]});
+  }
+  std::sort(g.steps.begin(), g.steps.end(),
+            [](const Step& a, const Step& b) { return a.ts < b.ts; });
+}
+
+void GraphBuilder::ClassifyTracks() {
+  EventGraph& g = trace_->graph;
+  const EventColumns& e = g.events;
+  for (EventId i = 0; i < e.size(); ++i) {
+    Track& t = g.tracks[e.track[i]];
+    EventKind k = e.kind[i];
+    if (IsGpuActivity(k)) {
+      if (t.kind != TrackKind::kGpuStream) {
+        t.kind = TrackKind::kGpuStream;
+        uint32_t row = e.args_row[i];
+        int32_t device = row != kNoRow ? g.gpu_args.device[row] : -1;
+        int64_t stream = row != kNoRow ? g.gpu_args.stream[row] : -1;
+        t.device = device >= 0 ? device : static_cast<int32_t>(t.pid);
+        t.stream = stream >= 0 ? stream : t.tid;
+      }
+    } else if (t.kind == TrackKind::kOther &&
+               (k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver ||
+                k == EventKind::kPythonFunction || k == EventKind::kUserAnnotation)) {
+      t.kind = TrackKind::kCpu;
+    }
+  }
+  // Names: process names apply to every track of the pid.
+  std::unordered_map<uint64_t, StringId> process_names;
+  auto pid_key = [](const Track& t) {
+    return (static_cast<uint64_t>(t.pid) * 1000003u) ^ (static_cast<uint64_t>(t.pid_str) << 40);
+  };
+  for (const NameRecord& r : names_) {
+    Track& t = g.tracks[r.track];
+    if (r.kind == NameRecord::kThreadName) t.thread_name = r.value;
+    if (r.kind == NameRecord::kProcessName) process_names[pid_key(t)] = r.value;
+  }
+  for (Track& t : g.tracks) {
+    auto it = process_names.find(pid_key(t));
+    if (it != process_names.end()) t.process_name = it->second;
+  }
+}
+
+void GraphBuilder::Finish() {
+  TrustTable& trust = trace_->trust;
+  trust.Add("non-object element in traceEvents (skipped)", Severity::kDataLoss,
+            defects_.non_object);
+  trust.Add("event without ph", Severity::kDataLoss, defects_.missing_ph);
+  trust.Add("event with an unknown phase", Severity::kDataLoss, defects_.unknown_phase,
+            defects_.first_unknown_phase.empty() ? "" : "ph \"" + defects_.first_unknown_phase + "\"");
+  trust.Add("event without a valid ts", Severity::kDataLoss, defects_.invalid_ts);
+  trust.Add("complete (X) event without dur", Severity::kDataLoss, defects_.x_without_dur);
+  trust.Add("event with a negative dur", Severity::kDataLoss, defects_.negative_dur);
+  trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
+            defects_.rounded_time);
+  PairBeginEnd();
+  OrderTracks();
+  Nest();
+  LinkLaunches();
+  LinkFlows();
+  CollectSteps();
+  ClassifyTracks();
+}
+
+}  // namespace th::kineto

@@ -1,0 +1,41 @@
+// GraphBuilder: appends parsed chunks to one EventGraph in file order
+// (Phase 1), then derives what needs the whole trace (Phase 2, Finish):
+// B/E pairing, per-track time order, nesting (parent, depth), launch and flow
+// edges, ProfilerStep windows, track kinds and names, and the trust entries
+// that only the whole trace can count (kernels with no launch, orphan flows).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph/trace.h"
+#include "core/import/kineto/parsed_chunk.h"
+
+namespace th::kineto {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(Trace* trace) : trace_(trace) {}
+
+  // Phase 1: chunks must arrive in sequence order.
+  void Append(ParsedChunk&& chunk);
+  // Phase 2.
+  void Finish();
+
+ private:
+  uint32_t GlobalTrack(const TrackKey& key);
+  void PairBeginEnd();
+  void OrderTracks();
+  void Nest();
+  void LinkLaunches();
+  void LinkFlows();
+  void CollectSteps();
+  void ClassifyTracks();
+
+  Trace* trace_;
+  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
+  std::vector<NameRecord> names_;  // global track / string ids
+  ChunkDefects defects_;
+};
+
+}  // namespace th::kineto

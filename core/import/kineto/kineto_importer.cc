@@ -1,0 +1,168 @@
+#include "core/import/kineto/kineto_importer.h"
+
+#include <simdjson.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/info.h>
+#include <tbb/parallel_pipeline.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+#include "core/import/kineto/chunk_parser.h"
+#include "core/import/kineto/graph_builder.h"
+#include "core/import/kineto/top_level_reader.h"
+
+namespace th::kineto {
+
+namespace {
+
+std::optional<int64_t> IntOf(simdjson::dom::element e) {
+  int64_t i;
+  if (!e.get_int64().get(i)) return i;
+  uint64_t u;
+  if (!e.get_uint64().get(u)) return static_cast<int64_t>(u);
+  double d;
+  if (!e.get_double().get(d)) return static_cast<int64_t>(d);
+  std::string_view s;
+  if (!e.get_string().get(s)) {
+    int64_t v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return s.empty() ? std::nullopt : std::optional<int64_t>(v);
+  }
+  return std::nullopt;
+}
+
+std::string StringOf(simdjson::dom::element e) {
+  std::string_view s;
+  if (!e.get_string().get(s)) return std::string(s);
+  return simdjson::minify(e);
+}
+
+// Interprets the captured top-level values; a malformed one is a trust entry,
+// not a failure (the events are what matters).
+void ReadTopLevel(const std::map<std::string, std::string>& values, Trace* trace) {
+  simdjson::dom::parser parser;
+  TraceInfo& info = trace->info;
+  for (const auto& [key, raw] : values) {
+    simdjson::dom::element e;
+    if (parser.parse(raw).get(e)) {
+      trace->trust.Add("top-level key with malformed JSON value", Severity::kInfo, 1, key);
+      continue;
+    }
+    if (key == "deviceProperties") {
+      simdjson::dom::array arr;
+      if (e.get_array().get(arr)) continue;
+      for (simdjson::dom::element d : arr) {
+        DeviceInfo dev;
+        simdjson::dom::element f;
+        if (!d["id"].get(f)) dev.id = IntOf(f).value_or(-1);
+        if (!d["name"].get(f)) dev.name = StringOf(f);
+        if (!d["totalGlobalMem"].get(f)) dev.total_global_mem = IntOf(f).value_or(0);
+        if (!d["computeMajor"].get(f)) dev.compute_major = static_cast<int>(IntOf(f).value_or(0));
+        if (!d["computeMinor"].get(f)) dev.compute_minor = static_cast<int>(IntOf(f).value_or(0));
+        if (!d["numSms"].get(f)) dev.num_sms = static_cast<int>(IntOf(f).value_or(0));
+        info.devices.push_back(std::move(dev));
+      }
+    } else if (key == "distributedInfo") {
+      DistributedInfo di;
+      simdjson::dom::element f;
+      if (!e["rank"].get(f)) di.rank = IntOf(f);
+      if (!e["world_size"].get(f)) di.world_size = IntOf(f);
+      if (!e["pg_count"].get(f)) di.pg_count = IntOf(f);
+      if (!e["backend"].get(f)) di.backend = StringOf(f);
+      if (!e["nccl_version"].get(f)) di.nccl_version = StringOf(f);
+      info.distributed = std::move(di);
+    } else if (key == "baseTimeNanoseconds") {
+      info.base_time_ns = IntOf(e);
+    } else if (key == "schemaVersion") {
+      info.schema_version = IntOf(e);
+    } else if (key == "displayTimeUnit") {
+      info.display_time_unit = StringOf(e);
+    } else {
+      info.metadata[key] = raw.size() > 4096 ? raw.substr(0, 4096) + "..." : raw;
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const ImportOptions& options) {
+  auto started = std::chrono::steady_clock::now();
+  auto trace = std::make_unique<Trace>();
+  trace->info.path = text.name();
+  trace->info.format = "kineto_json";
+
+  TopLevelReader reader(text, options.chunk_bytes);
+  GraphBuilder builder(trace.get());
+  tbb::enumerable_thread_specific<ChunkParser> parsers;
+  size_t tokens = options.max_chunks_in_flight
+                      ? options.max_chunks_in_flight
+                      : static_cast<size_t>(2 * std::max(1, tbb::info::default_concurrency()));
+
+  Status failure;
+  std::mutex failure_mu;
+  auto fail = [&](Status s) {
+    std::lock_guard<std::mutex> lock(failure_mu);
+    if (failure.ok()) failure = std::move(s);
+  };
+  std::atomic<bool> stop{false};
+  const std::string& name = text.name();
+
+  tbb::parallel_pipeline(
+      tokens,
+      tbb::make_filter<void, std::shared_ptr<TextChunk>>(
+          tbb::filter_mode::serial_in_order,
+          [&](tbb::flow_control& fc) -> std::shared_ptr<TextChunk> {
+            if (stop.load()) {
+              fc.stop();
+              return nullptr;
+            }
+            auto chunk = std::make_shared<TextChunk>();
+            auto more = reader.Next(chunk.get());
+            if (!more.ok()) {
+              fail(more.status());
+              stop = true;
+              fc.stop();
+              return nullptr;
+            }
+            if (!*more) {
+              fc.stop();
+              return nullptr;
+            }
+            return chunk;
+          }) &
+          tbb::make_filter<std::shared_ptr<TextChunk>, std::shared_ptr<ParsedChunk>>(
+              tbb::filter_mode::parallel,
+              [&](std::shared_ptr<TextChunk> chunk) {
+                auto parsed = std::make_shared<ParsedChunk>();
+                if (!stop.load()) parsers.local().Parse(*chunk, name, parsed.get());
+                return parsed;
+              }) &
+          tbb::make_filter<std::shared_ptr<ParsedChunk>, void>(
+              tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ParsedChunk> parsed) {
+                if (stop.load()) return;
+                if (!parsed->error.empty()) {
+                  fail(InvalidInput(parsed->error));
+                  stop = true;
+                  return;
+                }
+                builder.Append(std::move(*parsed));
+              }));
+  if (!failure.ok()) return failure;
+  if (!reader.found_events()) {
+    return Unsupported(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");
+  }
+  ReadTopLevel(reader.top_level_values(), trace.get());
+  builder.Finish();
+  trace->info.text_bytes = reader.text_bytes();
+  trace->info.file_bytes = text.stored_size();
+  trace->info.import_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return trace;
+}
+
+}  // namespace th::kineto

@@ -1,0 +1,104 @@
+// The unit of parallel import: a slice of `traceEvents` text and what parsing
+// it produced, with strings and tracks interned locally (merged in order later).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph/event_graph.h"
+
+namespace th::kineto {
+
+// Complete events, as JSON text "[ev, ev, ...]" followed by simdjson padding.
+struct TextChunk {
+  std::vector<char> text;
+  size_t length = 0;            // bytes of JSON in `text` (brackets included)
+  uint64_t text_offset = 0;     // decompressed offset of text[1] in the input
+  int64_t first_event = 0;      // index of the chunk's first element in traceEvents
+  uint64_t sequence = 0;
+};
+
+// A string table local to one chunk; id 0 is "".
+class LocalStrings {
+ public:
+  LocalStrings() { Intern(""); }
+  uint32_t Intern(std::string_view s) {
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    storage_.emplace_back(s);
+    std::string_view stored = storage_.back();
+    uint32_t id = static_cast<uint32_t>(views_.size());
+    views_.push_back(stored);
+    index_.emplace(stored, id);
+    return id;
+  }
+  const std::vector<std::string_view>& views() const { return views_; }
+
+ private:
+  std::deque<std::string> storage_;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, uint32_t> index_;
+};
+
+// pid/tid of an event: a number, or a string (then *_str != 0, a string id).
+struct TrackKey {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  uint32_t pid_str = 0;
+  uint32_t tid_str = 0;
+  bool operator==(const TrackKey&) const = default;
+};
+struct TrackKeyHash {
+  size_t operator()(const TrackKey& k) const {
+    uint64_t h = static_cast<uint64_t>(k.pid) * 0x9E3779B97F4A7C15ull;
+    h ^= static_cast<uint64_t>(k.tid) + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+    h ^= (static_cast<uint64_t>(k.pid_str) << 32 | k.tid_str) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+// A `M` event naming a process or thread.
+struct NameRecord {
+  enum Kind : uint8_t { kProcessName, kThreadName, kProcessLabels } kind;
+  uint32_t track;  // local track id (for process records, only its pid matters)
+  uint32_t value;  // local string id
+};
+
+// Defects counted while parsing (they go to the trust table).
+struct ChunkDefects {
+  int64_t non_object = 0;
+  int64_t missing_ph = 0;
+  int64_t unknown_phase = 0;
+  int64_t invalid_ts = 0;
+  int64_t x_without_dur = 0;
+  int64_t negative_dur = 0;
+  int64_t rounded_time = 0;
+  int64_t elements = 0;  // every array element, objects or not
+  std::string first_unknown_phase;
+};
+
+struct ParsedChunk {
+  uint64_t sequence = 0;
+  LocalStrings strings;
+  std::vector<TrackKey> tracks;
+  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index;
+  EventColumns events;  // name/cat/track hold local ids
+  GpuArgsTable gpu_args;
+  CollectiveArgsTable collective_args;
+  MemoryArgsTable memory_args;
+  std::vector<NameRecord> names;
+  ChunkDefects defects;
+  std::string error;  // non-empty: the chunk could not be parsed
+
+  uint32_t TrackOf(const TrackKey& key) {
+    auto [it, inserted] = track_index.try_emplace(key, static_cast<uint32_t>(tracks.size()));
+    if (inserted) tracks.push_back(key);
+    return it->second;
+  }
+};
+
+}  // namespace th::kineto

@@ -1,0 +1,294 @@
+#include "core/import/kineto/top_level_reader.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace th::kineto {
+
+namespace {
+constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value larger than this is refused
+inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+}  // namespace
+
+TopLevelReader::TopLevelReader(ByteSource& source, size_t chunk_bytes)
+    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)) {
+  window_.resize(chunk_bytes_ * 2);
+}
+
+Status TopLevelReader::Error(const std::string& what, size_t pos) const {
+  return InvalidInput(source_.name() + ": " + what + " at text offset " +
+                      std::to_string(window_offset_ + pos));
+}
+
+Status TopLevelReader::Fill() {
+  if (keep_ > 0) {
+    std::memmove(window_.data(), window_.data() + keep_, end_ - keep_);
+    window_offset_ += keep_;
+    pos_ -= keep_;
+    end_ -= keep_;
+    chunk_start_ -= std::min(chunk_start_, keep_);
+    last_element_end_ -= std::min(last_element_end_, keep_);
+    value_start_ -= std::min(value_start_, keep_);
+    value_scan_ -= std::min(value_scan_, keep_);
+    keep_ = 0;
+  }
+  if (end_ == window_.size()) {
+    if (window_.size() >= kMaxWindow) return Error("a single JSON value larger than 2 GiB", end_);
+    window_.resize(window_.size() * 2);
+  }
+  auto got = source_.Read(window_.data() + end_, window_.size() - end_);
+  if (!got.ok()) return got.status();
+  if (*got == 0) eof_ = true;
+  end_ += *got;
+  return Ok();
+}
+
+bool TopLevelReader::SkipSpace() {
+  while (pos_ < end_ && IsSpace(window_[pos_])) ++pos_;
+  keep_ = pos_;
+  return pos_ < end_;
+}
+
+bool TopLevelReader::ScanValue(size_t* value_end) {
+  if (!value_started_) {
+    value_started_ = true;
+    value_start_ = value_scan_ = pos_;
+    value_depth_ = 0;
+    value_in_string_ = value_escaped_ = false;
+  }
+  keep_ = value_start_;
+  for (; value_scan_ < end_; ++value_scan_) {
+    char c = window_[value_scan_];
+    if (value_in_string_) {
+      if (value_escaped_) value_escaped_ = false;
+      else if (c == '\\') value_escaped_ = true;
+      else if (c == '"') {
+        value_in_string_ = false;
+        if (value_depth_ == 0) {
+          *value_end = value_scan_ + 1;
+          value_started_ = false;
+          return true;
+        }
+      }
+      continue;
+    }
+    if (c == '"') {
+      value_in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++value_depth_;
+    } else if (c == '}' || c == ']') {
+      if (value_depth_ == 0) {  // end of a scalar, at the enclosing object's '}'
+        *value_end = value_scan_;
+        value_started_ = false;
+        return true;
+      }
+      if (--value_depth_ == 0) {
+        *value_end = value_scan_ + 1;
+        value_started_ = false;
+        return true;
+      }
+    } else if (value_depth_ == 0 && (c == ',' || IsSpace(c))) {
+      *value_end = value_scan_;
+      value_started_ = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+void TopLevelReader::EmitChunk(size_t from, size_t to, bool final_chunk, TextChunk* chunk) {
+  // Text between chunks starts with the separating comma.
+  while (from < to && IsSpace(window_[from])) ++from;
+  if (from < to && window_[from] == ',') ++from;
+  while (from < to && IsSpace(window_[from])) ++from;
+  if (final_chunk) {
+    while (to > from && IsSpace(window_[to - 1])) --to;
+    if (top_level_array_ && to > from && window_[to - 1] == ',') --to;  // unterminated array
+  }
+  size_t n = to - from;
+  chunk->length = n + 2;
+  if (chunk->text.size() < chunk->length + simdjson::SIMDJSON_PADDING) {
+    chunk->text.resize(chunk->length + simdjson::SIMDJSON_PADDING);
+  }
+  chunk->text[0] = '[';
+  if (n) std::memcpy(chunk->text.data() + 1, window_.data() + from, n);
+  chunk->text[n + 1] = ']';
+  std::memset(chunk->text.data() + n + 2, ' ', simdjson::SIMDJSON_PADDING);
+  chunk->text_offset = window_offset_ + from;
+  chunk->first_event = elements_;
+  chunk->sequence = sequence_++;
+}
+
+StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
+  while (true) {
+    keep_ = chunk_start_;
+    size_t limit = chunk_start_ + chunk_bytes_;
+    if (pos_ >= limit) limit = end_;
+    size_t stop_at = std::min(end_, limit);
+    auto r = scanner_.Scan(window_.data(), pos_, stop_at, &last_element_end_);
+    if (r.bad_close) return Error("unexpected '}' in the traceEvents array", r.stop);
+    if (r.array_closed) {
+      size_t from = chunk_start_;
+      pos_ = r.stop + 1;
+      mode_ = top_level_array_ ? Mode::kTrailing : Mode::kAfterValue;
+      keep_ = pos_;
+      EmitChunk(from, r.stop, true, chunk);
+      elements_ = scanner_.elements_closed();
+      return true;
+    }
+    pos_ = r.stop;
+    if (pos_ >= limit && last_element_end_ > chunk_start_) {
+      size_t from = chunk_start_;
+      chunk_start_ = last_element_end_;
+      EmitChunk(from, last_element_end_, false, chunk);
+      elements_ = scanner_.elements_closed();
+      return true;
+    }
+    if (pos_ < end_) continue;
+    if (eof_) {
+      if (top_level_array_ && scanner_.depth() == 0 && !scanner_.in_string()) {
+        EmitChunk(chunk_start_, end_, true, chunk);
+        mode_ = Mode::kDone;
+        return true;
+      }
+      return Error("input ends inside the traceEvents array (truncated? " +
+                       std::to_string(scanner_.elements_closed()) + " complete events before)",
+                   end_);
+    }
+    TH_RETURN_IF_ERROR(Fill());
+  }
+}
+
+StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
+  while (true) {
+    if (mode_ == Mode::kDone) return false;
+    if (mode_ == Mode::kEvents) {
+      auto got = ReadEvents(chunk);
+      if (!got.ok() || *got) return got;
+      continue;
+    }
+    bool need_more = false;
+    switch (mode_) {
+      case Mode::kStart: {
+        if (!SkipSpace()) {
+          need_more = true;
+          break;
+        }
+        char c = window_[pos_];
+        if (c == '{') {
+          mode_ = Mode::kExpectKey;
+        } else if (c == '[') {
+          top_level_array_ = found_events_ = true;
+          mode_ = Mode::kEvents;
+          chunk_start_ = last_element_end_ = pos_ + 1;
+        } else {
+          return Unsupported(source_.name() + ": not a JSON trace: the text starts with '" +
+                             std::string(1, c) + "'");
+        }
+        ++pos_;
+        keep_ = pos_;
+        break;
+      }
+      case Mode::kExpectKey: {
+        if (!SkipSpace()) {
+          need_more = true;
+          break;
+        }
+        char c = window_[pos_];
+        if (c == '}') {
+          ++pos_;
+          mode_ = Mode::kTrailing;
+          break;
+        }
+        if (c != '"') return Error(std::string("expected a key, found '") + c + "'", pos_);
+        const char* q = static_cast<const char*>(
+            std::memchr(window_.data() + pos_ + 1, '"', end_ - pos_ - 1));
+        if (!q) {
+          need_more = true;
+          break;
+        }
+        key_.assign(window_.data() + pos_ + 1, static_cast<size_t>(q - (window_.data() + pos_ + 1)));
+        pos_ = static_cast<size_t>(q - window_.data()) + 1;
+        keep_ = pos_;
+        mode_ = Mode::kExpectColon;
+        break;
+      }
+      case Mode::kExpectColon: {
+        if (!SkipSpace()) {
+          need_more = true;
+          break;
+        }
+        if (window_[pos_] != ':') return Error("expected ':' after key \"" + key_ + "\"", pos_);
+        ++pos_;
+        keep_ = pos_;
+        mode_ = Mode::kValue;
+        break;
+      }
+      case Mode::kValue: {
+        if (!value_started_ && !SkipSpace()) {
+          need_more = true;
+          break;
+        }
+        if (!value_started_ && key_ == "traceEvents") {
+          if (window_[pos_] != '[') return Error("traceEvents is not an array", pos_);
+          found_events_ = true;
+          ++pos_;
+          chunk_start_ = last_element_end_ = pos_;
+          mode_ = Mode::kEvents;
+          break;
+        }
+        size_t value_end = 0;
+        if (!ScanValue(&value_end)) {
+          need_more = true;
+          break;
+        }
+        values_[key_].assign(window_.data() + value_start_, window_.data() + value_end);
+        pos_ = value_end;
+        keep_ = pos_;
+        mode_ = Mode::kAfterValue;
+        break;
+      }
+      case Mode::kAfterValue: {
+        if (!SkipSpace()) {
+          need_more = true;
+          break;
+        }
+        char c = window_[pos_];
+        if (c == ',') {
+          mode_ = Mode::kExpectKey;
+        } else if (c == '}') {
+          mode_ = Mode::kTrailing;
+        } else {
+          return Error(std::string("expected ',' or '}' in the top-level object, found '") + c +
+                           "'",
+                       pos_);
+        }
+        ++pos_;
+        keep_ = pos_;
+        break;
+      }
+      case Mode::kTrailing: {
+        if (SkipSpace()) return Error("unexpected text after the end of the JSON document", pos_);
+        if (eof_) {
+          mode_ = Mode::kDone;
+          break;
+        }
+        need_more = true;
+        break;
+      }
+      default:
+        break;
+    }
+    if (need_more) {
+      if (eof_) {
+        if (mode_ == Mode::kStart) return Unsupported(source_.name() + ": empty input, not a trace");
+        return Error("input ends inside the top-level JSON object (truncated?)", end_);
+      }
+      TH_RETURN_IF_ERROR(Fill());
+    }
+  }
+}
+
+}  // namespace th::kineto

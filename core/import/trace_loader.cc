@@ -1,0 +1,182 @@
+#include "core/import/trace_loader.h"
+
+#include <glob.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <regex>
+
+#include "core/import/common/archive_reader.h"
+#include "core/import/common/byte_source.h"
+
+namespace th {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+bool LooksLikeArchive(std::string_view name) {
+  return EndsWith(name, ".tar") || EndsWith(name, ".tar.gz") || EndsWith(name, ".tgz") ||
+         EndsWith(name, ".zip");
+}
+bool LooksLikeJson(std::string_view name) {
+  return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
+}
+bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+StatusOr<std::unique_ptr<Trace>> ImportSource(std::unique_ptr<ByteSource> raw,
+                                              const LoadOptions& options) {
+  auto text = OpenDecoded(std::move(raw));
+  if (!text.ok()) return text.status();
+  auto trace = kineto::ImportKinetoJson(**text, options.import);
+  if (!trace.ok()) return trace.status();
+  const Trace& t = **trace;
+  if (t.graph.events.size() == 0 && t.trust.Count("non-object element in traceEvents (skipped)")) {
+    return Unsupported(t.info.path + ": a JSON array whose elements are not trace events");
+  }
+  return trace;
+}
+
+std::optional<int64_t> RankFromName(const std::string& path) {
+  static const std::regex kRank(R"((?:rank|worker)[-_]?(\d+))", std::regex::icase);
+  std::string base = fs::path(path).filename().string();
+  std::smatch m;
+  if (std::regex_search(base, m, kRank)) return std::stoll(m[1].str());
+  return std::nullopt;
+}
+
+}  // namespace
+
+StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& inputs,
+                                              TrustTable* skipped) {
+  std::vector<InputFile> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(input, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_regular_file(ec)) continue;
+        std::string p = it->path().string();
+        if (LooksLikeJson(p) || LooksLikeArchive(p)) {
+          found.push_back(p);
+        } else {
+          skipped->Add("file in an input directory with another format (not .json/.json.gz/archive)",
+                       Severity::kInfo, 1, p);
+        }
+      }
+      if (ec) return IoError(input + ": cannot list directory: " + ec.message());
+      std::sort(found.begin(), found.end());
+      for (auto& p : found) files.push_back({std::move(p), false});
+    } else if (fs::exists(input, ec)) {
+      files.push_back({input, true});
+    } else if (HasGlobChars(input)) {
+      glob_t g{};
+      int r = ::glob(input.c_str(), 0, nullptr, &g);
+      if (r == GLOB_NOMATCH) {
+        globfree(&g);
+        return NotFound(input + ": no file matches this pattern");
+      }
+      for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back({g.gl_pathv[i], true});
+      globfree(&g);
+    } else {
+      return NotFound(input + ": no such file or directory");
+    }
+  }
+  return files;
+}
+
+StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs, const LoadOptions& options) {
+  TraceSet set;
+  auto files = ExpandInputs(inputs, &set.trust);
+  if (!files.ok()) return files.status();
+  if (files->empty()) return NotFound("no trace files found in the inputs given");
+
+  // Each input yields traces in a fixed slot so the result does not depend on
+  // scheduling; archives yield several.
+  std::vector<std::vector<std::unique_ptr<Trace>>> slots(files->size());
+  std::vector<Status> errors(files->size());
+  std::mutex trust_mu;
+  auto skip = [&](const Status& s, const std::string& what) {
+    std::lock_guard<std::mutex> lock(trust_mu);
+    set.trust.Add(what, Severity::kInfo, 1, s.message());
+  };
+  tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
+    const InputFile& f = (*files)[i];
+    bool archive = LooksLikeArchive(f.path) || (!LooksLikeJson(f.path) && IsArchive(f.path));
+    if (archive) {
+      errors[i] = ForEachArchiveMember(
+          f.path, [&](const std::string& member, std::unique_ptr<ByteSource> src) -> Status {
+            if (!LooksLikeJson(member)) {
+              skip(Ok(), "archive member that is not .json/.json.gz");
+              return Ok();
+            }
+            auto trace = ImportSource(std::move(src), options);
+            if (!trace.ok()) {
+              if (trace.status().code() == StatusCode::kUnsupported) {
+                skip(trace.status(), "input skipped: not a Kineto/Chrome trace");
+                return Ok();
+              }
+              return trace.status();
+            }
+            slots[i].push_back(std::move(*trace));
+            return Ok();
+          });
+      return;
+    }
+    auto raw = OpenFileSource(f.path);
+    if (!raw.ok()) {
+      errors[i] = raw.status();
+      return;
+    }
+    auto trace = ImportSource(std::move(*raw), options);
+    if (!trace.ok()) {
+      if (!f.explicit_input && trace.status().code() == StatusCode::kUnsupported) {
+        skip(trace.status(), "input skipped: not a Kineto/Chrome trace");
+      } else {
+        errors[i] = trace.status();
+      }
+      return;
+    }
+    slots[i].push_back(std::move(*trace));
+  });
+  for (const Status& s : errors)
+    if (!s.ok()) return s;
+
+  int64_t order = 0;
+  for (auto& slot : slots) {
+    for (auto& trace : slot) {
+      TraceInfo& info = trace->info;
+      if (info.distributed && info.distributed->rank) {
+        info.rank = *info.distributed->rank;
+        info.rank_source = "distributedInfo";
+      } else if (auto r = RankFromName(info.path)) {
+        info.rank = *r;
+        info.rank_source = "file name";
+      } else {
+        info.rank = order;
+        info.rank_source = "input order";
+      }
+      ++order;
+      set.traces.push_back(std::move(trace));
+    }
+  }
+  if (set.traces.empty()) return NotFound("none of the inputs is a Kineto/Chrome trace");
+  std::stable_sort(set.traces.begin(), set.traces.end(),
+                   [](const auto& a, const auto& b) { return a->info.rank < b->info.rank; });
+  for (size_t i = 1; i < set.traces.size(); ++i) {
+    if (set.traces[i]->info.rank == set.traces[i - 1]->info.rank) {
+      set.trust.Add("two inputs claim the same rank", Severity::kDataLoss, 1,
+                    "rank " + std::to_string(set.traces[i]->info.rank) + ": " +
+                        set.traces[i]->info.path);
+    }
+  }
+  return set;
+}
+
+}  // namespace th

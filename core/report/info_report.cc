@@ -1,0 +1,211 @@
+#include "core/report/info_report.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "core/report/json_writer.h"
+#include "core/report/trace_summary.h"
+
+namespace th {
+
+namespace {
+
+std::string Thousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string Duration(int64_t ns) {
+  char buf[48];
+  double v = static_cast<double>(ns);
+  if (ns >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+  else if (ns >= 1'000'000) std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+  else if (ns >= 1'000) std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%" PRId64 " ns", ns);
+  return buf;
+}
+
+std::string Bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", b, units[u]);
+  return buf;
+}
+
+void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
+  w.Field("format", s.format);
+  w.Field("events", s.events);
+  w.Key("events_by_phase").BeginObject();
+  for (const auto& [k, v] : s.events_by_phase) w.Field(k, v);
+  w.EndObject();
+  w.Key("events_by_category").BeginObject();
+  for (const auto& [k, v] : s.events_by_category) w.Field(k, v);
+  w.EndObject();
+  w.Key("events_by_kind").BeginObject();
+  for (const auto& [k, v] : s.events_by_kind) w.Field(k, v);
+  w.EndObject();
+  auto totals = [&](std::string_view key, const DurationTotal& d) {
+    w.Key(key).BeginObject().Field("count", d.count).Field("total_ns", d.total_ns).EndObject();
+  };
+  totals("kernels", s.kernels);
+  totals("memcpy", s.memcpy);
+  totals("memset", s.memset);
+  w.Field("gpu_streams", s.gpu_streams);
+  w.Field("steps", s.steps);
+  w.Key("step_numbers").BeginArray();
+  for (int64_t n : s.step_numbers) w.Int(n);
+  w.EndArray();
+  w.Field("profiler_step_events", s.profiler_step_events);
+  w.Field("memory_events", s.memory_events);
+  w.Key("peak_total_allocated");
+  s.peak_total_allocated ? w.Int(*s.peak_total_allocated) : w.Null();
+  w.Key("peak_total_reserved");
+  s.peak_total_reserved ? w.Int(*s.peak_total_reserved) : w.Null();
+  w.Field("launch_edges", s.launch_edges);
+  w.Field("kernels_with_launch", s.kernels_with_launch);
+  w.Field("flow_edges", s.flow_edges);
+  w.Key("span_ns");
+  if (s.first_ts_ns) {
+    w.BeginObject()
+        .Field("first_ts", *s.first_ts_ns)
+        .Field("last_end", *s.last_end_ns)
+        .Field("duration", *s.last_end_ns - *s.first_ts_ns)
+        .EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("devices").BeginArray();
+  for (const DeviceInfo& d : s.devices) {
+    w.BeginObject()
+        .Field("id", d.id)
+        .Field("name", d.name)
+        .Field("total_global_mem", d.total_global_mem)
+        .Field("compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor))
+        .Field("num_sms", d.num_sms)
+        .EndObject();
+  }
+  w.EndArray();
+  w.Key("top_kernels").BeginArray();
+  for (const KernelTotal& k : s.top_kernels) {
+    w.BeginObject().Field("name", k.name).Field("count", k.count).Field("total_ns", k.total_ns).EndObject();
+  }
+  w.EndArray();
+  w.Field("file_bytes", static_cast<int64_t>(s.file_bytes));
+  w.Field("json_bytes", static_cast<int64_t>(s.text_bytes));
+  w.Field("import_seconds", s.import_seconds);
+  w.Key("trust").BeginArray();
+  for (const TrustEntry& t : s.trust) {
+    w.BeginObject().Field("what", t.what).Field("severity", SeverityName(t.severity)).Field("count", t.count);
+    if (!t.example.empty()) w.Field("example", t.example);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteSummaryText(const TraceSummary& s, std::ostream& out) {
+  out << "events: " << Thousands(s.events) << "  (";
+  bool first = true;
+  for (const auto& [k, v] : s.events_by_kind) {
+    out << (first ? "" : ", ") << k << " " << Thousands(v);
+    first = false;
+  }
+  out << ")\n";
+  if (s.first_ts_ns) out << "span: " << Duration(*s.last_end_ns - *s.first_ts_ns) << " (first event to last end, measured)\n";
+  out << "GPU: " << Thousands(s.kernels.count) << " kernels, " << Duration(s.kernels.total_ns)
+      << " summed · " << Thousands(s.memcpy.count) << " memcpy, " << Duration(s.memcpy.total_ns)
+      << " · " << Thousands(s.memset.count) << " memset, " << Duration(s.memset.total_ns) << " · "
+      << s.gpu_streams << " GPU streams\n";
+  out << "launches: " << Thousands(s.kernels_with_launch) << " of " << Thousands(s.kernels.count)
+      << " kernels linked to their launch · " << Thousands(s.flow_edges) << " other flow edges\n";
+  out << "steps: " << s.steps;
+  if (!s.step_numbers.empty())
+    out << " (ProfilerStep#" << s.step_numbers.front() << " .. #" << s.step_numbers.back() << ")";
+  out << "\n";
+  if (s.memory_events) {
+    out << "memory: " << Thousands(s.memory_events) << " allocator events";
+    if (s.peak_total_allocated) out << ", peak allocated " << Bytes(static_cast<double>(*s.peak_total_allocated));
+    if (s.peak_total_reserved) out << ", peak reserved " << Bytes(static_cast<double>(*s.peak_total_reserved));
+    out << " (measured)\n";
+  }
+}
+
+}  // namespace
+
+void WriteInfoText(const TraceSet& set, std::ostream& out) {
+  std::vector<TraceSummary> per;
+  TraceSummary total = SummarizeSet(set, &per);
+  char buf[256];
+  double mb = static_cast<double>(total.text_bytes) / 1e6;
+  std::snprintf(buf, sizeof buf, "%.1f MB of JSON", mb);
+  out << "format: " << total.format << " · " << total.ranks << (total.ranks == 1 ? " rank" : " ranks")
+      << " · " << buf << "\n";
+  for (const TraceSummary& s : per) {
+    out << "  rank " << s.rank << " (" << s.rank_source << "): " << s.path << " · "
+        << Thousands(s.events) << " events · imported in ";
+    std::snprintf(buf, sizeof buf, "%.3f s", s.import_seconds);
+    out << buf;
+    if (!s.devices.empty()) {
+      out << " · devices:";
+      for (const DeviceInfo& d : s.devices) {
+        out << " [" << d.id << "] " << d.name;
+        if (d.total_global_mem) out << " (" << Bytes(static_cast<double>(d.total_global_mem)) << ")";
+      }
+    }
+    out << "\n";
+  }
+  WriteSummaryText(total, out);
+  if (!total.top_kernels.empty()) {
+    out << "top kernels by total time (measured):\n";
+    int rank = 1;
+    for (const KernelTotal& k : total.top_kernels) {
+      double share = total.kernels.total_ns ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total.kernels.total_ns) : 0;
+      std::string name = k.name.size() > 90 ? k.name.substr(0, 87) + "..." : k.name;
+      std::snprintf(buf, sizeof buf, "  %2d. %12s %5.1f%% %8s×  ", rank++, Duration(k.total_ns).c_str(),
+                    share, Thousands(k.count).c_str());
+      out << buf << name << "\n";
+    }
+  }
+  out << "trust:";
+  if (total.trust.empty()) out << " no defects found";
+  out << "\n";
+  for (const TrustEntry& t : total.trust) {
+    std::snprintf(buf, sizeof buf, "  %-9s %10s  ", std::string(SeverityName(t.severity)).c_str(),
+                  Thousands(t.count).c_str());
+    out << buf << t.what;
+    if (!t.example.empty()) out << "  (e.g. " << t.example << ")";
+    out << "\n";
+  }
+}
+
+void WriteInfoJson(const TraceSet& set, std::ostream& out) {
+  std::vector<TraceSummary> per;
+  TraceSummary total = SummarizeSet(set, &per);
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Field("ranks", total.ranks);
+  WriteSummaryJson(w, total);
+  w.Key("traces").BeginArray();
+  for (const TraceSummary& s : per) {
+    w.BeginObject();
+    w.Field("path", s.path);
+    w.Field("rank", s.rank);
+    w.Field("rank_source", s.rank_source);
+    WriteSummaryJson(w, s);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace th

@@ -1,0 +1,122 @@
+#include "core/report/json_writer.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace th {
+
+void JsonWriter::Indent() {
+  out_ << '\n';
+  for (size_t i = 0; i < first_.size(); ++i) out_ << "  ";
+}
+
+void JsonWriter::BeforeValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) out_ << ',';
+    first_.back() = false;
+    Indent();
+  }
+}
+
+JsonWriter& JsonWriter::BeginObject() {
+  BeforeValue();
+  out_ << '{';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::EndObject() {
+  bool empty = first_.back();
+  first_.pop_back();
+  if (!empty) Indent();
+  out_ << '}';
+  return *this;
+}
+JsonWriter& JsonWriter::BeginArray() {
+  BeforeValue();
+  out_ << '[';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::EndArray() {
+  bool empty = first_.back();
+  first_.pop_back();
+  if (!empty) Indent();
+  out_ << ']';
+  return *this;
+}
+JsonWriter& JsonWriter::Key(std::string_view key) {
+  BeforeValue();
+  WriteEscaped(key);
+  out_ << ": ";
+  after_key_ = true;
+  return *this;
+}
+JsonWriter& JsonWriter::String(std::string_view s) {
+  BeforeValue();
+  WriteEscaped(s);
+  return *this;
+}
+
+void JsonWriter::WriteEscaped(std::string_view s) {
+  out_ << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out_ << "\\\"";
+        break;
+      case '\\':
+        out_ << "\\\\";
+        break;
+      case '\n':
+        out_ << "\\n";
+        break;
+      case '\r':
+        out_ << "\\r";
+        break;
+      case '\t':
+        out_ << "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out_ << buf;
+        } else {
+          out_ << static_cast<char>(c);
+        }
+    }
+  }
+  out_ << '"';
+}
+JsonWriter& JsonWriter::Int(int64_t v) {
+  BeforeValue();
+  out_ << v;
+  return *this;
+}
+JsonWriter& JsonWriter::Double(double v) {
+  BeforeValue();
+  if (!std::isfinite(v)) {
+    out_ << "null";
+  } else {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    out_ << buf;
+  }
+  return *this;
+}
+JsonWriter& JsonWriter::Bool(bool v) {
+  BeforeValue();
+  out_ << (v ? "true" : "false");
+  return *this;
+}
+JsonWriter& JsonWriter::Null() {
+  BeforeValue();
+  out_ << "null";
+  return *this;
+}
+
+}  // namespace th

@@ -1,0 +1,75 @@
+#include "core/import/common/byte_source.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/import/common/archive_reader.h"
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+std::string RandomText(size_t n) {
+  std::mt19937 rng(1);
+  std::string s(n, ' ');
+  for (auto& c : s) c = "abcdefgh{}[]\",: \n0123456789"[rng() % 28];
+  return s;
+}
+
+StatusOr<std::string> Decode(const std::string& stored) {
+  auto src = OpenDecoded(MakeMemorySource("mem.gz", stored));
+  if (!src.ok()) return src.status();
+  return ReadAll(**src);
+}
+
+TEST(OpenDecoded, PlainPassesThrough) {
+  Compression c;
+  auto src = OpenDecoded(MakeMemorySource("plain", "{\"x\": 1}"), &c);
+  ASSERT_TRUE(src.ok());
+  EXPECT_EQ(c, Compression::kNone);
+  EXPECT_EQ(ReadAll(**src).value(), "{\"x\": 1}");
+}
+
+TEST(OpenDecoded, GunzipsLargeAndMultiMemberStreams) {
+  std::string a = RandomText(5 << 20), b = RandomText(1000);
+  auto out = Decode(testing::Gzip(a) + testing::Gzip(b));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out.value(), a + b);
+}
+
+TEST(OpenDecoded, TruncatedGzipIsAnErrorNamingTheOffset) {
+  std::string gz = testing::Gzip(RandomText(200000));
+  std::string cut = gz.substr(0, gz.size() / 2);
+  auto out = Decode(cut);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("mem.gz: truncated gzip stream"), std::string::npos)
+      << out.status().message();
+  EXPECT_NE(out.status().message().find("compressed offset " + std::to_string(cut.size())),
+            std::string::npos)
+      << out.status().message();
+  // Cut inside the 8-byte trailer: still truncated.
+  EXPECT_FALSE(Decode(gz.substr(0, gz.size() - 3)).ok());
+}
+
+TEST(OpenDecoded, CorruptGzipIsAnError) {
+  std::string gz = testing::Gzip(RandomText(100000));
+  for (size_t i = 20; i < 60; ++i) gz[i] = static_cast<char>(~gz[i]);
+  auto out = Decode(gz);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("mem.gz"), std::string::npos);
+}
+
+TEST(OpenFileSource, MissingFile) {
+  auto src = OpenFileSource("/nonexistent/trace.json");
+  ASSERT_FALSE(src.ok());
+  EXPECT_NE(src.status().message().find("/nonexistent/trace.json"), std::string::npos);
+}
+
+TEST(Archive, NotAnArchive) {
+  std::string p = testing::WriteTempFile("plain.json", "{\"traceEvents\": []}");
+  EXPECT_FALSE(IsArchive(p));
+}
+
+}  // namespace
+}  // namespace th

@@ -1,0 +1,220 @@
+#include "core/import/kineto/kineto_importer.h"
+
+#include <gtest/gtest.h>
+
+#include "core/report/trace_summary.h"
+#include "tests/support/test_files.h"
+
+namespace th::kineto {
+namespace {
+
+StatusOr<std::unique_ptr<Trace>> Import(const std::string& json, size_t chunk_bytes = 4096) {
+  auto src = MakeMemorySource("fixture.json", json);
+  ImportOptions opt;
+  opt.chunk_bytes = chunk_bytes;
+  return ImportKinetoJson(*src, opt);
+}
+
+// A small trace with one step, a launch, its kernel, a flow pair, memory.
+std::string SmallTrace() {
+  return R"JSON({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85031714816,
+                        "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+  "baseTimeNanoseconds": 1727740800000000000,
+  "traceEvents": [
+  {"ph": "M", "name": "process_name", "pid": 10, "tid": 0, "args": {"name": "python"}},
+  {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7 "}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 10, "tid": 11,
+   "ts": 7889238100000.000, "dur": 1000.500},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 11,
+   "ts": 7889238100010.000, "dur": 50.000, "args": {"External id": 5}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11,
+   "ts": 7889238100020.000, "dur": 5.000, "args": {"correlation": 99, "cbid": 211}},
+  {"ph": "s", "id": 99, "pid": 10, "tid": 11, "ts": 7889238100020.000, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "X", "cat": "kernel", "name": "sm90_gemm {weird} [name]", "pid": 0, "tid": 7,
+   "ts": 7889238100030.001, "dur": 200.250,
+   "args": {"device": 0, "stream": 7, "correlation": 99, "grid": [132, 1, 1], "block": [384, 1, 1],
+            "registers per thread": 168, "shared memory": 232448, "External id": 5}},
+  {"ph": "f", "id": 99, "pid": 0, "tid": 7, "ts": 7889238100030.001, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "X", "cat": "kernel", "name": "early_kernel", "pid": 0, "tid": 7,
+   "ts": 7889238100001.000, "dur": 3.000, "args": {"device": 0, "stream": 7, "correlation": 3}},
+  {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 10, "tid": 11, "s": "t",
+   "ts": 7889238100011.000, "args": {"Device Type": 1, "Device Id": 0, "Addr": 140000, "Bytes": 4096,
+   "Total Allocated": 8192, "Total Reserved": 2097152}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 8,
+   "ts": 7889238100500.000, "dur": 10.000, "args": {"device": 0, "stream": 8, "bytes": 1024}},
+  {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 7889238101100.000}
+  ],
+  "traceName": "x.json"
+})JSON";
+}
+
+TEST(ImportKinetoJson, ReadsEventsExactly) {
+  for (size_t chunk : {size_t{4096}, size_t{1} << 20}) {
+    auto t = Import(SmallTrace(), chunk);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    const Trace& trace = **t;
+    const EventColumns& e = trace.graph.events;
+    ASSERT_EQ(e.size(), 12u);
+    TraceSummary s = Summarize(trace);
+    EXPECT_EQ(s.kernels.count, 2);
+    EXPECT_EQ(s.kernels.total_ns, 200250 + 3000);
+    EXPECT_EQ(s.memcpy.count, 1);
+    EXPECT_EQ(s.memcpy.total_ns, 10000);
+    EXPECT_EQ(s.gpu_streams, 2);
+    EXPECT_EQ(s.steps, 1);
+    EXPECT_EQ(s.step_numbers, std::vector<int64_t>{4});
+    EXPECT_EQ(s.memory_events, 1);
+    EXPECT_EQ(s.peak_total_allocated, 8192);
+    EXPECT_EQ(s.events_by_phase.at("X"), 6);
+    EXPECT_EQ(s.events_by_phase.at("M"), 2);
+    EXPECT_EQ(s.events_by_category.at("<none>"), 3);
+    EXPECT_EQ(s.kernels_with_launch, 1);
+    // The kernel's ts keeps its nanosecond digit.
+    EXPECT_EQ(e.ts[6], 7889238100030001LL);
+    EXPECT_EQ(e.dur[6], 200250);
+    EXPECT_EQ(*s.first_ts_ns, 7889238100000000LL);
+    EXPECT_EQ(*s.last_end_ns, 7889238101100000LL);
+  }
+}
+
+TEST(ImportKinetoJson, ReadsTopLevelMetadata) {
+  auto t = Import(SmallTrace());
+  ASSERT_TRUE(t.ok());
+  const TraceInfo& info = (*t)->info;
+  ASSERT_EQ(info.devices.size(), 1u);
+  EXPECT_EQ(info.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(info.devices[0].num_sms, 132);
+  ASSERT_TRUE(info.distributed.has_value());
+  EXPECT_EQ(info.distributed->rank, 3);
+  EXPECT_EQ(info.distributed->world_size, 8);
+  EXPECT_EQ(info.base_time_ns, 1727740800000000000LL);
+  EXPECT_EQ(info.metadata.at("traceName"), "\"x.json\"");
+}
+
+TEST(ImportKinetoJson, NestsSlicesAndLinksLaunches) {
+  auto t = Import(SmallTrace());
+  ASSERT_TRUE(t.ok());
+  const EventGraph& g = (*t)->graph;
+  const EventColumns& e = g.events;
+  // aten::mm (3) inside ProfilerStep#4 (2); cudaLaunchKernel (4) inside aten::mm.
+  EXPECT_EQ(e.parent[3], 2u);
+  EXPECT_EQ(e.parent[4], 3u);
+  EXPECT_EQ(e.depth[4], 2);
+  EXPECT_EQ(e.parent[2], kNoRow);
+  // The memory instant nests in aten::mm too.
+  EXPECT_EQ(e.parent[9], 3u);
+  // Exactly one launch edge (runtime 4 -> kernel 6); the ac2g flow repeats it.
+  int launches = 0;
+  for (size_t k = 0; k < g.edges.size(); ++k) {
+    if (g.edges.kind[k] != EdgeKind::kLaunch) continue;
+    ++launches;
+    EXPECT_EQ(g.edges.src[k], 4u);
+    EXPECT_EQ(g.edges.dst[k], 6u);
+  }
+  EXPECT_EQ(launches, 1);
+  // The early kernel's correlation (3) is below the first launch (99).
+  EXPECT_EQ((*t)->trust.Count(
+                "kernel with no launch event: launched before the capture window started"),
+            1);
+  // Tracks: GPU stream 7 on device 0, named by its thread_name record.
+  const Track& gpu = g.tracks[e.track[6]];
+  EXPECT_EQ(gpu.kind, TrackKind::kGpuStream);
+  EXPECT_EQ(gpu.device, 0);
+  EXPECT_EQ(gpu.stream, 7);
+  EXPECT_EQ(g.strings.Get(gpu.thread_name), "stream 7 ");
+  EXPECT_EQ(g.strings.Get(g.tracks[e.track[2]].process_name), "python");
+  // Kernel args land in the sparse table.
+  uint32_t row = e.args_row[6];
+  ASSERT_NE(row, kNoRow);
+  EXPECT_EQ(g.gpu_args.grid[0][row], 132);
+  EXPECT_EQ(g.gpu_args.registers[row], 168);
+  EXPECT_EQ(e.external_id[6], 5);
+}
+
+TEST(ImportKinetoJson, PairsBeginEndAndAcceptsStringIds) {
+  auto t = Import(R"([
+    {"ph": "B", "name": "outer", "pid": "Spans", "tid": "main", "ts": 10},
+    {"ph": "B", "name": "inner", "pid": "Spans", "tid": "main", "ts": 12},
+    {"ph": "E", "pid": "Spans", "tid": "main", "ts": 15},
+    {"ph": "E", "pid": "Spans", "tid": "main", "ts": 20},
+    {"ph": "E", "pid": "Spans", "tid": "main", "ts": 21},
+    {"ph": "X", "name": "other", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+  )");  // unterminated top-level array with a trailing comma: allowed
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const EventGraph& g = (*t)->graph;
+  EXPECT_EQ(g.events.size(), 6u);
+  EXPECT_EQ(g.events.dur[0], 10000);
+  EXPECT_EQ(g.events.dur[1], 3000);
+  EXPECT_EQ(g.events.parent[1], 0u);
+  EXPECT_EQ(g.strings.Get(g.tracks[g.events.track[0]].pid_str), "Spans");
+  EXPECT_EQ(g.tracks.size(), 2u);
+  EXPECT_EQ((*t)->trust.Count("E event without a matching B"), 1);
+}
+
+TEST(ImportKinetoJson, CountsDefectsInTheTrustTable) {
+  auto t = Import(R"({"traceEvents": [
+    {"name": "no phase", "ts": 1},
+    {"ph": "Q", "name": "odd phase", "ts": 1},
+    {"ph": "X", "name": "no dur", "ts": 2, "pid": 1, "tid": 1},
+    {"ph": "X", "name": "bad ts", "ts": "soon", "dur": 1, "pid": 1, "tid": 1},
+    {"ph": "X", "name": "sub ns", "ts": 3.0001, "dur": 1, "pid": 1, "tid": 1},
+    42,
+    {"ph": "X", "name": "neg", "ts": 5, "dur": -1, "pid": 1, "tid": 1}
+  ]})");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const TrustTable& trust = (*t)->trust;
+  EXPECT_EQ(trust.Count("event without ph"), 1);
+  EXPECT_EQ(trust.Count("event with an unknown phase"), 1);
+  EXPECT_EQ(trust.Count("complete (X) event without dur"), 1);
+  EXPECT_EQ(trust.Count("event without a valid ts"), 1);
+  EXPECT_EQ(trust.Count("time value with digits below 1 ns (rounded half to even)"), 1);
+  EXPECT_EQ(trust.Count("non-object element in traceEvents (skipped)"), 1);
+  EXPECT_EQ(trust.Count("event with a negative dur"), 1);
+  EXPECT_EQ((*t)->graph.events.size(), 6u);
+}
+
+TEST(ImportKinetoJson, MalformedJsonNamesTheOffset) {
+  std::string good = SmallTrace();
+  // Break the kernel event: remove the colon after "dur".
+  std::string bad = good;
+  size_t at = bad.find("\"dur\": 200.250");
+  bad.replace(at, 7, "\"dur\"  ");
+  auto t = Import(bad);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kInvalidInput);
+  const std::string& msg = t.status().message();
+  EXPECT_NE(msg.find("fixture.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("element #6"), std::string::npos) << msg;
+  size_t kernel_start = good.rfind("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90");
+  EXPECT_NE(msg.find("offset " + std::to_string(kernel_start)), std::string::npos) << msg;
+}
+
+TEST(ImportKinetoJson, TruncatedJsonIsAnErrorWithOffset) {
+  std::string good = SmallTrace();
+  std::string cut = good.substr(0, good.find("early_kernel"));
+  auto t = Import(cut);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("input ends inside the traceEvents array"), std::string::npos)
+      << t.status().message();
+  EXPECT_NE(t.status().message().find("offset " + std::to_string(cut.size())), std::string::npos);
+}
+
+TEST(ImportKinetoJson, NotATrace) {
+  auto a = Import(R"({"nodes": []})");
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kUnsupported);
+  auto b = Import("\x80\x04pickle");
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), StatusCode::kUnsupported);
+  auto c = Import("   ");
+  ASSERT_FALSE(c.ok());
+  auto d = Import(R"({"traceEvents": [{"ph": "X"}]} trailing)");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("after the end"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace th::kineto

@@ -1,0 +1,94 @@
+#include "core/import/trace_loader.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+std::string RankTrace(int rank, bool with_distributed_info) {
+  std::string s = "{";
+  if (with_distributed_info)
+    s += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
+  s += R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": )" +
+       std::to_string(rank + 1) + "}]}";
+  return s;
+}
+
+void WriteTarGz(const std::string& path, const std::vector<std::pair<std::string, std::string>>& files) {
+  archive* a = archive_write_new();
+  archive_write_add_filter_gzip(a);
+  archive_write_set_format_pax_restricted(a);
+  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
+  for (const auto& [name, body] : files) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_size(e, static_cast<la_int64_t>(body.size()));
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_write_header(a, e);
+    archive_write_data(a, body.data(), body.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+TEST(LoadTraceSet, DirectoryOfRanksUsesDistributedInfoThenFileNames) {
+  testing::WriteTempFile("dir1/b.json", RankTrace(2, true));
+  testing::WriteTempFile("dir1/a.json.gz", testing::Gzip(RankTrace(0, true)));
+  testing::WriteTempFile("dir1/worker_rank_1.json", RankTrace(1, false));
+  testing::WriteTempFile("dir1/notes.txt", "not a trace");
+  testing::WriteTempFile("dir1/et.json", R"({"nodes": []})");
+  auto set = LoadTraceSet({testing::TempDir() + "/dir1"}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set->traces.size(), 3u);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(set->traces[r]->info.rank, r);
+    EXPECT_EQ(set->traces[r]->graph.events.dur[0], (r + 1) * 1000);
+  }
+  EXPECT_EQ(set->traces[1]->info.rank_source, "file name");
+  EXPECT_EQ(set->trust.Count("input skipped: not a Kineto/Chrome trace"), 1);
+  EXPECT_EQ(set->trust.Count("file in an input directory with another format (not .json/.json.gz/archive)"), 1);
+}
+
+TEST(LoadTraceSet, TarGzOfRanks) {
+  std::string path = testing::TempDir() + "/ranks.tar.gz";
+  WriteTarGz(path, {{"job/r3.json", RankTrace(3, true)},
+                    {"job/r1.json.gz", testing::Gzip(RankTrace(1, true))},
+                    {"job/README", "hello"}});
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set->traces.size(), 2u);
+  EXPECT_EQ(set->traces[0]->info.rank, 1);
+  EXPECT_EQ(set->traces[1]->info.rank, 3);
+  EXPECT_EQ(set->traces[0]->info.path, path + ":job/r1.json.gz");
+}
+
+TEST(LoadTraceSet, GlobAndErrors) {
+  testing::WriteTempFile("glob/x_rank0.json", RankTrace(0, false));
+  testing::WriteTempFile("glob/x_rank1.json", RankTrace(1, false));
+  auto set = LoadTraceSet({testing::TempDir() + "/glob/x_rank*.json"}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->traces.size(), 2u);
+
+  auto none = LoadTraceSet({testing::TempDir() + "/glob/nothing*.json"}, LoadOptions{});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no file matches"), std::string::npos);
+
+  auto missing = LoadTraceSet({testing::TempDir() + "/missing.json"}, LoadOptions{});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("missing.json"), std::string::npos);
+
+  // A file named explicitly must be a trace.
+  std::string et = testing::WriteTempFile("et2.json", R"({"nodes": []})");
+  auto not_trace = LoadTraceSet({et}, LoadOptions{});
+  ASSERT_FALSE(not_trace.ok());
+  EXPECT_NE(not_trace.status().message().find("no traceEvents"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace th

@@ -1,0 +1,59 @@
+#include "tests/support/test_files.h"
+
+#include <libdeflate.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace th::testing {
+
+namespace fs = std::filesystem;
+
+std::string TempDir() {
+  static const std::string dir = [] {
+    std::string templ = (fs::temp_directory_path() / "tracehound-test-XXXXXX").string();
+    char* made = ::mkdtemp(templ.data());
+    std::string d = made ? made : "/tmp";
+    static std::string to_remove = d;
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(to_remove, ec);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+std::string WriteTempFile(const std::string& name, std::string_view bytes) {
+  std::string path = TempDir() + "/" + name;
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+std::string Gzip(std::string_view bytes) {
+  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  std::string out(libdeflate_gzip_compress_bound(c, bytes.size()), '\0');
+  size_t n = libdeflate_gzip_compress(c, bytes.data(), bytes.size(), out.data(), out.size());
+  libdeflate_free_compressor(c);
+  out.resize(n);
+  return out;
+}
+
+std::string SharedDataDir() {
+  if (const char* env = std::getenv("TRACEHOUND_SHARED_DATA")) return fs::is_directory(env) ? env : "";
+  return fs::is_directory(TRACEHOUND_SHARED_DATA) ? fs::canonical(TRACEHOUND_SHARED_DATA).string()
+                                                   : "";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace th::testing

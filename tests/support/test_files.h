@@ -1,0 +1,19 @@
+// Helpers for tests: temporary files, gzip fixtures, the shared data folder.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace th::testing {
+
+// A fresh directory under the system temp dir, removed at process exit.
+std::string TempDir();
+// Writes `bytes` to TempDir()/name and returns the path.
+std::string WriteTempFile(const std::string& name, std::string_view bytes);
+// gzip-compresses bytes (libdeflate).
+std::string Gzip(std::string_view bytes);
+// ../shared/data, or "" when it is absent (tests then GTEST_SKIP).
+std::string SharedDataDir();
+std::string ReadFile(const std::string& path);
+
+}  // namespace th::testing
