@@ -64,6 +64,8 @@ class PodColumn {
   void shrink_to_fit() {
     if (capacity_ > size_) Reallocate(size_);
   }
+  // Drops the values, keeps the memory (for buffers reused across chunks).
+  void clear() { size_ = 0; }
   void Clear() {
     std::free(data_);
     data_ = nullptr;

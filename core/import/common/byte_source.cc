@@ -1,6 +1,7 @@
 #include "core/import/common/byte_source.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +21,20 @@ class FileSource final : public ByteSource {
     posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
   }
-  ~FileSource() override { ::close(fd_); }
+  ~FileSource() override {
+    if (map_) ::munmap(map_, size_);
+    ::close(fd_);
+  }
+  char* MutableMapping(size_t* size) override {
+    if (!map_ && size_ > 0) {
+      void* m = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
+      if (m == MAP_FAILED) return nullptr;
+      ::madvise(m, size_, MADV_SEQUENTIAL);
+      map_ = static_cast<char*>(m);
+    }
+    *size = size_;
+    return map_;
+  }
 
   StatusOr<size_t> Read(char* buf, size_t n) override {
     while (true) {
@@ -43,6 +57,7 @@ class FileSource final : public ByteSource {
   int fd_;
   uint64_t size_;
   uint64_t read_ = 0;
+  char* map_ = nullptr;
 };
 
 class MemorySource final : public ByteSource {
@@ -81,6 +96,9 @@ class PrefixedSource final : public ByteSource {
   const std::string& name() const override { return rest_->name(); }
   uint64_t stored_bytes_read() const override { return rest_->stored_bytes_read(); }
   uint64_t stored_size() const override { return rest_->stored_size(); }
+  char* MutableMapping(size_t* size) override {
+    return pos_ == 0 ? rest_->MutableMapping(size) : nullptr;
+  }
 
  private:
   std::string prefix_;

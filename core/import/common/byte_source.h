@@ -26,6 +26,13 @@ class ByteSource {
   virtual uint64_t stored_bytes_read() const = 0;
   // Size as stored, when known (0 otherwise).
   virtual uint64_t stored_size() const { return 0; }
+  // The whole content as a private, writable memory mapping (copy-on-write;
+  // the file is never changed), when the source is a plain file not yet read
+  // by the caller; nullptr otherwise. Valid while the source lives.
+  virtual char* MutableMapping(size_t* size) {
+    (void)size;
+    return nullptr;
+  }
 };
 
 // Opens a file for sequential reading.

@@ -11,17 +11,20 @@ namespace ondemand = simdjson::ondemand;
 
 namespace {
 
-// The key as written (Kineto keys carry no escapes; a key with one simply
-// matches no known name).
-inline std::string_view RawKey(ondemand::field& field) {
-  const char* p = field.key().raw();
-  const char* q = static_cast<const char*>(std::memchr(p, '"', 4096));
-  return q ? std::string_view(p, static_cast<size_t>(q - p)) : std::string_view();
+// The key as written, up to its closing quote (Kineto keys carry no escapes;
+// a key with one simply matches no known name).
+inline const char* RawKey(ondemand::field& field) { return field.key().raw(); }
+
+// True when the raw key at p is exactly `lit` (followed by its closing quote).
+template <size_t N>
+inline bool KeyIs(const char* p, const char (&lit)[N]) {
+  return std::memcmp(p, lit, N - 1) == 0 && p[N - 1] == '"';
 }
 
 // Integer argument: a JSON integer, a float with no fraction, or a string of
 // digits (Kineto writes some collective fields quoted). False if none.
 bool GetInt(ondemand::value v, int64_t* out) {
+  if (!v.get_int64().get(*out)) return true;  // the common case; a failed getter consumes nothing
   ondemand::json_type t;
   if (v.type().get(t)) return false;
   if (t == ondemand::json_type::number) {
@@ -95,74 +98,73 @@ void ParseArgs(ondemand::object obj, Args* a) {
   for (auto field_result : obj) {
     ondemand::field field;
     if (std::move(field_result).get(field)) return;
-    std::string_view key = RawKey(field);
+    const char* key = RawKey(field);
     ondemand::value v = field.value();
-    if (key.empty()) continue;
     switch (key[0]) {
       case 'c':
-        if (key == "correlation") GetInt(v, &a->correlation);
+        if (KeyIs(key, "correlation")) GetInt(v, &a->correlation);
         break;
       case 'E':
-        if (key == "External id") GetInt(v, &a->external_id);
+        if (KeyIs(key, "External id")) GetInt(v, &a->external_id);
         break;
       case 's':
-        if (key == "stream") GetInt(v, &a->stream);
-        else if (key == "shared memory") GetInt(v, &a->shared_mem);
+        if (KeyIs(key, "stream")) GetInt(v, &a->stream);
+        else if (KeyIs(key, "shared memory")) GetInt(v, &a->shared_mem);
         break;
       case 'd':
-        if (key == "device") GetInt(v, &a->device);
-        else if (key == "dtype") GetString(v, &a->dtype);
+        if (KeyIs(key, "device")) GetInt(v, &a->device);
+        else if (KeyIs(key, "dtype")) GetString(v, &a->dtype);
         break;
       case 'g':
-        if (key == "grid") GetDim3(v, a->grid);
+        if (KeyIs(key, "grid")) GetDim3(v, a->grid);
         break;
       case 'b':
-        if (key == "block") GetDim3(v, a->block);
-        else if (key == "bytes") GetInt(v, &a->bytes);
+        if (KeyIs(key, "block")) GetDim3(v, a->block);
+        else if (KeyIs(key, "bytes")) GetInt(v, &a->bytes);
         break;
       case 'r':
-        if (key == "registers per thread") GetInt(v, &a->registers);
+        if (KeyIs(key, "registers per thread")) GetInt(v, &a->registers);
         break;
       case 'e':
-        if (key == "est. achieved occupancy %") {
+        if (KeyIs(key, "est. achieved occupancy %")) {
           double d;
           if (!v.get_double().get(d)) a->occupancy = d;
         }
         break;
       case 'C':
-        if (key == "Collective name") a->has_collective = GetString(v, &a->collective);
+        if (KeyIs(key, "Collective name")) a->has_collective = GetString(v, &a->collective);
         break;
       case 'I':
-        if (key == "In msg nelems") GetInt(v, &a->in_nelems);
+        if (KeyIs(key, "In msg nelems")) GetInt(v, &a->in_nelems);
         break;
       case 'O':
-        if (key == "Out msg nelems") GetInt(v, &a->out_nelems);
+        if (KeyIs(key, "Out msg nelems")) GetInt(v, &a->out_nelems);
         break;
       case 'G':
-        if (key == "Group size") GetInt(v, &a->group_size);
+        if (KeyIs(key, "Group size")) GetInt(v, &a->group_size);
         break;
       case 'P':
-        if (key == "Process Group Name") GetString(v, &a->group);
+        if (KeyIs(key, "Process Group Name")) GetString(v, &a->group);
         break;
       case 'T':
-        if (key == "Total Allocated") GetInt(v, &a->total_allocated);
-        else if (key == "Total Reserved") GetInt(v, &a->total_reserved);
+        if (KeyIs(key, "Total Allocated")) GetInt(v, &a->total_allocated);
+        else if (KeyIs(key, "Total Reserved")) GetInt(v, &a->total_reserved);
         break;
       case 'B':
-        if (key == "Bytes") GetInt(v, &a->mem_bytes);
+        if (KeyIs(key, "Bytes")) GetInt(v, &a->mem_bytes);
         break;
       case 'A':
-        if (key == "Addr") GetInt(v, &a->addr);
+        if (KeyIs(key, "Addr")) GetInt(v, &a->addr);
         break;
       case 'D':
-        if (key == "Device Type") GetInt(v, &a->device_type);
-        else if (key == "Device Id") GetInt(v, &a->device_id);
+        if (KeyIs(key, "Device Type")) GetInt(v, &a->device_type);
+        else if (KeyIs(key, "Device Id")) GetInt(v, &a->device_id);
         break;
       case 'n':
-        if (key == "name") a->has_meta_name = GetString(v, &a->meta_name);
+        if (KeyIs(key, "name")) a->has_meta_name = GetString(v, &a->meta_name);
         break;
       case 'l':
-        if (key == "labels") a->has_meta_name = GetString(v, &a->meta_name);
+        if (KeyIs(key, "labels")) a->has_meta_name = GetString(v, &a->meta_name);
         break;
       default:
         break;
@@ -183,6 +185,7 @@ bool KnownPhase(char c) {
 
 // One pid/tid value: number or string.
 void ReadId(ondemand::value v, LocalStrings& strings, int64_t* num, uint32_t* str) {
+  if (!v.get_int64().get(*num)) return;
   ondemand::json_type t;
   if (v.type().get(t)) return;
   if (t == ondemand::json_type::string) {
@@ -209,40 +212,39 @@ class EventReader {
     for (auto field_result : obj) {
       ondemand::field field;
       if (auto err = std::move(field_result).get(field)) return err;
-      std::string_view k = RawKey(field);
+      const char* k = RawKey(field);
       ondemand::value v = field.value();
-      if (k.empty()) continue;
       switch (k[0]) {
         case 'p':
-          if (k == "ph") {
+          if (KeyIs(k, "ph")) {
             if (auto err = v.get_string().get(ph_text)) return err;
             has_ph = true;
-          } else if (k == "pid") {
+          } else if (KeyIs(k, "pid")) {
             ReadId(v, out_->strings, &key.pid, &key.pid_str);
           }
           break;
         case 'c':
-          if (k == "cat") has_cat = !v.get_string().get(cat_text);
+          if (KeyIs(k, "cat")) has_cat = !v.get_string().get(cat_text);
           break;
         case 'n':
-          if (k == "name") has_name = !v.get_string().get(name_text);
+          if (KeyIs(k, "name")) has_name = !v.get_string().get(name_text);
           break;
         case 't':
-          if (k == "tid") {
+          if (KeyIs(k, "tid")) {
             ReadId(v, out_->strings, &key.tid, &key.tid_str);
-          } else if (k == "ts") {
+          } else if (KeyIs(k, "ts")) {
             has_ts = true;
             ts_invalid = !ReadTime(v, &ts);
           }
           break;
         case 'd':
-          if (k == "dur") {
+          if (KeyIs(k, "dur")) {
             has_dur = true;
             dur_invalid = !ReadTime(v, &dur);
           }
           break;
         case 'i':
-          if (k == "id") {
+          if (KeyIs(k, "id")) {
             ondemand::json_type t;
             if (!v.type().get(t) && t == ondemand::json_type::string) {
               std::string_view s;
@@ -256,13 +258,13 @@ class EventReader {
           }
           break;
         case 'b':
-          if (k == "bp") {
+          if (KeyIs(k, "bp")) {
             std::string_view s;
             bind_enclosing = !v.get_string().get(s) && s == "e";
           }
           break;
         case 'a':
-          if (k == "args") {
+          if (KeyIs(k, "args")) {
             ondemand::object a;
             if (!v.get_object().get(a)) ParseArgs(a, &args);
           }
@@ -426,7 +428,7 @@ class EventReader {
 // Text offset of element `index` of the chunk: the element after the
 // index-th comma outside strings at depth 0 (error path only).
 uint64_t ElementOffset(const TextChunk& chunk, int64_t index) {
-  const char* t = chunk.text.data();
+  const char* t = chunk.data;
   size_t end = chunk.length - 1, pos = 1;
   int depth = 0;
   bool in_string = false, escaped = false;
@@ -463,7 +465,7 @@ void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, 
                  simdjson::error_message(err);
   };
   ondemand::document doc;
-  if (auto err = parser_.iterate(chunk.text.data(), chunk.length, chunk.text.size()).get(doc)) {
+  if (auto err = parser_.iterate(chunk.data, chunk.length, chunk.capacity).get(doc)) {
     fail(err);
     return;
   }

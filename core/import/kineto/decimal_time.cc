@@ -7,6 +7,32 @@ inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 DecimalNs MicrosToNs(std::string_view t) {
+  // Fast path: Kineto's own shape, "<µs digits>[.<up to 3 digits>]", which
+  // fits int64 ns for up to 15 integer digits.
+  {
+    size_t i = 0, n = t.size();
+    int64_t v = 0;
+    while (i < n && IsDigit(t[i]) && i < 15) v = v * 10 + (t[i++] - '0');
+    if (i > 0 && (i == n || !IsDigit(t[i]))) {
+      int frac = 0;
+      if (i < n && t[i] == '.') {
+        ++i;
+        while (i < n && IsDigit(t[i]) && frac < 3) {
+          v = v * 10 + (t[i++] - '0');
+          ++frac;
+        }
+        if (frac == 0) i = n + 1;  // "1." is not a number: take the full path
+      }
+      if (i <= n) {
+        size_t j = i;
+        while (j < n && (t[j] == ' ' || t[j] == '\n' || t[j] == '\r' || t[j] == '\t')) ++j;
+        if (j == n && (i == n || t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) {
+          for (; frac < 3; ++frac) v *= 10;
+          return {v, true, false};
+        }
+      }
+    }
+  }
   DecimalNs r;
   size_t i = 0, n = t.size();
   bool neg = false;

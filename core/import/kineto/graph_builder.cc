@@ -171,11 +171,13 @@ void GraphBuilder::OrderTracks() {
   tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
     EventId* first = g.track_order.data() + offsets[t];
     EventId* last = g.track_order.data() + offsets[t + 1];
-    std::sort(first, last, [&e](EventId a, EventId b) {
+    auto before = [&e](EventId a, EventId b) {
       if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
       if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
       return a < b;
-    });
+    };
+    // Producers mostly write a thread's events in time order already.
+    if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
   });
   g.track_offsets = std::move(offsets);
 }
@@ -209,7 +211,7 @@ void GraphBuilder::Nest() {
 void GraphBuilder::LinkLaunches() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
-  std::unordered_map<int64_t, EventId> launch_of;
+  std::unordered_map<int64_t, EventId>& launch_of = launch_of_;
   int64_t first_launch = INT64_MAX;
   for (EventId i = 0; i < e.size(); ++i) {
     if (IsLaunch(e.kind[i]) && e.correlation[i] != kNoValue) {
@@ -283,8 +285,11 @@ void GraphBuilder::LinkFlows() {
   std::vector<uint8_t> has_launch(e.size(), 0);
   for (size_t k = 0; k < g.edges.size(); ++k)
     if (g.edges.kind[k] == EdgeKind::kLaunch) has_launch[g.edges.dst[k]] = 1;
-  std::unordered_map<EventId, uint8_t> start_used;
-  int64_t orphan_end = 0, unbound = 0;
+  std::vector<uint8_t> start_used(e.size(), 0);
+  int64_t orphan_end = 0, unbound = 0, used = 0;
+  // CPU->GPU flows carry the launch's correlation id as their id: when that id
+  // already linked a launch to its GPU activity, the flow adds nothing.
+  const StringId ac2g = g.strings.Find("ac2g");
   for (EventId i = 0; i < e.size(); ++i) {
     if (e.kind[i] != EventKind::kFlow || e.ph[i] == 's') continue;
     auto it = starts.find(FlowKey{e.cat[i], e.correlation[i]});
@@ -293,7 +298,12 @@ void GraphBuilder::LinkFlows() {
       continue;
     }
     EventId s = it->second;
-    start_used[s] = 1;
+    if (!start_used[s]) {
+      start_used[s] = 1;
+      ++used;
+    }
+    if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) && launch_of_.count(e.correlation[i]))
+      continue;
     EventId from = bind(e.track[s], e.ts[s], true);
     EventId to = bind(e.track[i], e.ts[i], (e.flags[i] & kFlagFlowBindEnclosing) != 0);
     if (from == kNoRow || to == kNoRow) {
@@ -306,7 +316,7 @@ void GraphBuilder::LinkFlows() {
     g.edges.dst.push_back(to);
     g.edges.kind.push_back(to_gpu && IsLaunch(e.kind[from]) ? EdgeKind::kLaunch : EdgeKind::kFlow);
   }
-  int64_t orphan_start = static_cast<int64_t>(starts.size() - start_used.size());
+  int64_t orphan_start = static_cast<int64_t>(starts.size()) - used;
   trace_->trust.Add("flow end (f/t) whose start (s) is not in the trace", Severity::kInfo,
                     orphan_end);
   trace_->trust.Add("flow start (s) whose end is not in the trace", Severity::kInfo, orphan_start);

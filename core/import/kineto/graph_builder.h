@@ -36,6 +36,7 @@ class GraphBuilder {
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
   std::vector<NameRecord> names_;  // global track / string ids
   ChunkDefects defects_;
+  std::unordered_map<int64_t, EventId> launch_of_;  // correlation id -> launch event
 };
 
 }  // namespace th::kineto

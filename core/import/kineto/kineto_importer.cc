@@ -88,6 +88,32 @@ void ReadTopLevel(const std::map<std::string, std::string>& values, Trace* trace
   }
 }
 
+// Buffers handed around the pipeline are reused: fresh 4 MiB buffers per
+// chunk cost page faults that showed up as ~10% of import time.
+template <typename T>
+class Pool {
+ public:
+  T* Acquire() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<T>());
+      return all_.back().get();
+    }
+    T* t = free_.back();
+    free_.pop_back();
+    return t;
+  }
+  void Release(T* t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(t);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<T>> all_;
+  std::vector<T*> free_;
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const ImportOptions& options) {
@@ -112,45 +138,52 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   std::atomic<bool> stop{false};
   const std::string& name = text.name();
 
+  Pool<TextChunk> text_pool;
+  Pool<ParsedChunk> parsed_pool;
   tbb::parallel_pipeline(
       tokens,
-      tbb::make_filter<void, std::shared_ptr<TextChunk>>(
+      tbb::make_filter<void, TextChunk*>(
           tbb::filter_mode::serial_in_order,
-          [&](tbb::flow_control& fc) -> std::shared_ptr<TextChunk> {
+          [&](tbb::flow_control& fc) -> TextChunk* {
             if (stop.load()) {
               fc.stop();
               return nullptr;
             }
-            auto chunk = std::make_shared<TextChunk>();
-            auto more = reader.Next(chunk.get());
-            if (!more.ok()) {
-              fail(more.status());
-              stop = true;
-              fc.stop();
-              return nullptr;
-            }
-            if (!*more) {
+            TextChunk* chunk = text_pool.Acquire();
+            auto more = reader.Next(chunk);
+            if (!more.ok() || !*more) {
+              if (!more.ok()) {
+                fail(more.status());
+                stop = true;
+              }
+              text_pool.Release(chunk);
               fc.stop();
               return nullptr;
             }
             return chunk;
           }) &
-          tbb::make_filter<std::shared_ptr<TextChunk>, std::shared_ptr<ParsedChunk>>(
+          tbb::make_filter<TextChunk*, ParsedChunk*>(
               tbb::filter_mode::parallel,
-              [&](std::shared_ptr<TextChunk> chunk) {
-                auto parsed = std::make_shared<ParsedChunk>();
-                if (!stop.load()) parsers.local().Parse(*chunk, name, parsed.get());
+              [&](TextChunk* chunk) {
+                ParsedChunk* parsed = parsed_pool.Acquire();
+                if (!stop.load()) parsers.local().Parse(*chunk, name, parsed);
+                parsed->release_before = chunk->release_before;
+                text_pool.Release(chunk);
                 return parsed;
               }) &
-          tbb::make_filter<std::shared_ptr<ParsedChunk>, void>(
-              tbb::filter_mode::serial_in_order, [&](std::shared_ptr<ParsedChunk> parsed) {
-                if (stop.load()) return;
-                if (!parsed->error.empty()) {
-                  fail(InvalidInput(parsed->error));
-                  stop = true;
-                  return;
+          tbb::make_filter<ParsedChunk*, void>(
+              tbb::filter_mode::serial_in_order, [&](ParsedChunk* parsed) {
+                if (!stop.load()) {
+                  if (!parsed->error.empty()) {
+                    fail(InvalidInput(parsed->error));
+                    stop = true;
+                  } else {
+                    builder.Append(std::move(*parsed));
+                    reader.ReleaseBefore(parsed->release_before);
+                  }
                 }
-                builder.Append(std::move(*parsed));
+                parsed->Reset();
+                parsed_pool.Release(parsed);
               }));
   if (!failure.ok()) return failure;
   if (!reader.found_events()) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,8 +16,12 @@ namespace th::kineto {
 
 // Complete events, as JSON text "[ev, ev, ...]" followed by simdjson padding.
 struct TextChunk {
-  std::vector<char> text;
-  size_t length = 0;            // bytes of JSON in `text` (brackets included)
+  const char* data = nullptr;     // the JSON: in `owned`, or inside a mapped input
+  size_t length = 0;              // bytes of JSON at `data` (brackets included)
+  size_t capacity = 0;            // readable bytes at `data` (>= length + padding)
+  std::unique_ptr<char[]> owned;  // copy buffer, reused across chunks (not zero-filled)
+  size_t owned_capacity = 0;
+  size_t release_before = 0;      // mapped input: text before this offset is consumed
   uint64_t text_offset = 0;     // decompressed offset of text[1] in the input
   int64_t first_event = 0;      // index of the chunk's first element in traceEvents
   uint64_t sequence = 0;
@@ -26,6 +31,12 @@ struct TextChunk {
 class LocalStrings {
  public:
   LocalStrings() { Intern(""); }
+  void Reset() {
+    storage_.clear();
+    views_.clear();
+    index_.clear();
+    Intern("");
+  }
   uint32_t Intern(std::string_view s) {
     auto it = index_.find(s);
     if (it != index_.end()) return it->second;
@@ -83,6 +94,7 @@ struct ChunkDefects {
 
 struct ParsedChunk {
   uint64_t sequence = 0;
+  size_t release_before = 0;  // from its TextChunk
   LocalStrings strings;
   std::vector<TrackKey> tracks;
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index;
@@ -94,11 +106,34 @@ struct ParsedChunk {
   ChunkDefects defects;
   std::string error;  // non-empty: the chunk could not be parsed
 
+  // Empties the chunk for reuse, keeping the columns' memory.
+  void Reset();
+
   uint32_t TrackOf(const TrackKey& key) {
     auto [it, inserted] = track_index.try_emplace(key, static_cast<uint32_t>(tracks.size()));
     if (inserted) tracks.push_back(key);
     return it->second;
   }
 };
+
+inline void ClearColumns(EventColumns& e) {
+  e.ts.clear(); e.dur.clear(); e.name.clear(); e.cat.clear(); e.track.clear(); e.parent.clear();
+  e.depth.clear(); e.ph.clear(); e.kind.clear(); e.flags.clear(); e.correlation.clear();
+  e.external_id.clear(); e.args_row.clear();
+}
+
+inline void ParsedChunk::Reset() {
+  sequence = 0;
+  strings.Reset();
+  tracks.clear();
+  track_index.clear();
+  ClearColumns(events);
+  gpu_args = GpuArgsTable();
+  collective_args = CollectiveArgsTable();
+  memory_args = MemoryArgsTable();
+  names.clear();
+  defects = ChunkDefects();
+  error.clear();
+}
 
 }  // namespace th::kineto

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace th::kineto {
 
 namespace {
@@ -14,7 +17,16 @@ inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == 
 
 TopLevelReader::TopLevelReader(ByteSource& source, size_t chunk_bytes)
     : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)) {
-  window_.resize(chunk_bytes_ * 2);
+  size_t mapped_size = 0;
+  if (char* mapped = source_.MutableMapping(&mapped_size); mapped && mapped_size > 0) {
+    buf_ = mapped;
+    mapped_ = true;
+    end_ = mapped_size;
+    eof_ = true;
+  } else {
+    window_.resize(chunk_bytes_ * 2);
+    buf_ = window_.data();
+  }
 }
 
 Status TopLevelReader::Error(const std::string& what, size_t pos) const {
@@ -23,8 +35,9 @@ Status TopLevelReader::Error(const std::string& what, size_t pos) const {
 }
 
 Status TopLevelReader::Fill() {
+  if (mapped_) return Ok();  // everything is already there (eof_ is set)
   if (keep_ > 0) {
-    std::memmove(window_.data(), window_.data() + keep_, end_ - keep_);
+    std::memmove(buf_, buf_ + keep_, end_ - keep_);
     window_offset_ += keep_;
     pos_ -= keep_;
     end_ -= keep_;
@@ -37,8 +50,9 @@ Status TopLevelReader::Fill() {
   if (end_ == window_.size()) {
     if (window_.size() >= kMaxWindow) return Error("a single JSON value larger than 2 GiB", end_);
     window_.resize(window_.size() * 2);
+    buf_ = window_.data();
   }
-  auto got = source_.Read(window_.data() + end_, window_.size() - end_);
+  auto got = source_.Read(buf_ + end_, window_.size() - end_);
   if (!got.ok()) return got.status();
   if (*got == 0) eof_ = true;
   end_ += *got;
@@ -46,7 +60,7 @@ Status TopLevelReader::Fill() {
 }
 
 bool TopLevelReader::SkipSpace() {
-  while (pos_ < end_ && IsSpace(window_[pos_])) ++pos_;
+  while (pos_ < end_ && IsSpace(buf_[pos_])) ++pos_;
   keep_ = pos_;
   return pos_ < end_;
 }
@@ -60,7 +74,7 @@ bool TopLevelReader::ScanValue(size_t* value_end) {
   }
   keep_ = value_start_;
   for (; value_scan_ < end_; ++value_scan_) {
-    char c = window_[value_scan_];
+    char c = buf_[value_scan_];
     if (value_in_string_) {
       if (value_escaped_) value_escaped_ = false;
       else if (c == '\\') value_escaped_ = true;
@@ -99,26 +113,56 @@ bool TopLevelReader::ScanValue(size_t* value_end) {
 }
 
 void TopLevelReader::EmitChunk(size_t from, size_t to, bool final_chunk, TextChunk* chunk) {
-  // Text between chunks starts with the separating comma.
-  while (from < to && IsSpace(window_[from])) ++from;
-  if (from < to && window_[from] == ',') ++from;
-  while (from < to && IsSpace(window_[from])) ++from;
+  // Text between chunks starts with the separating comma (which an in-place
+  // chunk before may have overwritten: CharAt sees the original).
+  auto at = [&](size_t i) { return i == patched_pos_ ? patched_char_ : buf_[i]; };
+  while (from < to && IsSpace(at(from))) ++from;
+  if (from < to && at(from) == ',') ++from;
+  while (from < to && IsSpace(at(from))) ++from;
   if (final_chunk) {
-    while (to > from && IsSpace(window_[to - 1])) --to;
-    if (top_level_array_ && to > from && window_[to - 1] == ',') --to;  // unterminated array
+    while (to > from && IsSpace(at(to - 1))) --to;
+    if (top_level_array_ && to > from && at(to - 1) == ',') --to;  // unterminated array
   }
   size_t n = to - from;
   chunk->length = n + 2;
-  if (chunk->text.size() < chunk->length + simdjson::SIMDJSON_PADDING) {
-    chunk->text.resize(chunk->length + simdjson::SIMDJSON_PADDING);
-  }
-  chunk->text[0] = '[';
-  if (n) std::memcpy(chunk->text.data() + 1, window_.data() + from, n);
-  chunk->text[n + 1] = ']';
-  std::memset(chunk->text.data() + n + 2, ' ', simdjson::SIMDJSON_PADDING);
   chunk->text_offset = window_offset_ + from;
   chunk->first_event = elements_;
   chunk->sequence = sequence_++;
+  chunk->release_before = mapped_ ? from : 0;
+  // In place (mapped input): '[' goes on the byte before the first element and
+  // ']' on the byte after the last, when neither belongs to another chunk and
+  // simdjson's padding can be read past the end. Otherwise the text is copied.
+  bool in_place = mapped_ && from >= 1 && (patched_pos_ == kNoPatch || from - 1 > patched_pos_) &&
+                  to + simdjson::SIMDJSON_PADDING < end_;
+  if (in_place) {
+    patched_pos_ = to;
+    patched_char_ = buf_[to];
+    buf_[from - 1] = '[';
+    buf_[to] = ']';
+    chunk->data = buf_ + from - 1;
+    chunk->capacity = end_ - (from - 1);
+    return;
+  }
+  if (chunk->owned_capacity < chunk->length + simdjson::SIMDJSON_PADDING) {
+    chunk->owned_capacity = chunk->length + simdjson::SIMDJSON_PADDING + (chunk->length >> 3);
+    chunk->owned.reset(new char[chunk->owned_capacity]);
+  }
+  char* text = chunk->owned.get();
+  text[0] = '[';
+  if (n) std::memcpy(text + 1, buf_ + from, n);
+  text[n + 1] = ']';
+  std::memset(text + n + 2, ' ', simdjson::SIMDJSON_PADDING);
+  chunk->data = text;
+  chunk->capacity = chunk->owned_capacity;
+}
+
+void TopLevelReader::ReleaseBefore(size_t offset) {
+  if (!mapped_) return;
+  uintptr_t base = reinterpret_cast<uintptr_t>(buf_);
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t first = (base + page - 1) & ~(page - 1);
+  uintptr_t last = (base + offset) & ~(page - 1);
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
@@ -127,7 +171,7 @@ StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
     size_t limit = chunk_start_ + chunk_bytes_;
     if (pos_ >= limit) limit = end_;
     size_t stop_at = std::min(end_, limit);
-    auto r = scanner_.Scan(window_.data(), pos_, stop_at, &last_element_end_);
+    auto r = scanner_.Scan(buf_, pos_, stop_at, &last_element_end_);
     if (r.bad_close) return Error("unexpected '}' in the traceEvents array", r.stop);
     if (r.array_closed) {
       size_t from = chunk_start_;
@@ -176,7 +220,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           need_more = true;
           break;
         }
-        char c = window_[pos_];
+        char c = buf_[pos_];
         if (c == '{') {
           mode_ = Mode::kExpectKey;
         } else if (c == '[') {
@@ -196,7 +240,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           need_more = true;
           break;
         }
-        char c = window_[pos_];
+        char c = buf_[pos_];
         if (c == '}') {
           ++pos_;
           mode_ = Mode::kTrailing;
@@ -204,13 +248,13 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
         }
         if (c != '"') return Error(std::string("expected a key, found '") + c + "'", pos_);
         const char* q = static_cast<const char*>(
-            std::memchr(window_.data() + pos_ + 1, '"', end_ - pos_ - 1));
+            std::memchr(buf_ + pos_ + 1, '"', end_ - pos_ - 1));
         if (!q) {
           need_more = true;
           break;
         }
-        key_.assign(window_.data() + pos_ + 1, static_cast<size_t>(q - (window_.data() + pos_ + 1)));
-        pos_ = static_cast<size_t>(q - window_.data()) + 1;
+        key_.assign(buf_ + pos_ + 1, static_cast<size_t>(q - (buf_ + pos_ + 1)));
+        pos_ = static_cast<size_t>(q - buf_) + 1;
         keep_ = pos_;
         mode_ = Mode::kExpectColon;
         break;
@@ -220,7 +264,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           need_more = true;
           break;
         }
-        if (window_[pos_] != ':') return Error("expected ':' after key \"" + key_ + "\"", pos_);
+        if (buf_[pos_] != ':') return Error("expected ':' after key \"" + key_ + "\"", pos_);
         ++pos_;
         keep_ = pos_;
         mode_ = Mode::kValue;
@@ -232,7 +276,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           break;
         }
         if (!value_started_ && key_ == "traceEvents") {
-          if (window_[pos_] != '[') return Error("traceEvents is not an array", pos_);
+          if (buf_[pos_] != '[') return Error("traceEvents is not an array", pos_);
           found_events_ = true;
           ++pos_;
           chunk_start_ = last_element_end_ = pos_;
@@ -244,7 +288,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           need_more = true;
           break;
         }
-        values_[key_].assign(window_.data() + value_start_, window_.data() + value_end);
+        values_[key_].assign(buf_ + value_start_, buf_ + value_end);
         pos_ = value_end;
         keep_ = pos_;
         mode_ = Mode::kAfterValue;
@@ -255,7 +299,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           need_more = true;
           break;
         }
-        char c = window_[pos_];
+        char c = buf_[pos_];
         if (c == ',') {
           mode_ = Mode::kExpectKey;
         } else if (c == '}') {

@@ -33,6 +33,11 @@ class TopLevelReader {
   bool found_events() const { return found_events_; }
   bool top_level_array() const { return top_level_array_; }
   uint64_t text_bytes() const { return window_offset_ + end_; }
+
+  // Mapped input only: gives back the pages before `offset` (a chunk's
+  // release_before) once every chunk up to it is merged, bounding resident text.
+  // Safe to call from another thread than Next().
+  void ReleaseBefore(size_t offset);
   int64_t elements() const { return elements_; }
 
  private:
@@ -48,7 +53,12 @@ class TopLevelReader {
 
   ByteSource& source_;
   size_t chunk_bytes_;
-  std::vector<char> window_;
+  std::vector<char> window_;  // streaming input
+  char* buf_ = nullptr;        // window_.data(), or the whole mapped input
+  bool mapped_ = false;
+  static constexpr size_t kNoPatch = SIZE_MAX;
+  size_t patched_pos_ = kNoPatch;  // byte overwritten with ']' by the last in-place chunk
+  char patched_char_ = 0;
   size_t keep_ = 0, pos_ = 0, end_ = 0;
   uint64_t window_offset_ = 0;  // text offset of window_[0]
   bool eof_ = false;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/import/common/byte_source.h"
 #include "core/report/trace_summary.h"
 #include "tests/support/test_files.h"
 
@@ -214,6 +215,53 @@ TEST(ImportKinetoJson, NotATrace) {
   auto d = Import(R"({"traceEvents": [{"ph": "X"}]} trailing)");
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("after the end"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace th::kineto
+
+namespace th::kineto {
+namespace {
+
+// A plain file is parsed in place from a private mapping; chunk boundaries
+// with and without whitespace around the commas must give the same graph.
+TEST(ImportKinetoJson, MappedFileMatchesStreamedText) {
+  std::string pretty = "{\"traceEvents\": [\n";
+  std::string compact = "{\"traceEvents\":[";
+  for (int i = 0; i < 3000; ++i) {
+    std::string ev = "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k" + std::to_string(i % 7) +
+                     "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(i * 10) +
+                     ".125, \"dur\": 3.5, \"args\": {\"correlation\": " + std::to_string(i) + "}}";
+    pretty += (i ? ",\n  " : "  ") + ev;
+    compact += (i ? "," : "") + ev;
+  }
+  pretty += "\n]}\n";
+  compact += "]}";
+  for (const std::string& text : {pretty, compact}) {
+    std::string path = th::testing::WriteTempFile("mapped.json", text);
+    auto file = OpenFileSource(path);
+    ASSERT_TRUE(file.ok());
+    auto decoded = OpenDecoded(std::move(*file));
+    ASSERT_TRUE(decoded.ok());
+    size_t size = 0;
+    ASSERT_NE((*decoded)->MutableMapping(&size), nullptr);
+    ImportOptions opt;
+    opt.chunk_bytes = 4096;
+    auto mapped = ImportKinetoJson(**decoded, opt);
+    ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+    auto streamed = Import(text, 4096);
+    ASSERT_TRUE(streamed.ok());
+    const EventColumns& a = (*mapped)->graph.events;
+    const EventColumns& b = (*streamed)->graph.events;
+    ASSERT_EQ(a.size(), 3000u);
+    ASSERT_EQ(b.size(), 3000u);
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a.ts[i], b.ts[i]);
+      ASSERT_EQ(a.correlation[i], static_cast<int64_t>(i));
+    }
+    // The file itself is untouched by the in-place brackets.
+    EXPECT_EQ(th::testing::ReadFile(path), text);
+  }
 }
 
 }  // namespace

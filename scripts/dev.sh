@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# tracehound developer entry point: installs what the build needs (Debian 12,
+# as root), configures, builds, and runs the demo or the tests.
+#
+#   scripts/dev.sh demo    install, build, generate the bundled example, run `tracehound info` on it
+#   scripts/dev.sh test    install, build, run every test (ctest)
+#   scripts/dev.sh build   install and build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=${BUILD_DIR:-build}
+PACKAGES=(cmake ninja-build g++ pkg-config git
+  libsimdjson-dev libisal-dev libdeflate-dev libtbb-dev libcli11-dev libarchive-dev
+  libgtest-dev libgmock-dev libbenchmark-dev)
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  install_packages
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DTRACEHOUND_WERROR=${TRACEHOUND_WERROR:-ON} >/dev/null
+  ninja -C "$BUILD_DIR" -j"$(nproc)"
+}
+
+case "${1:-}" in
+  build)
+    build
+    ;;
+  demo)
+    build
+    example="$BUILD_DIR/example"
+    rm -rf "$example"
+    "$BUILD_DIR/cli/tracehound" generate --out "$example" --ranks 4 --steps 6 --gzip --straggler-rank 2
+    "$BUILD_DIR/cli/tracehound" info "$example"
+    ;;
+  test)
+    build
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 600
+    ;;
+  *)
+    echo "usage: $0 demo|test|build" >&2
+    exit 2
+    ;;
+esac
