@@ -1,9 +1,7 @@
 // tracehound: the command line. Thin: parses arguments, calls core/.
 #include <CLI/CLI.hpp>
 
-#ifdef TRACEHOUND_HAVE_GENERATE
 #include "cli/generate_command.h"
-#endif
 #include "cli/info_command.h"
 
 int main(int argc, char** argv) {
@@ -12,9 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   th::cli::AddInfoCommand(app, &exit_code);
-#ifdef TRACEHOUND_HAVE_GENERATE
   th::synth::AddGenerateCommand(app, &exit_code);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

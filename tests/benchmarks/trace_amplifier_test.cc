@@ -151,7 +151,12 @@ void ExpectAmplified(const std::vector<Ev>& src, const std::vector<Ev>& out,
     const Ev& o = *out_rep[i];
     const Ev& s = *src_rep[i % src_rep.size()];
     const int64_t k = static_cast<int64_t>(i / src_rep.size());
-    ASSERT_EQ(o.name, s.name);
+    if (s.name.rfind("ProfilerStep#", 0) == 0) {
+      ASSERT_EQ(o.name, "ProfilerStep#" +
+                            std::to_string(std::stoll(s.name.substr(13)) + k * st.step_stride));
+    } else {
+      ASSERT_EQ(o.name, s.name);
+    }
     ASSERT_EQ(o.ph, s.ph);
     if (s.ts) {
       ASSERT_TRUE(o.ts.has_value()) << o.ts_text;
@@ -220,11 +225,22 @@ TEST(TraceAmplifierTest, TriplesSyntheticTrace) {
   const size_t tail = src_text.rfind("\n  ],\n");
   EXPECT_EQ(out_text.substr(out_text.size() - (src_text.size() - tail)), src_text.substr(tail));
   EXPECT_NEAR(st->output_bytes_per_event / st->source_bytes_per_event, 1.0, 0.2);
+  EXPECT_NEAR(st->output_repeated_bytes_per_event / st->source_repeated_bytes_per_event, 1.0, 0.05);
 
   const auto src = ReadEvents(src_text), out = ReadEvents(out_text);
   ExpectAmplified(src, out, *st);
   ExpectLinksUnique(out);
   EXPECT_EQ(out.back().name, "Record Window End");
+  // Step numbers stay distinct: ProfilerStep#10..#12, #13..#15, #16..#18.
+  EXPECT_EQ(st->step_stride, 3);
+  std::set<std::string> steps;
+  for (const Ev& e : out) {
+    if (e.name.rfind("ProfilerStep#", 0) == 0) {
+      EXPECT_TRUE(steps.insert(e.name).second) << e.name;
+    }
+  }
+  EXPECT_EQ(steps.size(), 9u);
+  EXPECT_EQ(*steps.rbegin(), "ProfilerStep#18");
   // Copies do not overlap in time: each starts after the previous one ended.
   int64_t src_max = 0;
   for (const Ev& e : src)
@@ -356,6 +372,7 @@ TEST(TraceAmplifierTest, RealTraceDoubles) {
   auto st = AmplifyKinetoTrace(input.string(), (dir / "big.json").string(), options);
   ASSERT_TRUE(st.ok()) << st.status().message();
   EXPECT_NEAR(st->output_bytes_per_event / st->source_bytes_per_event, 1.0, 0.2);
+  EXPECT_NEAR(st->output_repeated_bytes_per_event / st->source_repeated_bytes_per_event, 1.0, 0.05);
   const auto out = ReadEvents(ReadFile(dir / "big.json"));
   EXPECT_EQ(static_cast<int64_t>(out.size()), st->events_written);
   EXPECT_EQ(st->events_written, 2 * st->source_events - st->metadata_events);

@@ -132,8 +132,9 @@ void TopLevelReader::EmitChunk(size_t from, size_t to, bool final_chunk, TextChu
   // In place (mapped input): '[' goes on the byte before the first element and
   // ']' on the byte after the last, when neither belongs to another chunk and
   // simdjson's padding can be read past the end. Otherwise the text is copied.
+  // The byte at `to` must already be behind the scanner, or it would read the ']'.
   bool in_place = mapped_ && from >= 1 && (patched_pos_ == kNoPatch || from - 1 > patched_pos_) &&
-                  to + simdjson::SIMDJSON_PADDING < end_;
+                  to < pos_ && to + simdjson::SIMDJSON_PADDING < end_;
   if (in_place) {
     patched_pos_ = to;
     patched_char_ = buf_[to];

@@ -249,6 +249,17 @@ TEST(ImportKinetoJson, MappedFileMatchesStreamedText) {
     opt.chunk_bytes = 4096;
     auto mapped = ImportKinetoJson(**decoded, opt);
     ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+    // Every alignment of a chunk end against the scanner's stop (an element
+    // event is ~130 bytes): a chunk must never bracket bytes not yet scanned.
+    for (size_t chunk = 4096; chunk < 4096 + 160; ++chunk) {
+      auto file_again = OpenFileSource(path);
+      auto again = OpenDecoded(std::move(*file_again));
+      ImportOptions o;
+      o.chunk_bytes = chunk;
+      auto t = ImportKinetoJson(**again, o);
+      ASSERT_TRUE(t.ok()) << "chunk " << chunk << ": " << t.status().message();
+      ASSERT_EQ((*t)->graph.events.size(), 3000u) << chunk;
+    }
     auto streamed = Import(text, 4096);
     ASSERT_TRUE(streamed.ok());
     const EventColumns& a = (*mapped)->graph.events;

@@ -1,0 +1,144 @@
+// Ingest benchmarks (Google Benchmark). Inputs are big traces made at run time
+// by th_amplify from a real trace (benchmarks/run_ingest.sh does it); nothing
+// here is committed data.
+//
+//   TRACEHOUND_BENCH_JSON=big.json TRACEHOUND_BENCH_GZ=big.json.gz ./ingest_benchmark
+//
+// Reported: bytes_per_second = JSON text bytes per second (decompressed bytes
+// for .gz), events/s, and for the whole import the events in the graph.
+#include <benchmark/benchmark.h>
+#include <libdeflate.h>
+#include <tbb/global_control.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "core/import/common/byte_source.h"
+#include "core/import/kineto/event_boundary_scanner.h"
+#include "core/import/kineto/kineto_importer.h"
+
+namespace {
+
+const char* Input(const char* var) {
+  const char* p = std::getenv(var);
+  return p && *p ? p : nullptr;
+}
+
+void ImportFile(benchmark::State& state, const char* var) {
+  const char* path = Input(var);
+  if (!path) {
+    state.SkipWithError((std::string(var) + " not set: run benchmarks/run_ingest.sh").c_str());
+    return;
+  }
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                              static_cast<size_t>(state.range(0)));
+  int64_t text = 0, events = 0;
+  for (auto _ : state) {
+    auto raw = th::OpenFileSource(path);
+    auto decoded = th::OpenDecoded(std::move(*raw));
+    auto trace = th::kineto::ImportKinetoJson(**decoded, th::kineto::ImportOptions{});
+    if (!trace.ok()) {
+      state.SkipWithError(trace.status().message().c_str());
+      return;
+    }
+    text += static_cast<int64_t>((*trace)->info.text_bytes);
+    events += static_cast<int64_t>((*trace)->graph.events.size());
+  }
+  state.SetBytesProcessed(text);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+
+void BM_ImportJson(benchmark::State& state) { ImportFile(state, "TRACEHOUND_BENCH_JSON"); }
+void BM_ImportGzip(benchmark::State& state) { ImportFile(state, "TRACEHOUND_BENCH_GZ"); }
+BENCHMARK(BM_ImportJson)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_ImportGzip)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+
+// Streaming inflate with isa-l (what import uses) into a 4 MiB window.
+void BM_GunzipIsalStreaming(benchmark::State& state) {
+  const char* path = Input("TRACEHOUND_BENCH_GZ");
+  if (!path) {
+    state.SkipWithError("TRACEHOUND_BENCH_GZ not set");
+    return;
+  }
+  std::vector<char> window(4 << 20);
+  int64_t out = 0;
+  for (auto _ : state) {
+    auto raw = th::OpenFileSource(path);
+    auto decoded = th::OpenDecoded(std::move(*raw));
+    while (true) {
+      auto got = (*decoded)->Read(window.data(), window.size());
+      if (!got.ok() || *got == 0) break;
+      out += static_cast<int64_t>(*got);
+    }
+  }
+  state.SetBytesProcessed(out);
+}
+BENCHMARK(BM_GunzipIsalStreaming)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// libdeflate has no streaming API: the whole file and its whole output are in
+// memory (here only to compare raw speed; import cannot use it unbounded).
+void BM_GunzipLibdeflateWhole(benchmark::State& state) {
+  const char* path = Input("TRACEHOUND_BENCH_GZ");
+  if (!path) {
+    state.SkipWithError("TRACEHOUND_BENCH_GZ not set");
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint32_t isize = 0;
+  std::memcpy(&isize, gz.data() + gz.size() - 4, 4);
+  std::string out(isize ? isize : (gz.size() * 12), '\0');
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  int64_t total = 0;
+  for (auto _ : state) {
+    size_t actual = 0;
+    if (libdeflate_gzip_decompress(d, gz.data(), gz.size(), out.data(), out.size(), &actual) !=
+        LIBDEFLATE_SUCCESS) {
+      state.SkipWithError("libdeflate failed (output over 4 GiB or multi-member?)");
+      break;
+    }
+    total += static_cast<int64_t>(actual);
+  }
+  libdeflate_free_decompressor(d);
+  state.SetBytesProcessed(total);
+}
+BENCHMARK(BM_GunzipLibdeflateWhole)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The serial front of import: event boundaries over text already in memory.
+void BM_EventBoundaryScan(benchmark::State& state) {
+  const char* path = Input("TRACEHOUND_BENCH_JSON");
+  if (!path) {
+    state.SkipWithError("TRACEHOUND_BENCH_JSON not set");
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t start = text.find('[', text.find("\"traceEvents\"")) + 1;
+  for (auto _ : state) {
+    th::kineto::EventBoundaryScanner scanner;
+    size_t last = 0;
+    auto r = scanner.Scan(text.data(), start, text.size(), &last);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (text.size() - start)));
+}
+BENCHMARK(BM_EventBoundaryScan)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
