@@ -55,6 +55,13 @@ class PodColumn {
     for (size_t i = size_; i < n; ++i) data_[i] = fill;
     size_ = n;
   }
+  // Grows to n values leaving the new ones unwritten (the caller fills them).
+  T* grow_uninitialized(size_t n) {
+    size_t old = size_;
+    reserve(size_ + n);
+    size_ += n;
+    return data_ + old;
+  }
   // Appends n values copied from src.
   void append(const T* src, size_t n) {
     if (size_ + n > capacity_) Grow(size_ + n);

@@ -45,6 +45,8 @@ struct TraceInfo {
   uint64_t file_bytes = 0;   // as stored (compressed size for .gz)
   uint64_t text_bytes = 0;   // JSON text read
   double import_seconds = 0;
+  // Where import time went (seconds; parse is summed over threads).
+  double read_seconds = 0, parse_seconds = 0, merge_seconds = 0, finish_seconds = 0;
 };
 
 struct Trace {

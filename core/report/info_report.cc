@@ -104,6 +104,19 @@ void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
   w.Field("file_bytes", static_cast<int64_t>(s.file_bytes));
   w.Field("json_bytes", static_cast<int64_t>(s.text_bytes));
   w.Field("import_seconds", s.import_seconds);
+  w.Key("import_profile_seconds")
+      .BeginObject()
+      .Field("read", s.read_seconds)
+      .Field("parse", s.parse_seconds)
+      .Field("merge", s.merge_seconds)
+      .Field("finish", s.finish_seconds)
+      .EndObject();
+  w.Key("memory_bytes")
+      .BeginObject()
+      .Field("graph", static_cast<int64_t>(s.graph_bytes))
+      .Field("strings", static_cast<int64_t>(s.string_bytes))
+      .Field("graph_per_event", s.events ? static_cast<double>(s.graph_bytes) / static_cast<double>(s.events) : 0.0)
+      .EndObject();
   w.Key("trust").BeginArray();
   for (const TrustEntry& t : s.trust) {
     w.BeginObject().Field("what", t.what).Field("severity", SeverityName(t.severity)).Field("count", t.count);

@@ -59,6 +59,12 @@ TraceSummary Summarize(const Trace& trace) {
   s.file_bytes = trace.info.file_bytes;
   s.text_bytes = trace.info.text_bytes;
   s.import_seconds = trace.info.import_seconds;
+  s.read_seconds = trace.info.read_seconds;
+  s.parse_seconds = trace.info.parse_seconds;
+  s.merge_seconds = trace.info.merge_seconds;
+  s.finish_seconds = trace.info.finish_seconds;
+  s.graph_bytes = g.bytes();
+  s.string_bytes = g.strings.bytes();
 
   std::array<int64_t, 256> by_ph{};
   std::vector<int64_t> by_cat(g.strings.size(), 0);
@@ -162,6 +168,12 @@ TraceSummary SummarizeSet(const TraceSet& set, std::vector<TraceSummary>* traces
     total.file_bytes += s.file_bytes;
     total.text_bytes += s.text_bytes;
     total.import_seconds = std::max(total.import_seconds, s.import_seconds);
+    total.read_seconds += s.read_seconds;
+    total.parse_seconds += s.parse_seconds;
+    total.merge_seconds += s.merge_seconds;
+    total.finish_seconds += s.finish_seconds;
+    total.graph_bytes += s.graph_bytes;
+    total.string_bytes += s.string_bytes;
     for (auto& d : s.devices) total.devices.push_back(d);
     for (auto& [name, k] : KernelTotalsByName(trace->graph)) {
       KernelTotal& t = kernels[name];

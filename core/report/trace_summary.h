@@ -48,6 +48,8 @@ struct TraceSummary {
   std::vector<TrustEntry> trust;
   uint64_t file_bytes = 0, text_bytes = 0;
   double import_seconds = 0;
+  double read_seconds = 0, parse_seconds = 0, merge_seconds = 0, finish_seconds = 0;
+  size_t graph_bytes = 0, string_bytes = 0;  // resident tables, interned strings
   int64_t ranks = 1;
 };
 

@@ -18,7 +18,9 @@ inline const char* RawKey(ondemand::field& field) { return field.key().raw(); }
 // True when the raw key at p is exactly `lit` (followed by its closing quote).
 template <size_t N>
 inline bool KeyIs(const char* p, const char (&lit)[N]) {
-  return std::memcmp(p, lit, N - 1) == 0 && p[N - 1] == '"';
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (p[i] != lit[i]) return false;
+  return p[N - 1] == '"';
 }
 
 // Integer argument: a JSON integer, a float with no fraction, or a string of

@@ -7,13 +7,13 @@ inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 DecimalNs MicrosToNs(std::string_view t) {
-  // Fast path: Kineto's own shape, "<µs digits>[.<up to 3 digits>]", which
-  // fits int64 ns for up to 15 integer digits.
+  // Fast path: Kineto's own shape, "<µs digits>[.<up to 3 digits>]" (epoch
+  // µs has 16 digits), when the result cannot overflow int64 ns.
   {
     size_t i = 0, n = t.size();
     int64_t v = 0;
-    while (i < n && IsDigit(t[i]) && i < 15) v = v * 10 + (t[i++] - '0');
-    if (i > 0 && (i == n || !IsDigit(t[i]))) {
+    while (i < n && IsDigit(t[i]) && i < 16) v = v * 10 + (t[i++] - '0');
+    if (i > 0 && (i == n || !IsDigit(t[i])) && v < INT64_MAX / 1000 - 1) {
       int frac = 0;
       if (i < n && t[i] == '.') {
         ++i;

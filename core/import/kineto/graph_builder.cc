@@ -4,6 +4,8 @@
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <charconv>
 #include <string>
 
@@ -61,24 +63,24 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(e.kind, s.kind);
   AppendColumn(e.flags, s.flags);
   AppendColumn(e.external_id, s.external_id);
-  e.name.reserve(e.name.size() + n);
-  e.cat.reserve(e.cat.size() + n);
-  e.track.reserve(e.track.size() + n);
-  e.correlation.reserve(e.correlation.size() + n);
-  e.args_row.reserve(e.args_row.size() + n);
+  StringId* name = e.name.grow_uninitialized(n);
+  StringId* cat = e.cat.grow_uninitialized(n);
+  TrackId* track = e.track.grow_uninitialized(n);
+  int64_t* correlation = e.correlation.grow_uninitialized(n);
+  uint32_t* args_row = e.args_row.grow_uninitialized(n);
   for (size_t i = 0; i < n; ++i) {
-    e.name.push_back(smap[s.name[i]]);
-    e.cat.push_back(smap[s.cat[i]]);
-    e.track.push_back(tmap[s.track[i]]);
+    name[i] = smap[s.name[i]];
+    cat[i] = smap[s.cat[i]];
+    track[i] = tmap[s.track[i]];
     int64_t corr = s.correlation[i];
     if (s.flags[i] & kFlagStringId) corr = smap[static_cast<size_t>(corr)];
-    e.correlation.push_back(corr);
+    correlation[i] = corr;
     uint32_t row = s.args_row[i];
     if (row != kNoRow) {
       EventKind k = s.kind[i];
       row += (k == EventKind::kMemory || k == EventKind::kOutOfMemory) ? mem_base : gpu_base;
     }
-    e.args_row.push_back(row);
+    args_row[i] = row;
   }
 
   GpuArgsTable& ga = g.gpu_args;
@@ -211,11 +213,10 @@ void GraphBuilder::Nest() {
 void GraphBuilder::LinkLaunches() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
-  std::unordered_map<int64_t, EventId>& launch_of = launch_of_;
   int64_t first_launch = INT64_MAX;
   for (EventId i = 0; i < e.size(); ++i) {
     if (IsLaunch(e.kind[i]) && e.correlation[i] != kNoValue) {
-      launch_of.try_emplace(e.correlation[i], i);
+      launch_of_.TryEmplace(e.correlation[i], i);
       first_launch = std::min(first_launch, e.correlation[i]);
     }
   }
@@ -224,9 +225,9 @@ void GraphBuilder::LinkLaunches() {
     EventKind k = e.kind[i];
     if (!IsGpuActivity(k)) continue;
     int64_t corr = e.correlation[i];
-    auto it = corr == kNoValue ? launch_of.end() : launch_of.find(corr);
-    if (it != launch_of.end()) {
-      g.edges.src.push_back(it->second);
+    const EventId* launch = corr == kNoValue ? nullptr : launch_of_.Find(corr);
+    if (launch) {
+      g.edges.src.push_back(*launch);
       g.edges.dst.push_back(i);
       g.edges.kind.push_back(EdgeKind::kLaunch);
     } else if (k != EventKind::kKernel) {
@@ -275,13 +276,13 @@ void GraphBuilder::LinkFlows() {
   };
   struct FlowKeyHash {
     size_t operator()(const FlowKey& k) const {
-      return std::hash<int64_t>()(k.id) * 31 + k.cat;
+      return static_cast<size_t>(MixHash(static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ULL + k.cat));
     }
   };
-  std::unordered_map<FlowKey, EventId, FlowKeyHash> starts;
+  FlatHashMap<FlowKey, EventId, FlowKeyHash> starts(1024);
   for (EventId i = 0; i < e.size(); ++i)
     if (e.kind[i] == EventKind::kFlow && e.ph[i] == 's')
-      starts.try_emplace(FlowKey{e.cat[i], e.correlation[i]}, i);
+      starts.TryEmplace(FlowKey{e.cat[i], e.correlation[i]}, i);
   std::vector<uint8_t> has_launch(e.size(), 0);
   for (size_t k = 0; k < g.edges.size(); ++k)
     if (g.edges.kind[k] == EdgeKind::kLaunch) has_launch[g.edges.dst[k]] = 1;
@@ -292,17 +293,17 @@ void GraphBuilder::LinkFlows() {
   const StringId ac2g = g.strings.Find("ac2g");
   for (EventId i = 0; i < e.size(); ++i) {
     if (e.kind[i] != EventKind::kFlow || e.ph[i] == 's') continue;
-    auto it = starts.find(FlowKey{e.cat[i], e.correlation[i]});
-    if (it == starts.end()) {
+    const EventId* start = starts.Find(FlowKey{e.cat[i], e.correlation[i]});
+    if (!start) {
       ++orphan_end;
       continue;
     }
-    EventId s = it->second;
+    EventId s = *start;
     if (!start_used[s]) {
       start_used[s] = 1;
       ++used;
     }
-    if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) && launch_of_.count(e.correlation[i]))
+    if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) && launch_of_.Find(e.correlation[i]))
       continue;
     EventId from = bind(e.track[s], e.ts[s], true);
     EventId to = bind(e.track[i], e.ts[i], (e.flags[i] & kFlagFlowBindEnclosing) != 0);
@@ -398,13 +399,18 @@ void GraphBuilder::Finish() {
   trust.Add("event with a negative dur", Severity::kDataLoss, defects_.negative_dur);
   trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
             defects_.rounded_time);
-  PairBeginEnd();
-  OrderTracks();
-  Nest();
-  LinkLaunches();
-  LinkFlows();
-  CollectSteps();
-  ClassifyTracks();
+  auto t = std::chrono::steady_clock::now();
+  auto lap = [&](const char* what) {
+    if (getenv("TH_DEBUG")) fprintf(stderr, "%s %.3f\n", what, std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    t = std::chrono::steady_clock::now();
+  };
+  PairBeginEnd(); lap("pair");
+  OrderTracks(); lap("order");
+  Nest(); lap("nest");
+  LinkLaunches(); lap("launch");
+  LinkFlows(); lap("flows");
+  CollectSteps(); lap("steps");
+  ClassifyTracks(); lap("classify");
 }
 
 }  // namespace th::kineto

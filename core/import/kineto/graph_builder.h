@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/graph/flat_hash_map.h"
 #include "core/graph/trace.h"
 #include "core/import/kineto/parsed_chunk.h"
 
@@ -36,7 +37,7 @@ class GraphBuilder {
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
   std::vector<NameRecord> names_;  // global track / string ids
   ChunkDefects defects_;
-  std::unordered_map<int64_t, EventId> launch_of_;  // correlation id -> launch event
+  FlatHashMap<int64_t, EventId, Int64Hash> launch_of_;  // correlation id -> launch event
 };
 
 }  // namespace th::kineto

@@ -138,6 +138,10 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   std::atomic<bool> stop{false};
   const std::string& name = text.name();
 
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); };
+  double read_s = 0, merge_s = 0;
+  std::atomic<int64_t> parse_ns{0};
   Pool<TextChunk> text_pool;
   Pool<ParsedChunk> parsed_pool;
   tbb::parallel_pipeline(
@@ -150,7 +154,9 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
               return nullptr;
             }
             TextChunk* chunk = text_pool.Acquire();
+            auto t0 = Clock::now();
             auto more = reader.Next(chunk);
+            read_s += seconds(t0);
             if (!more.ok() || !*more) {
               if (!more.ok()) {
                 fail(more.status());
@@ -166,13 +172,16 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
               tbb::filter_mode::parallel,
               [&](TextChunk* chunk) {
                 ParsedChunk* parsed = parsed_pool.Acquire();
+                auto t0 = Clock::now();
                 if (!stop.load()) parsers.local().Parse(*chunk, name, parsed);
+                parse_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
                 parsed->release_before = chunk->release_before;
                 text_pool.Release(chunk);
                 return parsed;
               }) &
           tbb::make_filter<ParsedChunk*, void>(
               tbb::filter_mode::serial_in_order, [&](ParsedChunk* parsed) {
+                auto t0 = Clock::now();
                 if (!stop.load()) {
                   if (!parsed->error.empty()) {
                     fail(InvalidInput(parsed->error));
@@ -184,13 +193,19 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
                 }
                 parsed->Reset();
                 parsed_pool.Release(parsed);
+                merge_s += seconds(t0);
               }));
   if (!failure.ok()) return failure;
   if (!reader.found_events()) {
     return Unsupported(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");
   }
   ReadTopLevel(reader.top_level_values(), trace.get());
+  auto finish_start = Clock::now();
   builder.Finish();
+  trace->info.finish_seconds = seconds(finish_start);
+  trace->info.read_seconds = read_s;
+  trace->info.parse_seconds = static_cast<double>(parse_ns.load()) / 1e9;
+  trace->info.merge_seconds = merge_s;
   trace->info.text_bytes = reader.text_bytes();
   trace->info.file_bytes = text.stored_size();
   trace->info.import_seconds =
