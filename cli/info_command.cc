@@ -18,22 +18,23 @@ struct InfoOptions {
   bool json = false;
   std::string output;
   int threads = 0;
-  size_t chunk_mib = 4;
+  size_t chunk_kib = 4096;
 };
 }  // namespace
 
 void AddInfoCommand(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "info", "Summarise traces: format, ranks, devices, streams, events, steps, top kernels, trust");
+      "info",
+      "Summarise traces: format, ranks, devices, streams, events, steps, top kernels, trust");
   cmd->add_option("inputs", opt->inputs,
                   "trace files (.json, .json.gz), directories, globs, or .tar.gz/.zip of ranks")
       ->required();
   cmd->add_flag("--json", opt->json, "print JSON (stable keys) instead of text");
   cmd->add_option("-o,--output", opt->output, "write the report to this file (atomically)");
   cmd->add_option("--threads", opt->threads, "worker threads (0 = all cores)");
-  cmd->add_option("--chunk-mib", opt->chunk_mib, "JSON text per parallel chunk, MiB")
-      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--chunk-kib", opt->chunk_kib, "JSON text per parallel chunk, KiB")
+      ->check(CLI::Range(4, 1 << 20));
   cmd->callback([opt, exit_code] {
     std::unique_ptr<tbb::global_control> limit;
     if (opt->threads > 0) {
@@ -41,7 +42,7 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
                                                     static_cast<size_t>(opt->threads));
     }
     LoadOptions load;
-    load.import.chunk_bytes = opt->chunk_mib << 20;
+    load.import.chunk_bytes = opt->chunk_kib << 10;
     auto set = LoadTraceSet(opt->inputs, load);
     if (!set.ok()) {
       std::cerr << "tracehound: error: " << set.status().message() << "\n";
@@ -49,8 +50,10 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
       return;
     }
     std::ostringstream report;
-    if (opt->json) WriteInfoJson(*set, report);
-    else WriteInfoText(*set, report);
+    if (opt->json)
+      WriteInfoJson(*set, report);
+    else
+      WriteInfoText(*set, report);
     Status written = WriteOutput(opt->output, report.str());
     if (!written.ok()) {
       std::cerr << "tracehound: error: " << written.message() << "\n";

@@ -26,22 +26,22 @@ inline constexpr int64_t kNoValue = INT64_MIN;
 
 // Per-event bit flags.
 enum EventFlag : uint8_t {
-  kFlagInvalidTs = 1,         // ts missing or not a number
-  kFlagNoDuration = 2,        // X without a valid dur
-  kFlagFlowBindEnclosing = 4, // flow end with bp:"e"
-  kFlagStringId = 8,          // `correlation` holds a StringId (string flow id)
-  kFlagEndMarker = 16,        // an E event (its B carries the duration)
+  kFlagInvalidTs = 1,          // ts missing or not a number
+  kFlagNoDuration = 2,         // X without a valid dur
+  kFlagFlowBindEnclosing = 4,  // flow end with bp:"e"
+  kFlagStringId = 8,           // `correlation` holds a StringId (string flow id)
+  kFlagEndMarker = 16,         // an E event (its B carries the duration)
 };
 
 struct EventColumns {
-  PodColumn<int64_t> ts;           // ns
-  PodColumn<int64_t> dur;          // ns; 0 for instants, B's span once matched with its E
+  PodColumn<int64_t> ts;   // ns
+  PodColumn<int64_t> dur;  // ns; 0 for instants, B's span once matched with its E
   PodColumn<StringId> name;
-  PodColumn<StringId> cat;         // exact category string
+  PodColumn<StringId> cat;  // exact category string
   PodColumn<TrackId> track;
-  PodColumn<EventId> parent;       // enclosing slice on the same track, kNoRow at top
-  PodColumn<uint16_t> depth;       // nesting depth on the track (0 = top)
-  PodColumn<char> ph;              // phase character as written ('\0' when missing)
+  PodColumn<EventId> parent;  // enclosing slice on the same track, kNoRow at top
+  PodColumn<uint16_t> depth;  // nesting depth on the track (0 = top)
+  PodColumn<char> ph;         // phase character as written ('\0' when missing)
   PodColumn<EventKind> kind;
   PodColumn<uint8_t> flags;        // EventFlag bits
   PodColumn<int64_t> correlation;  // args.correlation, or a flow's id; kNoValue if none
@@ -55,9 +55,9 @@ struct EventColumns {
 // Arguments of GPU activity (kernels, memcpy, memset, sync): one row per event.
 struct GpuArgsTable {
   PodColumn<EventId> event;
-  PodColumn<int32_t> device;      // args.device, -1 if absent
-  PodColumn<int64_t> stream;      // args.stream, -1 if absent
-  PodColumn<int32_t> grid[3];     // kernels; 0 if absent
+  PodColumn<int32_t> device;   // args.device, -1 if absent
+  PodColumn<int64_t> stream;   // args.stream, -1 if absent
+  PodColumn<int32_t> grid[3];  // kernels; 0 if absent
   PodColumn<int32_t> block[3];
   PodColumn<int32_t> registers;   // registers per thread
   PodColumn<int32_t> shared_mem;  // bytes
@@ -71,7 +71,7 @@ struct CollectiveArgsTable {
   PodColumn<EventId> event;
   PodColumn<StringId> collective;  // "allreduce", ...
   PodColumn<StringId> dtype;
-  PodColumn<StringId> group;       // Process Group Name
+  PodColumn<StringId> group;  // Process Group Name
   PodColumn<int64_t> in_nelems;
   PodColumn<int64_t> out_nelems;
   PodColumn<int32_t> group_size;
@@ -81,10 +81,10 @@ struct CollectiveArgsTable {
 // Allocator events ([memory], [OutOfMemory]).
 struct MemoryArgsTable {
   PodColumn<EventId> event;
-  PodColumn<int8_t> device_type;   // c10 DeviceType: 0 CPU, 1 CUDA, ...
+  PodColumn<int8_t> device_type;  // c10 DeviceType: 0 CPU, 1 CUDA, ...
   PodColumn<int16_t> device_id;
   PodColumn<int64_t> addr;
-  PodColumn<int64_t> bytes;        // negative = free
+  PodColumn<int64_t> bytes;  // negative = free
   PodColumn<int64_t> total_allocated;
   PodColumn<int64_t> total_reserved;
   size_t size() const { return event.size(); }

@@ -9,11 +9,12 @@ namespace th {
 
 std::string_view EventKindName(EventKind k) {
   static constexpr std::array<std::string_view, static_cast<size_t>(EventKind::kCount)> kNames = {
-      "other",         "cpu_op",   "user_annotation", "gpu_user_annotation", "python_function",
-      "runtime",       "driver",   "kernel",          "memcpy",              "memset",
-      "gpu_sync",      "gpu_event", "memory",         "out_of_memory",       "instant",
-      "flow",          "metadata", "counter",         "overhead",            "trace_span",
-      "mtia_device",   "mtia_runtime"};
+      "other",           "cpu_op",        "user_annotation", "gpu_user_annotation",
+      "python_function", "runtime",       "driver",          "kernel",
+      "memcpy",          "memset",        "gpu_sync",        "gpu_event",
+      "memory",          "out_of_memory", "instant",         "flow",
+      "metadata",        "counter",       "overhead",        "trace_span",
+      "mtia_device",     "mtia_runtime"};
   auto i = static_cast<size_t>(k);
   return i < kNames.size() ? kNames[i] : "other";
 }

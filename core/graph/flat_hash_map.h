@@ -73,7 +73,9 @@ class FlatHashMap {
 };
 
 struct Int64Hash {
-  size_t operator()(int64_t k) const { return static_cast<size_t>(MixHash(static_cast<uint64_t>(k))); }
+  size_t operator()(int64_t k) const {
+    return static_cast<size_t>(MixHash(static_cast<uint64_t>(k)));
+  }
 };
 
 }  // namespace th

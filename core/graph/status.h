@@ -55,8 +55,8 @@ class [[nodiscard]] StatusOr {
 
 }  // namespace th
 
-#define TH_RETURN_IF_ERROR(expr)           \
-  do {                                     \
-    ::th::Status th_status_ = (expr);      \
+#define TH_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::th::Status th_status_ = (expr);        \
     if (!th_status_.ok()) return th_status_; \
   } while (0)

@@ -31,10 +31,10 @@ struct DistributedInfo {
 };
 
 struct TraceInfo {
-  std::string path;          // file, or "archive.tar.gz:member"
-  std::string format;        // "kineto_json"
+  std::string path;    // file, or "archive.tar.gz:member"
+  std::string format;  // "kineto_json"
   int64_t rank = 0;
-  std::string rank_source;   // "distributedInfo", "file name", "order"
+  std::string rank_source;  // "distributedInfo", "file name", "order"
   std::vector<DeviceInfo> devices;
   std::optional<DistributedInfo> distributed;
   std::optional<int64_t> base_time_ns;  // baseTimeNanoseconds
@@ -42,8 +42,8 @@ struct TraceInfo {
   std::optional<int64_t> schema_version;
   // Other top-level keys with their raw JSON values (trace_id, host_name, ...).
   std::map<std::string, std::string> metadata;
-  uint64_t file_bytes = 0;   // as stored (compressed size for .gz)
-  uint64_t text_bytes = 0;   // JSON text read
+  uint64_t file_bytes = 0;  // as stored (compressed size for .gz)
+  uint64_t text_bytes = 0;  // JSON text read
   double import_seconds = 0;
   // Where import time went (seconds; parse is summed over threads).
   double read_seconds = 0, parse_seconds = 0, merge_seconds = 0, finish_seconds = 0;

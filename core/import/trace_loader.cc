@@ -66,8 +66,9 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         if (LooksLikeJson(p) || LooksLikeArchive(p)) {
           found.push_back(p);
         } else {
-          skipped->Add("file in an input directory with another format (not .json/.json.gz/archive)",
-                       Severity::kInfo, 1, p);
+          skipped->Add(
+              "file in an input directory with another format (not .json/.json.gz/archive)",
+              Severity::kInfo, 1, p);
         }
       }
       if (ec) return IoError(input + ": cannot list directory: " + ec.message());
@@ -91,7 +92,8 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
   return files;
 }
 
-StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs, const LoadOptions& options) {
+StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
+                                const LoadOptions& options) {
   TraceSet set;
   auto files = ExpandInputs(inputs, &set.trust);
   if (!files.ok()) return files.status();
@@ -171,9 +173,9 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs, const Lo
                    [](const auto& a, const auto& b) { return a->info.rank < b->info.rank; });
   for (size_t i = 1; i < set.traces.size(); ++i) {
     if (set.traces[i]->info.rank == set.traces[i - 1]->info.rank) {
-      set.trust.Add("two inputs claim the same rank", Severity::kDataLoss, 1,
-                    "rank " + std::to_string(set.traces[i]->info.rank) + ": " +
-                        set.traces[i]->info.path);
+      set.trust.Add(
+          "two inputs claim the same rank", Severity::kDataLoss, 1,
+          "rank " + std::to_string(set.traces[i]->info.rank) + ": " + set.traces[i]->info.path);
     }
   }
   return set;

@@ -1,5 +1,6 @@
 #include "core/report/info_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -24,10 +25,14 @@ std::string Thousands(int64_t v) {
 std::string Duration(int64_t ns) {
   char buf[48];
   double v = static_cast<double>(ns);
-  if (ns >= 1'000'000'000) std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
-  else if (ns >= 1'000'000) std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
-  else if (ns >= 1'000) std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%" PRId64 " ns", ns);
+  if (ns >= 1'000'000'000)
+    std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+  else if (ns >= 1'000'000)
+    std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+  else if (ns >= 1'000)
+    std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%" PRId64 " ns", ns);
   return buf;
 }
 
@@ -91,14 +96,19 @@ void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
         .Field("id", d.id)
         .Field("name", d.name)
         .Field("total_global_mem", d.total_global_mem)
-        .Field("compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor))
+        .Field("compute_capability",
+               std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor))
         .Field("num_sms", d.num_sms)
         .EndObject();
   }
   w.EndArray();
   w.Key("top_kernels").BeginArray();
   for (const KernelTotal& k : s.top_kernels) {
-    w.BeginObject().Field("name", k.name).Field("count", k.count).Field("total_ns", k.total_ns).EndObject();
+    w.BeginObject()
+        .Field("name", k.name)
+        .Field("count", k.count)
+        .Field("total_ns", k.total_ns)
+        .EndObject();
   }
   w.EndArray();
   w.Field("file_bytes", static_cast<int64_t>(s.file_bytes));
@@ -115,11 +125,15 @@ void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
       .BeginObject()
       .Field("graph", static_cast<int64_t>(s.graph_bytes))
       .Field("strings", static_cast<int64_t>(s.string_bytes))
-      .Field("graph_per_event", s.events ? static_cast<double>(s.graph_bytes) / static_cast<double>(s.events) : 0.0)
+      .Field("graph_per_event",
+             s.events ? static_cast<double>(s.graph_bytes) / static_cast<double>(s.events) : 0.0)
       .EndObject();
   w.Key("trust").BeginArray();
   for (const TrustEntry& t : s.trust) {
-    w.BeginObject().Field("what", t.what).Field("severity", SeverityName(t.severity)).Field("count", t.count);
+    w.BeginObject()
+        .Field("what", t.what)
+        .Field("severity", SeverityName(t.severity))
+        .Field("count", t.count);
     if (!t.example.empty()) w.Field("example", t.example);
     w.EndObject();
   }
@@ -134,7 +148,9 @@ void WriteSummaryText(const TraceSummary& s, std::ostream& out) {
     first = false;
   }
   out << ")\n";
-  if (s.first_ts_ns) out << "span: " << Duration(*s.last_end_ns - *s.first_ts_ns) << " (first event to last end, measured)\n";
+  if (s.first_ts_ns)
+    out << "span: " << Duration(*s.last_end_ns - *s.first_ts_ns)
+        << " (first event to last end, measured)\n";
   out << "GPU: " << Thousands(s.kernels.count) << " kernels, " << Duration(s.kernels.total_ns)
       << " summed · " << Thousands(s.memcpy.count) << " memcpy, " << Duration(s.memcpy.total_ns)
       << " · " << Thousands(s.memset.count) << " memset, " << Duration(s.memset.total_ns) << " · "
@@ -147,10 +163,34 @@ void WriteSummaryText(const TraceSummary& s, std::ostream& out) {
   out << "\n";
   if (s.memory_events) {
     out << "memory: " << Thousands(s.memory_events) << " allocator events";
-    if (s.peak_total_allocated) out << ", peak allocated " << Bytes(static_cast<double>(*s.peak_total_allocated));
-    if (s.peak_total_reserved) out << ", peak reserved " << Bytes(static_cast<double>(*s.peak_total_reserved));
+    if (s.peak_total_allocated)
+      out << ", peak allocated " << Bytes(static_cast<double>(*s.peak_total_allocated));
+    if (s.peak_total_reserved)
+      out << ", peak reserved " << Bytes(static_cast<double>(*s.peak_total_reserved));
     out << " (measured)\n";
   }
+}
+
+// "8 × NVIDIA H100 80GB HBM3 (79.18 GiB, sm_90, 132 SMs)" for each distinct device.
+std::string DeviceList(const std::vector<DeviceInfo>& devices) {
+  std::vector<std::pair<std::string, int>> groups;
+  for (const DeviceInfo& d : devices) {
+    std::string desc = d.name.empty() ? "unnamed device" : d.name;
+    std::string details;
+    if (d.total_global_mem) details += Bytes(static_cast<double>(d.total_global_mem));
+    if (d.compute_major) {
+      details += (details.empty() ? "" : ", ") + std::string("sm_") +
+                 std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+    }
+    if (d.num_sms) details += (details.empty() ? "" : ", ") + std::to_string(d.num_sms) + " SMs";
+    if (!details.empty()) desc += " (" + details + ")";
+    auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == desc; });
+    if (it == groups.end()) groups.emplace_back(desc, 1);
+    else ++it->second;
+  }
+  std::string out;
+  for (const auto& [desc, n] : groups) out += (out.empty() ? "" : "; ") + std::to_string(n) + " × " + desc;
+  return out;
 }
 
 }  // namespace
@@ -160,32 +200,50 @@ void WriteInfoText(const TraceSet& set, std::ostream& out) {
   TraceSummary total = SummarizeSet(set, &per);
   char buf[256];
   double mb = static_cast<double>(total.text_bytes) / 1e6;
-  std::snprintf(buf, sizeof buf, "%.1f MB of JSON", mb);
+  double seconds = 0;
+  for (const TraceSummary& s : per) seconds += s.import_seconds;
+  std::snprintf(buf, sizeof buf, "%.1f MB of JSON, %.1f MB stored", mb,
+                static_cast<double>(total.file_bytes) / 1e6);
   out << "format: " << total.format << " · " << total.ranks << (total.ranks == 1 ? " rank" : " ranks")
       << " · " << buf << "\n";
-  for (const TraceSummary& s : per) {
-    out << "  rank " << s.rank << " (" << s.rank_source << "): " << s.path << " · "
-        << Thousands(s.events) << " events · imported in ";
+  // Devices: one line when every rank reports the same set.
+  std::string first_devices = per.empty() ? "" : DeviceList(per.front().devices);
+  bool same_devices = std::all_of(per.begin(), per.end(), [&](const TraceSummary& s) {
+    return DeviceList(s.devices) == first_devices;
+  });
+  if (same_devices && !first_devices.empty()) {
+    out << "devices" << (total.ranks > 1 ? " (each rank)" : "") << ": " << first_devices << "\n";
+  }
+  if (per.size() == 1) {
+    const TraceSummary& s = per.front();
     std::snprintf(buf, sizeof buf, "%.3f s", s.import_seconds);
-    out << buf;
-    if (!s.devices.empty()) {
-      out << " · devices:";
-      for (const DeviceInfo& d : s.devices) {
-        out << " [" << d.id << "] " << d.name;
-        if (d.total_global_mem) out << " (" << Bytes(static_cast<double>(d.total_global_mem)) << ")";
-      }
+    out << "trace: " << s.path << " · rank " << s.rank << " (from " << s.rank_source << ")"
+        << " · imported in " << buf << "\n";
+  } else {
+    out << "  rank  events      kernels  kernel time   steps  span          file\n";
+    for (const TraceSummary& s : per) {
+      std::string span = s.first_ts_ns ? Duration(*s.last_end_ns - *s.first_ts_ns) : "-";
+      std::snprintf(buf, sizeof buf, "  %4lld  %-10s  %-7s  %-12s  %-5lld  %-12s  ",
+                    static_cast<long long>(s.rank), Thousands(s.events).c_str(),
+                    Thousands(s.kernels.count).c_str(), Duration(s.kernels.total_ns).c_str(),
+                    static_cast<long long>(s.steps), span.c_str());
+      out << buf << s.path << "\n";
+      if (!same_devices && !s.devices.empty()) out << "        devices: " << DeviceList(s.devices) << "\n";
     }
-    out << "\n";
   }
   WriteSummaryText(total, out);
   if (!total.top_kernels.empty()) {
-    out << "top kernels by total time (measured):\n";
+    out << "top kernels by total time (measured";
+    if (total.ranks > 1) out << ", all ranks";
+    out << "):\n";
     int rank = 1;
     for (const KernelTotal& k : total.top_kernels) {
-      double share = total.kernels.total_ns ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(total.kernels.total_ns) : 0;
+      double share = total.kernels.total_ns ? 100.0 * static_cast<double>(k.total_ns) /
+                                                  static_cast<double>(total.kernels.total_ns)
+                                            : 0;
       std::string name = k.name.size() > 90 ? k.name.substr(0, 87) + "..." : k.name;
-      std::snprintf(buf, sizeof buf, "  %2d. %12s %5.1f%% %8s×  ", rank++, Duration(k.total_ns).c_str(),
-                    share, Thousands(k.count).c_str());
+      std::snprintf(buf, sizeof buf, "  %2d. %12s %5.1f%% %8s×  ", rank++,
+                    Duration(k.total_ns).c_str(), share, Thousands(k.count).c_str());
       out << buf << name << "\n";
     }
   }

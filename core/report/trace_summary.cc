@@ -96,10 +96,12 @@ TraceSummary Summarize(const Trace& trace) {
         by_ph[c];
   }
   for (StringId c = 0; c < by_cat.size(); ++c) {
-    if (by_cat[c]) s.events_by_category[c == 0 ? "<none>" : std::string(g.strings.Get(c))] = by_cat[c];
+    if (by_cat[c])
+      s.events_by_category[c == 0 ? "<none>" : std::string(g.strings.Get(c))] = by_cat[c];
   }
   for (size_t k = 0; k < by_kind.size(); ++k)
-    if (by_kind[k]) s.events_by_kind[std::string(EventKindName(static_cast<EventKind>(k)))] = by_kind[k];
+    if (by_kind[k])
+      s.events_by_kind[std::string(EventKindName(static_cast<EventKind>(k)))] = by_kind[k];
   if (first != INT64_MAX) {
     s.first_ts_ns = first;
     s.last_end_ns = last;
@@ -110,16 +112,19 @@ TraceSummary Summarize(const Trace& trace) {
   for (const Step& st : g.steps) s.step_numbers.push_back(st.number);
   for (EventId i = 0; i < e.size(); ++i) {
     std::string_view n = g.strings.Get(e.name[i]);
-    if (n.starts_with("ProfilerStep#") && e.kind[i] != EventKind::kMetadata) ++s.profiler_step_events;
+    if (n.starts_with("ProfilerStep#") && e.kind[i] != EventKind::kMetadata)
+      ++s.profiler_step_events;
   }
   s.memory_events = by_kind[static_cast<size_t>(EventKind::kMemory)];
   const MemoryArgsTable& m = g.memory_args;
   for (size_t r = 0; r < m.size(); ++r) {
     if (e.kind[m.event[r]] != EventKind::kMemory) continue;
     if (m.total_allocated[r] != kNoValue)
-      s.peak_total_allocated = std::max(s.peak_total_allocated.value_or(INT64_MIN), m.total_allocated[r]);
+      s.peak_total_allocated =
+          std::max(s.peak_total_allocated.value_or(INT64_MIN), m.total_allocated[r]);
     if (m.total_reserved[r] != kNoValue)
-      s.peak_total_reserved = std::max(s.peak_total_reserved.value_or(INT64_MIN), m.total_reserved[r]);
+      s.peak_total_reserved =
+          std::max(s.peak_total_reserved.value_or(INT64_MIN), m.total_reserved[r]);
   }
   std::unordered_set<EventId> launched;
   for (size_t k = 0; k < g.edges.size(); ++k) {
@@ -159,9 +164,11 @@ TraceSummary SummarizeSet(const TraceSet& set, std::vector<TraceSummary>* traces
     total.profiler_step_events += s.profiler_step_events;
     total.memory_events += s.memory_events;
     if (s.peak_total_allocated)
-      total.peak_total_allocated = std::max(total.peak_total_allocated.value_or(INT64_MIN), *s.peak_total_allocated);
+      total.peak_total_allocated =
+          std::max(total.peak_total_allocated.value_or(INT64_MIN), *s.peak_total_allocated);
     if (s.peak_total_reserved)
-      total.peak_total_reserved = std::max(total.peak_total_reserved.value_or(INT64_MIN), *s.peak_total_reserved);
+      total.peak_total_reserved =
+          std::max(total.peak_total_reserved.value_or(INT64_MIN), *s.peak_total_reserved);
     total.launch_edges += s.launch_edges;
     total.kernels_with_launch += s.kernels_with_launch;
     total.flow_edges += s.flow_edges;
@@ -185,7 +192,8 @@ TraceSummary SummarizeSet(const TraceSet& set, std::vector<TraceSummary>* traces
     if (traces) traces->push_back(std::move(s));
   }
   if (!set.traces.empty() && set.traces.size() == 1) {
-    total.step_numbers = traces && !traces->empty() ? traces->front().step_numbers : std::vector<int64_t>{};
+    total.step_numbers =
+        traces && !traces->empty() ? traces->front().step_numbers : std::vector<int64_t>{};
   }
   total.format = formats.size() == 1 ? *formats.begin() : "mixed";
   total.top_kernels = TopKernels(kernels);

@@ -30,7 +30,8 @@ std::string TempDir() {
 std::string WriteTempFile(const std::string& name, std::string_view bytes) {
   std::string path = TempDir() + "/" + name;
   fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -44,9 +45,10 @@ std::string Gzip(std::string_view bytes) {
 }
 
 std::string SharedDataDir() {
-  if (const char* env = std::getenv("TRACEHOUND_SHARED_DATA")) return fs::is_directory(env) ? env : "";
+  if (const char* env = std::getenv("TRACEHOUND_SHARED_DATA"))
+    return fs::is_directory(env) ? env : "";
   return fs::is_directory(TRACEHOUND_SHARED_DATA) ? fs::canonical(TRACEHOUND_SHARED_DATA).string()
-                                                   : "";
+                                                  : "";
 }
 
 std::string ReadFile(const std::string& path) {

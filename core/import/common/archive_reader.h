@@ -17,9 +17,8 @@ bool IsArchive(const std::string& path);
 // only during the call and reads the member's stored bytes (a member that is
 // itself gzip-compressed is decoded by the caller with OpenDecoded). The
 // source's name is "archive:member".
-Status ForEachArchiveMember(
-    const std::string& path,
-    const std::function<Status(const std::string& member, std::unique_ptr<ByteSource> source)>&
-        visit);
+Status ForEachArchiveMember(const std::string& path,
+                            const std::function<Status(const std::string& member,
+                                                       std::unique_ptr<ByteSource> source)>& visit);
 
 }  // namespace th

@@ -16,7 +16,8 @@ namespace {
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(std::string path, int fd, uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {
+  FileSource(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -62,7 +63,8 @@ class FileSource final : public ByteSource {
 
 class MemorySource final : public ByteSource {
  public:
-  MemorySource(std::string name, std::string bytes) : name_(std::move(name)), bytes_(std::move(bytes)) {}
+  MemorySource(std::string name, std::string bytes)
+      : name_(std::move(name)), bytes_(std::move(bytes)) {}
   StatusOr<size_t> Read(char* buf, size_t n) override {
     size_t k = std::min(n, bytes_.size() - pos_);
     std::memcpy(buf, bytes_.data() + pos_, k);

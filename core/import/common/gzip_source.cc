@@ -42,8 +42,7 @@ class GzipSource final : public ByteSource {
           return InvalidInput(name() + ": truncated gzip stream: input ends at compressed offset " +
                               std::to_string(in_->stored_bytes_read()) +
                               " before the end of the compressed data (" +
-                              std::to_string(total_out_ + Produced(out)) +
-                              " bytes decompressed)");
+                              std::to_string(total_out_ + Produced(out)) + " bytes decompressed)");
         }
       }
       int ret = isal_inflate(&state_);

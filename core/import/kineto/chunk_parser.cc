@@ -110,19 +110,25 @@ void ParseArgs(ondemand::object obj, Args* a) {
         if (KeyIs(key, "External id")) GetInt(v, &a->external_id);
         break;
       case 's':
-        if (KeyIs(key, "stream")) GetInt(v, &a->stream);
-        else if (KeyIs(key, "shared memory")) GetInt(v, &a->shared_mem);
+        if (KeyIs(key, "stream"))
+          GetInt(v, &a->stream);
+        else if (KeyIs(key, "shared memory"))
+          GetInt(v, &a->shared_mem);
         break;
       case 'd':
-        if (KeyIs(key, "device")) GetInt(v, &a->device);
-        else if (KeyIs(key, "dtype")) GetString(v, &a->dtype);
+        if (KeyIs(key, "device"))
+          GetInt(v, &a->device);
+        else if (KeyIs(key, "dtype"))
+          GetString(v, &a->dtype);
         break;
       case 'g':
         if (KeyIs(key, "grid")) GetDim3(v, a->grid);
         break;
       case 'b':
-        if (KeyIs(key, "block")) GetDim3(v, a->block);
-        else if (KeyIs(key, "bytes")) GetInt(v, &a->bytes);
+        if (KeyIs(key, "block"))
+          GetDim3(v, a->block);
+        else if (KeyIs(key, "bytes"))
+          GetInt(v, &a->bytes);
         break;
       case 'r':
         if (KeyIs(key, "registers per thread")) GetInt(v, &a->registers);
@@ -149,8 +155,10 @@ void ParseArgs(ondemand::object obj, Args* a) {
         if (KeyIs(key, "Process Group Name")) GetString(v, &a->group);
         break;
       case 'T':
-        if (KeyIs(key, "Total Allocated")) GetInt(v, &a->total_allocated);
-        else if (KeyIs(key, "Total Reserved")) GetInt(v, &a->total_reserved);
+        if (KeyIs(key, "Total Allocated"))
+          GetInt(v, &a->total_allocated);
+        else if (KeyIs(key, "Total Reserved"))
+          GetInt(v, &a->total_reserved);
         break;
       case 'B':
         if (KeyIs(key, "Bytes")) GetInt(v, &a->mem_bytes);
@@ -159,8 +167,10 @@ void ParseArgs(ondemand::object obj, Args* a) {
         if (KeyIs(key, "Addr")) GetInt(v, &a->addr);
         break;
       case 'D':
-        if (KeyIs(key, "Device Type")) GetInt(v, &a->device_type);
-        else if (KeyIs(key, "Device Id")) GetInt(v, &a->device_id);
+        if (KeyIs(key, "Device Type"))
+          GetInt(v, &a->device_type);
+        else if (KeyIs(key, "Device Id"))
+          GetInt(v, &a->device_id);
         break;
       case 'n':
         if (KeyIs(key, "name")) a->has_meta_name = GetString(v, &a->meta_name);
@@ -176,9 +186,31 @@ void ParseArgs(ondemand::object obj, Args* a) {
 
 bool KnownPhase(char c) {
   switch (c) {
-    case 'X': case 'B': case 'E': case 'i': case 'I': case 'C': case 'b': case 'n': case 'e':
-    case 'S': case 'T': case 'p': case 'F': case 's': case 't': case 'f': case 'P': case 'N':
-    case 'O': case 'D': case 'M': case 'V': case 'v': case 'R': case 'c':
+    case 'X':
+    case 'B':
+    case 'E':
+    case 'i':
+    case 'I':
+    case 'C':
+    case 'b':
+    case 'n':
+    case 'e':
+    case 'S':
+    case 'T':
+    case 'p':
+    case 'F':
+    case 's':
+    case 't':
+    case 'f':
+    case 'P':
+    case 'N':
+    case 'O':
+    case 'D':
+    case 'M':
+    case 'V':
+    case 'v':
+    case 'R':
+    case 'c':
       return true;
     default:
       return false;
@@ -299,9 +331,8 @@ class EventReader {
   }
 
   void Commit(std::string_view ph_text, bool has_ph, std::string_view cat, bool has_cat,
-              std::string_view name, int64_t ts, bool ts_invalid, int64_t dur,
-              bool bind_enclosing, int64_t id, bool id_is_string, const TrackKey& key,
-              const Args& a) {
+              std::string_view name, int64_t ts, bool ts_invalid, int64_t dur, bool bind_enclosing,
+              int64_t id, bool id_is_string, const TrackKey& key, const Args& a) {
     ChunkDefects& d = out_->defects;
     char ph = has_ph && !ph_text.empty() ? ph_text[0] : '\0';
     if (!has_ph) {
@@ -400,10 +431,14 @@ class EventReader {
     } else if (kind == EventKind::kMetadata && a.has_meta_name) {
       NameRecord::Kind nk;
       bool keep = true;
-      if (name == "process_name") nk = NameRecord::kProcessName;
-      else if (name == "thread_name") nk = NameRecord::kThreadName;
-      else if (name == "process_labels") nk = NameRecord::kProcessLabels;
-      else keep = false;
+      if (name == "process_name")
+        nk = NameRecord::kProcessName;
+      else if (name == "thread_name")
+        nk = NameRecord::kThreadName;
+      else if (name == "process_labels")
+        nk = NameRecord::kProcessLabels;
+      else
+        keep = false;
       if (keep) out_->names.push_back({nk, track, out_->strings.Intern(a.meta_name)});
     }
 
@@ -437,9 +472,12 @@ uint64_t ElementOffset(const TextChunk& chunk, int64_t index) {
   for (int64_t commas = 0; pos < end && commas < index; ++pos) {
     char c = t[pos];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -463,8 +501,7 @@ void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, 
   auto fail = [&](simdjson::error_code err) {
     out->error = source_name + ": malformed JSON in traceEvents element #" +
                  std::to_string(chunk.first_event + index) + " at text offset " +
-                 std::to_string(ElementOffset(chunk, index)) + ": " +
-                 simdjson::error_message(err);
+                 std::to_string(ElementOffset(chunk, index)) + ": " + simdjson::error_message(err);
   };
   ondemand::document doc;
   if (auto err = parser_.iterate(chunk.data, chunk.length, chunk.capacity).get(doc)) {

@@ -16,9 +16,9 @@ namespace th::kineto {
 class EventBoundaryScanner {
  public:
   struct Result {
-    size_t stop = 0;        // where scanning stopped (== end, or at the closing ']')
+    size_t stop = 0;  // where scanning stopped (== end, or at the closing ']')
     bool array_closed = false;
-    bool bad_close = false; // a '}' at depth 0: the text is not a JSON array
+    bool bad_close = false;  // a '}' at depth 0: the text is not a JSON array
   };
 
   // Scans data[begin, end). `last_element_end` is set to one past the last

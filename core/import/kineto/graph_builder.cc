@@ -4,8 +4,6 @@
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <charconv>
 #include <string>
 
@@ -169,7 +167,8 @@ void GraphBuilder::OrderTracks() {
   g.track_order.resize(offsets[tracks]);
   std::vector<uint32_t> fill(offsets.begin(), offsets.end() - 1);
   for (EventId i = 0; i < e.size(); ++i)
-    if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker)) g.track_order[fill[e.track[i]]++] = i;
+    if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker))
+      g.track_order[fill[e.track[i]]++] = i;
   tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
     EventId* first = g.track_order.data() + offsets[t];
     EventId* last = g.track_order.data() + offsets[t + 1];
@@ -213,23 +212,33 @@ void GraphBuilder::Nest() {
 void GraphBuilder::LinkLaunches() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
+  // One pass gathers what the joins need.
+  std::vector<std::pair<int64_t, EventId>> launches;
+  std::vector<EventId> activities;
   int64_t first_launch = INT64_MAX;
   for (EventId i = 0; i < e.size(); ++i) {
-    if (IsLaunch(e.kind[i]) && e.correlation[i] != kNoValue) {
-      launch_of_.TryEmplace(e.correlation[i], i);
+    EventKind k = e.kind[i];
+    if (IsLaunch(k) && e.correlation[i] != kNoValue) {
+      launches.emplace_back(e.correlation[i], i);
       first_launch = std::min(first_launch, e.correlation[i]);
+    } else if (IsGpuActivity(k)) {
+      activities.push_back(i);
+    } else if (k == EventKind::kFlow) {
+      flows_.push_back(i);
     }
   }
+  launch_of_ = IdIndex(launches);
+  launched_.assign(e.size(), 0);
   int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0;
-  for (EventId i = 0; i < e.size(); ++i) {
+  for (EventId i : activities) {
     EventKind k = e.kind[i];
-    if (!IsGpuActivity(k)) continue;
     int64_t corr = e.correlation[i];
-    const EventId* launch = corr == kNoValue ? nullptr : launch_of_.Find(corr);
-    if (launch) {
-      g.edges.src.push_back(*launch);
+    EventId launch = corr == kNoValue ? kNoRow : launch_of_.Find(corr);
+    if (launch != kNoRow) {
+      g.edges.src.push_back(launch);
       g.edges.dst.push_back(i);
       g.edges.kind.push_back(EdgeKind::kLaunch);
+      launched_[i] = 1;
     } else if (k != EventKind::kKernel) {
       ++copies_unlinked;
     } else if (corr != kNoValue && corr < first_launch) {
@@ -269,41 +278,35 @@ void GraphBuilder::LinkFlows() {
     }
     return kNoRow;
   };
-  struct FlowKey {
-    StringId cat;
-    int64_t id;
-    bool operator==(const FlowKey&) const = default;
-  };
-  struct FlowKeyHash {
-    size_t operator()(const FlowKey& k) const {
-      return static_cast<size_t>(MixHash(static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ULL + k.cat));
-    }
-  };
-  FlatHashMap<FlowKey, EventId, FlowKeyHash> starts(1024);
-  for (EventId i = 0; i < e.size(); ++i)
-    if (e.kind[i] == EventKind::kFlow && e.ph[i] == 's')
-      starts.TryEmplace(FlowKey{e.cat[i], e.correlation[i]}, i);
-  std::vector<uint8_t> has_launch(e.size(), 0);
-  for (size_t k = 0; k < g.edges.size(); ++k)
-    if (g.edges.kind[k] == EdgeKind::kLaunch) has_launch[g.edges.dst[k]] = 1;
+  // Flow ids are unique per category: one index of starts per category.
+  std::unordered_map<StringId, std::vector<std::pair<int64_t, EventId>>> starts_by_cat;
+  for (EventId i : flows_)
+    if (e.ph[i] == 's') starts_by_cat[e.cat[i]].emplace_back(e.correlation[i], i);
+  std::unordered_map<StringId, IdIndex> starts;
+  size_t start_count = 0;
+  for (auto& [cat, pairs] : starts_by_cat) {
+    start_count += pairs.size();
+    starts.emplace(cat, IdIndex(pairs));
+  }
   std::vector<uint8_t> start_used(e.size(), 0);
   int64_t orphan_end = 0, unbound = 0, used = 0;
   // CPU->GPU flows carry the launch's correlation id as their id: when that id
   // already linked a launch to its GPU activity, the flow adds nothing.
   const StringId ac2g = g.strings.Find("ac2g");
-  for (EventId i = 0; i < e.size(); ++i) {
-    if (e.kind[i] != EventKind::kFlow || e.ph[i] == 's') continue;
-    const EventId* start = starts.Find(FlowKey{e.cat[i], e.correlation[i]});
-    if (!start) {
+  for (EventId i : flows_) {
+    if (e.ph[i] == 's') continue;
+    auto index = starts.find(e.cat[i]);
+    EventId s = index == starts.end() ? kNoRow : index->second.Find(e.correlation[i]);
+    if (s == kNoRow) {
       ++orphan_end;
       continue;
     }
-    EventId s = *start;
     if (!start_used[s]) {
       start_used[s] = 1;
       ++used;
     }
-    if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) && launch_of_.Find(e.correlation[i]))
+    if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) &&
+        launch_of_.Find(e.correlation[i]) != kNoRow)
       continue;
     EventId from = bind(e.track[s], e.ts[s], true);
     EventId to = bind(e.track[i], e.ts[i], (e.flags[i] & kFlagFlowBindEnclosing) != 0);
@@ -312,16 +315,20 @@ void GraphBuilder::LinkFlows() {
       continue;
     }
     bool to_gpu = IsGpuActivity(e.kind[to]);
-    if (to_gpu && has_launch[to]) continue;  // already linked by correlation id
+    if (to_gpu && launched_[to]) continue;  // already linked by correlation id
     g.edges.src.push_back(from);
     g.edges.dst.push_back(to);
     g.edges.kind.push_back(to_gpu && IsLaunch(e.kind[from]) ? EdgeKind::kLaunch : EdgeKind::kFlow);
   }
-  int64_t orphan_start = static_cast<int64_t>(starts.size()) - used;
+  int64_t orphan_start = static_cast<int64_t>(start_count) - used;
   trace_->trust.Add("flow end (f/t) whose start (s) is not in the trace", Severity::kInfo,
                     orphan_end);
   trace_->trust.Add("flow start (s) whose end is not in the trace", Severity::kInfo, orphan_start);
   trace_->trust.Add("flow point not bound to any slice", Severity::kInfo, unbound);
+  flows_.clear();
+  flows_.shrink_to_fit();
+  launched_.clear();
+  launched_.shrink_to_fit();
 }
 
 void GraphBuilder::CollectSteps() {
@@ -392,25 +399,21 @@ void GraphBuilder::Finish() {
   trust.Add("non-object element in traceEvents (skipped)", Severity::kDataLoss,
             defects_.non_object);
   trust.Add("event without ph", Severity::kDataLoss, defects_.missing_ph);
-  trust.Add("event with an unknown phase", Severity::kDataLoss, defects_.unknown_phase,
-            defects_.first_unknown_phase.empty() ? "" : "ph \"" + defects_.first_unknown_phase + "\"");
+  trust.Add(
+      "event with an unknown phase", Severity::kDataLoss, defects_.unknown_phase,
+      defects_.first_unknown_phase.empty() ? "" : "ph \"" + defects_.first_unknown_phase + "\"");
   trust.Add("event without a valid ts", Severity::kDataLoss, defects_.invalid_ts);
   trust.Add("complete (X) event without dur", Severity::kDataLoss, defects_.x_without_dur);
   trust.Add("event with a negative dur", Severity::kDataLoss, defects_.negative_dur);
   trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
             defects_.rounded_time);
-  auto t = std::chrono::steady_clock::now();
-  auto lap = [&](const char* what) {
-    if (getenv("TH_DEBUG")) fprintf(stderr, "%s %.3f\n", what, std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
-    t = std::chrono::steady_clock::now();
-  };
-  PairBeginEnd(); lap("pair");
-  OrderTracks(); lap("order");
-  Nest(); lap("nest");
-  LinkLaunches(); lap("launch");
-  LinkFlows(); lap("flows");
-  CollectSteps(); lap("steps");
-  ClassifyTracks(); lap("classify");
+  PairBeginEnd();
+  OrderTracks();
+  Nest();
+  LinkLaunches();
+  LinkFlows();
+  CollectSteps();
+  ClassifyTracks();
 }
 
 }  // namespace th::kineto

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/graph/flat_hash_map.h"
+#include "core/graph/id_index.h"
 #include "core/graph/trace.h"
 #include "core/import/kineto/parsed_chunk.h"
 
@@ -35,9 +35,11 @@ class GraphBuilder {
 
   Trace* trace_;
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
-  std::vector<NameRecord> names_;  // global track / string ids
+  std::vector<NameRecord> names_;                                     // global track / string ids
   ChunkDefects defects_;
-  FlatHashMap<int64_t, EventId, Int64Hash> launch_of_;  // correlation id -> launch event
+  IdIndex launch_of_;              // correlation id -> launch event
+  std::vector<EventId> flows_;     // flow events, gathered by LinkLaunches
+  std::vector<uint8_t> launched_;  // per event: GPU activity linked to its launch
 };
 
 }  // namespace th::kineto

@@ -139,62 +139,64 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   const std::string& name = text.name();
 
   using Clock = std::chrono::steady_clock;
-  auto seconds = [](Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); };
+  auto seconds = [](Clock::time_point a) {
+    return std::chrono::duration<double>(Clock::now() - a).count();
+  };
   double read_s = 0, merge_s = 0;
   std::atomic<int64_t> parse_ns{0};
   Pool<TextChunk> text_pool;
   Pool<ParsedChunk> parsed_pool;
   tbb::parallel_pipeline(
       tokens,
-      tbb::make_filter<void, TextChunk*>(
-          tbb::filter_mode::serial_in_order,
-          [&](tbb::flow_control& fc) -> TextChunk* {
-            if (stop.load()) {
-              fc.stop();
-              return nullptr;
-            }
-            TextChunk* chunk = text_pool.Acquire();
-            auto t0 = Clock::now();
-            auto more = reader.Next(chunk);
-            read_s += seconds(t0);
-            if (!more.ok() || !*more) {
-              if (!more.ok()) {
-                fail(more.status());
-                stop = true;
-              }
-              text_pool.Release(chunk);
-              fc.stop();
-              return nullptr;
-            }
-            return chunk;
-          }) &
+      tbb::make_filter<void, TextChunk*>(tbb::filter_mode::serial_in_order,
+                                         [&](tbb::flow_control& fc) -> TextChunk* {
+                                           if (stop.load()) {
+                                             fc.stop();
+                                             return nullptr;
+                                           }
+                                           TextChunk* chunk = text_pool.Acquire();
+                                           auto t0 = Clock::now();
+                                           auto more = reader.Next(chunk);
+                                           read_s += seconds(t0);
+                                           if (!more.ok() || !*more) {
+                                             if (!more.ok()) {
+                                               fail(more.status());
+                                               stop = true;
+                                             }
+                                             text_pool.Release(chunk);
+                                             fc.stop();
+                                             return nullptr;
+                                           }
+                                           return chunk;
+                                         }) &
           tbb::make_filter<TextChunk*, ParsedChunk*>(
               tbb::filter_mode::parallel,
               [&](TextChunk* chunk) {
                 ParsedChunk* parsed = parsed_pool.Acquire();
                 auto t0 = Clock::now();
                 if (!stop.load()) parsers.local().Parse(*chunk, name, parsed);
-                parse_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+                parse_ns +=
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
                 parsed->release_before = chunk->release_before;
                 text_pool.Release(chunk);
                 return parsed;
               }) &
-          tbb::make_filter<ParsedChunk*, void>(
-              tbb::filter_mode::serial_in_order, [&](ParsedChunk* parsed) {
-                auto t0 = Clock::now();
-                if (!stop.load()) {
-                  if (!parsed->error.empty()) {
-                    fail(InvalidInput(parsed->error));
-                    stop = true;
-                  } else {
-                    builder.Append(std::move(*parsed));
-                    reader.ReleaseBefore(parsed->release_before);
-                  }
-                }
-                parsed->Reset();
-                parsed_pool.Release(parsed);
-                merge_s += seconds(t0);
-              }));
+          tbb::make_filter<ParsedChunk*, void>(tbb::filter_mode::serial_in_order,
+                                               [&](ParsedChunk* parsed) {
+                                                 auto t0 = Clock::now();
+                                                 if (!stop.load()) {
+                                                   if (!parsed->error.empty()) {
+                                                     fail(InvalidInput(parsed->error));
+                                                     stop = true;
+                                                   } else {
+                                                     builder.Append(std::move(*parsed));
+                                                     reader.ReleaseBefore(parsed->release_before);
+                                                   }
+                                                 }
+                                                 parsed->Reset();
+                                                 parsed_pool.Release(parsed);
+                                                 merge_s += seconds(t0);
+                                               }));
   if (!failure.ok()) return failure;
   if (!reader.found_events()) {
     return Unsupported(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");

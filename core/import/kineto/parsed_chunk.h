@@ -21,9 +21,9 @@ struct TextChunk {
   size_t capacity = 0;            // readable bytes at `data` (>= length + padding)
   std::unique_ptr<char[]> owned;  // copy buffer, reused across chunks (not zero-filled)
   size_t owned_capacity = 0;
-  size_t release_before = 0;      // mapped input: text before this offset is consumed
-  uint64_t text_offset = 0;     // decompressed offset of text[1] in the input
-  int64_t first_event = 0;      // index of the chunk's first element in traceEvents
+  size_t release_before = 0;  // mapped input: text before this offset is consumed
+  uint64_t text_offset = 0;   // decompressed offset of text[1] in the input
+  int64_t first_event = 0;    // index of the chunk's first element in traceEvents
   uint64_t sequence = 0;
 };
 
@@ -117,9 +117,19 @@ struct ParsedChunk {
 };
 
 inline void ClearColumns(EventColumns& e) {
-  e.ts.clear(); e.dur.clear(); e.name.clear(); e.cat.clear(); e.track.clear(); e.parent.clear();
-  e.depth.clear(); e.ph.clear(); e.kind.clear(); e.flags.clear(); e.correlation.clear();
-  e.external_id.clear(); e.args_row.clear();
+  e.ts.clear();
+  e.dur.clear();
+  e.name.clear();
+  e.cat.clear();
+  e.track.clear();
+  e.parent.clear();
+  e.depth.clear();
+  e.ph.clear();
+  e.kind.clear();
+  e.flags.clear();
+  e.correlation.clear();
+  e.external_id.clear();
+  e.args_row.clear();
 }
 
 inline void ParsedChunk::Reset() {

@@ -1,12 +1,11 @@
 #include "core/import/kineto/top_level_reader.h"
 
 #include <simdjson.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace th::kineto {
 
@@ -76,8 +75,10 @@ bool TopLevelReader::ScanValue(size_t* value_end) {
   for (; value_scan_ < end_; ++value_scan_) {
     char c = buf_[value_scan_];
     if (value_in_string_) {
-      if (value_escaped_) value_escaped_ = false;
-      else if (c == '\\') value_escaped_ = true;
+      if (value_escaped_)
+        value_escaped_ = false;
+      else if (c == '\\')
+        value_escaped_ = true;
       else if (c == '"') {
         value_in_string_ = false;
         if (value_depth_ == 0) {
@@ -248,8 +249,8 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           break;
         }
         if (c != '"') return Error(std::string("expected a key, found '") + c + "'", pos_);
-        const char* q = static_cast<const char*>(
-            std::memchr(buf_ + pos_ + 1, '"', end_ - pos_ - 1));
+        const char* q =
+            static_cast<const char*>(std::memchr(buf_ + pos_ + 1, '"', end_ - pos_ - 1));
         if (!q) {
           need_more = true;
           break;
@@ -306,9 +307,8 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
         } else if (c == '}') {
           mode_ = Mode::kTrailing;
         } else {
-          return Error(std::string("expected ',' or '}' in the top-level object, found '") + c +
-                           "'",
-                       pos_);
+          return Error(
+              std::string("expected ',' or '}' in the top-level object, found '") + c + "'", pos_);
         }
         ++pos_;
         keep_ = pos_;
@@ -328,7 +328,8 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
     }
     if (need_more) {
       if (eof_) {
-        if (mode_ == Mode::kStart) return Unsupported(source_.name() + ": empty input, not a trace");
+        if (mode_ == Mode::kStart)
+          return Unsupported(source_.name() + ": empty input, not a trace");
         return Error("input ends inside the top-level JSON object (truncated?)", end_);
       }
       TH_RETURN_IF_ERROR(Fill());

@@ -41,7 +41,16 @@ class TopLevelReader {
   int64_t elements() const { return elements_; }
 
  private:
-  enum class Mode { kStart, kExpectKey, kExpectColon, kValue, kAfterValue, kEvents, kTrailing, kDone };
+  enum class Mode {
+    kStart,
+    kExpectKey,
+    kExpectColon,
+    kValue,
+    kAfterValue,
+    kEvents,
+    kTrailing,
+    kDone
+  };
 
   Status Fill();  // more text into the window, keeping [keep_, end_)
   Status Error(const std::string& what, size_t pos) const;
@@ -54,7 +63,7 @@ class TopLevelReader {
   ByteSource& source_;
   size_t chunk_bytes_;
   std::vector<char> window_;  // streaming input
-  char* buf_ = nullptr;        // window_.data(), or the whole mapped input
+  char* buf_ = nullptr;       // window_.data(), or the whole mapped input
   bool mapped_ = false;
   static constexpr size_t kNoPatch = SIZE_MAX;
   size_t patched_pos_ = kNoPatch;  // byte overwritten with ']' by the last in-place chunk

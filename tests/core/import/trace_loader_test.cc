@@ -13,12 +13,14 @@ std::string RankTrace(int rank, bool with_distributed_info) {
   std::string s = "{";
   if (with_distributed_info)
     s += "\"distributedInfo\": {\"rank\": " + std::to_string(rank) + ", \"world_size\": 4},";
-  s += R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": )" +
-       std::to_string(rank + 1) + "}]}";
+  s +=
+      R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": )" +
+      std::to_string(rank + 1) + "}]}";
   return s;
 }
 
-void WriteTarGz(const std::string& path, const std::vector<std::pair<std::string, std::string>>& files) {
+void WriteTarGz(const std::string& path,
+                const std::vector<std::pair<std::string, std::string>>& files) {
   archive* a = archive_write_new();
   archive_write_add_filter_gzip(a);
   archive_write_set_format_pax_restricted(a);
@@ -52,7 +54,9 @@ TEST(LoadTraceSet, DirectoryOfRanksUsesDistributedInfoThenFileNames) {
   }
   EXPECT_EQ(set->traces[1]->info.rank_source, "file name");
   EXPECT_EQ(set->trust.Count("input skipped: not a Kineto/Chrome trace"), 1);
-  EXPECT_EQ(set->trust.Count("file in an input directory with another format (not .json/.json.gz/archive)"), 1);
+  EXPECT_EQ(set->trust.Count(
+                "file in an input directory with another format (not .json/.json.gz/archive)"),
+            1);
 }
 
 TEST(LoadTraceSet, TarGzOfRanks) {

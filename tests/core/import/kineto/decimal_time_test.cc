@@ -33,7 +33,7 @@ TEST(MicrosToNs, SubNanosecondDigitsRoundHalfToEven) {
   DecimalNs a = MicrosToNs("1.0005");  // 1000.5 ns -> 1000
   EXPECT_EQ(a.ns, 1000);
   EXPECT_TRUE(a.rounded);
-  EXPECT_EQ(MicrosToNs("1.0015").ns, 1002);     // 1001.5 -> 1002
+  EXPECT_EQ(MicrosToNs("1.0015").ns, 1002);  // 1001.5 -> 1002
   EXPECT_EQ(MicrosToNs("1.00151").ns, 1002);
   EXPECT_EQ(MicrosToNs("1.0004999").ns, 1000);
   EXPECT_EQ(MicrosToNs("0.0005000001").ns, 1);  // above half

@@ -17,13 +17,18 @@ std::vector<size_t> ReferenceEnds(const std::string& s, size_t* close) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (in_str) {
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
-      else if (c == '"') in_str = false;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
+      else if (c == '"')
+        in_str = false;
       continue;
     }
-    if (c == '"') in_str = true;
-    else if (c == '{' || c == '[') ++depth;
+    if (c == '"')
+      in_str = true;
+    else if (c == '{' || c == '[')
+      ++depth;
     else if (c == '}' || c == ']') {
       if (depth == 0) {
         *close = i;
@@ -42,7 +47,8 @@ std::string RandomEvents(std::mt19937& rng, int n) {
                           "{\"x\": \"\\\\\\\\\\\"}\"}",
                           "  {\n    \"ph\": \"i\", \"s\": \"t\"\n  }",
                           "{\"nested\": [[{\"a\": []}], {}]}",
-                          "17", "\"str]\""};
+                          "17",
+                          "\"str]\""};
   std::string s;
   for (int i = 0; i < n; ++i) {
     if (i) s += ",\n";
@@ -78,7 +84,9 @@ TEST(EventBoundaryScanner, MatchesReferenceOnRandomTextFedInPieces) {
     EXPECT_EQ(r.stop, ref_close);
     EXPECT_EQ(scanner.elements_closed(), static_cast<int64_t>(ref.size()));
     ASSERT_FALSE(ref.empty() && !got.empty());
-    if (!ref.empty()) EXPECT_EQ(got.back(), ref.back());
+    if (!ref.empty()) {
+      EXPECT_EQ(got.back(), ref.back());
+    }
     for (size_t e : got) EXPECT_NE(std::find(ref.begin(), ref.end(), e), ref.end());
   }
 }

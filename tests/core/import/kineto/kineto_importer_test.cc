@@ -117,9 +117,9 @@ TEST(ImportKinetoJson, NestsSlicesAndLinksLaunches) {
   }
   EXPECT_EQ(launches, 1);
   // The early kernel's correlation (3) is below the first launch (99).
-  EXPECT_EQ((*t)->trust.Count(
-                "kernel with no launch event: launched before the capture window started"),
-            1);
+  EXPECT_EQ(
+      (*t)->trust.Count("kernel with no launch event: launched before the capture window started"),
+      1);
   // Tracks: GPU stream 7 on device 0, named by its thread_name record.
   const Track& gpu = g.tracks[e.track[6]];
   EXPECT_EQ(gpu.kind, TrackKind::kGpuStream);

@@ -37,7 +37,8 @@ std::vector<Case> KinetoCases() {
       continue;
     cases.push_back({rel, p});
   }
-  std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.trace < b.trace; });
+  std::sort(cases.begin(), cases.end(),
+            [](const Case& a, const Case& b) { return a.trace < b.trace; });
   return cases;
 }
 
@@ -75,8 +76,9 @@ void ExpectMatchesOracle(const Trace& trace, simdjson::dom::element o) {
   EXPECT_EQ(s.memset.total_ns, Int(gpu, "/gpu_memset/total_dur_ns"));
   EXPECT_EQ(s.gpu_streams, Int(gpu, "/streams/pid_tid_count"));
   EXPECT_EQ(s.kernels_with_launch, Int(gpu, "/correlation/kernels_matched"));
-  EXPECT_EQ(trace.trust.Count("kernel with no launch event: launched before the capture window started"),
-            Int(gpu, "/correlation/kernels_unmatched_below_first_launch"));
+  EXPECT_EQ(
+      trace.trust.Count("kernel with no launch event: launched before the capture window started"),
+      Int(gpu, "/correlation/kernels_unmatched_below_first_launch"));
   EXPECT_EQ(s.profiler_step_events, Int(o, "/profiler_steps/count"));
   auto steps_by_cat = Counts(o, "/profiler_steps/by_cat");
   int64_t host_steps = 0;
@@ -85,14 +87,19 @@ void ExpectMatchesOracle(const Trace& trace, simdjson::dom::element o) {
   EXPECT_EQ(s.steps, host_steps);
   EXPECT_EQ(s.memory_events, Int(o, "/memory_events/count"));
   simdjson::dom::element peak = o.at_pointer("/memory_events/max_total_allocated").value();
-  if (peak.is_null()) EXPECT_FALSE(s.peak_total_allocated.has_value());
-  else EXPECT_EQ(s.peak_total_allocated.value_or(-1), peak.get_int64().value());
+  if (peak.is_null()) {
+    EXPECT_FALSE(s.peak_total_allocated.has_value());
+  } else {
+    EXPECT_EQ(s.peak_total_allocated.value_or(-1), peak.get_int64().value());
+  }
   if (s.first_ts_ns) {
     EXPECT_EQ(*s.first_ts_ns, Int(o, "/events/t0_ns"));
     EXPECT_EQ(*s.last_end_ns, Int(o, "/events/end_max_ns"));
   }
   simdjson::dom::element base = o["baseTimeNanoseconds"].value();
-  if (!base.is_null()) EXPECT_EQ(trace.info.base_time_ns.value_or(-1), base.get_int64().value());
+  if (!base.is_null()) {
+    EXPECT_EQ(trace.info.base_time_ns.value_or(-1), base.get_int64().value());
+  }
   simdjson::dom::element dist = o["distributedInfo"].value();
   if (!dist.is_null() && !dist["rank"].is_null()) {
     ASSERT_TRUE(trace.info.distributed.has_value());
@@ -100,7 +107,8 @@ void ExpectMatchesOracle(const Trace& trace, simdjson::dom::element o) {
     EXPECT_EQ(trace.info.rank, dist["rank"].get_int64().value());
   }
   EXPECT_EQ(static_cast<int64_t>(trace.info.devices.size()), Int(o, "/deviceProperties/count"));
-  EXPECT_EQ(trace.trust.Count("event without ph"), std::max<int64_t>(0, Int(o, "/events/by_ph/<none>")));
+  EXPECT_EQ(trace.trust.Count("event without ph"),
+            std::max<int64_t>(0, Int(o, "/events/by_ph/<none>")));
 }
 
 class RealKinetoTrace : public ::testing::TestWithParam<Case> {};
@@ -142,7 +150,8 @@ INSTANTIATE_TEST_SUITE_P(SharedData, RealKinetoTrace, ::testing::ValuesIn(Kineto
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RealKinetoTrace);
 
 TEST(RealKinetoTraces, SharedDataPresent) {
-  if (testing::SharedDataDir().empty()) GTEST_SKIP() << "../shared/data is absent: real-trace tests skipped";
+  if (testing::SharedDataDir().empty())
+    GTEST_SKIP() << "../shared/data is absent: real-trace tests skipped";
   EXPECT_GE(KinetoCases().size(), 40u);
 }
 
