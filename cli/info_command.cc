@@ -18,7 +18,7 @@ struct InfoOptions {
   bool json = false;
   std::string output;
   int threads = 0;
-  size_t chunk_kib = 4096;
+  size_t chunk_kib = 1024;
 };
 }  // namespace
 

@@ -1,10 +1,17 @@
 // tracehound: the command line. Thin: parses arguments, calls core/.
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/generate_command.h"
 #include "cli/info_command.h"
 
 int main(int argc, char** argv) {
+  // Columns and chunk buffers above 1 MiB live in their own mappings: freed
+  // memory goes back to the system and growth is an mremap, not a copy. (glibc
+  // otherwise raises this threshold as blocks are freed and keeps big freed
+  // blocks resident in the heap.)
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   CLI::App app{"tracehound: analyse ML profiler traces (PyTorch/Kineto, XProf)"};
   app.set_version_flag("--version", "tracehound 0.1.0");
   app.require_subcommand(1);

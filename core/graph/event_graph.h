@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/graph/event_kind.h"
+#include "core/graph/id_column.h"
 #include "core/graph/pod_column.h"
 #include "core/graph/string_pool.h"
 
@@ -43,10 +44,10 @@ struct EventColumns {
   PodColumn<uint16_t> depth;  // nesting depth on the track (0 = top)
   PodColumn<char> ph;         // phase character as written ('\0' when missing)
   PodColumn<EventKind> kind;
-  PodColumn<uint8_t> flags;        // EventFlag bits
-  PodColumn<int64_t> correlation;  // args.correlation, or a flow's id; kNoValue if none
-  PodColumn<int64_t> external_id;  // args["External id"]; kNoValue if none
-  PodColumn<uint32_t> args_row;    // row in the sparse table for this kind, or kNoRow
+  PodColumn<uint8_t> flags;      // EventFlag bits
+  IdColumn correlation;          // args.correlation, or a flow's id; kNoValue if none
+  IdColumn external_id;          // args["External id"]; kNoValue if none
+  PodColumn<uint32_t> args_row;  // row in the sparse table for this kind, or kNoRow
 
   size_t size() const { return ts.size(); }
   size_t bytes() const;

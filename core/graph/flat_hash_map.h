@@ -28,21 +28,22 @@ class FlatHashMap {
   // Inserts (key, value) unless key is present; returns the stored value and
   // whether it was inserted.
   std::pair<Value*, bool> TryEmplace(const Key& key, const Value& value) {
-    if ((size_ + 1) * 4 > slots_.size() * 3) Rehash(slots_.size() * 2);
+    if ((size_ + 1) * 4 > keys_.size() * 3) Rehash(keys_.size() * 2);
     size_t i = Hash()(key) & mask_;
     while (used_[i]) {
-      if (slots_[i].first == key) return {&slots_[i].second, false};
+      if (keys_[i] == key) return {&values_[i], false};
       i = (i + 1) & mask_;
     }
     used_[i] = 1;
-    slots_[i] = {key, value};
+    keys_[i] = key;
+    values_[i] = value;
     ++size_;
-    return {&slots_[i].second, true};
+    return {&values_[i], true};
   }
   const Value* Find(const Key& key) const {
     size_t i = Hash()(key) & mask_;
     while (used_[i]) {
-      if (slots_[i].first == key) return &slots_[i].second;
+      if (keys_[i] == key) return &values_[i];
       i = (i + 1) & mask_;
     }
     return nullptr;
@@ -56,17 +57,20 @@ class FlatHashMap {
     return c;
   }
   void Rehash(size_t capacity) {
-    std::vector<std::pair<Key, Value>> old = std::move(slots_);
+    std::vector<Key> old_keys = std::move(keys_);
+    std::vector<Value> old_values = std::move(values_);
     std::vector<uint8_t> old_used = std::move(used_);
-    slots_.assign(capacity, {});
+    keys_.assign(capacity, Key{});
+    values_.assign(capacity, Value{});
     used_.assign(capacity, 0);
     mask_ = capacity - 1;
     size_ = 0;
-    for (size_t i = 0; i < old.size(); ++i)
-      if (old_used[i]) TryEmplace(old[i].first, old[i].second);
+    for (size_t i = 0; i < old_keys.size(); ++i)
+      if (old_used[i]) TryEmplace(old_keys[i], old_values[i]);
   }
 
-  std::vector<std::pair<Key, Value>> slots_;
+  std::vector<Key> keys_;
+  std::vector<Value> values_;
   std::vector<uint8_t> used_;
   size_t mask_ = 0;
   size_t size_ = 0;

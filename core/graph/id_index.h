@@ -4,6 +4,7 @@
 // otherwise an open-addressing hash map. The first event given for an id wins.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -15,28 +16,34 @@ namespace th {
 
 class IdIndex {
  public:
-  IdIndex() = default;
-  // pairs: (id, event) in the order events appear.
-  explicit IdIndex(const std::vector<std::pair<int64_t, EventId>>& pairs) {
-    if (pairs.empty()) return;
-    int64_t lo = pairs[0].first, hi = pairs[0].first;
-    for (const auto& [id, ev] : pairs) {
+  // Builds the index in two passes over the caller's events: `each(visit)`
+  // must call visit(id, event) for every (id, event), in event order, and give
+  // the same sequence both times. No intermediate list is kept.
+  template <typename ForEach>
+  static IdIndex Build(ForEach&& each) {
+    IdIndex index;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t count = 0;
+    each([&](int64_t id, EventId) {
       lo = std::min(lo, id);
       hi = std::max(hi, id);
-    }
-    min_ = lo;
+      ++count;
+    });
+    if (count == 0) return index;
+    index.min_ = lo;
     uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-    if (span <= 4 * pairs.size() + 4096) {
-      dense_.assign(span, kNoRow);
-      for (const auto& [id, ev] : pairs) {
-        EventId& slot = dense_[static_cast<uint64_t>(id) - static_cast<uint64_t>(lo)];
+    if (span <= 2 * count + 4096) {
+      index.dense_.assign(span, kNoRow);
+      each([&](int64_t id, EventId ev) {
+        EventId& slot = index.dense_[static_cast<uint64_t>(id) - static_cast<uint64_t>(lo)];
         if (slot == kNoRow) slot = ev;
-      }
+      });
     } else {
-      sparse_ = FlatHashMap<int64_t, EventId, Int64Hash>(pairs.size());
-      for (const auto& [id, ev] : pairs) sparse_.TryEmplace(id, ev);
-      use_sparse_ = true;
+      index.sparse_ = FlatHashMap<int64_t, EventId, Int64Hash>(count);
+      index.use_sparse_ = true;
+      each([&](int64_t id, EventId ev) { index.sparse_.TryEmplace(id, ev); });
     }
+    return index;
   }
   // The event for id, or kNoRow.
   EventId Find(int64_t id) const {

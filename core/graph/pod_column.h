@@ -41,7 +41,9 @@ class PodColumn {
   const T* begin() const { return data_; }
   const T* end() const { return data_ + size_; }
   std::span<const T> view() const { return {data_, size_}; }
-  size_t bytes() const { return capacity_ * sizeof(T); }
+  // Bytes of the values held. Capacity beyond size is reserved address space
+  // that was never written, so it is not resident.
+  size_t bytes() const { return size_ * sizeof(T); }
 
   void push_back(const T& v) {
     if (size_ == capacity_) Grow(size_ + 1);

@@ -185,11 +185,14 @@ std::string DeviceList(const std::vector<DeviceInfo>& devices) {
     if (d.num_sms) details += (details.empty() ? "" : ", ") + std::to_string(d.num_sms) + " SMs";
     if (!details.empty()) desc += " (" + details + ")";
     auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == desc; });
-    if (it == groups.end()) groups.emplace_back(desc, 1);
-    else ++it->second;
+    if (it == groups.end())
+      groups.emplace_back(desc, 1);
+    else
+      ++it->second;
   }
   std::string out;
-  for (const auto& [desc, n] : groups) out += (out.empty() ? "" : "; ") + std::to_string(n) + " × " + desc;
+  for (const auto& [desc, n] : groups)
+    out += (out.empty() ? "" : "; ") + std::to_string(n) + " × " + desc;
   return out;
 }
 
@@ -204,8 +207,8 @@ void WriteInfoText(const TraceSet& set, std::ostream& out) {
   for (const TraceSummary& s : per) seconds += s.import_seconds;
   std::snprintf(buf, sizeof buf, "%.1f MB of JSON, %.1f MB stored", mb,
                 static_cast<double>(total.file_bytes) / 1e6);
-  out << "format: " << total.format << " · " << total.ranks << (total.ranks == 1 ? " rank" : " ranks")
-      << " · " << buf << "\n";
+  out << "format: " << total.format << " · " << total.ranks
+      << (total.ranks == 1 ? " rank" : " ranks") << " · " << buf << "\n";
   // Devices: one line when every rank reports the same set.
   std::string first_devices = per.empty() ? "" : DeviceList(per.front().devices);
   bool same_devices = std::all_of(per.begin(), per.end(), [&](const TraceSummary& s) {
@@ -228,7 +231,8 @@ void WriteInfoText(const TraceSet& set, std::ostream& out) {
                     Thousands(s.kernels.count).c_str(), Duration(s.kernels.total_ns).c_str(),
                     static_cast<long long>(s.steps), span.c_str());
       out << buf << s.path << "\n";
-      if (!same_devices && !s.devices.empty()) out << "        devices: " << DeviceList(s.devices) << "\n";
+      if (!same_devices && !s.devices.empty())
+        out << "        devices: " << DeviceList(s.devices) << "\n";
     }
   }
   WriteSummaryText(total, out);

@@ -4,7 +4,6 @@
 #include <array>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace th {
 
@@ -126,16 +125,15 @@ TraceSummary Summarize(const Trace& trace) {
       s.peak_total_reserved =
           std::max(s.peak_total_reserved.value_or(INT64_MIN), m.total_reserved[r]);
   }
-  std::unordered_set<EventId> launched;
+  // Import links each GPU activity to at most one launch.
   for (size_t k = 0; k < g.edges.size(); ++k) {
     if (g.edges.kind[k] == EdgeKind::kLaunch) {
       ++s.launch_edges;
-      if (e.kind[g.edges.dst[k]] == EventKind::kKernel) launched.insert(g.edges.dst[k]);
+      s.kernels_with_launch += e.kind[g.edges.dst[k]] == EventKind::kKernel;
     } else {
       ++s.flow_edges;
     }
   }
-  s.kernels_with_launch = static_cast<int64_t>(launched.size());
   auto totals = KernelTotalsByName(g);
   s.top_kernels = TopKernels(totals);
   s.trust = trace.trust.Entries();

@@ -60,19 +60,19 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(e.ph, s.ph);
   AppendColumn(e.kind, s.kind);
   AppendColumn(e.flags, s.flags);
-  AppendColumn(e.external_id, s.external_id);
+  e.external_id.Append(s.external_id);
+  e.correlation.AppendMapped(s.correlation, [&](size_t i, int64_t corr) {
+    return (s.flags[i] & kFlagStringId) ? static_cast<int64_t>(smap[static_cast<size_t>(corr)])
+                                        : corr;
+  });
   StringId* name = e.name.grow_uninitialized(n);
   StringId* cat = e.cat.grow_uninitialized(n);
   TrackId* track = e.track.grow_uninitialized(n);
-  int64_t* correlation = e.correlation.grow_uninitialized(n);
   uint32_t* args_row = e.args_row.grow_uninitialized(n);
   for (size_t i = 0; i < n; ++i) {
     name[i] = smap[s.name[i]];
     cat[i] = smap[s.cat[i]];
     track[i] = tmap[s.track[i]];
-    int64_t corr = s.correlation[i];
-    if (s.flags[i] & kFlagStringId) corr = smap[static_cast<size_t>(corr)];
-    correlation[i] = corr;
     uint32_t row = s.args_row[i];
     if (row != kNoRow) {
       EventKind k = s.kind[i];
@@ -212,33 +212,27 @@ void GraphBuilder::Nest() {
 void GraphBuilder::LinkLaunches() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
-  // One pass gathers what the joins need.
-  std::vector<std::pair<int64_t, EventId>> launches;
-  std::vector<EventId> activities;
   int64_t first_launch = INT64_MAX;
+  launch_of_ = IdIndex::Build([&](auto&& visit) {
+    for (EventId i = 0; i < e.size(); ++i) {
+      if (IsLaunch(e.kind[i]) && e.correlation[i] != kNoValue) {
+        visit(e.correlation[i], i);
+        first_launch = std::min(first_launch, e.correlation[i]);
+      }
+    }
+  });
+  launched_.assign(e.size(), false);
+  int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0;
   for (EventId i = 0; i < e.size(); ++i) {
     EventKind k = e.kind[i];
-    if (IsLaunch(k) && e.correlation[i] != kNoValue) {
-      launches.emplace_back(e.correlation[i], i);
-      first_launch = std::min(first_launch, e.correlation[i]);
-    } else if (IsGpuActivity(k)) {
-      activities.push_back(i);
-    } else if (k == EventKind::kFlow) {
-      flows_.push_back(i);
-    }
-  }
-  launch_of_ = IdIndex(launches);
-  launched_.assign(e.size(), 0);
-  int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0;
-  for (EventId i : activities) {
-    EventKind k = e.kind[i];
+    if (!IsGpuActivity(k)) continue;
     int64_t corr = e.correlation[i];
     EventId launch = corr == kNoValue ? kNoRow : launch_of_.Find(corr);
     if (launch != kNoRow) {
       g.edges.src.push_back(launch);
       g.edges.dst.push_back(i);
       g.edges.kind.push_back(EdgeKind::kLaunch);
-      launched_[i] = 1;
+      launched_[i] = true;
     } else if (k != EventKind::kKernel) {
       ++copies_unlinked;
     } else if (corr != kNoValue && corr < first_launch) {
@@ -279,21 +273,29 @@ void GraphBuilder::LinkFlows() {
     return kNoRow;
   };
   // Flow ids are unique per category: one index of starts per category.
-  std::unordered_map<StringId, std::vector<std::pair<int64_t, EventId>>> starts_by_cat;
-  for (EventId i : flows_)
-    if (e.ph[i] == 's') starts_by_cat[e.cat[i]].emplace_back(e.correlation[i], i);
+  std::vector<EventId> flows;
+  std::vector<StringId> categories;
+  for (EventId i = 0; i < e.size(); ++i) {
+    if (e.kind[i] != EventKind::kFlow) continue;
+    flows.push_back(i);
+    if (std::find(categories.begin(), categories.end(), e.cat[i]) == categories.end())
+      categories.push_back(e.cat[i]);
+  }
   std::unordered_map<StringId, IdIndex> starts;
   size_t start_count = 0;
-  for (auto& [cat, pairs] : starts_by_cat) {
-    start_count += pairs.size();
-    starts.emplace(cat, IdIndex(pairs));
+  for (StringId cat : categories) {
+    starts.emplace(cat, IdIndex::Build([&](auto&& visit) {
+                     for (EventId i : flows)
+                       if (e.ph[i] == 's' && e.cat[i] == cat) visit(e.correlation[i], i);
+                   }));
   }
-  std::vector<uint8_t> start_used(e.size(), 0);
+  for (EventId i : flows) start_count += e.ph[i] == 's';
+  std::vector<bool> start_used(e.size(), false);
   int64_t orphan_end = 0, unbound = 0, used = 0;
   // CPU->GPU flows carry the launch's correlation id as their id: when that id
   // already linked a launch to its GPU activity, the flow adds nothing.
   const StringId ac2g = g.strings.Find("ac2g");
-  for (EventId i : flows_) {
+  for (EventId i : flows) {
     if (e.ph[i] == 's') continue;
     auto index = starts.find(e.cat[i]);
     EventId s = index == starts.end() ? kNoRow : index->second.Find(e.correlation[i]);
@@ -302,7 +304,7 @@ void GraphBuilder::LinkFlows() {
       continue;
     }
     if (!start_used[s]) {
-      start_used[s] = 1;
+      start_used[s] = true;
       ++used;
     }
     if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) &&
@@ -325,8 +327,6 @@ void GraphBuilder::LinkFlows() {
                     orphan_end);
   trace_->trust.Add("flow start (s) whose end is not in the trace", Severity::kInfo, orphan_start);
   trace_->trust.Add("flow point not bound to any slice", Severity::kInfo, unbound);
-  flows_.clear();
-  flows_.shrink_to_fit();
   launched_.clear();
   launched_.shrink_to_fit();
 }

@@ -37,9 +37,8 @@ class GraphBuilder {
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
   std::vector<NameRecord> names_;                                     // global track / string ids
   ChunkDefects defects_;
-  IdIndex launch_of_;              // correlation id -> launch event
-  std::vector<EventId> flows_;     // flow events, gathered by LinkLaunches
-  std::vector<uint8_t> launched_;  // per event: GPU activity linked to its launch
+  IdIndex launch_of_;           // correlation id -> launch event
+  std::vector<bool> launched_;  // per event: GPU activity linked to its launch
 };
 
 }  // namespace th::kineto

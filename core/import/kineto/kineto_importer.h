@@ -17,7 +17,7 @@
 namespace th::kineto {
 
 struct ImportOptions {
-  size_t chunk_bytes = size_t{4} << 20;
+  size_t chunk_bytes = size_t{1} << 20;
   size_t max_chunks_in_flight = 0;  // 0 = 2 × worker threads
 };
 

@@ -1,0 +1,73 @@
+// IdColumn: a column of int64 ids (correlation ids, External ids, flow ids)
+// stored in 4 bytes per event. Profilers hand these out from 32-bit counters,
+// so nearly every value fits; the rare one that does not is kept in a side
+// list. Read with operator[] (by value); kNoValue means "absent".
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "core/graph/pod_column.h"
+
+namespace th {
+
+class IdColumn {
+ public:
+  static constexpr int64_t kAbsent = INT64_MIN;  // == kNoValue
+
+  int64_t operator[](size_t i) const {
+    uint32_t v = narrow_[i];
+    if (v < kWide) return v;
+    if (v == kNone) return kAbsent;
+    auto it = std::lower_bound(wide_.begin(), wide_.end(),
+                               std::make_pair(static_cast<uint64_t>(i), INT64_MIN));
+    return it->second;
+  }
+  void push_back(int64_t v) {
+    if (v == kAbsent) {
+      narrow_.push_back(kNone);
+    } else if (v >= 0 && v < kWide) {
+      narrow_.push_back(static_cast<uint32_t>(v));
+    } else {
+      wide_.emplace_back(narrow_.size(), v);
+      narrow_.push_back(kWide);
+    }
+  }
+  // Appends `other`, its values passed through `map` (value -> value).
+  template <typename Map>
+  void AppendMapped(const IdColumn& other, Map&& map) {
+    size_t base = narrow_.size();
+    for (size_t i = 0; i < other.size(); ++i) {
+      int64_t v = map(i, other[i]);
+      if (v == kAbsent) {
+        narrow_.push_back(kNone);
+      } else if (v >= 0 && v < kWide) {
+        narrow_.push_back(static_cast<uint32_t>(v));
+      } else {
+        wide_.emplace_back(base + i, v);
+        narrow_.push_back(kWide);
+      }
+    }
+  }
+  void Append(const IdColumn& other) {
+    size_t base = narrow_.size();
+    narrow_.append(other.narrow_.data(), other.narrow_.size());
+    for (const auto& [row, v] : other.wide_) wide_.emplace_back(base + row, v);
+  }
+  size_t size() const { return narrow_.size(); }
+  size_t bytes() const { return narrow_.bytes() + wide_.size() * sizeof(wide_[0]); }
+  void clear() {
+    narrow_.clear();
+    wide_.clear();
+  }
+
+ private:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr uint32_t kWide = 0xFFFFFFFEu;
+  PodColumn<uint32_t> narrow_;
+  std::vector<std::pair<uint64_t, int64_t>> wide_;  // (row, value), rows ascending
+};
+
+}  // namespace th

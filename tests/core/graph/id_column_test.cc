@@ -1,0 +1,48 @@
+#include "core/graph/id_column.h"
+
+#include <gtest/gtest.h>
+
+#include "core/graph/event_graph.h"
+#include "core/graph/id_index.h"
+
+namespace th {
+namespace {
+
+TEST(IdColumn, StoresNarrowWideAndAbsentValues) {
+  IdColumn c;
+  const int64_t values[] = {0, 7, kNoValue, 0xFFFFFFFDLL, 0xFFFFFFFELL, -5, INT64_MAX, 42};
+  for (int64_t v : values) c.push_back(v);
+  ASSERT_EQ(c.size(), std::size(values));
+  for (size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i], values[i]) << i;
+  // Narrow values cost 4 bytes; only the three wide ones take more.
+  EXPECT_EQ(c.bytes(), 8 * 4 + 3 * 16);
+
+  IdColumn d;
+  d.push_back(1);
+  d.Append(c);
+  EXPECT_EQ(d[1 + 5], -5);
+  EXPECT_EQ(d[1 + 6], INT64_MAX);
+  IdColumn m;
+  m.AppendMapped(c, [](size_t i, int64_t v) { return i == 1 ? v * 1000000000000LL : v; });
+  EXPECT_EQ(m[1], 7000000000000LL);
+  EXPECT_EQ(m[2], kNoValue);
+}
+
+TEST(IdIndex, DenseAndSparseAgreeAndFirstWins) {
+  for (int64_t stride : {1, 1000003}) {
+    std::vector<std::pair<int64_t, EventId>> pairs;
+    for (EventId e = 0; e < 5000; ++e) pairs.emplace_back(100 + (e % 4000) * stride, e);
+    IdIndex index = IdIndex::Build([&](auto&& visit) {
+      for (auto& [id, ev] : pairs) visit(id, ev);
+    });
+    for (EventId e = 0; e < 4000; ++e) EXPECT_EQ(index.Find(100 + e * stride), e);
+    EXPECT_EQ(index.Find(99), kNoRow);
+    EXPECT_EQ(index.Find(100 + 4000 * stride), kNoRow);
+    EXPECT_EQ(index.Find(-7), kNoRow);
+  }
+  IdIndex empty = IdIndex::Build([](auto&&) {});
+  EXPECT_EQ(empty.Find(0), kNoRow);
+}
+
+}  // namespace
+}  // namespace th
