@@ -391,7 +391,10 @@ class EventReader {
     int64_t correlation = a.correlation;
     if (kind == EventKind::kFlow) {
       correlation = id;
-      if (id_is_string) flags |= kFlagStringId;
+      if (id_is_string) {
+        flags |= kFlagStringId;
+        out_->has_string_ids = true;
+      }
     }
     uint32_t args_row = kNoRow;
     if (IsGpuActivity(kind) || kind == EventKind::kGpuSync || kind == EventKind::kGpuEvent) {

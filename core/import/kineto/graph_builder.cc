@@ -1,9 +1,11 @@
 #include "core/import/kineto/graph_builder.h"
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <string>
 
@@ -61,10 +63,14 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(e.kind, s.kind);
   AppendColumn(e.flags, s.flags);
   e.external_id.Append(s.external_id);
-  e.correlation.AppendMapped(s.correlation, [&](size_t i, int64_t corr) {
-    return (s.flags[i] & kFlagStringId) ? static_cast<int64_t>(smap[static_cast<size_t>(corr)])
-                                        : corr;
-  });
+  if (c.has_string_ids) {
+    e.correlation.AppendMapped(s.correlation, [&](size_t i, int64_t corr) {
+      return (s.flags[i] & kFlagStringId) ? static_cast<int64_t>(smap[static_cast<size_t>(corr)])
+                                          : corr;
+    });
+  } else {
+    e.correlation.Append(s.correlation);
+  }
   StringId* name = e.name.grow_uninitialized(n);
   StringId* cat = e.cat.grow_uninitialized(n);
   TrackId* track = e.track.grow_uninitialized(n);
@@ -205,8 +211,7 @@ void GraphBuilder::Nest() {
   });
   int64_t total = 0;
   for (int64_t c : crossing) total += c;
-  trace_->trust.Add("slice overlaps its enclosing slice on the same thread (not nested)",
-                    Severity::kInfo, total);
+  crossing_slices_ = total;  // reported by Finish: Nest runs beside LinkLaunches
 }
 
 void GraphBuilder::LinkLaunches() {
@@ -290,38 +295,57 @@ void GraphBuilder::LinkFlows() {
                    }));
   }
   for (EventId i : flows) start_count += e.ph[i] == 's';
-  std::vector<bool> start_used(e.size(), false);
-  int64_t orphan_end = 0, unbound = 0, used = 0;
   // CPU->GPU flows carry the launch's correlation id as their id: when that id
   // already linked a launch to its GPU activity, the flow adds nothing.
   const StringId ac2g = g.strings.Find("ac2g");
-  for (EventId i : flows) {
-    if (e.ph[i] == 's') continue;
-    auto index = starts.find(e.cat[i]);
-    EventId s = index == starts.end() ? kNoRow : index->second.Find(e.correlation[i]);
-    if (s == kNoRow) {
-      ++orphan_end;
-      continue;
+  // Flow ends are resolved in parallel blocks; edges are concatenated in
+  // block order so the result does not depend on scheduling.
+  struct Block {
+    std::vector<EventId> src, dst;
+    std::vector<EdgeKind> kind;
+    int64_t orphan_end = 0, unbound = 0;
+  };
+  constexpr size_t kBlock = 1 << 15;
+  std::vector<Block> blocks((flows.size() + kBlock - 1) / kBlock);
+  std::vector<std::atomic<uint8_t>> start_used(e.size());
+  tbb::parallel_for(size_t{0}, blocks.size(), [&](size_t b) {
+    Block& out = blocks[b];
+    size_t end_flow = std::min(flows.size(), (b + 1) * kBlock);
+    for (size_t f = b * kBlock; f < end_flow; ++f) {
+      EventId i = flows[f];
+      if (e.ph[i] == 's') continue;
+      auto index = starts.find(e.cat[i]);
+      EventId s = index == starts.end() ? kNoRow : index->second.Find(e.correlation[i]);
+      if (s == kNoRow) {
+        ++out.orphan_end;
+        continue;
+      }
+      start_used[s].store(1, std::memory_order_relaxed);
+      if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) &&
+          launch_of_.Find(e.correlation[i]) != kNoRow)
+        continue;
+      EventId from = bind(e.track[s], e.ts[s], true);
+      EventId to = bind(e.track[i], e.ts[i], (e.flags[i] & kFlagFlowBindEnclosing) != 0);
+      if (from == kNoRow || to == kNoRow) {
+        ++out.unbound;
+        continue;
+      }
+      bool to_gpu = IsGpuActivity(e.kind[to]);
+      if (to_gpu && launched_[to]) continue;  // already linked by correlation id
+      out.src.push_back(from);
+      out.dst.push_back(to);
+      out.kind.push_back(to_gpu && IsLaunch(e.kind[from]) ? EdgeKind::kLaunch : EdgeKind::kFlow);
     }
-    if (!start_used[s]) {
-      start_used[s] = true;
-      ++used;
-    }
-    if (e.cat[i] == ac2g && !(e.flags[i] & kFlagStringId) &&
-        launch_of_.Find(e.correlation[i]) != kNoRow)
-      continue;
-    EventId from = bind(e.track[s], e.ts[s], true);
-    EventId to = bind(e.track[i], e.ts[i], (e.flags[i] & kFlagFlowBindEnclosing) != 0);
-    if (from == kNoRow || to == kNoRow) {
-      ++unbound;
-      continue;
-    }
-    bool to_gpu = IsGpuActivity(e.kind[to]);
-    if (to_gpu && launched_[to]) continue;  // already linked by correlation id
-    g.edges.src.push_back(from);
-    g.edges.dst.push_back(to);
-    g.edges.kind.push_back(to_gpu && IsLaunch(e.kind[from]) ? EdgeKind::kLaunch : EdgeKind::kFlow);
+  });
+  int64_t orphan_end = 0, unbound = 0, used = 0;
+  for (const Block& blk : blocks) {
+    orphan_end += blk.orphan_end;
+    unbound += blk.unbound;
+    g.edges.src.append(blk.src.data(), blk.src.size());
+    g.edges.dst.append(blk.dst.data(), blk.dst.size());
+    g.edges.kind.append(blk.kind.data(), blk.kind.size());
   }
+  for (EventId i : flows) used += e.ph[i] == 's' && start_used[i].load(std::memory_order_relaxed);
   int64_t orphan_start = static_cast<int64_t>(start_count) - used;
   trace_->trust.Add("flow end (f/t) whose start (s) is not in the trace", Severity::kInfo,
                     orphan_end);
@@ -408,9 +432,16 @@ void GraphBuilder::Finish() {
   trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
             defects_.rounded_time);
   PairBeginEnd();
-  OrderTracks();
-  Nest();
-  LinkLaunches();
+  // Time order and nesting per track, and the correlation-id join, touch
+  // disjoint state; flows need both.
+  tbb::parallel_invoke(
+      [this] {
+        OrderTracks();
+        Nest();
+      },
+      [this] { LinkLaunches(); });
+  trace_->trust.Add("slice overlaps its enclosing slice on the same thread (not nested)",
+                    Severity::kInfo, crossing_slices_);
   LinkFlows();
   CollectSteps();
   ClassifyTracks();

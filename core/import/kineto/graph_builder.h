@@ -37,6 +37,7 @@ class GraphBuilder {
   std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
   std::vector<NameRecord> names_;                                     // global track / string ids
   ChunkDefects defects_;
+  int64_t crossing_slices_ = 0;
   IdIndex launch_of_;           // correlation id -> launch event
   std::vector<bool> launched_;  // per event: GPU activity linked to its launch
 };

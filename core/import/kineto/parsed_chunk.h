@@ -103,6 +103,7 @@ struct ParsedChunk {
   CollectiveArgsTable collective_args;
   MemoryArgsTable memory_args;
   std::vector<NameRecord> names;
+  bool has_string_ids = false;  // some flow id is a string (a local string id)
   ChunkDefects defects;
   std::string error;  // non-empty: the chunk could not be parsed
 
@@ -142,6 +143,7 @@ inline void ParsedChunk::Reset() {
   collective_args = CollectiveArgsTable();
   memory_args = MemoryArgsTable();
   names.clear();
+  has_string_ids = false;
   defects = ChunkDefects();
   error.clear();
 }
