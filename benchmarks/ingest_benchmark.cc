@@ -8,6 +8,7 @@
 // for .gz), events/s, and for the whole import the events in the graph.
 #include <benchmark/benchmark.h>
 #include <libdeflate.h>
+#include <malloc.h>
 #include <tbb/global_control.h>
 
 #include <cstdlib>
@@ -141,4 +142,11 @@ BENCHMARK(BM_EventBoundaryScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);  // as the tracehound command does
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -29,7 +29,8 @@ TEST(IdColumn, StoresNarrowWideAndAbsentValues) {
 }
 
 TEST(IdIndex, DenseAndSparseAgreeAndFirstWins) {
-  for (int64_t stride : {1, 1000003}) {
+  // Strides give the dense, ranked and hashed layouts.
+  for (int64_t stride : {1, 7, 1000003}) {
     std::vector<std::pair<int64_t, EventId>> pairs;
     for (EventId e = 0; e < 5000; ++e) pairs.emplace_back(100 + (e % 4000) * stride, e);
     IdIndex index = IdIndex::Build([&](auto&& visit) {
