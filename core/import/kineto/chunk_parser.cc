@@ -218,7 +218,7 @@ bool KnownPhase(char c) {
 }
 
 // One pid/tid value: number or string.
-void ReadId(ondemand::value v, LocalStrings& strings, int64_t* num, uint32_t* str) {
+void ReadId(ondemand::value v, ThreadTables& strings, int64_t* num, uint32_t* str) {
   if (!v.get_int64().get(*num)) return;
   ondemand::json_type t;
   if (v.type().get(t)) return;
@@ -234,7 +234,8 @@ void ReadId(ondemand::value v, LocalStrings& strings, int64_t* num, uint32_t* st
 
 class EventReader {
  public:
-  explicit EventReader(ParsedChunk* out) : out_(out) {}
+  EventReader(ParsedChunk* out, ThreadTables* tables, std::vector<uint8_t>* cat_kind)
+      : out_(out), tables_(tables), cat_kind_(*cat_kind) {}
 
   simdjson::error_code Read(ondemand::object obj) {
     std::string_view ph_text, cat_text, name_text;
@@ -254,7 +255,7 @@ class EventReader {
             if (auto err = v.get_string().get(ph_text)) return err;
             has_ph = true;
           } else if (KeyIs(k, "pid")) {
-            ReadId(v, out_->strings, &key.pid, &key.pid_str);
+            ReadId(v, *tables_, &key.pid, &key.pid_str);
           }
           break;
         case 'c':
@@ -265,7 +266,7 @@ class EventReader {
           break;
         case 't':
           if (KeyIs(k, "tid")) {
-            ReadId(v, out_->strings, &key.tid, &key.tid_str);
+            ReadId(v, *tables_, &key.tid, &key.tid_str);
           } else if (KeyIs(k, "ts")) {
             has_ts = true;
             ts_invalid = !ReadTime(v, &ts);
@@ -283,7 +284,7 @@ class EventReader {
             if (!v.type().get(t) && t == ondemand::json_type::string) {
               std::string_view s;
               if (!v.get_string().get(s)) {
-                id = out_->strings.Intern(s);
+                id = tables_->Intern(s);
                 id_is_string = true;
               }
             } else {
@@ -323,10 +324,10 @@ class EventReader {
     return true;
   }
 
-  EventKind KindOfCategory(uint32_t cat_id) {
+  EventKind KindOfCategory(uint32_t cat_id, std::string_view cat) {
     if (cat_id >= cat_kind_.size()) cat_kind_.resize(cat_id + 1, 0xff);
     uint8_t& k = cat_kind_[cat_id];
-    if (k == 0xff) k = static_cast<uint8_t>(ClassifyCategory(out_->strings.views()[cat_id]));
+    if (k == 0xff) k = static_cast<uint8_t>(ClassifyCategory(cat));
     return static_cast<EventKind>(k);
   }
 
@@ -361,8 +362,8 @@ class EventReader {
     if (bind_enclosing) flags |= kFlagFlowBindEnclosing;
     if (ph == 'E') flags |= kFlagEndMarker;
 
-    uint32_t cat_id = has_cat ? out_->strings.Intern(cat) : 0;
-    uint32_t name_id = out_->strings.Intern(name);
+    uint32_t cat_id = has_cat ? tables_->Intern(cat) : 0;
+    uint32_t name_id = tables_->Intern(name);
     EventKind kind;
     switch (ph) {
       case 'M':
@@ -382,19 +383,16 @@ class EventReader {
         } else if (name == "[OutOfMemory]") {
           kind = EventKind::kOutOfMemory;
         } else {
-          kind = has_cat ? KindOfCategory(cat_id) : EventKind::kOther;
+          kind = has_cat ? KindOfCategory(cat_id, cat) : EventKind::kOther;
           if (kind == EventKind::kOther && (ph == 'i' || ph == 'I')) kind = EventKind::kInstant;
         }
     }
-    uint32_t track = out_->TrackOf(key);
+    uint32_t track = tables_->Track(key);
     auto row = static_cast<EventId>(out_->events.size());
     int64_t correlation = a.correlation;
     if (kind == EventKind::kFlow) {
       correlation = id;
-      if (id_is_string) {
-        flags |= kFlagStringId;
-        out_->has_string_ids = true;
-      }
+      if (id_is_string) flags |= kFlagStringId;
     }
     uint32_t args_row = kNoRow;
     if (IsGpuActivity(kind) || kind == EventKind::kGpuSync || kind == EventKind::kGpuEvent) {
@@ -414,9 +412,9 @@ class EventReader {
       if (a.has_collective) {
         CollectiveArgsTable& c = out_->collective_args;
         c.event.push_back(row);
-        c.collective.push_back(out_->strings.Intern(a.collective));
-        c.dtype.push_back(out_->strings.Intern(a.dtype));
-        c.group.push_back(out_->strings.Intern(a.group));
+        c.collective.push_back(tables_->Intern(a.collective));
+        c.dtype.push_back(tables_->Intern(a.dtype));
+        c.group.push_back(tables_->Intern(a.group));
         c.in_nelems.push_back(a.in_nelems);
         c.out_nelems.push_back(a.out_nelems);
         c.group_size.push_back(static_cast<int32_t>(a.group_size));
@@ -442,7 +440,7 @@ class EventReader {
         nk = NameRecord::kProcessLabels;
       else
         keep = false;
-      if (keep) out_->names.push_back({nk, track, out_->strings.Intern(a.meta_name)});
+      if (keep) out_->names.push_back({nk, track, tables_->Intern(a.meta_name)});
     }
 
     EventColumns& e = out_->events;
@@ -462,7 +460,8 @@ class EventReader {
   }
 
   ParsedChunk* out_;
-  std::vector<uint8_t> cat_kind_;
+  ThreadTables* tables_;
+  std::vector<uint8_t>& cat_kind_;
 };
 
 // Text offset of element `index` of the chunk: the element after the
@@ -499,7 +498,7 @@ uint64_t ElementOffset(const TextChunk& chunk, int64_t index) {
 
 void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, ParsedChunk* out) {
   out->sequence = chunk.sequence;
-  EventReader reader(out);
+  EventReader reader(out, &tables_, &cat_kind_);
   int64_t index = 0;
   auto fail = [&](simdjson::error_code err) {
     out->error = source_name + ": malformed JSON in traceEvents element #" +

@@ -22,33 +22,8 @@ inline bool IsSliceKind(EventKind k) { return k != EventKind::kMetadata && k != 
 
 }  // namespace
 
-uint32_t GraphBuilder::GlobalTrack(const TrackKey& key) {
-  auto& tracks = trace_->graph.tracks;
-  auto [it, inserted] = track_index_.try_emplace(key, static_cast<uint32_t>(tracks.size()));
-  if (inserted) {
-    Track t;
-    t.pid = key.pid;
-    t.tid = key.tid;
-    t.pid_str = key.pid_str;
-    t.tid_str = key.tid_str;
-    tracks.push_back(t);
-  }
-  return it->second;
-}
-
 void GraphBuilder::Append(ParsedChunk&& c) {
   EventGraph& g = trace_->graph;
-  const auto& views = c.strings.views();
-  std::vector<StringId> smap(views.size());
-  for (size_t i = 0; i < views.size(); ++i) smap[i] = g.strings.Intern(views[i]);
-  std::vector<uint32_t> tmap(c.tracks.size());
-  for (size_t i = 0; i < c.tracks.size(); ++i) {
-    TrackKey k = c.tracks[i];
-    k.pid_str = smap[k.pid_str];
-    k.tid_str = smap[k.tid_str];
-    tmap[i] = GlobalTrack(k);
-  }
-
   EventColumns& e = g.events;
   const EventColumns& s = c.events;
   const size_t n = s.size();
@@ -63,22 +38,13 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(e.kind, s.kind);
   AppendColumn(e.flags, s.flags);
   e.external_id.Append(s.external_id);
-  if (c.has_string_ids) {
-    e.correlation.AppendMapped(s.correlation, [&](size_t i, int64_t corr) {
-      return (s.flags[i] & kFlagStringId) ? static_cast<int64_t>(smap[static_cast<size_t>(corr)])
-                                          : corr;
-    });
-  } else {
-    e.correlation.Append(s.correlation);
-  }
-  StringId* name = e.name.grow_uninitialized(n);
-  StringId* cat = e.cat.grow_uninitialized(n);
-  TrackId* track = e.track.grow_uninitialized(n);
+  AppendColumn(e.name, s.name);
+  AppendColumn(e.cat, s.cat);
+  AppendColumn(e.track, s.track);
+  e.correlation.Append(s.correlation);
+  // Argument rows move by the size of their table so far.
   uint32_t* args_row = e.args_row.grow_uninitialized(n);
   for (size_t i = 0; i < n; ++i) {
-    name[i] = smap[s.name[i]];
-    cat[i] = smap[s.cat[i]];
-    track[i] = tmap[s.track[i]];
     uint32_t row = s.args_row[i];
     if (row != kNoRow) {
       EventKind k = s.kind[i];
@@ -102,12 +68,10 @@ void GraphBuilder::Append(ParsedChunk&& c) {
 
   CollectiveArgsTable& ca = g.collective_args;
   const CollectiveArgsTable& cs = c.collective_args;
-  for (size_t i = 0; i < cs.size(); ++i) {
-    ca.event.push_back(cs.event[i] + base);
-    ca.collective.push_back(smap[cs.collective[i]]);
-    ca.dtype.push_back(smap[cs.dtype[i]]);
-    ca.group.push_back(smap[cs.group[i]]);
-  }
+  for (EventId id : cs.event) ca.event.push_back(id + base);
+  AppendColumn(ca.collective, cs.collective);
+  AppendColumn(ca.dtype, cs.dtype);
+  AppendColumn(ca.group, cs.group);
   AppendColumn(ca.in_nelems, cs.in_nelems);
   AppendColumn(ca.out_nelems, cs.out_nelems);
   AppendColumn(ca.group_size, cs.group_size);
@@ -121,7 +85,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(ma.total_allocated, c.memory_args.total_allocated);
   AppendColumn(ma.total_reserved, c.memory_args.total_reserved);
 
-  for (const NameRecord& r : c.names) names_.push_back({r.kind, tmap[r.track], smap[r.value]});
+  names_.insert(names_.end(), c.names.begin(), c.names.end());
 
   const ChunkDefects& d = c.defects;
   defects_.non_object += d.non_object;
@@ -418,7 +382,15 @@ void GraphBuilder::ClassifyTracks() {
   }
 }
 
-void GraphBuilder::Finish() {
+void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
+  for (const TrackKey& k : tracks) {
+    Track t;
+    t.pid = k.pid;
+    t.tid = k.tid;
+    t.pid_str = k.pid_str;
+    t.tid_str = k.tid_str;
+    trace_->graph.tracks.push_back(t);
+  }
   TrustTable& trust = trace_->trust;
   trust.Add("non-object element in traceEvents (skipped)", Severity::kDataLoss,
             defects_.non_object);

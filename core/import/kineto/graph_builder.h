@@ -20,11 +20,10 @@ class GraphBuilder {
 
   // Phase 1: chunks must arrive in sequence order.
   void Append(ParsedChunk&& chunk);
-  // Phase 2.
-  void Finish();
+  // Phase 2. `tracks`: every track id the chunks used, by id.
+  void Finish(const std::vector<TrackKey>& tracks);
 
  private:
-  uint32_t GlobalTrack(const TrackKey& key);
   void PairBeginEnd();
   void OrderTracks();
   void Nest();
@@ -34,8 +33,7 @@ class GraphBuilder {
   void ClassifyTracks();
 
   Trace* trace_;
-  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index_;  // global string ids
-  std::vector<NameRecord> names_;                                     // global track / string ids
+  std::vector<NameRecord> names_;  // global track / string ids
   ChunkDefects defects_;
   int64_t crossing_slices_ = 0;
   IdIndex launch_of_;           // correlation id -> launch event

@@ -124,7 +124,8 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
 
   TopLevelReader reader(text, options.chunk_bytes);
   GraphBuilder builder(trace.get());
-  tbb::enumerable_thread_specific<ChunkParser> parsers;
+  SharedTables shared(&trace->graph.strings);
+  tbb::enumerable_thread_specific<ChunkParser> parsers(&shared);
   size_t tokens = options.max_chunks_in_flight
                       ? options.max_chunks_in_flight
                       : static_cast<size_t>(2 * std::max(1, tbb::info::default_concurrency()));
@@ -203,7 +204,7 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   }
   ReadTopLevel(reader.top_level_values(), trace.get());
   auto finish_start = Clock::now();
-  builder.Finish();
+  builder.Finish(shared.tracks());
   trace->info.finish_seconds = seconds(finish_start);
   trace->info.read_seconds = read_s;
   trace->info.parse_seconds = static_cast<double>(parse_ns.load()) / 1e9;

@@ -1,5 +1,5 @@
 // The unit of parallel import: a slice of `traceEvents` text and what parsing
-// it produced, with strings and tracks interned locally (merged in order later).
+// it produced (merged in order later).
 #pragma once
 
 #include <cstdint>
@@ -27,34 +27,6 @@ struct TextChunk {
   uint64_t sequence = 0;
 };
 
-// A string table local to one chunk; id 0 is "".
-class LocalStrings {
- public:
-  LocalStrings() { Intern(""); }
-  void Reset() {
-    storage_.clear();
-    views_.clear();
-    index_.clear();
-    Intern("");
-  }
-  uint32_t Intern(std::string_view s) {
-    auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    storage_.emplace_back(s);
-    std::string_view stored = storage_.back();
-    uint32_t id = static_cast<uint32_t>(views_.size());
-    views_.push_back(stored);
-    index_.emplace(stored, id);
-    return id;
-  }
-  const std::vector<std::string_view>& views() const { return views_; }
-
- private:
-  std::deque<std::string> storage_;
-  std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, uint32_t> index_;
-};
-
 // pid/tid of an event: a number, or a string (then *_str != 0, a string id).
 struct TrackKey {
   int64_t pid = 0;
@@ -75,8 +47,8 @@ struct TrackKeyHash {
 // A `M` event naming a process or thread.
 struct NameRecord {
   enum Kind : uint8_t { kProcessName, kThreadName, kProcessLabels } kind;
-  uint32_t track;  // local track id (for process records, only its pid matters)
-  uint32_t value;  // local string id
+  uint32_t track;  // track id (for process records, only its pid matters)
+  uint32_t value;  // string id
 };
 
 // Defects counted while parsing (they go to the trust table).
@@ -95,26 +67,16 @@ struct ChunkDefects {
 struct ParsedChunk {
   uint64_t sequence = 0;
   size_t release_before = 0;  // from its TextChunk
-  LocalStrings strings;
-  std::vector<TrackKey> tracks;
-  std::unordered_map<TrackKey, uint32_t, TrackKeyHash> track_index;
-  EventColumns events;  // name/cat/track hold local ids
+  EventColumns events;        // string and track ids are final (see shared_tables.h)
   GpuArgsTable gpu_args;
   CollectiveArgsTable collective_args;
   MemoryArgsTable memory_args;
   std::vector<NameRecord> names;
-  bool has_string_ids = false;  // some flow id is a string (a local string id)
   ChunkDefects defects;
   std::string error;  // non-empty: the chunk could not be parsed
 
   // Empties the chunk for reuse, keeping the columns' memory.
   void Reset();
-
-  uint32_t TrackOf(const TrackKey& key) {
-    auto [it, inserted] = track_index.try_emplace(key, static_cast<uint32_t>(tracks.size()));
-    if (inserted) tracks.push_back(key);
-    return it->second;
-  }
 };
 
 inline void ClearColumns(EventColumns& e) {
@@ -135,15 +97,11 @@ inline void ClearColumns(EventColumns& e) {
 
 inline void ParsedChunk::Reset() {
   sequence = 0;
-  strings.Reset();
-  tracks.clear();
-  track_index.clear();
   ClearColumns(events);
   gpu_args = GpuArgsTable();
   collective_args = CollectiveArgsTable();
   memory_args = MemoryArgsTable();
   names.clear();
-  has_string_ids = false;
   defects = ChunkDefects();
   error.clear();
 }
