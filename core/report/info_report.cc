@@ -179,8 +179,8 @@ std::string DeviceList(const std::vector<DeviceInfo>& devices) {
     std::string details;
     if (d.total_global_mem) details += Bytes(static_cast<double>(d.total_global_mem));
     if (d.compute_major) {
-      details += (details.empty() ? "" : ", ") + std::string("sm_") +
-                 std::to_string(d.compute_major) + std::to_string(d.compute_minor);
+      details += (details.empty() ? "" : ", ") + std::string("compute ") +
+                 std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor);
     }
     if (d.num_sms) details += (details.empty() ? "" : ", ") + std::to_string(d.num_sms) + " SMs";
     if (!details.empty()) desc += " (" + details + ")";

@@ -1,5 +1,6 @@
 #include "core/import/kineto/chunk_parser.h"
 
+#include <charconv>
 #include <cstring>
 #include <unordered_map>
 
@@ -217,14 +218,23 @@ bool KnownPhase(char c) {
   }
 }
 
-// One pid/tid value: number or string.
+// One pid/tid value: number or string. A string holding a decimal integer is
+// that integer: old Kineto wrote the same thread as 25738 on flow events and
+// "25738" on slices, and they must land on one track.
 void ReadId(ondemand::value v, ThreadTables& strings, int64_t* num, uint32_t* str) {
   if (!v.get_int64().get(*num)) return;
   ondemand::json_type t;
   if (v.type().get(t)) return;
   if (t == ondemand::json_type::string) {
     std::string_view s;
-    if (!v.get_string().get(s)) *str = strings.Intern(s);
+    if (v.get_string().get(s)) return;
+    int64_t x = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (!s.empty() && ec == std::errc() && p == s.data() + s.size()) {
+      *num = x;
+    } else {
+      *str = strings.Intern(s);
+    }
     return;
   }
   if (!GetInt(v, num)) {

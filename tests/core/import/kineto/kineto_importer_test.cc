@@ -143,10 +143,12 @@ TEST(ImportKinetoJson, PairsBeginEndAndAcceptsStringIds) {
     {"ph": "E", "pid": "Spans", "tid": "main", "ts": 20},
     {"ph": "E", "pid": "Spans", "tid": "main", "ts": 21},
     {"ph": "X", "name": "other", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+    {"ph": "X", "name": "same thread, old Kineto spelling", "pid": 1, "tid": "1", "ts": 3, "dur": 1},
   )");  // unterminated top-level array with a trailing comma: allowed
   ASSERT_TRUE(t.ok()) << t.status().message();
   const EventGraph& g = (*t)->graph;
-  EXPECT_EQ(g.events.size(), 6u);
+  EXPECT_EQ(g.events.size(), 7u);
+  EXPECT_EQ(g.events.track[5], g.events.track[6]);  // "1" and 1 are one thread
   EXPECT_EQ(g.events.dur[0], 10000);
   EXPECT_EQ(g.events.dur[1], 3000);
   EXPECT_EQ(g.events.parent[1], 0u);
