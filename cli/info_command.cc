@@ -19,6 +19,7 @@ struct InfoOptions {
   std::string output;
   int threads = 0;
   size_t chunk_kib = 1024;
+  bool keep_truncated = false;
 };
 }  // namespace
 
@@ -33,6 +34,9 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", opt->json, "print JSON (stable keys) instead of text");
   cmd->add_option("-o,--output", opt->output, "write the report to this file (atomically)");
   cmd->add_option("--threads", opt->threads, "worker threads (0 = all cores)");
+  cmd->add_flag("--keep-truncated", opt->keep_truncated,
+                "read the complete events of a truncated trace (listed as an error in the trust "
+                "table) instead of failing");
   cmd->add_option("--chunk-kib", opt->chunk_kib, "JSON text per parallel chunk, KiB")
       ->check(CLI::Range(4, 1 << 20));
   cmd->callback([opt, exit_code] {
@@ -43,6 +47,7 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
     }
     LoadOptions load;
     load.import.chunk_bytes = opt->chunk_kib << 10;
+    load.import.keep_truncated = opt->keep_truncated;
     auto set = LoadTraceSet(opt->inputs, load);
     if (!set.ok()) {
       std::cerr << "tracehound: error: " << set.status().message() << "\n";

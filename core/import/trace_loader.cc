@@ -31,7 +31,7 @@ bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::
 
 StatusOr<std::unique_ptr<Trace>> ImportSource(std::unique_ptr<ByteSource> raw,
                                               const LoadOptions& options) {
-  auto text = OpenDecoded(std::move(raw));
+  auto text = OpenDecoded(std::move(raw), nullptr, options.import.keep_truncated);
   if (!text.ok()) return text.status();
   auto trace = kineto::ImportKinetoJson(**text, options.import);
   if (!trace.ok()) return trace.status();

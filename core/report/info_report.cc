@@ -90,6 +90,9 @@ void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
   } else {
     w.Null();
   }
+  if (!s.timestamp_basis.empty()) w.Field("timestamp_basis", s.timestamp_basis);
+  w.Key("epoch_start_ns");
+  s.epoch_start_ns ? w.Int(*s.epoch_start_ns) : w.Null();
   w.Key("devices").BeginArray();
   for (const DeviceInfo& d : s.devices) {
     w.BeginObject()

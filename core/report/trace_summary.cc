@@ -105,6 +105,17 @@ TraceSummary Summarize(const Trace& trace) {
     s.first_ts_ns = first;
     s.last_end_ns = last;
   }
+  // Kineto since 2024 writes ts relative to baseTimeNanoseconds (a base floored
+  // to ~91 days, so ts can exceed 1e12 us); older files write epoch us.
+  if (s.base_time_ns) {
+    s.timestamp_basis = "relative_to_baseTimeNanoseconds";
+    if (s.first_ts_ns) s.epoch_start_ns = *s.base_time_ns + *s.first_ts_ns;
+  } else if (s.first_ts_ns && *s.first_ts_ns > 1'000'000'000'000'000'000LL) {
+    s.timestamp_basis = "absolute_epoch_us";
+    s.epoch_start_ns = s.first_ts_ns;
+  } else {
+    s.timestamp_basis = "relative_unknown_origin";
+  }
 
   for (const Track& t : g.tracks) s.gpu_streams += t.kind == TrackKind::kGpuStream;
   s.steps = static_cast<int64_t>(g.steps.size());

@@ -43,6 +43,10 @@ struct TraceSummary {
   int64_t launch_edges = 0, kernels_with_launch = 0, flow_edges = 0;
   std::optional<int64_t> first_ts_ns, last_end_ns;  // trace clock, ph != M
   std::optional<int64_t> base_time_ns;
+  // How ts relates to wall-clock time (rules in TimestampBasis()), and the
+  // capture's first event as Unix epoch ns when that is known.
+  std::string timestamp_basis;
+  std::optional<int64_t> epoch_start_ns;
   std::vector<DeviceInfo> devices;
   std::vector<KernelTotal> top_kernels;  // by total time, at most 10
   std::vector<TrustEntry> trust;

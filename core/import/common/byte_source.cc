@@ -98,6 +98,7 @@ class PrefixedSource final : public ByteSource {
   const std::string& name() const override { return rest_->name(); }
   uint64_t stored_bytes_read() const override { return rest_->stored_bytes_read(); }
   uint64_t stored_size() const override { return rest_->stored_size(); }
+  std::string truncation() const override { return rest_->truncation(); }
   char* MutableMapping(size_t* size) override {
     return pos_ == 0 ? rest_->MutableMapping(size) : nullptr;
   }
@@ -127,7 +128,7 @@ std::unique_ptr<ByteSource> MakeMemorySource(std::string name, std::string bytes
 }
 
 StatusOr<std::unique_ptr<ByteSource>> OpenDecoded(std::unique_ptr<ByteSource> raw,
-                                                  Compression* compression) {
+                                                  Compression* compression, bool keep_truncated) {
   std::string prefix(2, '\0');
   size_t have = 0;
   while (have < prefix.size()) {
@@ -141,7 +142,7 @@ StatusOr<std::unique_ptr<ByteSource>> OpenDecoded(std::unique_ptr<ByteSource> ra
               static_cast<unsigned char>(prefix[1]) == 0x8b;
   if (compression) *compression = gzip ? Compression::kGzip : Compression::kNone;
   auto replay = std::make_unique<PrefixedSource>(std::move(prefix), std::move(raw));
-  if (gzip) return MakeGzipSource(std::move(replay));
+  if (gzip) return MakeGzipSource(std::move(replay), keep_truncated);
   return std::unique_ptr<ByteSource>(std::move(replay));
 }
 

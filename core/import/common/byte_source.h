@@ -29,6 +29,9 @@ class ByteSource {
   // The whole content as a private, writable memory mapping (copy-on-write;
   // the file is never changed), when the source is a plain file not yet read
   // by the caller; nullptr otherwise. Valid while the source lives.
+  // Non-empty when the stream ended early and the source was told to tolerate
+  // it (a truncated gzip member): what was lost, for the trust table.
+  virtual std::string truncation() const { return {}; }
   virtual char* MutableMapping(size_t* size) {
     (void)size;
     return nullptr;
@@ -46,8 +49,11 @@ enum class Compression { kNone, kGzip };
 // Looks at the first bytes of `raw` and returns a source that yields the
 // decompressed content (gzip: streaming isa-l inflate, multi-member aware).
 // `compression` receives what was found.
+// keep_truncated: a gzip stream that ends before its trailer ends the text
+// there (see ByteSource::truncation) instead of failing.
 StatusOr<std::unique_ptr<ByteSource>> OpenDecoded(std::unique_ptr<ByteSource> raw,
-                                                  Compression* compression = nullptr);
+                                                  Compression* compression = nullptr,
+                                                  bool keep_truncated = false);
 
 // Reads a whole source into memory (small inputs only: metadata, tests).
 StatusOr<std::string> ReadAll(ByteSource& source);

@@ -11,7 +11,8 @@ namespace {
 
 class GzipSource final : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<ByteSource> in) : in_(std::move(in)), buf_(1 << 20) {
+  GzipSource(std::unique_ptr<ByteSource> in, bool keep_truncated)
+      : in_(std::move(in)), buf_(1 << 20), keep_truncated_(keep_truncated) {
     isal_inflate_init(&state_);
     state_.crc_flag = ISAL_GZIP;
   }
@@ -39,10 +40,14 @@ class GzipSource final : public ByteSource {
         auto got = Refill();
         if (!got.ok()) return got.status();
         if (*got == 0) {
-          return InvalidInput(name() + ": truncated gzip stream: input ends at compressed offset " +
-                              std::to_string(in_->stored_bytes_read()) +
-                              " before the end of the compressed data (" +
-                              std::to_string(total_out_ + Produced(out)) + " bytes decompressed)");
+          std::string what = "truncated gzip stream: input ends at compressed offset " +
+                             std::to_string(in_->stored_bytes_read()) +
+                             " before the end of the compressed data (" +
+                             std::to_string(total_out_ + Produced(out)) + " bytes decompressed)";
+          if (!keep_truncated_) return InvalidInput(name() + ": " + what);
+          truncation_ = what;
+          done_ = true;
+          break;
         }
       }
       int ret = isal_inflate(&state_);
@@ -59,6 +64,7 @@ class GzipSource final : public ByteSource {
   const std::string& name() const override { return in_->name(); }
   uint64_t stored_bytes_read() const override { return in_->stored_bytes_read(); }
   uint64_t stored_size() const override { return in_->stored_size(); }
+  std::string truncation() const override { return truncation_; }
 
  private:
   size_t Produced(char* out) const { return reinterpret_cast<char*>(state_.next_out) - out; }
@@ -109,12 +115,15 @@ class GzipSource final : public ByteSource {
   inflate_state state_{};
   bool done_ = false;
   uint64_t total_out_ = 0;
+  bool keep_truncated_;
+  std::string truncation_;
 };
 
 }  // namespace
 
-std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> compressed) {
-  return std::make_unique<GzipSource>(std::move(compressed));
+std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> compressed,
+                                           bool keep_truncated) {
+  return std::make_unique<GzipSource>(std::move(compressed), keep_truncated);
 }
 
 }  // namespace th

@@ -10,6 +10,9 @@
 
 namespace th {
 
-std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> compressed);
+// keep_truncated: input that ends before the end of the compressed data ends
+// the output there and is reported by truncation() instead of failing.
+std::unique_ptr<ByteSource> MakeGzipSource(std::unique_ptr<ByteSource> compressed,
+                                           bool keep_truncated = false);
 
 }  // namespace th

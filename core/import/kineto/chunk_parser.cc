@@ -48,17 +48,8 @@ bool GetInt(ondemand::value v, int64_t* out) {
   if (t == ondemand::json_type::string) {
     std::string_view s;
     if (v.get_string().get(s) || s.empty()) return false;
-    int64_t x = 0;
-    size_t i = 0;
-    bool neg = s[0] == '-';
-    if (neg) i = 1;
-    if (i >= s.size()) return false;
-    for (; i < s.size(); ++i) {
-      if (s[i] < '0' || s[i] > '9') return false;
-      x = x * 10 + (s[i] - '0');
-    }
-    *out = neg ? -x : x;
-    return true;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+    return ec == std::errc() && p == s.data() + s.size();
   }
   return false;
 }

@@ -6,6 +6,7 @@
 #include <tbb/parallel_pipeline.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <mutex>
 
@@ -27,11 +28,8 @@ std::optional<int64_t> IntOf(simdjson::dom::element e) {
   std::string_view s;
   if (!e.get_string().get(s)) {
     int64_t v = 0;
-    for (char c : s) {
-      if (c < '0' || c > '9') return std::nullopt;
-      v = v * 10 + (c - '0');
-    }
-    return s.empty() ? std::nullopt : std::optional<int64_t>(v);
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return v;
   }
   return std::nullopt;
 }
@@ -122,7 +120,7 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   trace->info.path = text.name();
   trace->info.format = "kineto_json";
 
-  TopLevelReader reader(text, options.chunk_bytes);
+  TopLevelReader reader(text, options.chunk_bytes, options.keep_truncated);
   GraphBuilder builder(trace.get());
   SharedTables shared(&trace->graph.strings);
   tbb::enumerable_thread_specific<ChunkParser> parsers(&shared);
@@ -203,6 +201,14 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
     return Unsupported(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");
   }
   ReadTopLevel(reader.top_level_values(), trace.get());
+  std::string cut = text.truncation();
+  if (reader.truncated_at() || !cut.empty()) {
+    std::string where = cut.empty() ? "" : cut + "; ";
+    if (reader.truncated_at())
+      where += "JSON ends at text offset " + std::to_string(*reader.truncated_at());
+    trace->trust.Add("input truncated: events after the cut are missing (kept the complete ones)",
+                     Severity::kError, 1, where);
+  }
   auto finish_start = Clock::now();
   builder.Finish(shared.tracks());
   trace->info.finish_seconds = seconds(finish_start);

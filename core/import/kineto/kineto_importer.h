@@ -19,6 +19,9 @@ namespace th::kineto {
 struct ImportOptions {
   size_t chunk_bytes = size_t{1} << 20;
   size_t max_chunks_in_flight = 0;  // 0 = 2 × worker threads
+  // A truncated file (a profiler that died while writing) yields the complete
+  // events it holds and an error-severity trust entry instead of failing.
+  bool keep_truncated = false;
 };
 
 // Reads one Kineto/Chrome trace from `text` (already decompressed).

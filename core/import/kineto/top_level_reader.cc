@@ -14,8 +14,10 @@ constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value larger than th
 inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
 
-TopLevelReader::TopLevelReader(ByteSource& source, size_t chunk_bytes)
-    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)) {
+TopLevelReader::TopLevelReader(ByteSource& source, size_t chunk_bytes, bool keep_truncated)
+    : source_(source),
+      chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)),
+      keep_truncated_(keep_truncated) {
   size_t mapped_size = 0;
   if (char* mapped = source_.MutableMapping(&mapped_size); mapped && mapped_size > 0) {
     buf_ = mapped;
@@ -199,6 +201,15 @@ StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
         mode_ = Mode::kDone;
         return true;
       }
+      if (keep_truncated_) {
+        // Keep the complete elements; the partial one and the rest are lost.
+        truncated_at_ = window_offset_ + end_;
+        size_t last = std::max(last_element_end_, chunk_start_);
+        EmitChunk(chunk_start_, last, true, chunk);
+        elements_ = scanner_.elements_closed();
+        mode_ = Mode::kDone;
+        return true;
+      }
       return Error("input ends inside the traceEvents array (truncated? " +
                        std::to_string(scanner_.elements_closed()) + " complete events before)",
                    end_);
@@ -330,6 +341,11 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
       if (eof_) {
         if (mode_ == Mode::kStart)
           return Unsupported(source_.name() + ": empty input, not a trace");
+        if (keep_truncated_ && found_events_) {
+          truncated_at_ = window_offset_ + end_;
+          mode_ = Mode::kDone;
+          continue;
+        }
         return Error("input ends inside the top-level JSON object (truncated?)", end_);
       }
       TH_RETURN_IF_ERROR(Fill());

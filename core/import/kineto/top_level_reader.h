@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,9 @@ namespace th::kineto {
 
 class TopLevelReader {
  public:
-  TopLevelReader(ByteSource& source, size_t chunk_bytes);
+  // keep_truncated: text that ends early yields its complete events instead of
+  // an error; truncated_at() then says where the text ended.
+  TopLevelReader(ByteSource& source, size_t chunk_bytes, bool keep_truncated = false);
 
   // Fills `chunk` with the next run of complete events. Returns false once the
   // events (and the rest of the document) have been read.
@@ -39,6 +42,7 @@ class TopLevelReader {
   // Safe to call from another thread than Next().
   void ReleaseBefore(size_t offset);
   int64_t elements() const { return elements_; }
+  std::optional<uint64_t> truncated_at() const { return truncated_at_; }
 
  private:
   enum class Mode {
@@ -62,6 +66,8 @@ class TopLevelReader {
 
   ByteSource& source_;
   size_t chunk_bytes_;
+  bool keep_truncated_;
+  std::optional<uint64_t> truncated_at_;
   std::vector<char> window_;  // streaming input
   char* buf_ = nullptr;       // window_.data(), or the whole mapped input
   bool mapped_ = false;

@@ -52,6 +52,19 @@ TEST(OpenDecoded, TruncatedGzipIsAnErrorNamingTheOffset) {
   EXPECT_FALSE(Decode(gz.substr(0, gz.size() - 3)).ok());
 }
 
+TEST(OpenDecoded, TruncatedGzipCanBeKeptUpToTheCut) {
+  std::string text = RandomText(200000);
+  std::string gz = testing::Gzip(text);
+  auto src = OpenDecoded(MakeMemorySource("mem.gz", gz.substr(0, gz.size() / 2)), nullptr, true);
+  ASSERT_TRUE(src.ok());
+  auto out = ReadAll(**src);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_GT(out->size(), 0u);
+  EXPECT_LT(out->size(), text.size());
+  EXPECT_EQ(*out, text.substr(0, out->size()));
+  EXPECT_NE((*src)->truncation().find("truncated gzip stream"), std::string::npos);
+}
+
 TEST(OpenDecoded, CorruptGzipIsAnError) {
   std::string gz = testing::Gzip(RandomText(100000));
   for (size_t i = 20; i < 60; ++i) gz[i] = static_cast<char>(~gz[i]);

@@ -205,6 +205,23 @@ TEST(ImportKinetoJson, TruncatedJsonIsAnErrorWithOffset) {
   EXPECT_NE(t.status().message().find("offset " + std::to_string(cut.size())), std::string::npos);
 }
 
+TEST(ImportKinetoJson, KeepTruncatedKeepsCompleteEventsAndSaysSo) {
+  std::string good = SmallTrace();
+  std::string cut = good.substr(0, good.find("early_kernel"));
+  auto src = MakeMemorySource("cut.json", cut);
+  ImportOptions opt;
+  opt.keep_truncated = true;
+  auto t = ImportKinetoJson(*src, opt);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  // The 8 elements before the cut event are complete; the cut one is not kept.
+  EXPECT_EQ((*t)->graph.events.size(), 8u);
+  auto entries = (*t)->trust.Entries();
+  ASSERT_FALSE(entries.empty());
+  EXPECT_EQ(entries[0].severity, Severity::kError);
+  EXPECT_NE(entries[0].what.find("input truncated"), std::string::npos);
+  EXPECT_NE(entries[0].example.find("offset " + std::to_string(cut.size())), std::string::npos);
+}
+
 TEST(ImportKinetoJson, NotATrace) {
   auto a = Import(R"({"nodes": []})");
   ASSERT_FALSE(a.ok());

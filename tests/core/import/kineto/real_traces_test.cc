@@ -96,6 +96,14 @@ void ExpectMatchesOracle(const Trace& trace, simdjson::dom::element o) {
     EXPECT_EQ(*s.first_ts_ns, Int(o, "/events/t0_ns"));
     EXPECT_EQ(*s.last_end_ns, Int(o, "/events/end_max_ns"));
   }
+  std::string_view basis = o.at_pointer("/events/timestamps/basis").get_string().value();
+  EXPECT_EQ(s.timestamp_basis, basis);
+  simdjson::dom::element epoch = o.at_pointer("/events/timestamps/epoch_start_ns").value();
+  if (epoch.is_null()) {
+    EXPECT_FALSE(s.epoch_start_ns.has_value());
+  } else {
+    EXPECT_EQ(s.epoch_start_ns.value_or(-1), epoch.get_int64().value());
+  }
   simdjson::dom::element base = o["baseTimeNanoseconds"].value();
   if (!base.is_null()) {
     EXPECT_EQ(trace.info.base_time_ns.value_or(-1), base.get_int64().value());

@@ -1,0 +1,124 @@
+// The tracehound command as a user runs it: exit codes, one-line errors that
+// name the file and offset, the JSON contract of `info --json`, atomic -o.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+struct CommandResult {
+  int status = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CommandResult Tracehound(const std::string& args) {
+  std::string cmd = std::string(TRACEHOUND_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  CommandResult r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string GeneratedDir() {
+  static const std::string dir = [] {
+    std::string d = testing::TempDir() + "/generated";
+    CommandResult r = Tracehound("generate --out " + d + " --ranks 3 --steps 3 --gzip");
+    EXPECT_EQ(r.status, 0) << r.out;
+    return d;
+  }();
+  return dir;
+}
+
+TEST(InfoCommand, JsonHasTheContractKeysPerRank) {
+  CommandResult r = Tracehound("info --json " + GeneratedDir());
+  ASSERT_EQ(r.status, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  for (const char* key :
+       {"format", "events", "events_by_phase", "events_by_category", "kernels", "memcpy", "memset",
+        "gpu_streams", "steps", "memory_events", "peak_total_allocated", "trust", "traces"}) {
+    EXPECT_FALSE(doc[key].error()) << key;
+  }
+  EXPECT_EQ(doc["format"].get_string().value(), "kineto_json");
+  simdjson::dom::array traces = doc["traces"].get_array().value();
+  ASSERT_EQ(traces.size(), 3u);
+  int64_t kernels = 0, rank = 0;
+  for (simdjson::dom::element t : traces) {
+    EXPECT_EQ(t["rank"].get_int64().value(), rank++);
+    EXPECT_FALSE(t["path"].error());
+    EXPECT_EQ(t["steps"].get_int64().value(), 3);
+    kernels += t["kernels"]["count"].get_int64().value();
+  }
+  EXPECT_EQ(doc["kernels"]["count"].get_int64().value(), kernels);
+  EXPECT_GT(kernels, 0);
+}
+
+TEST(InfoCommand, TextSummaryAndAtomicOutputFile) {
+  std::string out = testing::TempDir() + "/info.txt";
+  CommandResult r = Tracehound("info -o " + out + " " + GeneratedDir());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string text = testing::ReadFile(out);
+  EXPECT_NE(text.find("3 ranks"), std::string::npos) << text;
+  EXPECT_NE(text.find("top kernels by total time"), std::string::npos);
+  EXPECT_NE(text.find("trust:"), std::string::npos);
+  for (const auto& e : std::filesystem::directory_iterator(testing::TempDir()))
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+TEST(InfoCommand, BadInputsAreOneLineErrorsWithExitStatus2) {
+  std::string dir = GeneratedDir();
+  std::string gz = testing::ReadFile(dir + "/rank0.pt.trace.json.gz");
+  std::string cut_gz = testing::WriteTempFile("cut.json.gz", gz.substr(0, gz.size() / 2));
+  std::string json =
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "na)";
+  std::string cut_json = testing::WriteTempFile("cut.json", json);
+  std::string not_trace = testing::WriteTempFile("notes.json", R"({"hello": "world"})");
+  std::string garbage = testing::WriteTempFile("garbage.json", "this is not JSON");
+  struct Case {
+    std::string path, expect;
+  } cases[] = {
+      {testing::TempDir() + "/missing.json", "missing.json: no such file or directory"},
+      {cut_gz, "cut.json.gz: truncated gzip stream: input ends at compressed offset"},
+      {cut_json, "cut.json: input ends inside the traceEvents array"},
+      {not_trace, "notes.json: not a Chrome/Kineto trace"},
+      {garbage, "garbage.json: not a JSON trace"},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = Tracehound("info " + c.path);
+    EXPECT_EQ(r.status, 2) << c.path << ": " << r.out;
+    EXPECT_EQ(r.out.find("tracehound: error: "), 0u) << r.out;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line: " << r.out;
+  }
+  // The cut JSON names the offset where the text ended.
+  CommandResult r = Tracehound("info " + cut_json);
+  EXPECT_NE(r.out.find("offset " + std::to_string(json.size())), std::string::npos) << r.out;
+  // With --keep-truncated the complete events are read and the cut is an error in the trust table.
+  CommandResult kept = Tracehound("info --keep-truncated --json " + cut_gz);
+  EXPECT_EQ(kept.status, 0) << kept.out;
+  EXPECT_NE(kept.out.find("input truncated"), std::string::npos);
+  EXPECT_NE(kept.out.find("\"severity\": \"error\""), std::string::npos);
+}
+
+TEST(InfoCommand, UsageErrorsExitWith2) {
+  EXPECT_EQ(Tracehound("").status, 2);
+  EXPECT_EQ(Tracehound("info").status, 2);
+  EXPECT_EQ(Tracehound("frobnicate").status, 2);
+  EXPECT_EQ(Tracehound("--version").status, 0);
+}
+
+}  // namespace
+}  // namespace th
