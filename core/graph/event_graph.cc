@@ -19,6 +19,7 @@ size_t EventGraph::bytes() const {
   b += memory_args.event.bytes() + memory_args.device_type.bytes() + memory_args.device_id.bytes() +
        memory_args.addr.bytes() + memory_args.bytes.bytes() + memory_args.total_allocated.bytes() +
        memory_args.total_reserved.bytes();
+  b += counters.event.bytes() + counters.series.bytes() + counters.value.bytes();
   b += edges.src.bytes() + edges.dst.bytes() + edges.kind.bytes();
   return b;
 }

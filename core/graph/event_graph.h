@@ -91,6 +91,14 @@ struct MemoryArgsTable {
   size_t size() const { return event.size(); }
 };
 
+// Counter (`C`) events: one row per series value in the event's args.
+struct CounterTable {
+  PodColumn<EventId> event;
+  PodColumn<StringId> series;  // the args key, e.g. "Total Allocated"
+  PodColumn<double> value;
+  size_t size() const { return event.size(); }
+};
+
 enum class TrackKind : uint8_t { kCpu, kGpuStream, kOther };
 
 // A timeline: (pid, tid) of the file. pid/tid are integers or strings.
@@ -130,6 +138,7 @@ struct EventGraph {
   GpuArgsTable gpu_args;
   CollectiveArgsTable collective_args;
   MemoryArgsTable memory_args;
+  CounterTable counters;
   EdgeTable edges;
   std::vector<Step> steps;
   // Events of each track in time order (ts asc, longer first): the rows of track

@@ -75,6 +75,9 @@ struct Args {
   int64_t device_type = -1, device_id = -1;
   std::string_view meta_name;  // M events: args.name / args.labels
   bool has_meta_name = false;
+  // C events (when ph came before args, as every producer writes it): every
+  // numeric arg is a series value.
+  std::vector<std::pair<std::string_view, double>>* series = nullptr;
 };
 
 void GetDim3(ondemand::value v, int32_t out[3]) {
@@ -94,6 +97,12 @@ void ParseArgs(ondemand::object obj, Args* a) {
     if (std::move(field_result).get(field)) return;
     const char* key = RawKey(field);
     ondemand::value v = field.value();
+    if (a->series) {
+      double d;
+      const char* q = static_cast<const char*>(std::memchr(key, '"', 1024));
+      if (q && !v.get_double().get(d)) a->series->emplace_back(std::string_view(key, q - key), d);
+      continue;
+    }
     switch (key[0]) {
       case 'c':
         if (KeyIs(key, "correlation")) GetInt(v, &a->correlation);
@@ -302,6 +311,10 @@ class EventReader {
         case 'a':
           if (KeyIs(k, "args")) {
             ondemand::object a;
+            if (has_ph && ph_text == "C") {
+              series_.clear();
+              args.series = &series_;
+            }
             if (!v.get_object().get(a)) ParseArgs(a, &args);
           }
           break;
@@ -430,6 +443,13 @@ class EventReader {
       m.bytes.push_back(a.mem_bytes);
       m.total_allocated.push_back(a.total_allocated);
       m.total_reserved.push_back(a.total_reserved);
+    } else if (kind == EventKind::kCounter && a.series) {
+      CounterTable& c = out_->counters;
+      for (const auto& [series, value] : *a.series) {
+        c.event.push_back(row);
+        c.series.push_back(tables_->Intern(series));
+        c.value.push_back(value);
+      }
     } else if (kind == EventKind::kMetadata && a.has_meta_name) {
       NameRecord::Kind nk;
       bool keep = true;
@@ -461,6 +481,7 @@ class EventReader {
   }
 
   ParsedChunk* out_;
+  std::vector<std::pair<std::string_view, double>> series_;
   ThreadTables* tables_;
   std::vector<uint8_t>& cat_kind_;
 };

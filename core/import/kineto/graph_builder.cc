@@ -85,6 +85,11 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(ma.total_allocated, c.memory_args.total_allocated);
   AppendColumn(ma.total_reserved, c.memory_args.total_reserved);
 
+  CounterTable& ct = g.counters;
+  for (EventId id : c.counters.event) ct.event.push_back(id + base);
+  AppendColumn(ct.series, c.counters.series);
+  AppendColumn(ct.value, c.counters.value);
+
   names_.insert(names_.end(), c.names.begin(), c.names.end());
 
   const ChunkDefects& d = c.defects;

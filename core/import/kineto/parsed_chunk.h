@@ -71,6 +71,7 @@ struct ParsedChunk {
   GpuArgsTable gpu_args;
   CollectiveArgsTable collective_args;
   MemoryArgsTable memory_args;
+  CounterTable counters;
   std::vector<NameRecord> names;
   ChunkDefects defects;
   std::string error;  // non-empty: the chunk could not be parsed
@@ -101,6 +102,7 @@ inline void ParsedChunk::Reset() {
   gpu_args = GpuArgsTable();
   collective_args = CollectiveArgsTable();
   memory_args = MemoryArgsTable();
+  counters = CounterTable();
   names.clear();
   defects = ChunkDefects();
   error.clear();

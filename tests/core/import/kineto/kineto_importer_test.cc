@@ -157,6 +157,21 @@ TEST(ImportKinetoJson, PairsBeginEndAndAcceptsStringIds) {
   EXPECT_EQ((*t)->trust.Count("E event without a matching B"), 1);
 }
 
+TEST(ImportKinetoJson, KeepsCounterSeries) {
+  auto t = Import(R"({"traceEvents": [
+    {"ph": "C", "name": "HBM", "pid": 0, "tid": 0, "ts": 5, "args": {"read GB/s": 812.5, "write GB/s": 40}},
+    {"ph": "C", "name": "HBM", "pid": 0, "tid": 0, "ts": 6, "args": {"read GB/s": 700, "note": "x"}}
+  ]})");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const EventGraph& g = (*t)->graph;
+  ASSERT_EQ(g.counters.size(), 3u);
+  EXPECT_EQ(g.counters.event[1], 0u);
+  EXPECT_EQ(g.strings.Get(g.counters.series[1]), "write GB/s");
+  EXPECT_DOUBLE_EQ(g.counters.value[0], 812.5);
+  EXPECT_EQ(g.counters.event[2], 1u);
+  EXPECT_EQ(g.events.kind[0], EventKind::kCounter);
+}
+
 TEST(ImportKinetoJson, CountsDefectsInTheTrustTable) {
   auto t = Import(R"({"traceEvents": [
     {"name": "no phase", "ts": 1},
