@@ -201,6 +201,10 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
     return Unsupported(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");
   }
   ReadTopLevel(reader.top_level_values(), trace.get());
+  if (reader.trailing_comma()) {
+    trace->trust.Add("trailing comma before the end of traceEvents (invalid JSON, tolerated)",
+                     Severity::kInfo);
+  }
   std::string cut = text.truncation();
   if (reader.truncated_at() || !cut.empty()) {
     std::string where = cut.empty() ? "" : cut + "; ";

@@ -124,7 +124,12 @@ void TopLevelReader::EmitChunk(size_t from, size_t to, bool final_chunk, TextChu
   while (from < to && IsSpace(at(from))) ++from;
   if (final_chunk) {
     while (to > from && IsSpace(at(to - 1))) --to;
-    if (top_level_array_ && to > from && at(to - 1) == ',') --to;  // unterminated array
+    // A trailing comma: an unterminated top-level array (allowed by the
+    // format), or a lenient writer's "...},]" (tolerated, reported).
+    if (to > from && at(to - 1) == ',') {
+      --to;
+      trailing_comma_ = !top_level_array_ || mode_ != Mode::kDone;
+    }
   }
   size_t n = to - from;
   chunk->length = n + 2;
@@ -231,6 +236,12 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
       case Mode::kStart: {
         if (!SkipSpace()) {
           need_more = true;
+          break;
+        }
+        // A UTF-8 byte order mark (some editors and Windows tools add one).
+        if (end_ - pos_ >= 3 && std::memcmp(buf_ + pos_, "\xEF\xBB\xBF", 3) == 0) {
+          pos_ += 3;
+          keep_ = pos_;
           break;
         }
         char c = buf_[pos_];

@@ -43,6 +43,8 @@ class TopLevelReader {
   void ReleaseBefore(size_t offset);
   int64_t elements() const { return elements_; }
   std::optional<uint64_t> truncated_at() const { return truncated_at_; }
+  // "...},]": a comma before the closing bracket, tolerated.
+  bool trailing_comma() const { return trailing_comma_; }
 
  private:
   enum class Mode {
@@ -68,6 +70,7 @@ class TopLevelReader {
   size_t chunk_bytes_;
   bool keep_truncated_;
   std::optional<uint64_t> truncated_at_;
+  bool trailing_comma_ = false;
   std::vector<char> window_;  // streaming input
   char* buf_ = nullptr;       // window_.data(), or the whole mapped input
   bool mapped_ = false;

@@ -157,6 +157,25 @@ TEST(ImportKinetoJson, PairsBeginEndAndAcceptsStringIds) {
   EXPECT_EQ((*t)->trust.Count("E event without a matching B"), 1);
 }
 
+TEST(ImportKinetoJson, ToleratesBomTrailingCommaAndEmptyEvents) {
+  auto a = Import("\xEF\xBB\xBF{\"traceEvents\": [{\"ph\": \"i\", \"ts\": 1},\n]}");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ((*a)->graph.events.size(), 1u);
+  EXPECT_EQ(
+      (*a)->trust.Count("trailing comma before the end of traceEvents (invalid JSON, tolerated)"),
+      1);
+  auto b = Import(R"({"traceEvents": []})");
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ((*b)->graph.events.size(), 0u);
+  EXPECT_TRUE((*b)->trust.empty());
+  auto c = Import(R"([{"ph": "i", "ts": 1}, {"ph": "i", "ts": 2},)");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ((*c)->graph.events.size(), 2u);
+  EXPECT_EQ(
+      (*c)->trust.Count("trailing comma before the end of traceEvents (invalid JSON, tolerated)"),
+      0);
+}
+
 TEST(ImportKinetoJson, KeepsCounterSeries) {
   auto t = Import(R"({"traceEvents": [
     {"ph": "C", "name": "HBM", "pid": 0, "tid": 0, "ts": 5, "args": {"read GB/s": 812.5, "write GB/s": 40}},
