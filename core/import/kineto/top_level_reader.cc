@@ -128,7 +128,7 @@ void TopLevelReader::EmitChunk(size_t from, size_t to, bool final_chunk, TextChu
     // format), or a lenient writer's "...},]" (tolerated, reported).
     if (to > from && at(to - 1) == ',') {
       --to;
-      trailing_comma_ = !top_level_array_ || mode_ != Mode::kDone;
+      trailing_comma_ = !unterminated_;
     }
   }
   size_t n = to - from;
@@ -202,6 +202,7 @@ StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
     if (pos_ < end_) continue;
     if (eof_) {
       if (top_level_array_ && scanner_.depth() == 0 && !scanner_.in_string()) {
+        unterminated_ = true;
         EmitChunk(chunk_start_, end_, true, chunk);
         mode_ = Mode::kDone;
         return true;

@@ -71,6 +71,7 @@ class TopLevelReader {
   bool keep_truncated_;
   std::optional<uint64_t> truncated_at_;
   bool trailing_comma_ = false;
+  bool unterminated_ = false;  // a top-level array that ends without its bracket
   std::vector<char> window_;  // streaming input
   char* buf_ = nullptr;       // window_.data(), or the whole mapped input
   bool mapped_ = false;
