@@ -1,0 +1,49 @@
+// PluginDeclaration: what a plugin says about itself, independent of how it
+// was loaded. The pipeline schema, `tracehound plugins describe ID`, option
+// validation and dependency ordering are all generated from this one record.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace th {
+
+enum class PluginKind : uint8_t { kAnalyzer, kDetector };
+
+enum class OptionType : uint8_t { kBool, kInt, kDouble, kString };
+
+// A value of an option: the type of its declaration.
+using OptionValue = std::variant<bool, int64_t, double, std::string>;
+
+struct OptionDeclaration {
+  std::string name;  // snake_case, e.g. "min_ranks"
+  OptionType type = OptionType::kString;
+  OptionValue default_value;
+  std::string doc;
+  std::optional<double> min, max;    // numeric bounds, inclusive
+  std::vector<std::string> choices;  // allowed strings (empty = any)
+};
+
+// Tables every trace has before any plugin runs (the event graph).
+inline const std::vector<std::string>& CoreTables() {
+  static const std::vector<std::string> kTables = {"events",      "tracks",   "edges",
+                                                   "steps",       "gpu_args", "collective_args",
+                                                   "memory_args", "counters"};
+  return kTables;
+}
+
+struct PluginDeclaration {
+  std::string id;  // kebab-case, stable: "kernel-stats"
+  std::string version;
+  PluginKind kind = PluginKind::kAnalyzer;
+  std::string summary;
+  std::vector<OptionDeclaration> options;
+  std::vector<std::string> reads;      // tables read: core tables or other plugins' publishes
+  std::vector<std::string> publishes;  // derived tables this plugin publishes
+  std::string library;                 // where it was loaded from ("" for a test double)
+};
+
+}  // namespace th

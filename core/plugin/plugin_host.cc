@@ -1,0 +1,301 @@
+#include "core/plugin/plugin_host.h"
+
+#include <tracehound/plugin_api.h>
+
+#include <cstdio>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+namespace th {
+
+std::string_view NumberKindName(NumberKind k) {
+  switch (k) {
+    case NumberKind::kMeasured:
+      return "measured";
+    case NumberKind::kRead:
+      return "read";
+    case NumberKind::kInferred:
+      return "inferred";
+  }
+  return "measured";
+}
+
+namespace {
+
+static_assert(static_cast<int>(EventKind::kKernel) == TH_EVENT_KERNEL);
+static_assert(static_cast<int>(EventKind::kCounter) == TH_EVENT_COUNTER);
+
+// Per-run state behind the host table's `ctx`.
+struct RunState {
+  const LoadedPlugin* plugin;
+  const TraceSet* set;
+  PluginResults* results;
+  std::vector<const Trace*> by_view;  // trace of each view, same order
+  std::vector<th_trace_view> views;
+  // Tables found by find_table, converted to C once per run.
+  std::deque<th_table> c_tables;
+  std::deque<std::vector<th_table_column>> c_columns;
+  std::deque<std::vector<const char*>> c_strings;
+};
+
+RunState* State(void* ctx) { return static_cast<RunState*>(ctx); }
+
+const Trace& TraceOf(void* ctx, const th_trace_view* v) {
+  return *static_cast<const Trace*>(v->host_trace);
+  (void)ctx;
+}
+
+th_column Column(const void* data, uint64_t length, th_value_type type) {
+  return th_column{data, length, static_cast<uint32_t>(type), 0};
+}
+
+ReportScope ScopeOf(const th_scope& s) {
+  return {s.rank, s.device, s.stream, s.step_first, s.step_last};
+}
+
+NumberKind KindOf(uint32_t k) {
+  return k == TH_READ       ? NumberKind::kRead
+         : k == TH_INFERRED ? NumberKind::kInferred
+                            : NumberKind::kMeasured;
+}
+
+std::string Str(const char* s) { return s ? s : ""; }
+
+void Log(void* ctx, int level, const char* message) {
+  std::cerr << "tracehound: " << (level ? "warning" : "note") << ": plugin "
+            << State(ctx)->plugin->declaration.id << ": " << Str(message) << "\n";
+}
+
+const char* StringAt(void* ctx, const th_trace_view* v, uint32_t id, uint64_t* length) {
+  const StringPool& pool = TraceOf(ctx, v).graph.strings;
+  if (id >= pool.size()) id = kEmptyString;
+  std::string_view s = pool.Get(id);
+  if (length) *length = s.size();
+  return s.data();
+}
+
+int64_t Correlation(void* ctx, const th_trace_view* v, uint64_t event) {
+  return TraceOf(ctx, v).graph.events.correlation[event];
+}
+int64_t ExternalId(void* ctx, const th_trace_view* v, uint64_t event) {
+  return TraceOf(ctx, v).graph.events.external_id[event];
+}
+
+th_status AddFinding(void* ctx, const th_finding* f) {
+  if (!f || f->struct_size < sizeof(th_finding) || f->severity > TH_P2 || !f->title)
+    return TH_STATUS_ERROR;
+  Finding out;
+  out.plugin = State(ctx)->plugin->declaration.id;
+  out.severity = static_cast<int>(f->severity);
+  out.title = Str(f->title);
+  out.what = Str(f->what);
+  out.suggestion = Str(f->suggestion);
+  out.confidence = f->confidence;
+  out.scope = ScopeOf(f->scope);
+  for (uint32_t i = 0; i < f->evidence_count; ++i) {
+    const th_evidence& e = f->evidence[i];
+    out.evidence.push_back({Str(e.name), e.value, Str(e.unit), KindOf(e.kind)});
+  }
+  State(ctx)->results->findings.push_back(std::move(out));
+  return TH_STATUS_OK;
+}
+
+th_status PublishMetric(void* ctx, const th_metric* m) {
+  if (!m || m->struct_size < sizeof(th_metric) || !m->name) return TH_STATUS_ERROR;
+  State(ctx)->results->metrics.push_back({State(ctx)->plugin->declaration.id, Str(m->name),
+                                          Str(m->unit), m->value, KindOf(m->kind),
+                                          ScopeOf(m->scope)});
+  return TH_STATUS_OK;
+}
+
+th_status PublishTable(void* ctx, const th_table* t) {
+  RunState* st = State(ctx);
+  if (!t || t->struct_size < sizeof(th_table) || !t->name) return TH_STATUS_ERROR;
+  const auto& declared = st->plugin->declaration.publishes;
+  if (std::find(declared.begin(), declared.end(), Str(t->name)) == declared.end()) {
+    Log(ctx, 1,
+        ("table '" + Str(t->name) + "' is not among the tables it declares; refused").c_str());
+    return TH_STATUS_ERROR;
+  }
+  DerivedTable out;
+  out.name = Str(t->name);
+  out.plugin = st->plugin->declaration.id;
+  out.rows = t->row_count;
+  for (uint32_t c = 0; c < t->column_count; ++c) {
+    const th_table_column& col = t->columns[c];
+    if (col.values.length != t->row_count) return TH_STATUS_ERROR;
+    DerivedColumn dc;
+    dc.name = Str(col.name);
+    dc.unit = Str(col.unit);
+    const uint64_t n = col.values.length;
+    switch (col.values.type) {
+      case TH_TYPE_I64: {
+        auto* p = static_cast<const int64_t*>(col.values.data);
+        dc.values = std::vector<int64_t>(p, p + n);
+        break;
+      }
+      case TH_TYPE_F64: {
+        auto* p = static_cast<const double*>(col.values.data);
+        dc.values = std::vector<double>(p, p + n);
+        break;
+      }
+      case TH_TYPE_STRING: {
+        auto* p = static_cast<const char* const*>(col.values.data);
+        std::vector<std::string> v;
+        v.reserve(n);
+        for (uint64_t i = 0; i < n; ++i) v.push_back(Str(p[i]));
+        dc.values = std::move(v);
+        break;
+      }
+      default:
+        return TH_STATUS_ERROR;
+    }
+    out.columns.push_back(std::move(dc));
+  }
+  st->results->tables[out.name] = std::move(out);
+  return TH_STATUS_OK;
+}
+
+const th_table* FindTable(void* ctx, const char* name) {
+  RunState* st = State(ctx);
+  auto it = st->results->tables.find(Str(name));
+  if (it == st->results->tables.end()) return nullptr;
+  const DerivedTable& t = it->second;
+  auto& cols = st->c_columns.emplace_back();
+  for (const DerivedColumn& c : t.columns) {
+    th_table_column col{};
+    col.name = c.name.c_str();
+    col.unit = c.unit.c_str();
+    if (auto* i = std::get_if<std::vector<int64_t>>(&c.values)) {
+      col.values = Column(i->data(), i->size(), TH_TYPE_I64);
+    } else if (auto* d = std::get_if<std::vector<double>>(&c.values)) {
+      col.values = Column(d->data(), d->size(), TH_TYPE_F64);
+    } else {
+      auto& s = std::get<std::vector<std::string>>(c.values);
+      auto& ptrs = st->c_strings.emplace_back();
+      for (const auto& x : s) ptrs.push_back(x.c_str());
+      col.values = Column(ptrs.data(), ptrs.size(), TH_TYPE_STRING);
+    }
+    cols.push_back(col);
+  }
+  th_table& out = st->c_tables.emplace_back();
+  out = {};
+  out.struct_size = sizeof out;
+  out.name = t.name.c_str();
+  out.columns = cols.data();
+  out.column_count = static_cast<uint32_t>(cols.size());
+  out.row_count = t.rows;
+  return &out;
+}
+
+th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks) {
+  const EventGraph& g = t.graph;
+  const EventColumns& e = g.events;
+  for (const Track& tr : g.tracks) {
+    th_track c{};
+    c.struct_size = sizeof c;
+    c.kind = tr.kind == TrackKind::kCpu         ? TH_TRACK_CPU
+             : tr.kind == TrackKind::kGpuStream ? TH_TRACK_GPU_STREAM
+                                                : TH_TRACK_OTHER;
+    c.pid = tr.pid;
+    c.tid = tr.tid;
+    c.pid_string = tr.pid_str;
+    c.tid_string = tr.tid_str;
+    c.process_name = tr.process_name;
+    c.thread_name = tr.thread_name;
+    c.device = tr.device;
+    c.stream = tr.stream;
+    tracks->push_back(c);
+  }
+  th_trace_view v{};
+  v.struct_size = sizeof v;
+  v.path = t.info.path.c_str();
+  v.rank = t.info.rank;
+  v.event_count = e.size();
+  v.ts = Column(e.ts.data(), e.size(), TH_TYPE_I64);
+  v.dur = Column(e.dur.data(), e.size(), TH_TYPE_I64);
+  v.name = Column(e.name.data(), e.size(), TH_TYPE_U32);
+  v.cat = Column(e.cat.data(), e.size(), TH_TYPE_U32);
+  v.track = Column(e.track.data(), e.size(), TH_TYPE_U32);
+  v.parent = Column(e.parent.data(), e.size(), TH_TYPE_U32);
+  v.depth = Column(e.depth.data(), e.size(), TH_TYPE_U16);
+  v.kind = Column(e.kind.data(), e.size(), TH_TYPE_U8);
+  v.args_row = Column(e.args_row.data(), e.size(), TH_TYPE_U32);
+  v.track_count = tracks->size();
+  v.tracks = tracks->data();
+  const GpuArgsTable& ga = g.gpu_args;
+  v.gpu_args_count = ga.size();
+  v.gpu_event = Column(ga.event.data(), ga.size(), TH_TYPE_U32);
+  v.gpu_device = Column(ga.device.data(), ga.size(), TH_TYPE_I32);
+  v.gpu_stream = Column(ga.stream.data(), ga.size(), TH_TYPE_I64);
+  v.gpu_bytes = Column(ga.bytes.data(), ga.size(), TH_TYPE_I64);
+  v.host_trace = &t;
+  return v;
+}
+
+}  // namespace
+
+Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
+                 const std::map<std::string, OptionValue>& options, PluginResults* results) {
+  RunState st{&plugin, &set, results, {}, {}, {}, {}, {}};
+  std::deque<std::vector<th_track>> tracks;
+  for (const auto& t : set.traces) st.views.push_back(ViewOf(*t, &tracks.emplace_back()));
+  std::vector<const th_trace_view*> view_ptrs;
+  for (const auto& v : st.views) view_ptrs.push_back(&v);
+
+  std::vector<th_option_value> opts;
+  for (const OptionDeclaration& d : plugin.declaration.options) {
+    auto it = options.find(d.name);
+    const OptionValue& value = it != options.end() ? it->second : d.default_value;
+    th_option_value o{};
+    o.name = d.name.c_str();
+    if (auto* b = std::get_if<bool>(&value)) {
+      o.type = TH_TYPE_BOOL;
+      o.i64 = *b;
+    } else if (auto* i = std::get_if<int64_t>(&value)) {
+      o.type = TH_TYPE_I64;
+      o.i64 = *i;
+      o.f64 = static_cast<double>(*i);
+    } else if (auto* f = std::get_if<double>(&value)) {
+      o.type = TH_TYPE_F64;
+      o.f64 = *f;
+    } else {
+      o.type = TH_TYPE_STRING;
+      o.str = std::get<std::string>(value).c_str();
+    }
+    opts.push_back(o);
+  }
+
+  th_host_api host{};
+  host.struct_size = sizeof host;
+  host.api_major = TH_PLUGIN_API_MAJOR;
+  host.api_minor = TH_PLUGIN_API_MINOR;
+  host.ctx = &st;
+  host.log = &Log;
+  host.string_at = &StringAt;
+  host.correlation = &Correlation;
+  host.external_id = &ExternalId;
+  host.add_finding = &AddFinding;
+  host.publish_metric = &PublishMetric;
+  host.publish_table = &PublishTable;
+  host.find_table = &FindTable;
+
+  th_run_input input{};
+  input.struct_size = sizeof input;
+  input.trace_count = static_cast<uint32_t>(view_ptrs.size());
+  input.traces = view_ptrs.data();
+  input.options = opts.data();
+  input.option_count = static_cast<uint32_t>(opts.size());
+
+  char error[1024] = {0};
+  th_status s = plugin.descriptor->run(&host, &input, error, sizeof error);
+  if (s != TH_STATUS_OK) {
+    return Internal("plugin '" + plugin.declaration.id + "' (" + plugin.declaration.library +
+                    ") failed: " + (error[0] ? error : "no message"));
+  }
+  return Ok();
+}
+
+}  // namespace th

@@ -1,0 +1,23 @@
+// Running one plugin over a TraceSet: the host side of the ABI. Builds the
+// read-only views (no copy of event columns), hands over the host function
+// table, and collects what the plugin reports into PluginResults.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/graph/status.h"
+#include "core/graph/trace.h"
+#include "core/plugin/plugin_declaration.h"
+#include "core/plugin/plugin_loader.h"
+#include "core/plugin/plugin_results.h"
+
+namespace th {
+
+// `options`: every declared option with its value (defaults filled). A plugin
+// that reports failure, or throws, gives an error naming the plugin and its
+// message; what it reported before failing is kept.
+Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,
+                 const std::map<std::string, OptionValue>& options, PluginResults* results);
+
+}  // namespace th

@@ -1,0 +1,172 @@
+#include "core/plugin/plugin_loader.h"
+
+#include <tracehound/plugin_api.h>
+
+#include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+namespace th {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Str(const char* s) { return s ? s : ""; }
+
+StatusOr<OptionValue> DefaultOf(const th_option_decl& o, const std::string& where) {
+  switch (o.type) {
+    case TH_TYPE_BOOL:
+      return OptionValue(o.default_value.i64 != 0);
+    case TH_TYPE_I64:
+      return OptionValue(o.default_value.i64);
+    case TH_TYPE_F64:
+      return OptionValue(o.default_value.f64);
+    case TH_TYPE_STRING:
+      return OptionValue(Str(o.default_value.str));
+    default:
+      return InvalidInput(where + ": option '" + Str(o.name) + "' has an unknown type " +
+                          std::to_string(o.type));
+  }
+}
+
+StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::string& path) {
+  PluginDeclaration decl;
+  decl.id = Str(d.id);
+  decl.version = Str(d.version);
+  decl.summary = Str(d.summary);
+  decl.library = path;
+  static const std::regex kKebab("[a-z][a-z0-9]*(-[a-z0-9]+)*");
+  if (!std::regex_match(decl.id, kKebab)) {
+    return InvalidInput(path + ": plugin id '" + decl.id + "' is not kebab-case");
+  }
+  if (d.kind != TH_KIND_ANALYZER && d.kind != TH_KIND_DETECTOR) {
+    return InvalidInput(path + ": plugin '" + decl.id + "' has an unknown kind");
+  }
+  decl.kind = d.kind == TH_KIND_ANALYZER ? PluginKind::kAnalyzer : PluginKind::kDetector;
+  for (uint32_t i = 0; i < d.read_count; ++i) decl.reads.push_back(Str(d.reads[i]));
+  for (uint32_t i = 0; i < d.publish_count; ++i) decl.publishes.push_back(Str(d.publishes[i]));
+  for (uint32_t i = 0; i < d.option_count; ++i) {
+    const th_option_decl& o = d.options[i];
+    OptionDeclaration od;
+    od.name = Str(o.name);
+    od.doc = Str(o.doc);
+    od.type = o.type == TH_TYPE_BOOL  ? OptionType::kBool
+              : o.type == TH_TYPE_I64 ? OptionType::kInt
+              : o.type == TH_TYPE_F64 ? OptionType::kDouble
+                                      : OptionType::kString;
+    auto def = DefaultOf(o, path);
+    if (!def.ok()) return def.status();
+    od.default_value = *def;
+    if (o.has_min) od.min = o.min;
+    if (o.has_max) od.max = o.max;
+    for (uint32_t c = 0; c < o.choice_count; ++c) od.choices.push_back(Str(o.choices[c]));
+    decl.options.push_back(std::move(od));
+  }
+  return decl;
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const LoadedPlugin>> LoadPluginLibrary(const std::string& path) {
+  auto lib = std::make_shared<boost::dll::shared_library>();
+  boost::dll::fs::error_code ec;
+  lib->load(path, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
+  if (ec) return InvalidInput(path + ": cannot load plugin library: " + ec.message());
+  if (!lib->has(TH_PLUGIN_ENTRY_SYMBOL)) {
+    return InvalidInput(path + ": not a tracehound plugin: no symbol " TH_PLUGIN_ENTRY_SYMBOL);
+  }
+  auto entry = lib->get<const th_plugin_descriptor*()>(TH_PLUGIN_ENTRY_SYMBOL);
+  const th_plugin_descriptor* d = entry();
+  if (!d) return InvalidInput(path + ": the plugin entry returned no descriptor");
+  if (d->struct_size < sizeof(th_plugin_descriptor) || d->api_major != TH_PLUGIN_API_MAJOR ||
+      d->api_minor > TH_PLUGIN_API_MINOR) {
+    return InvalidInput(path + ": plugin API " + std::to_string(d->api_major) + "." +
+                        std::to_string(d->api_minor) + " does not match the host's " +
+                        std::to_string(TH_PLUGIN_API_MAJOR) + "." +
+                        std::to_string(TH_PLUGIN_API_MINOR) +
+                        " (same major and a minor no newer are required); rebuild the plugin "
+                        "against this SDK");
+  }
+  if (!d->run) return InvalidInput(path + ": plugin descriptor has no run function");
+  auto decl = Declare(*d, path);
+  if (!decl.ok()) return decl.status();
+  auto plugin = std::make_shared<LoadedPlugin>();
+  plugin->library = lib;
+  plugin->descriptor = d;
+  plugin->declaration = std::move(*decl);
+  return std::shared_ptr<const LoadedPlugin>(std::move(plugin));
+}
+
+Status PluginRegistry::Add(std::shared_ptr<const LoadedPlugin> plugin) {
+  const std::string& id = plugin->declaration.id;
+  auto [it, inserted] = plugins_.emplace(id, plugin);
+  if (!inserted) {
+    return InvalidInput(plugin->declaration.library + ": plugin id '" + id +
+                        "' is already provided by " + it->second->declaration.library);
+  }
+  return Ok();
+}
+
+Status PluginRegistry::LoadDirectories(const std::vector<std::string>& directories) {
+  for (const std::string& dir : directories) {
+    std::error_code ec;
+    std::vector<std::string> libraries;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.is_regular_file(ec) && entry.path().extension() == ".so")
+        libraries.push_back(entry.path().string());
+    }
+    if (ec) return IoError(dir + ": cannot list plugin directory: " + ec.message());
+    std::sort(libraries.begin(), libraries.end());
+    for (const std::string& path : libraries) {
+      auto plugin = LoadPluginLibrary(path);
+      if (!plugin.ok()) return plugin.status();
+      TH_RETURN_IF_ERROR(Add(std::move(*plugin)));
+    }
+  }
+  return Ok();
+}
+
+const LoadedPlugin* PluginRegistry::Find(const std::string& id) const {
+  auto it = plugins_.find(id);
+  return it == plugins_.end() ? nullptr : it->second.get();
+}
+
+std::vector<PluginDeclaration> PluginRegistry::Declarations() const {
+  std::vector<PluginDeclaration> out;
+  for (const auto& [id, p] : plugins_) out.push_back(p->declaration);
+  return out;
+}
+
+std::vector<std::string> PluginSearchPath(const std::vector<std::string>& extra) {
+  std::vector<std::string> candidates = extra;
+  if (const char* env = std::getenv("TRACEHOUND_PLUGIN_PATH")) {
+    std::string s = env;
+    size_t start = 0;
+    while (start <= s.size()) {
+      size_t colon = s.find(':', start);
+      std::string part =
+          s.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (!part.empty()) candidates.push_back(part);
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+  }
+  fs::path exe = boost::dll::program_location().string();
+  candidates.push_back((exe.parent_path().parent_path() / "plugins").string());
+  candidates.push_back(
+      (exe.parent_path().parent_path() / "lib" / "tracehound" / "plugins").string());
+  std::vector<std::string> out;
+  for (const std::string& c : candidates) {
+    std::error_code ec;
+    if (!fs::is_directory(c, ec)) continue;
+    std::string canonical = fs::weakly_canonical(c, ec).string();
+    if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+  }
+  return out;
+}
+
+}  // namespace th

@@ -1,0 +1,52 @@
+// Loading plugin libraries with Boost.DLL behind the versioned C ABI.
+//
+// A library is accepted when it loads, exports TH_PLUGIN_ENTRY_SYMBOL, and its
+// descriptor has the host's API major and a minor no newer than the host's;
+// every refusal names the file and the reason. A LoadedPlugin keeps its library
+// mapped for as long as anything holds it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/graph/status.h"
+#include "core/plugin/plugin_declaration.h"
+
+struct th_plugin_descriptor;
+
+namespace th {
+
+struct LoadedPlugin {
+  std::shared_ptr<void> library;  // the boost::dll::shared_library, type-erased
+  const th_plugin_descriptor* descriptor = nullptr;
+  PluginDeclaration declaration;
+};
+
+StatusOr<std::shared_ptr<const LoadedPlugin>> LoadPluginLibrary(const std::string& path);
+
+// The plugins found on a search path, by id.
+class PluginRegistry {
+ public:
+  // Loads every shared library (*.so) in each directory, in order. A library
+  // that fails to load, or a second library with an id already seen, is an
+  // error naming both files.
+  Status LoadDirectories(const std::vector<std::string>& directories);
+  Status Add(std::shared_ptr<const LoadedPlugin> plugin);
+
+  const LoadedPlugin* Find(const std::string& id) const;
+  std::vector<PluginDeclaration> Declarations() const;  // sorted by id
+  size_t size() const { return plugins_.size(); }
+
+ private:
+  std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins_;
+};
+
+// Where plugins are looked for: `extra` (from a pipeline), then each entry of
+// TRACEHOUND_PLUGIN_PATH, then next to the executable (`<exe>/../plugins` in a
+// build tree, `<exe>/../lib/tracehound/plugins` when installed). Only existing
+// directories are returned, without duplicates.
+std::vector<std::string> PluginSearchPath(const std::vector<std::string>& extra);
+
+}  // namespace th

@@ -1,0 +1,69 @@
+// What plugins report, on the host side: findings, metrics and derived
+// tables, copied out of the C structs a plugin handed over.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace th {
+
+enum class NumberKind : uint8_t { kMeasured, kRead, kInferred };
+std::string_view NumberKindName(NumberKind k);
+
+struct ReportScope {
+  int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;
+};
+
+struct Evidence {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  NumberKind kind = NumberKind::kMeasured;
+};
+
+struct Finding {
+  std::string plugin;
+  int severity = 2;  // 0 = P0 (most severe) .. 2 = P2
+  std::string title, what, suggestion;
+  double confidence = 1;
+  ReportScope scope;
+  std::vector<Evidence> evidence;
+};
+
+struct Metric {
+  std::string plugin, name, unit;
+  double value = 0;
+  NumberKind kind = NumberKind::kMeasured;
+  ReportScope scope;
+};
+
+struct DerivedColumn {
+  std::string name, unit;
+  std::variant<std::vector<int64_t>, std::vector<double>, std::vector<std::string>> values;
+  size_t size() const {
+    return std::visit([](const auto& v) { return v.size(); }, values);
+  }
+};
+
+struct DerivedTable {
+  std::string name, plugin;
+  std::vector<DerivedColumn> columns;
+  size_t rows = 0;
+  const DerivedColumn* Find(std::string_view column) const {
+    for (const auto& c : columns)
+      if (c.name == column) return &c;
+    return nullptr;
+  }
+};
+
+// Everything a pipeline run collects, in the order plugins reported it.
+struct PluginResults {
+  std::vector<Finding> findings;
+  std::vector<Metric> metrics;
+  std::map<std::string, DerivedTable> tables;
+};
+
+}  // namespace th

@@ -1,0 +1,258 @@
+/* tracehound plugin ABI, version 1.0.
+ *
+ * The only contract between the tracehound host and a plugin library. Plain C:
+ * every struct is POD and starts with its own size (struct_size) so either side
+ * can tell an older layout from a newer one; new fields are only ever appended.
+ *
+ * A plugin library exports one symbol, TH_PLUGIN_ENTRY_SYMBOL, a function
+ * returning its descriptor. The host checks api_major == TH_PLUGIN_API_MAJOR and
+ * api_minor <= the host's minor before calling anything else. Everything the
+ * host hands over (views, strings, the host table) is read-only and valid only
+ * during the call that received it. Plugins never see C++ types of the host.
+ *
+ * Most authors use the C++ layer in <tracehound/sdk.h> instead of this file.
+ */
+#ifndef TRACEHOUND_PLUGIN_API_H_
+#define TRACEHOUND_PLUGIN_API_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TH_PLUGIN_API_MAJOR 1
+#define TH_PLUGIN_API_MINOR 0
+#define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
+
+#if defined(_WIN32)
+#define TH_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define TH_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+typedef enum th_status { TH_STATUS_OK = 0, TH_STATUS_ERROR = 1 } th_status;
+
+typedef enum th_plugin_kind { TH_KIND_ANALYZER = 0, TH_KIND_DETECTOR = 1 } th_plugin_kind;
+
+typedef enum th_value_type {
+  TH_TYPE_BOOL = 0,
+  TH_TYPE_I64 = 1,
+  TH_TYPE_F64 = 2,
+  TH_TYPE_STRING = 3, /* const char* (UTF-8, NUL-terminated) */
+  TH_TYPE_U32 = 4,
+  TH_TYPE_U16 = 5,
+  TH_TYPE_U8 = 6,
+  TH_TYPE_I32 = 7,
+  TH_TYPE_F32 = 8
+} th_value_type;
+
+/* How a number was obtained: measured from the trace, read from a spec or
+ * the compiler, or inferred by a model. Every reported number carries one. */
+typedef enum th_number_kind {
+  TH_MEASURED = 0,
+  TH_READ = 1,
+  TH_INFERRED = 2
+} th_number_kind;
+
+typedef enum th_severity { TH_P0 = 0, TH_P1 = 1, TH_P2 = 2 } th_severity;
+
+/* A read-only column: `length` values of `type` at `data`, contiguous. */
+typedef struct th_column {
+  const void* data;
+  uint64_t length;
+  uint32_t type; /* th_value_type */
+  uint32_t reserved;
+} th_column;
+
+/* Event kinds, as in the event graph (core/graph/event_kind.h). */
+enum {
+  TH_EVENT_OTHER = 0,
+  TH_EVENT_CPU_OP = 1,
+  TH_EVENT_USER_ANNOTATION = 2,
+  TH_EVENT_GPU_USER_ANNOTATION = 3,
+  TH_EVENT_PYTHON_FUNCTION = 4,
+  TH_EVENT_RUNTIME = 5,
+  TH_EVENT_DRIVER = 6,
+  TH_EVENT_KERNEL = 7,
+  TH_EVENT_MEMCPY = 8,
+  TH_EVENT_MEMSET = 9,
+  TH_EVENT_GPU_SYNC = 10,
+  TH_EVENT_GPU_EVENT = 11,
+  TH_EVENT_MEMORY = 12,
+  TH_EVENT_OUT_OF_MEMORY = 13,
+  TH_EVENT_INSTANT = 14,
+  TH_EVENT_FLOW = 15,
+  TH_EVENT_METADATA = 16,
+  TH_EVENT_COUNTER = 17
+};
+
+enum { TH_TRACK_CPU = 0, TH_TRACK_GPU_STREAM = 1, TH_TRACK_OTHER = 2 };
+
+typedef struct th_track {
+  uint32_t struct_size;
+  uint32_t kind; /* TH_TRACK_* */
+  int64_t pid, tid;
+  uint32_t pid_string, tid_string; /* string ids, 0 when numeric */
+  uint32_t process_name, thread_name; /* string ids */
+  int32_t device;                     /* accelerator index of a GPU stream track, -1 otherwise */
+  int32_t reserved;
+  int64_t stream; /* stream id of a GPU stream track, -1 otherwise */
+} th_track;
+
+/* One trace (one rank's file) as read-only columns of the event graph.
+ * Times are int64 ns on the trace's own clock. */
+typedef struct th_trace_view {
+  uint32_t struct_size;
+  uint32_t reserved;
+  const char* path;
+  int64_t rank;
+  uint64_t event_count;
+  th_column ts, dur;       /* I64, ns */
+  th_column name, cat;     /* U32 string ids */
+  th_column track;         /* U32 index into tracks */
+  th_column parent;        /* U32 event index, 0xFFFFFFFF at top level */
+  th_column depth;         /* U16 */
+  th_column kind;          /* U8, TH_EVENT_* */
+  th_column args_row;      /* U32 row of gpu_* columns for GPU activity, 0xFFFFFFFF if none */
+  uint64_t track_count;
+  const th_track* tracks;
+  uint64_t gpu_args_count; /* kernels, memcpy, memset, syncs */
+  th_column gpu_event;     /* U32 event index */
+  th_column gpu_device;    /* I32 */
+  th_column gpu_stream;    /* I64 */
+  th_column gpu_bytes;     /* I64, memcpy/memset bytes, -1 if absent */
+  const void* host_trace;  /* opaque; pass back to host functions */
+} th_trace_view;
+
+typedef struct th_option_value {
+  const char* name;
+  uint32_t type; /* TH_TYPE_BOOL / I64 / F64 / STRING */
+  uint32_t reserved;
+  int64_t i64; /* also bool (0/1) */
+  double f64;
+  const char* str;
+} th_option_value;
+
+typedef struct th_evidence {
+  const char* name;
+  double value;
+  const char* unit; /* "ns", "%", "bytes", ... */
+  uint32_t kind;    /* th_number_kind */
+  uint32_t reserved;
+} th_evidence;
+
+/* Where a finding or metric applies; -1 = all / not applicable. */
+typedef struct th_scope {
+  int64_t rank;
+  int64_t device;
+  int64_t stream;
+  int64_t step_first, step_last;
+} th_scope;
+
+typedef struct th_finding {
+  uint32_t struct_size;
+  uint32_t severity; /* th_severity */
+  const char* title;
+  const char* what;       /* what is happening, in a sentence or two */
+  const char* suggestion; /* the change to try; may be NULL */
+  double confidence;      /* 0..1 */
+  th_scope scope;
+  const th_evidence* evidence;
+  uint32_t evidence_count;
+  uint32_t reserved;
+} th_finding;
+
+typedef struct th_metric {
+  uint32_t struct_size;
+  uint32_t kind; /* th_number_kind */
+  const char* name;
+  double value;
+  const char* unit;
+  th_scope scope;
+} th_metric;
+
+/* A derived table: named columns of equal length. String columns are
+ * arrays of const char*. */
+typedef struct th_table_column {
+  const char* name;
+  th_column values;
+  const char* unit; /* may be NULL */
+} th_table_column;
+
+typedef struct th_table {
+  uint32_t struct_size;
+  uint32_t column_count;
+  const char* name;
+  const th_table_column* columns;
+  uint64_t row_count;
+} th_table;
+
+/* What the host gives a running plugin. `ctx` is opaque and goes back as the
+ * first argument of every function. */
+typedef struct th_host_api {
+  uint32_t struct_size;
+  uint32_t api_major, api_minor;
+  uint32_t reserved;
+  void* ctx;
+  void (*log)(void* ctx, int level /* 0 info, 1 warning */, const char* message);
+  /* The string with id `id` of a trace; *length receives its byte length. */
+  const char* (*string_at)(void* ctx, const th_trace_view* trace, uint32_t id, uint64_t* length);
+  /* args.correlation / args["External id"] of an event; INT64_MIN if absent. */
+  int64_t (*correlation)(void* ctx, const th_trace_view* trace, uint64_t event);
+  int64_t (*external_id)(void* ctx, const th_trace_view* trace, uint64_t event);
+  th_status (*add_finding)(void* ctx, const th_finding* finding);
+  th_status (*publish_metric)(void* ctx, const th_metric* metric);
+  /* Copies the table; the plugin may free its memory after the call. */
+  th_status (*publish_table)(void* ctx, const th_table* table);
+  /* A table published earlier in the pipeline, or NULL. Valid during run. */
+  const th_table* (*find_table)(void* ctx, const char* name);
+} th_host_api;
+
+typedef struct th_option_decl {
+  const char* name;
+  uint32_t type; /* TH_TYPE_BOOL / I64 / F64 / STRING */
+  uint32_t has_min, has_max;
+  uint32_t choice_count;
+  th_option_value default_value;
+  double min, max;
+  const char* doc;
+  const char* const* choices;
+} th_option_decl;
+
+typedef struct th_run_input {
+  uint32_t struct_size;
+  uint32_t trace_count;
+  const th_trace_view* const* traces;
+  const th_option_value* options;
+  uint32_t option_count;
+  uint32_t reserved;
+} th_run_input;
+
+typedef struct th_plugin_descriptor {
+  uint32_t struct_size;
+  uint32_t api_major, api_minor;
+  uint32_t kind; /* th_plugin_kind */
+  const char* id;      /* kebab-case, stable */
+  const char* version; /* semver */
+  const char* summary;
+  const th_option_decl* options;
+  uint32_t option_count;
+  uint32_t read_count;
+  const char* const* reads;
+  uint32_t publish_count;
+  uint32_t reserved;
+  const char* const* publishes;
+  /* Runs the plugin. On failure returns TH_STATUS_ERROR with a message in
+   * error[0..error_capacity). Must not throw. */
+  th_status (*run)(const th_host_api* host, const th_run_input* input, char* error,
+                   uint64_t error_capacity);
+} th_plugin_descriptor;
+
+typedef const th_plugin_descriptor* (*th_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEHOUND_PLUGIN_API_H_ */

@@ -1,0 +1,453 @@
+// The header-only C++ layer over <tracehound/plugin_api.h>: a plugin is one
+// class with a static Declare() and a Run(Context&), plus TH_PLUGIN(Class).
+//
+//   class LongKernels final : public th::sdk::Plugin {
+//    public:
+//     static th::sdk::Declaration Declare() {
+//       return th::sdk::Declaration("long-kernels", "1.0.0", th::sdk::kDetector,
+//                                   "Kernels longer than a threshold")
+//           .Reads({"events"})
+//           .Option("threshold_us", int64_t{1000}, "report kernels at least this long");
+//     }
+//     void Run(th::sdk::Context& ctx) override { ... ctx.Add(finding); }
+//   };
+//   TH_PLUGIN(LongKernels)
+//
+// Exceptions thrown by Run become an error status carrying their message; they
+// never cross into the host.
+#ifndef TRACEHOUND_SDK_H_
+#define TRACEHOUND_SDK_H_
+
+#include <tracehound/plugin_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace th::sdk {
+
+inline constexpr th_plugin_kind kAnalyzer = TH_KIND_ANALYZER;
+inline constexpr th_plugin_kind kDetector = TH_KIND_DETECTOR;
+inline constexpr th_number_kind kMeasured = TH_MEASURED;
+inline constexpr th_number_kind kRead = TH_READ;
+inline constexpr th_number_kind kInferred = TH_INFERRED;
+inline constexpr th_severity P0 = TH_P0;
+inline constexpr th_severity P1 = TH_P1;
+inline constexpr th_severity P2 = TH_P2;
+inline constexpr uint32_t kNoRow = 0xFFFFFFFFu;
+
+struct Scope {
+  int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;
+  th_scope raw() const { return {rank, device, stream, step_first, step_last}; }
+};
+
+// One trace, read-only. Index events 0..size()-1.
+class Trace {
+ public:
+  Trace(const th_host_api* host, const th_trace_view* view) : host_(host), v_(view) {}
+
+  int64_t rank() const { return v_->rank; }
+  std::string_view path() const { return v_->path ? v_->path : ""; }
+  uint64_t size() const { return v_->event_count; }
+  int64_t ts(uint64_t i) const { return At<int64_t>(v_->ts, i); }
+  int64_t dur(uint64_t i) const { return At<int64_t>(v_->dur, i); }
+  int64_t end(uint64_t i) const { return ts(i) + dur(i); }
+  uint32_t kind(uint64_t i) const { return At<uint8_t>(v_->kind, i); }
+  uint32_t track_index(uint64_t i) const { return At<uint32_t>(v_->track, i); }
+  uint32_t parent(uint64_t i) const { return At<uint32_t>(v_->parent, i); }
+  uint32_t depth(uint64_t i) const { return At<uint16_t>(v_->depth, i); }
+  uint32_t name_id(uint64_t i) const { return At<uint32_t>(v_->name, i); }
+  std::string_view name(uint64_t i) const { return String(name_id(i)); }
+  std::string_view category(uint64_t i) const { return String(At<uint32_t>(v_->cat, i)); }
+  std::string_view String(uint32_t id) const {
+    uint64_t n = 0;
+    const char* s = host_->string_at(host_->ctx, v_, id, &n);
+    return {s, static_cast<size_t>(n)};
+  }
+  int64_t correlation(uint64_t i) const { return host_->correlation(host_->ctx, v_, i); }
+  int64_t external_id(uint64_t i) const { return host_->external_id(host_->ctx, v_, i); }
+  bool is_gpu_activity(uint64_t i) const {
+    uint32_t k = kind(i);
+    return k == TH_EVENT_KERNEL || k == TH_EVENT_MEMCPY || k == TH_EVENT_MEMSET;
+  }
+
+  uint64_t track_count() const { return v_->track_count; }
+  const th_track& track(uint32_t t) const { return v_->tracks[t]; }
+  const th_track& track_of(uint64_t i) const { return track(track_index(i)); }
+
+  const th_trace_view& raw() const { return *v_; }
+
+ private:
+  template <typename T>
+  static T At(const th_column& c, uint64_t i) {
+    return static_cast<const T*>(c.data)[i];
+  }
+  const th_host_api* host_;
+  const th_trace_view* v_;
+};
+
+// A finding, built fluently, then given to Context::Add.
+class Finding {
+ public:
+  Finding(th_severity severity, std::string title)
+      : severity_(severity), title_(std::move(title)) {}
+  Finding& What(std::string s) {
+    what_ = std::move(s);
+    return *this;
+  }
+  Finding& Suggest(std::string s) {
+    suggestion_ = std::move(s);
+    return *this;
+  }
+  Finding& Confidence(double c) {
+    confidence_ = c;
+    return *this;
+  }
+  Finding& In(Scope s) {
+    scope_ = s;
+    return *this;
+  }
+  Finding& Evidence(std::string name, double value, std::string unit, th_number_kind kind) {
+    evidence_.push_back({std::move(name), value, std::move(unit), kind});
+    return *this;
+  }
+
+ private:
+  friend class Context;
+  struct Item {
+    std::string name;
+    double value;
+    std::string unit;
+    th_number_kind kind;
+  };
+  th_severity severity_;
+  std::string title_, what_, suggestion_;
+  double confidence_ = 1.0;
+  Scope scope_;
+  std::vector<Item> evidence_;
+};
+
+// A derived table, built column by column (equal lengths), then published.
+class Table {
+ public:
+  explicit Table(std::string name) : name_(std::move(name)) {}
+  Table& Int(std::string column, std::vector<int64_t> values, std::string unit = "") {
+    ints_.push_back(std::move(values));
+    cols_.push_back({std::move(column), TH_TYPE_I64, ints_.size() - 1, std::move(unit)});
+    return *this;
+  }
+  Table& Real(std::string column, std::vector<double> values, std::string unit = "") {
+    reals_.push_back(std::move(values));
+    cols_.push_back({std::move(column), TH_TYPE_F64, reals_.size() - 1, std::move(unit)});
+    return *this;
+  }
+  Table& Text(std::string column, std::vector<std::string> values) {
+    texts_.push_back(std::move(values));
+    cols_.push_back({std::move(column), TH_TYPE_STRING, texts_.size() - 1, ""});
+    return *this;
+  }
+
+ private:
+  friend class Context;
+  struct Col {
+    std::string name;
+    th_value_type type;
+    size_t index;
+    std::string unit;
+  };
+  std::string name_;
+  std::vector<Col> cols_;
+  std::deque<std::vector<int64_t>> ints_;
+  std::deque<std::vector<double>> reals_;
+  std::deque<std::vector<std::string>> texts_;
+};
+
+// What Run sees: the traces, its options, and the ways to report.
+class Context {
+ public:
+  Context(const th_host_api* host, const th_run_input* input) : host_(host), in_(input) {
+    for (uint32_t i = 0; i < input->trace_count; ++i) traces_.emplace_back(host, input->traces[i]);
+  }
+  const std::vector<Trace>& traces() const { return traces_; }
+
+  int64_t GetInt(std::string_view name) const { return Find(name, TH_TYPE_I64).i64; }
+  double GetDouble(std::string_view name) const { return Find(name, TH_TYPE_F64).f64; }
+  bool GetBool(std::string_view name) const { return Find(name, TH_TYPE_BOOL).i64 != 0; }
+  std::string GetString(std::string_view name) const { return Find(name, TH_TYPE_STRING).str; }
+
+  void Add(const Finding& f) {
+    std::vector<th_evidence> ev;
+    for (const auto& e : f.evidence_)
+      ev.push_back({e.name.c_str(), e.value, e.unit.c_str(), static_cast<uint32_t>(e.kind), 0});
+    th_finding raw{};
+    raw.struct_size = sizeof raw;
+    raw.severity = f.severity_;
+    raw.title = f.title_.c_str();
+    raw.what = f.what_.c_str();
+    raw.suggestion = f.suggestion_.empty() ? nullptr : f.suggestion_.c_str();
+    raw.confidence = f.confidence_;
+    raw.scope = f.scope_.raw();
+    raw.evidence = ev.data();
+    raw.evidence_count = static_cast<uint32_t>(ev.size());
+    Check(host_->add_finding(host_->ctx, &raw), "add_finding");
+  }
+  void Metric(std::string name, double value, std::string unit, th_number_kind kind,
+              Scope scope = {}) {
+    th_metric m{};
+    m.struct_size = sizeof m;
+    m.kind = kind;
+    m.name = name.c_str();
+    m.value = value;
+    m.unit = unit.c_str();
+    m.scope = scope.raw();
+    Check(host_->publish_metric(host_->ctx, &m), "publish_metric");
+  }
+  void Publish(const Table& t) {
+    std::vector<th_table_column> cols;
+    std::deque<std::vector<const char*>> strings;
+    uint64_t rows = 0;
+    for (const auto& c : t.cols_) {
+      th_table_column col{};
+      col.name = c.name.c_str();
+      col.unit = c.unit.empty() ? nullptr : c.unit.c_str();
+      col.values.type = c.type;
+      if (c.type == TH_TYPE_I64) {
+        col.values.data = t.ints_[c.index].data();
+        col.values.length = t.ints_[c.index].size();
+      } else if (c.type == TH_TYPE_F64) {
+        col.values.data = t.reals_[c.index].data();
+        col.values.length = t.reals_[c.index].size();
+      } else {
+        auto& ptrs = strings.emplace_back();
+        for (const auto& s : t.texts_[c.index]) ptrs.push_back(s.c_str());
+        col.values.data = ptrs.data();
+        col.values.length = ptrs.size();
+      }
+      if (!cols.empty() && col.values.length != rows)
+        throw std::invalid_argument("table " + t.name_ + ": columns of different lengths");
+      rows = col.values.length;
+      cols.push_back(col);
+    }
+    th_table raw{};
+    raw.struct_size = sizeof raw;
+    raw.name = t.name_.c_str();
+    raw.columns = cols.data();
+    raw.column_count = static_cast<uint32_t>(cols.size());
+    raw.row_count = rows;
+    Check(host_->publish_table(host_->ctx, &raw), "publish_table");
+  }
+  const th_table* FindTable(const char* name) const { return host_->find_table(host_->ctx, name); }
+  void Log(const std::string& message) const { host_->log(host_->ctx, 0, message.c_str()); }
+  void Warn(const std::string& message) const { host_->log(host_->ctx, 1, message.c_str()); }
+
+ private:
+  const th_option_value& Find(std::string_view name, uint32_t type) const {
+    for (uint32_t i = 0; i < in_->option_count; ++i) {
+      const th_option_value& o = in_->options[i];
+      if (name == o.name) {
+        if (o.type != type)
+          throw std::invalid_argument("option " + std::string(name) + " has another type");
+        return o;
+      }
+    }
+    throw std::invalid_argument("no option named " + std::string(name));
+  }
+  static void Check(th_status s, const char* what) {
+    if (s != TH_STATUS_OK) throw std::runtime_error(std::string("host refused ") + what);
+  }
+  const th_host_api* host_;
+  const th_run_input* in_;
+  std::vector<Trace> traces_;
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual void Run(Context& ctx) = 0;
+};
+
+// What a plugin declares about itself. It holds plain values (it is copied
+// out of Declare()); Describe() builds the C descriptor's arrays, which point
+// into this object and stay valid while it lives and is not modified.
+class Declaration {
+ public:
+  Declaration(std::string id, std::string version, th_plugin_kind kind, std::string summary)
+      : id_(std::move(id)),
+        version_(std::move(version)),
+        kind_(kind),
+        summary_(std::move(summary)) {}
+
+  Declaration& Reads(std::initializer_list<const char*> tables) {
+    reads_.insert(reads_.end(), tables.begin(), tables.end());
+    return *this;
+  }
+  Declaration& Publishes(std::initializer_list<const char*> tables) {
+    publishes_.insert(publishes_.end(), tables.begin(), tables.end());
+    return *this;
+  }
+  Declaration& Option(std::string name, int64_t def, std::string doc) {
+    return Add(std::move(name), TH_TYPE_I64, std::move(doc)).SetInt(def);
+  }
+  Declaration& Option(std::string name, double def, std::string doc) {
+    Add(std::move(name), TH_TYPE_F64, std::move(doc));
+    options_.back().f64 = def;
+    return *this;
+  }
+  Declaration& Option(std::string name, bool def, std::string doc) {
+    return Add(std::move(name), TH_TYPE_BOOL, std::move(doc)).SetInt(def);
+  }
+  Declaration& Option(std::string name, const char* def, std::string doc,
+                      std::initializer_list<const char*> choices = {}) {
+    Add(std::move(name), TH_TYPE_STRING, std::move(doc));
+    options_.back().str = def;
+    options_.back().choices.assign(choices.begin(), choices.end());
+    return *this;
+  }
+  // Bounds for the last numeric option added (inclusive).
+  Declaration& Range(double min, double max) {
+    Min(min);
+    options_.back().has_max = true;
+    options_.back().max = max;
+    return *this;
+  }
+  Declaration& Min(double min) {
+    options_.back().has_min = true;
+    options_.back().min = min;
+    return *this;
+  }
+
+  // Fills `d` with pointers into this declaration.
+  void Describe(th_plugin_descriptor* d,
+                th_status (*run)(const th_host_api*, const th_run_input*, char*, uint64_t)) {
+    c_reads_.clear();
+    for (const auto& r : reads_) c_reads_.push_back(r.c_str());
+    c_publishes_.clear();
+    for (const auto& p : publishes_) c_publishes_.push_back(p.c_str());
+    c_options_.clear();
+    c_choices_.clear();
+    for (const Spec& o : options_) {
+      auto& choices = c_choices_.emplace_back();
+      for (const auto& c : o.choices) choices.push_back(c.c_str());
+      th_option_decl c{};
+      c.name = o.name.c_str();
+      c.type = o.type;
+      c.doc = o.doc.c_str();
+      c.has_min = o.has_min;
+      c.has_max = o.has_max;
+      c.min = o.min;
+      c.max = o.max;
+      c.choices = choices.empty() ? nullptr : choices.data();
+      c.choice_count = static_cast<uint32_t>(choices.size());
+      c.default_value.name = c.name;
+      c.default_value.type = o.type;
+      c.default_value.i64 = o.i64;
+      c.default_value.f64 = o.f64;
+      c.default_value.str = o.str.c_str();
+      c_options_.push_back(c);
+    }
+    *d = {};
+    d->struct_size = sizeof *d;
+    d->api_major = TH_PLUGIN_API_MAJOR;
+    d->api_minor = TH_PLUGIN_API_MINOR;
+    d->kind = kind_;
+    d->id = id_.c_str();
+    d->version = version_.c_str();
+    d->summary = summary_.c_str();
+    d->options = c_options_.data();
+    d->option_count = static_cast<uint32_t>(c_options_.size());
+    d->reads = c_reads_.data();
+    d->read_count = static_cast<uint32_t>(c_reads_.size());
+    d->publishes = c_publishes_.data();
+    d->publish_count = static_cast<uint32_t>(c_publishes_.size());
+    d->run = run;
+  }
+
+ private:
+  struct Spec {
+    std::string name, doc, str;
+    uint32_t type = TH_TYPE_I64;
+    int64_t i64 = 0;
+    double f64 = 0;
+    bool has_min = false, has_max = false;
+    double min = 0, max = 0;
+    std::vector<std::string> choices;
+  };
+  Declaration& Add(std::string name, th_value_type type, std::string doc) {
+    Spec s;
+    s.name = std::move(name);
+    s.type = type;
+    s.doc = std::move(doc);
+    options_.push_back(std::move(s));
+    return *this;
+  }
+  Declaration& SetInt(int64_t v) {
+    options_.back().i64 = v;
+    options_.back().f64 = static_cast<double>(v);
+    return *this;
+  }
+
+  std::string id_, version_;
+  th_plugin_kind kind_;
+  std::string summary_;
+  std::vector<std::string> reads_, publishes_;
+  std::vector<Spec> options_;
+  // Built by Describe().
+  std::vector<const char*> c_reads_, c_publishes_;
+  std::vector<th_option_decl> c_options_;
+  std::deque<std::vector<const char*>> c_choices_;
+};
+
+namespace internal {
+
+inline void CopyError(const char* message, char* error, uint64_t capacity) {
+  if (!error || capacity == 0) return;
+  size_t n = std::strlen(message);
+  if (n >= capacity) n = static_cast<size_t>(capacity - 1);
+  std::memcpy(error, message, n);
+  error[n] = '\0';
+}
+
+template <typename P>
+th_status Run(const th_host_api* host, const th_run_input* input, char* error,
+              uint64_t capacity) noexcept {
+  try {
+    P plugin;
+    Context ctx(host, input);
+    plugin.Run(ctx);
+    return TH_STATUS_OK;
+  } catch (const std::exception& e) {
+    CopyError(e.what(), error, capacity);
+  } catch (...) {
+    CopyError("unknown exception", error, capacity);
+  }
+  return TH_STATUS_ERROR;
+}
+
+template <typename P>
+const th_plugin_descriptor* Describe() noexcept {
+  static Declaration declaration = P::Declare();
+  static th_plugin_descriptor descriptor = [] {
+    th_plugin_descriptor d;
+    declaration.Describe(&d, &Run<P>);
+    return d;
+  }();
+  return &descriptor;
+}
+
+}  // namespace internal
+}  // namespace th::sdk
+
+// Exports the entry symbol of a plugin library built around class `Class`.
+#define TH_PLUGIN(Class)                                                                     \
+  extern "C" TH_PLUGIN_EXPORT const th_plugin_descriptor* tracehound_plugin_entry_v1(void) { \
+    return ::th::sdk::internal::Describe<Class>();                                           \
+  }
+
+#endif  // TRACEHOUND_SDK_H_

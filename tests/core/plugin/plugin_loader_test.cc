@@ -1,0 +1,111 @@
+#include "core/plugin/plugin_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "core/import/trace_loader.h"
+#include "core/plugin/plugin_host.h"
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+std::string Dir(const std::string& name) { return std::string(TEST_PLUGIN_DIR) + "/" + name; }
+std::string Lib(const std::string& name) { return Dir(name) + "/" + name + ".so"; }
+
+TraceSet TinySet() {
+  // One trace with one 2 ms kernel and one 10 us kernel.
+  std::string path = testing::WriteTempFile("tiny.json",
+                                            R"({"traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "big", "pid": 0, "tid": 7, "ts": 10, "dur": 2000},
+        {"ph": "X", "cat": "kernel", "name": "small", "pid": 0, "tid": 7, "ts": 3000, "dur": 10}]})");
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  EXPECT_TRUE(set.ok());
+  return std::move(*set);
+}
+
+TEST(PluginLoader, LoadsBuiltinsWithTheirDeclarations) {
+  PluginRegistry registry;
+  ASSERT_TRUE(registry.LoadDirectories({BUILTIN_PLUGIN_DIR}).ok());
+  const LoadedPlugin* ks = registry.Find("kernel-stats");
+  ASSERT_NE(ks, nullptr);
+  EXPECT_EQ(ks->declaration.kind, PluginKind::kAnalyzer);
+  EXPECT_EQ(ks->declaration.publishes, std::vector<std::string>{"kernel_stats"});
+  ASSERT_EQ(ks->declaration.options.size(), 1u);
+  EXPECT_EQ(ks->declaration.options[0].name, "include_memory");
+  EXPECT_EQ(std::get<bool>(ks->declaration.options[0].default_value), true);
+  const LoadedPlugin* sb = registry.Find("stream-budget");
+  ASSERT_NE(sb, nullptr);
+  EXPECT_EQ(sb->declaration.publishes, (std::vector<std::string>{"stream_budget", "device_busy"}));
+  EXPECT_NE(sb->declaration.summary.find("idle"), std::string::npos);
+  EXPECT_EQ(registry.size(), 2u);
+}
+
+TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
+  auto no_entry = LoadPluginLibrary(Lib("no_entry"));
+  ASSERT_FALSE(no_entry.ok());
+  EXPECT_NE(no_entry.status().message().find("no_entry.so: not a tracehound plugin: no symbol "
+                                             "tracehound_plugin_entry_v1"),
+            std::string::npos)
+      << no_entry.status().message();
+
+  auto future = LoadPluginLibrary(Lib("wrong_api"));
+  ASSERT_FALSE(future.ok());
+  EXPECT_NE(
+      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.0"),
+      std::string::npos)
+      << future.status().message();
+
+  std::string fake = testing::WriteTempFile("fake/fake.so", "this is not an ELF file");
+  auto not_a_library = LoadPluginLibrary(fake);
+  ASSERT_FALSE(not_a_library.ok());
+  EXPECT_NE(not_a_library.status().message().find("fake.so: cannot load plugin library"),
+            std::string::npos)
+      << not_a_library.status().message();
+
+  PluginRegistry registry;
+  Status builtins = registry.LoadDirectories({BUILTIN_PLUGIN_DIR});
+  ASSERT_TRUE(builtins.ok()) << builtins.message();
+  Status dup = registry.LoadDirectories({Dir("duplicate")});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.message().find("duplicate.so: plugin id 'kernel-stats' is already provided by"),
+            std::string::npos)
+      << dup.message();
+  EXPECT_NE(dup.message().find("th_kernel_stats.so"), std::string::npos);
+}
+
+TEST(PluginHost, RunsAPluginWithOptionsAndCollectsFindings) {
+  auto plugin = LoadPluginLibrary(Lib("long_kernels"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  TraceSet set = TinySet();
+  PluginResults results;
+  ASSERT_TRUE(RunPlugin(**plugin, set, {{"threshold_us", int64_t{1000}}}, &results).ok());
+  ASSERT_EQ(results.findings.size(), 1u);
+  const Finding& f = results.findings[0];
+  EXPECT_EQ(f.plugin, "long-kernels");
+  EXPECT_EQ(f.title, "long kernel big");
+  EXPECT_EQ(f.scope.stream, 7);
+  ASSERT_EQ(f.evidence.size(), 1u);
+  EXPECT_EQ(f.evidence[0].value, 2000000);
+  EXPECT_EQ(f.evidence[0].unit, "ns");
+  EXPECT_EQ(f.evidence[0].kind, NumberKind::kMeasured);
+
+  PluginResults lower;
+  ASSERT_TRUE(RunPlugin(**plugin, set, {{"threshold_us", int64_t{5}}}, &lower).ok());
+  EXPECT_EQ(lower.findings.size(), 2u);
+}
+
+TEST(PluginHost, AThrowingPluginIsAnErrorWithItsMessageAndKeepsWhatItReported) {
+  auto plugin = LoadPluginLibrary(Lib("throws"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  TraceSet set = TinySet();
+  PluginResults results;
+  Status s = RunPlugin(**plugin, set, {{"message", std::string("disk on fire")}}, &results);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("plugin 'throws'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("disk on fire"), std::string::npos) << s.message();
+  ASSERT_EQ(results.metrics.size(), 1u);
+  EXPECT_EQ(results.metrics[0].name, "before_failure");
+}
+
+}  // namespace
+}  // namespace th
