@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/output_file.h"
+#include "core/report/output_file.h"
 #include "core/import/trace_loader.h"
 #include "core/report/info_report.h"
 

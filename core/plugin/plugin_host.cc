@@ -10,18 +10,6 @@
 
 namespace th {
 
-std::string_view NumberKindName(NumberKind k) {
-  switch (k) {
-    case NumberKind::kMeasured:
-      return "measured";
-    case NumberKind::kRead:
-      return "read";
-    case NumberKind::kInferred:
-      return "inferred";
-  }
-  return "measured";
-}
-
 namespace {
 
 static_assert(static_cast<int>(EventKind::kKernel) == TH_EVENT_KERNEL);

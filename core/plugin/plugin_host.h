@@ -10,7 +10,7 @@
 #include "core/graph/trace.h"
 #include "core/plugin/plugin_declaration.h"
 #include "core/plugin/plugin_loader.h"
-#include "core/plugin/plugin_results.h"
+#include "core/graph/analysis_results.h"
 
 namespace th {
 

@@ -1,4 +1,4 @@
-#include "cli/output_file.h"
+#include "core/report/output_file.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iostream>
 
-namespace th::cli {
+namespace th {
 
 Status WriteOutput(const std::string& path, std::string_view text) {
   if (path.empty() || path == "-") {
@@ -30,4 +30,4 @@ Status WriteOutput(const std::string& path, std::string_view text) {
   return Ok();
 }
 
-}  // namespace th::cli
+}  // namespace th

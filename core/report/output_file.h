@@ -8,8 +8,8 @@
 
 #include "core/graph/status.h"
 
-namespace th::cli {
+namespace th {
 
 Status WriteOutput(const std::string& path, std::string_view text);
 
-}  // namespace th::cli
+}  // namespace th

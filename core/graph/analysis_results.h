@@ -1,10 +1,11 @@
-// What plugins report, on the host side: findings, metrics and derived
-// tables, copied out of the C structs a plugin handed over.
+// What analysis reports: findings, metrics and derived tables (filled by the
+// plugin host from what plugins hand over, read by the report writers).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace th {
 
 enum class NumberKind : uint8_t { kMeasured, kRead, kInferred };
 std::string_view NumberKindName(NumberKind k);
+std::string_view SeverityLabel(int severity);  // 0 -> "P0", 1 -> "P1", 2 -> "P2"
 
 struct ReportScope {
   int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;

@@ -1,0 +1,56 @@
+// LoadPipeline: YAML pipeline file -> validated Pipeline.
+//
+// Phase 1: read the file and, depth first, every file it includes (paths
+//          relative to the including file); substitute ${env:VAR} and
+//          ${env:VAR:-default} in every scalar value; merge the included files
+//          under the including one (maps merge key by key, the includer wins;
+//          anything else is replaced whole).
+// Phase 2: apply the --set overrides to the merged tree.
+// Phase 3: validate the whole tree against the plugin catalog, fill defaults
+//          and order the plugins by the tables they read and publish.
+//
+// Nothing runs before all three phases succeed. A failure is the FIRST error
+// in file order, as one line "FILE:LINE:COLUMN: what" (1-based); errors about
+// the plan as a whole (a table no enabled plugin publishes, a dependency
+// cycle) come only once the file is otherwise valid, at the plugin's key.
+// An override's errors read "--set:N:COLUMN: what", N its position (1-based).
+//
+// Scalars are typed as YAML 1.2 core: a plain `4` is an int, `true` a bool,
+// `"4"` a string. A scalar that held an ${env:...} reference is typed from its
+// substituted text even when quoted, so `threads: "${env:N:-4}"` is an int.
+// `$${` writes a literal `${`.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph/status.h"
+#include "core/pipeline/pipeline.h"
+#include "core/plugin/plugin_declaration.h"
+
+namespace th {
+
+struct LoadPipelineOptions {
+  // "PATH=VALUE" with PATH dot-separated keys (a number indexes an existing
+  // list item), e.g. "plugins.stragglers.min_ranks=4"; VALUE is parsed as YAML
+  // ("4" is an int, "true" a bool, "[a, b]" a list). Applied in order, after
+  // includes; missing keys are added (an option of a plugin the file does not
+  // name adds that plugin), then validated like the file.
+  std::vector<std::string> set_overrides;
+  // Environment lookup for ${env:...}; empty = ::getenv.
+  std::function<std::optional<std::string>(const std::string&)> getenv;
+};
+
+StatusOr<Pipeline> LoadPipeline(const std::string& path,
+                                const std::vector<PluginDeclaration>& catalog,
+                                const LoadPipelineOptions& options = {});
+
+// The `plugin_paths` of a pipeline (phases 1 and 2 only), for finding the
+// plugins that make up the catalog LoadPipeline needs. Relative paths are
+// resolved against the directory of the file that names them.
+StatusOr<std::vector<std::string>> ReadPipelinePluginPaths(const std::string& path,
+                                                           const LoadPipelineOptions& options = {});
+
+}  // namespace th

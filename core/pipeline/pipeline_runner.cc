@@ -1,0 +1,106 @@
+#include "core/pipeline/pipeline_runner.h"
+
+#include <tbb/global_control.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "core/plugin/plugin_host.h"
+#include "core/report/output_file.h"
+
+namespace th {
+
+namespace {
+int SeverityLevel(const std::string& s) { return s == "P0" ? 0 : s == "P1" ? 1 : 2; }
+}  // namespace
+
+StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
+                                                   const PluginRegistry& plugins,
+                                                   const std::vector<std::string>& inputs,
+                                                   const LoadOptions& load) {
+  for (const OutputSpec& o : pipeline.outputs) {
+    if (o.type == "html") {
+      return Unsupported(pipeline.source +
+                         ": output type 'html' is not available yet; use "
+                         "terminal, markdown or json");
+    }
+  }
+  const std::vector<std::string>& use = inputs.empty() ? pipeline.inputs : inputs;
+  if (use.empty()) {
+    return InvalidInput(pipeline.source +
+                        ": no inputs: name trace files on the command line or "
+                        "under 'inputs:' in the pipeline");
+  }
+  std::unique_ptr<tbb::global_control> threads;
+  if (pipeline.threads > 0) {
+    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<size_t>(pipeline.threads));
+  }
+  auto run = std::make_unique<PipelineRun>();
+  auto set = LoadTraceSet(use, load);
+  if (!set.ok()) return set.status();
+  run->traces = std::move(*set);
+  AnalysisReport& report = run->report;
+  report.pipeline = pipeline.source;
+  report.traces = &run->traces;
+
+  for (const PluginStep& step : pipeline.plugins) {
+    if (!step.enabled) continue;
+    const LoadedPlugin* plugin = plugins.Find(step.id);
+    if (!plugin)
+      return NotFound(FormatMark(step.mark) + ": plugin '" + step.id + "' is not loaded");
+    PluginOutcome outcome;
+    outcome.id = step.id;
+    outcome.version = plugin->declaration.version;
+    size_t first_finding = report.results.findings.size();
+    auto started = std::chrono::steady_clock::now();
+    Status s = RunPlugin(*plugin, run->traces, step.options, &report.results);
+    outcome.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (step.severity) {
+      for (size_t i = first_finding; i < report.results.findings.size(); ++i)
+        report.results.findings[i].severity = SeverityLevel(*step.severity);
+    }
+    if (!s.ok()) {
+      outcome.ok = false;
+      outcome.error = s.message();
+      Finding f;
+      f.plugin = "host";
+      f.severity = 1;
+      f.title = "plugin " + step.id + " failed";
+      f.what = s.message() + "; its results are missing from this report";
+      report.results.findings.push_back(std::move(f));
+    }
+    report.plugins.push_back(std::move(outcome));
+  }
+
+  for (const PluginOutcome& p : report.plugins)
+    if (!p.ok) run->exit_code = kExitPluginFailed;
+  if (run->exit_code == 0 && pipeline.fail_on) {
+    int level = SeverityLevel(*pipeline.fail_on);
+    for (const Finding& f : report.results.findings)
+      if (f.severity <= level) run->exit_code = kExitFindingAtFailOn;
+  }
+  return run;
+}
+
+Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
+                            std::ostream& terminal) {
+  for (const OutputSpec& o : pipeline.outputs) {
+    std::ostringstream text;
+    if (o.type == "terminal") {
+      WriteReportTerminal(run.report, terminal);
+      continue;
+    }
+    if (o.type == "markdown")
+      WriteReportMarkdown(run.report, text);
+    else if (o.type == "json")
+      WriteReportJson(run.report, text);
+    else
+      return Unsupported("output type '" + o.type + "' is not available yet");
+    TH_RETURN_IF_ERROR(WriteOutput(o.path, text.str()));
+  }
+  return Ok();
+}
+
+}  // namespace th

@@ -1,0 +1,44 @@
+// The report of a pipeline run: terminal summary, Markdown and JSON findings.
+//
+// JSON contract (versioned by schema_version; keys are added, never renamed):
+// schema_version, verdict (OPTIMAL | NEEDS_ATTENTION), findings (id, plugin,
+// severity, title, what, evidence[{name, value, unit, kind}], scope,
+// suggestion, confidence), metrics (plugin id -> list), plugins (id ->
+// {status ok|failed, error, version, seconds}), tables (name -> {plugin, rows,
+// columns}), trust (list of {what, severity, count}), traces (path, rank).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/graph/analysis_results.h"
+#include "core/graph/trace.h"
+
+namespace th {
+
+inline constexpr std::string_view kReportSchemaVersion = "1.0";
+
+struct PluginOutcome {
+  std::string id, version;
+  bool ok = true;
+  std::string error;
+  double seconds = 0;
+};
+
+struct AnalysisReport {
+  std::string pipeline;  // the pipeline file that ran
+  const TraceSet* traces = nullptr;
+  std::vector<PluginOutcome> plugins;  // in run order
+  PluginResults results;
+};
+
+// OPTIMAL when nothing was found (no finding from any plugin or the host).
+std::string_view Verdict(const AnalysisReport& report);
+
+void WriteReportJson(const AnalysisReport& report, std::ostream& out);
+void WriteReportMarkdown(const AnalysisReport& report, std::ostream& out);
+void WriteReportTerminal(const AnalysisReport& report, std::ostream& out);
+
+}  // namespace th
