@@ -6,9 +6,9 @@
 #include <memory>
 #include <sstream>
 
-#include "core/report/output_file.h"
 #include "core/import/trace_loader.h"
 #include "core/report/info_report.h"
+#include "core/report/output_file.h"
 
 namespace th::cli {
 

@@ -5,6 +5,7 @@
 
 #include "cli/generate_command.h"
 #include "cli/info_command.h"
+#include "cli/pipeline_commands.h"
 
 int main(int argc, char** argv) {
   // Columns and chunk buffers above 1 MiB live in their own mappings: freed
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   th::cli::AddInfoCommand(app, &exit_code);
   th::synth::AddGenerateCommand(app, &exit_code);
+  th::cli::AddPipelineCommands(app, &exit_code);
+  th::cli::AddPluginsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

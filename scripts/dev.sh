@@ -2,7 +2,8 @@
 # tracehound developer entry point: installs what the build needs (Debian 12,
 # as root), configures, builds, and runs the demo or the tests.
 #
-#   scripts/dev.sh demo    install, build, generate the bundled example, run `tracehound info` on it
+#   scripts/dev.sh demo    install, build, generate the bundled example, run `tracehound info`
+#                          and `tracehound analyze` (the default pipeline) on it
 #   scripts/dev.sh test    install, build, run every test (ctest)
 #   scripts/dev.sh build   install and build only
 set -euo pipefail
@@ -43,6 +44,10 @@ case "${1:-}" in
     rm -rf "$example"
     "$BUILD_DIR/cli/tracehound" generate --out "$example" --ranks 4 --steps 6 --gzip --straggler-rank 2
     "$BUILD_DIR/cli/tracehound" info "$example"
+    echo
+    mkdir -p "$BUILD_DIR/example-report"
+    TRACEHOUND_REPORT_DIR="$BUILD_DIR/example-report" "$BUILD_DIR/cli/tracehound" analyze "$example"
+    echo "reports: $BUILD_DIR/example-report/tracehound-report.md, $BUILD_DIR/example-report/tracehound-findings.json"
     ;;
   test)
     build

@@ -24,7 +24,8 @@ std::vector<const Finding*> Ordered(const AnalysisReport& r) {
 std::vector<std::string> FindingIds(const AnalysisReport& r) {
   std::map<std::string, int> seen;
   std::vector<std::string> ids;
-  for (const Finding& f : r.results.findings) ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
+  for (const Finding& f : r.results.findings)
+    ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
   return ids;
 }
 
@@ -51,13 +52,17 @@ std::string WithUnit(double v, const std::string& unit) {
   char buf[64];
   if (unit == "ns") {
     double a = std::abs(v);
-    if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
-    else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
-    else if (a >= 1e3) std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.0f ns", v);
+    if (a >= 1e9)
+      std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+    else if (a >= 1e6)
+      std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
+    else if (a >= 1e3)
+      std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
+    else
+      std::snprintf(buf, sizeof buf, "%.0f ns", v);
     return buf;
   }
-  return Number(v) + (unit.empty() ? "" : " " + unit);
+  return Number(v) + (unit.empty() || unit == "count" ? "" : " " + unit);
 }
 
 std::string ScopeText(const ReportScope& s) {
@@ -90,7 +95,8 @@ void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
 }
 
 std::string Cell(const DerivedColumn& c, size_t row) {
-  if (auto* i = std::get_if<std::vector<int64_t>>(&c.values)) return WithUnit(static_cast<double>((*i)[row]), c.unit);
+  if (auto* i = std::get_if<std::vector<int64_t>>(&c.values))
+    return WithUnit(static_cast<double>((*i)[row]), c.unit);
   if (auto* d = std::get_if<std::vector<double>>(&c.values)) return WithUnit((*d)[row], c.unit);
   std::string s = std::get<std::vector<std::string>>(c.values)[row];
   for (char& ch : s)
@@ -168,7 +174,10 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
   w.EndObject();
   w.Key("trust").BeginArray();
   for (const TrustEntry& e : AllTrust(r).Entries()) {
-    w.BeginObject().Field("what", e.what).Field("severity", SeverityName(e.severity)).Field("count", e.count);
+    w.BeginObject()
+        .Field("what", e.what)
+        .Field("severity", SeverityName(e.severity))
+        .Field("count", e.count);
     if (!e.example.empty()) w.Field("example", e.example);
     w.EndObject();
   }
@@ -191,12 +200,15 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
   out << "# tracehound report\n\n";
   out << "**Verdict: " << Verdict(r) << "**";
   if (!r.pipeline.empty()) out << " · pipeline `" << r.pipeline << "`";
-  if (r.traces) out << " · " << r.traces->traces.size() << (r.traces->traces.size() == 1 ? " trace" : " traces");
+  if (r.traces)
+    out << " · " << r.traces->traces.size()
+        << (r.traces->traces.size() == 1 ? " trace" : " traces");
   out << "\n\n## Findings\n\n";
   auto ordered = Ordered(r);
-  if (ordered.empty()) out << "No finding.\n";
+  if (ordered.empty()) out << "No finding.\n\n";
   for (const Finding* f : ordered) {
-    out << "### " << SeverityLabel(f->severity) << " · " << f->plugin << " · " << f->title << "\n\n";
+    out << "### " << SeverityLabel(f->severity) << " · " << f->plugin << " · " << f->title
+        << "\n\n";
     if (!f->what.empty()) out << f->what << "\n\n";
     out << "Scope: " << ScopeText(f->scope) << ".";
     if (f->confidence < 1) out << " Confidence " << Number(f->confidence) << ".";
@@ -204,7 +216,8 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
     if (!f->evidence.empty()) {
       out << "| evidence | value | kind |\n| --- | --- | --- |\n";
       for (const Evidence& e : f->evidence)
-        out << "| " << e.name << " | " << WithUnit(e.value, e.unit) << " | " << NumberKindName(e.kind) << " |\n";
+        out << "| " << e.name << " | " << WithUnit(e.value, e.unit) << " | "
+            << NumberKindName(e.kind) << " |\n";
       out << "\n";
     }
     if (!f->suggestion.empty()) out << "**Try:** " << f->suggestion << "\n\n";
@@ -230,12 +243,15 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
   for (const PluginOutcome& p : r.plugins) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f s", p.seconds);
-    out << "| " << p.id << " | " << p.version << " | " << (p.ok ? "ok" : "failed: " + p.error) << " | " << buf << " |\n";
+    out << "| " << p.id << " | " << p.version << " | " << (p.ok ? "ok" : "failed: " + p.error)
+        << " | " << buf << " |\n";
   }
   out << "\n## Trust\n\nWhere this trace cannot be trusted, and how much:\n\n";
   auto trust = AllTrust(r).Entries();
-  if (trust.empty()) out << "No defect found while reading.\n";
-  else out << "| severity | count | what |\n| --- | --- | --- |\n";
+  if (trust.empty())
+    out << "No defect found while reading.\n";
+  else
+    out << "| severity | count | what |\n| --- | --- | --- |\n";
   for (const TrustEntry& e : trust)
     out << "| " << SeverityName(e.severity) << " | " << e.count << " | " << e.what << " |\n";
 }

@@ -1,0 +1,217 @@
+#include "cli/pipeline_commands.h"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "core/pipeline/pipeline_loader.h"
+#include "core/pipeline/pipeline_runner.h"
+#include "core/pipeline/pipeline_schema.h"
+#include "core/plugin/plugin_loader.h"
+
+namespace th::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+struct PipelineOptions {
+  std::string pipeline;
+  std::vector<std::string> inputs;
+  std::vector<std::string> set;
+  std::vector<std::string> plugin_paths;
+  bool dump_config = false;
+  bool keep_truncated = false;
+};
+
+int Fail(const std::string& message) {
+  std::cerr << "tracehound: error: " << message << "\n";
+  return kExitBadInput;
+}
+
+// The shipped configs: next to the sources in a build tree, under
+// share/tracehound when installed.
+std::string ConfigPath(const std::string& name) {
+  fs::path exe = boost::dll::program_location().string();
+  for (const fs::path& dir : {exe.parent_path().parent_path() / "share" / "tracehound" / "configs",
+                              fs::path(TRACEHOUND_SOURCE_CONFIG_DIR)}) {
+    std::error_code ec;
+    if (fs::exists(dir / name, ec)) return (dir / name).string();
+  }
+  return (fs::path(TRACEHOUND_SOURCE_CONFIG_DIR) / name).string();
+}
+
+// Loads the plugins a pipeline can see: its plugin_paths, --plugin-path,
+// TRACEHOUND_PLUGIN_PATH and the installed/build-tree plugin folder.
+Status LoadRegistry(const std::string& pipeline, const PipelineOptions& o,
+                    const LoadPipelineOptions& load, PluginRegistry* registry) {
+  std::vector<std::string> extra = o.plugin_paths;
+  if (!pipeline.empty()) {
+    auto paths = ReadPipelinePluginPaths(pipeline, load);
+    if (!paths.ok()) return paths.status();
+    extra.insert(extra.begin(), paths->begin(), paths->end());
+  }
+  return registry->LoadDirectories(PluginSearchPath(extra));
+}
+
+int RunOrValidate(const PipelineOptions& o, bool run_it) {
+  LoadPipelineOptions load;
+  load.set_overrides = o.set;
+  PluginRegistry registry;
+  Status loaded = LoadRegistry(o.pipeline, o, load, &registry);
+  if (!loaded.ok()) return Fail(loaded.message());
+  auto pipeline = LoadPipeline(o.pipeline, registry.Declarations(), load);
+  if (!pipeline.ok()) return Fail(pipeline.status().message());
+  if (o.dump_config) {
+    std::cout << DumpEffectivePipeline(*pipeline);
+    return 0;
+  }
+  if (!run_it) {
+    std::cout << o.pipeline << ": valid;";
+    for (const PluginStep& s : pipeline->plugins)
+      std::cout << " " << s.id << (s.enabled ? "" : " (disabled)");
+    std::cout << "\n";
+    return 0;
+  }
+  LoadOptions trace_load;
+  trace_load.import.keep_truncated = o.keep_truncated;
+  auto run = RunPipeline(*pipeline, registry, o.inputs, trace_load);
+  if (!run.ok()) return Fail(run.status().message());
+  Status written = WritePipelineOutputs(*pipeline, **run, std::cout);
+  if (!written.ok()) return Fail(written.message());
+  return (*run)->exit_code;
+}
+
+void AddCommonOptions(CLI::App* cmd, PipelineOptions* o) {
+  cmd->add_option("--set", o->set,
+                  "override a pipeline value, e.g. plugins.kernel-stats.include_memory=false");
+  cmd->add_option("--plugin-path", o->plugin_paths, "also look for plugins in this directory");
+}
+
+std::string_view TypeName(OptionType t) { return OptionTypeName(t); }
+
+std::string ValueText(const OptionValue& v) {
+  if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&v)) return std::to_string(*d);
+  return "\"" + std::get<std::string>(v) + "\"";
+}
+
+}  // namespace
+
+void AddPipelineCommands(CLI::App& app, int* exit_code) {
+  auto run = std::make_shared<PipelineOptions>();
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a YAML pipeline of plugins over traces");
+  run_cmd->add_option("pipeline", run->pipeline, "pipeline file (YAML)")->required();
+  run_cmd->add_option("inputs", run->inputs, "traces (replace the pipeline's inputs)");
+  run_cmd->add_flag("--dump-config", run->dump_config,
+                    "print the effective pipeline with every default, then exit");
+  run_cmd->add_flag("--keep-truncated", run->keep_truncated,
+                    "read the complete events of truncated traces");
+  AddCommonOptions(run_cmd, run.get());
+  run_cmd->callback([run, exit_code] { *exit_code = RunOrValidate(*run, true); });
+
+  auto validate = std::make_shared<PipelineOptions>();
+  CLI::App* validate_cmd = app.add_subcommand("validate", "Check a pipeline without running it");
+  validate_cmd->add_option("pipeline", validate->pipeline, "pipeline file (YAML)")->required();
+  AddCommonOptions(validate_cmd, validate.get());
+  validate_cmd->callback([validate, exit_code] { *exit_code = RunOrValidate(*validate, false); });
+
+  auto analyze = std::make_shared<PipelineOptions>();
+  CLI::App* analyze_cmd =
+      app.add_subcommand("analyze", "Run the default pipeline (configs/default.yaml) on traces");
+  analyze_cmd->add_option("inputs", analyze->inputs, "traces: files, directories, globs, archives")
+      ->required();
+  analyze_cmd->add_flag("--keep-truncated", analyze->keep_truncated,
+                        "read the complete events of truncated traces");
+  AddCommonOptions(analyze_cmd, analyze.get());
+  analyze_cmd->callback([analyze, exit_code] {
+    PipelineOptions o = *analyze;
+    o.pipeline = ConfigPath("default.yaml");
+    *exit_code = RunOrValidate(o, true);
+  });
+}
+
+void AddPluginsCommand(CLI::App& app, int* exit_code) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* cmd = app.add_subcommand("plugins", "List and describe the plugins found");
+  cmd->require_subcommand(1);
+  cmd->add_option("--plugin-path", *paths, "also look for plugins in this directory");
+  auto load = [paths](PluginRegistry* registry) {
+    PipelineOptions o;
+    o.plugin_paths = *paths;
+    return LoadRegistry("", o, {}, registry);
+  };
+
+  CLI::App* list = cmd->add_subcommand("list", "Every plugin on the search path");
+  list->callback([load, exit_code] {
+    PluginRegistry registry;
+    Status s = load(&registry);
+    if (!s.ok()) {
+      *exit_code = Fail(s.message());
+      return;
+    }
+    for (const PluginDeclaration& d : registry.Declarations()) {
+      std::cout << d.id << "  " << d.version << "  "
+                << (d.kind == PluginKind::kAnalyzer ? "analyzer" : "detector") << "  " << d.summary
+                << "\n    " << d.library << "\n";
+    }
+    *exit_code = 0;
+  });
+
+  auto id = std::make_shared<std::string>();
+  CLI::App* describe =
+      cmd->add_subcommand("describe", "Options, defaults and tables of one plugin");
+  describe->add_option("id", *id, "plugin id")->required();
+  describe->callback([load, id, exit_code] {
+    PluginRegistry registry;
+    Status s = load(&registry);
+    if (!s.ok()) {
+      *exit_code = Fail(s.message());
+      return;
+    }
+    const LoadedPlugin* p = registry.Find(*id);
+    if (!p) {
+      *exit_code = Fail("no plugin with id '" + *id + "' (see `tracehound plugins list`)");
+      return;
+    }
+    const PluginDeclaration& d = p->declaration;
+    std::cout << d.id << " " << d.version << " ("
+              << (d.kind == PluginKind::kAnalyzer ? "analyzer" : "detector") << ")\n  " << d.summary
+              << "\n  library: " << d.library << "\n  reads:";
+    for (const auto& t : d.reads) std::cout << " " << t;
+    std::cout << "\n  publishes:";
+    for (const auto& t : d.publishes) std::cout << " " << t;
+    std::cout << "\n  options:" << (d.options.empty() ? " none" : "") << "\n";
+    for (const OptionDeclaration& o : d.options) {
+      std::cout << "    " << o.name << " (" << TypeName(o.type) << ", default "
+                << ValueText(o.default_value);
+      if (o.min) std::cout << ", min " << *o.min;
+      if (o.max) std::cout << ", max " << *o.max;
+      if (!o.choices.empty()) {
+        std::cout << ", one of";
+        for (const auto& c : o.choices) std::cout << " " << c;
+      }
+      std::cout << "): " << o.doc << "\n";
+    }
+    *exit_code = 0;
+  });
+
+  CLI::App* schema =
+      cmd->add_subcommand("schema", "The JSON Schema of pipelines for the plugins found");
+  schema->callback([load, exit_code] {
+    PluginRegistry registry;
+    Status s = load(&registry);
+    if (!s.ok()) {
+      *exit_code = Fail(s.message());
+      return;
+    }
+    std::cout << PipelineJsonSchema(registry.Declarations()) << "\n";
+    *exit_code = 0;
+  });
+}
+
+}  // namespace th::cli

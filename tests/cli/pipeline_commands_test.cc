@@ -1,0 +1,172 @@
+// `tracehound run | validate | analyze | plugins` as a user runs them: the
+// shipped configs, exit statuses 0/2/3/4, the JSON report contract, errors with
+// file:line:column.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+struct CommandResult {
+  int status = -1;
+  std::string out;
+};
+
+CommandResult Tracehound(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " " + std::string(TRACEHOUND_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  CommandResult r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+const std::string& Traces() {
+  static const std::string dir = [] {
+    std::string d = testing::TempDir() + "/traces";
+    EXPECT_EQ(Tracehound("generate --out " + d + " --ranks 2 --steps 2").status, 0);
+    return d;
+  }();
+  return dir;
+}
+
+std::string ReportDir(const std::string& name) {
+  std::string d = testing::TempDir() + "/" + name;
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+TEST(PluginsCommand, ListsAndDescribesTheBuiltins) {
+  CommandResult list = Tracehound("plugins list");
+  ASSERT_EQ(list.status, 0) << list.out;
+  EXPECT_NE(list.out.find("kernel-stats  1.0.0  analyzer"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("stream-budget"), std::string::npos);
+  CommandResult describe = Tracehound("plugins describe kernel-stats");
+  ASSERT_EQ(describe.status, 0);
+  EXPECT_NE(describe.out.find("include_memory (bool, default true)"), std::string::npos)
+      << describe.out;
+  EXPECT_NE(describe.out.find("publishes: kernel_stats"), std::string::npos);
+  EXPECT_EQ(Tracehound("plugins describe no-such-plugin").status, 2);
+  CommandResult schema = Tracehound("plugins schema");
+  ASSERT_EQ(schema.status, 0);
+  simdjson::dom::parser parser;
+  EXPECT_EQ(parser.parse(schema.out).error(), simdjson::SUCCESS) << schema.out;
+}
+
+TEST(RunCommand, EveryShippedConfigValidatesAndRuns) {
+  for (const char* config : {"default", "pytorch-training", "inference", "jax-xla"}) {
+    SCOPED_TRACE(config);
+    std::string path = std::string(TRACEHOUND_SOURCE_DIR) + "/configs/" + config + ".yaml";
+    CommandResult v = Tracehound("validate " + path);
+    ASSERT_EQ(v.status, 0) << v.out;
+    std::string dir = ReportDir(std::string("report-") + config);
+    CommandResult r = Tracehound("run " + path + " " + Traces(), "TRACEHOUND_REPORT_DIR=" + dir);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("verdict: OPTIMAL"), std::string::npos) << r.out;
+    // Every config writes a JSON report with the contract keys.
+    std::string json_path;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".json") json_path = e.path().string();
+    ASSERT_FALSE(json_path.empty());
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.load(json_path).value();
+    EXPECT_EQ(doc["schema_version"].get_string().value(), "1.0");
+    EXPECT_EQ(doc["verdict"].get_string().value(), "OPTIMAL");
+    EXPECT_EQ(doc["findings"].get_array().size(), 0u);
+    EXPECT_EQ(doc["plugins"]["kernel-stats"]["status"].get_string().value(), "ok");
+    EXPECT_EQ(doc["plugins"]["stream-budget"]["status"].get_string().value(), "ok");
+    EXPECT_FALSE(doc["metrics"]["stream-budget"].error());
+    EXPECT_FALSE(doc["trust"].error());
+    EXPECT_EQ(doc["traces"].get_array().size(), 2u);
+    EXPECT_EQ(doc["tables"]["kernel_stats"]["plugin"].get_string().value(), "kernel-stats");
+  }
+}
+
+TEST(RunCommand, DumpConfigAndSetOverrides) {
+  std::string path = std::string(TRACEHOUND_SOURCE_DIR) + "/configs/inference.yaml";
+  CommandResult dump = Tracehound("run " + path + " --dump-config");
+  ASSERT_EQ(dump.status, 0) << dump.out;
+  EXPECT_NE(dump.out.find("include_memory: false"), std::string::npos) << dump.out;
+  CommandResult set =
+      Tracehound("run " + path + " --dump-config --set plugins.kernel-stats.include_memory=true");
+  ASSERT_EQ(set.status, 0) << set.out;
+  EXPECT_NE(set.out.find("include_memory: true"), std::string::npos) << set.out;
+  CommandResult bad =
+      Tracehound("validate " + path + " --set plugins.kernel-stats.include_memory=7");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.out.find("tracehound: error: --set:1:"), 0u) << bad.out;
+}
+
+TEST(RunCommand, PipelineErrorsNameFileLineAndColumn) {
+  std::string yaml = "version: 1\nplugins:\n  kernel-stats: {include_memroy: false}\n";
+  std::string path = testing::WriteTempFile("typo.yaml", yaml);
+  CommandResult r = Tracehound("validate " + path);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find(path + ":3:18:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("did you mean 'include_memory'?"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out;
+}
+
+TEST(RunCommand, FailOnGivesThreeAndAFailingPluginGivesFour) {
+  std::string dir = ReportDir("exit-codes");
+  std::string json = dir + "/findings.json";
+  std::string pipeline =
+      testing::WriteTempFile("exit-codes/long.yaml",
+                             "version: 1\nplugin_paths: [\"" + std::string(TEST_PLUGIN_DIR) +
+                                 "/long_kernels\"]\n"
+                                 "plugins:\n  long-kernels: {threshold_us: 1}\n  kernel-stats: {}\n"
+                                 "outputs:\n  - {type: json, path: \"" +
+                                 json + "\"}\nfail_on: P2\n");
+  CommandResult found = Tracehound("run " + pipeline + " " + Traces());
+  EXPECT_EQ(found.status, 3) << found.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.load(json).value();
+  EXPECT_EQ(doc["verdict"].get_string().value(), "NEEDS_ATTENTION");
+  simdjson::dom::element first = doc["findings"].at(0).value();
+  EXPECT_EQ(first["plugin"].get_string().value(), "long-kernels");
+  EXPECT_EQ(first["severity"].get_string().value(), "P2");
+  EXPECT_EQ(first["evidence"].at(0)["unit"].get_string().value(), "ns");
+  EXPECT_EQ(first["evidence"].at(0)["kind"].get_string().value(), "measured");
+
+  std::string failing = testing::WriteTempFile(
+      "exit-codes/throws.yaml",
+      "version: 1\nplugin_paths: [\"" + std::string(TEST_PLUGIN_DIR) +
+          "/throws\"]\n"
+          "plugins:\n  throws: {message: \"out of cheese\"}\n  kernel-stats: {}\n"
+          "outputs:\n  - {type: json, path: \"" +
+          json + "\"}\n");
+  CommandResult failed = Tracehound("run " + failing + " " + Traces());
+  EXPECT_EQ(failed.status, 4) << failed.out;
+  simdjson::dom::element doc2 = parser.load(json).value();
+  EXPECT_EQ(doc2["plugins"]["throws"]["status"].get_string().value(), "failed");
+  EXPECT_NE(
+      std::string(doc2["plugins"]["throws"]["error"].get_string().value()).find("out of cheese"),
+      std::string::npos);
+  EXPECT_EQ(doc2["plugins"]["kernel-stats"]["status"].get_string().value(), "ok");
+  EXPECT_EQ(doc2["findings"].at(0)["plugin"].get_string().value(), "host");
+}
+
+TEST(AnalyzeCommand, RunsTheDefaultPipeline) {
+  std::string dir = ReportDir("analyze");
+  CommandResult r = Tracehound("analyze " + Traces(), "TRACEHOUND_REPORT_DIR=" + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string md = testing::ReadFile(dir + "/tracehound-report.md");
+  EXPECT_NE(md.find("**Verdict: OPTIMAL**"), std::string::npos);
+  EXPECT_NE(md.find("### kernel_stats"), std::string::npos);
+  EXPECT_NE(md.find("## Trust"), std::string::npos);
+  EXPECT_EQ(Tracehound("analyze " + testing::TempDir() + "/nothing-here.json").status, 2);
+}
+
+}  // namespace
+}  // namespace th
