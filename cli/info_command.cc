@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "core/import/trace_loader.h"
+#include "core/plugin/plugin_host.h"
+#include "core/plugin/plugin_loader.h"
 #include "core/report/info_report.h"
 #include "core/report/output_file.h"
 
@@ -21,6 +23,34 @@ struct InfoOptions {
   size_t chunk_kib = 1024;
   bool keep_truncated = false;
 };
+// The top kernels come from the kernel-stats plugin, like any analysis; a
+// missing plugin leaves them out with a note instead of failing `info`.
+InfoExtras TopKernels(const TraceSet& set) {
+  InfoExtras extras;
+  PluginRegistry registry;
+  Status loaded = registry.LoadDirectories(PluginSearchPath({}));
+  const LoadedPlugin* plugin = registry.Find("kernel-stats");
+  if (!plugin) {
+    extras.top_kernels_note = "kernel-stats plugin not found on the plugin path" +
+                              (loaded.ok() ? std::string() : " (" + loaded.message() + ")");
+    return extras;
+  }
+  PluginResults results;
+  Status ran = RunPlugin(*plugin, set, {{"include_memory", OptionValue(false)}}, &results);
+  auto table = results.tables.find("kernel_stats");
+  if (!ran.ok() || table == results.tables.end()) {
+    extras.top_kernels_note = ran.ok() ? "kernel-stats published no table" : ran.message();
+    return extras;
+  }
+  const DerivedTable& t = table->second;
+  const auto& names = std::get<std::vector<std::string>>(t.Find("name")->values);
+  const auto& count = std::get<std::vector<int64_t>>(t.Find("count")->values);
+  const auto& total = std::get<std::vector<int64_t>>(t.Find("total")->values);
+  for (size_t r = 0; r < t.rows && r < 10; ++r)
+    extras.top_kernels.push_back({names[r], count[r], total[r]});
+  return extras;
+}
+
 }  // namespace
 
 void AddInfoCommand(CLI::App& app, int* exit_code) {
@@ -54,11 +84,12 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
+    InfoExtras extras = TopKernels(*set);
     std::ostringstream report;
     if (opt->json)
-      WriteInfoJson(*set, report);
+      WriteInfoJson(*set, extras, report);
     else
-      WriteInfoText(*set, report);
+      WriteInfoText(*set, extras, report);
     Status written = WriteOutput(opt->output, report.str());
     if (!written.ok()) {
       std::cerr << "tracehound: error: " << written.message() << "\n";

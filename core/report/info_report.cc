@@ -105,15 +105,6 @@ void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
         .EndObject();
   }
   w.EndArray();
-  w.Key("top_kernels").BeginArray();
-  for (const KernelTotal& k : s.top_kernels) {
-    w.BeginObject()
-        .Field("name", k.name)
-        .Field("count", k.count)
-        .Field("total_ns", k.total_ns)
-        .EndObject();
-  }
-  w.EndArray();
   w.Field("file_bytes", static_cast<int64_t>(s.file_bytes));
   w.Field("json_bytes", static_cast<int64_t>(s.text_bytes));
   w.Field("import_seconds", s.import_seconds);
@@ -201,7 +192,7 @@ std::string DeviceList(const std::vector<DeviceInfo>& devices) {
 
 }  // namespace
 
-void WriteInfoText(const TraceSet& set, std::ostream& out) {
+void WriteInfoText(const TraceSet& set, const InfoExtras& extras, std::ostream& out) {
   std::vector<TraceSummary> per;
   TraceSummary total = SummarizeSet(set, &per);
   char buf[256];
@@ -239,12 +230,13 @@ void WriteInfoText(const TraceSet& set, std::ostream& out) {
     }
   }
   WriteSummaryText(total, out);
-  if (!total.top_kernels.empty()) {
+  if (!extras.top_kernels_note.empty()) out << "top kernels: " << extras.top_kernels_note << "\n";
+  if (!extras.top_kernels.empty()) {
     out << "top kernels by total time (measured";
     if (total.ranks > 1) out << ", all ranks";
     out << "):\n";
     int rank = 1;
-    for (const KernelTotal& k : total.top_kernels) {
+    for (const KernelTotal& k : extras.top_kernels) {
       double share = total.kernels.total_ns ? 100.0 * static_cast<double>(k.total_ns) /
                                                   static_cast<double>(total.kernels.total_ns)
                                             : 0;
@@ -266,13 +258,23 @@ void WriteInfoText(const TraceSet& set, std::ostream& out) {
   }
 }
 
-void WriteInfoJson(const TraceSet& set, std::ostream& out) {
+void WriteInfoJson(const TraceSet& set, const InfoExtras& extras, std::ostream& out) {
   std::vector<TraceSummary> per;
   TraceSummary total = SummarizeSet(set, &per);
   JsonWriter w(out);
   w.BeginObject();
   w.Field("ranks", total.ranks);
   WriteSummaryJson(w, total);
+  w.Key("top_kernels").BeginArray();
+  for (const KernelTotal& k : extras.top_kernels) {
+    w.BeginObject()
+        .Field("name", k.name)
+        .Field("count", k.count)
+        .Field("total_ns", k.total_ns)
+        .EndObject();
+  }
+  w.EndArray();
+  if (!extras.top_kernels_note.empty()) w.Field("top_kernels_note", extras.top_kernels_note);
   w.Key("traces").BeginArray();
   for (const TraceSummary& s : per) {
     w.BeginObject();

@@ -9,10 +9,17 @@
 #include <ostream>
 
 #include "core/graph/trace.h"
+#include "core/report/trace_summary.h"
 
 namespace th {
 
-void WriteInfoText(const TraceSet& set, std::ostream& out);
-void WriteInfoJson(const TraceSet& set, std::ostream& out);
+// What `info` shows beyond the trace summary, computed by plugins.
+struct InfoExtras {
+  std::vector<KernelTotal> top_kernels;  // from kernel-stats, by total time, at most 10
+  std::string top_kernels_note;          // why they are missing, when they are
+};
+
+void WriteInfoText(const TraceSet& set, const InfoExtras& extras, std::ostream& out);
+void WriteInfoJson(const TraceSet& set, const InfoExtras& extras, std::ostream& out);
 
 }  // namespace th

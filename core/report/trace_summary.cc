@@ -14,34 +14,6 @@ void AddTotals(DurationTotal& into, const DurationTotal& d) {
   into.total_ns += d.total_ns;
 }
 
-std::vector<KernelTotal> TopKernels(std::unordered_map<std::string, KernelTotal>& by_name) {
-  std::vector<KernelTotal> all;
-  all.reserve(by_name.size());
-  for (auto& [name, k] : by_name) all.push_back(k);
-  std::sort(all.begin(), all.end(), [](const KernelTotal& a, const KernelTotal& b) {
-    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
-  });
-  if (all.size() > 10) all.resize(10);
-  return all;
-}
-
-std::unordered_map<std::string, KernelTotal> KernelTotalsByName(const EventGraph& g) {
-  const EventColumns& e = g.events;
-  std::unordered_map<StringId, KernelTotal> by_id;
-  for (EventId i = 0; i < e.size(); ++i) {
-    if (e.kind[i] != EventKind::kKernel) continue;
-    KernelTotal& k = by_id[e.name[i]];
-    ++k.count;
-    k.total_ns += e.dur[i];
-  }
-  std::unordered_map<std::string, KernelTotal> out;
-  for (auto& [id, k] : by_id) {
-    k.name = std::string(g.strings.Get(id));
-    out[k.name] = k;
-  }
-  return out;
-}
-
 }  // namespace
 
 TraceSummary Summarize(const Trace& trace) {
@@ -145,8 +117,6 @@ TraceSummary Summarize(const Trace& trace) {
       ++s.flow_edges;
     }
   }
-  auto totals = KernelTotalsByName(g);
-  s.top_kernels = TopKernels(totals);
   s.trust = trace.trust.Entries();
   return s;
 }
@@ -156,7 +126,6 @@ TraceSummary SummarizeSet(const TraceSet& set, std::vector<TraceSummary>* traces
   total.ranks = static_cast<int64_t>(set.traces.size());
   TrustTable trust;
   trust.Merge(set.trust);
-  std::unordered_map<std::string, KernelTotal> kernels;
   std::set<std::string> formats;
   for (const auto& trace : set.traces) {
     TraceSummary s = Summarize(*trace);
@@ -191,12 +160,6 @@ TraceSummary SummarizeSet(const TraceSet& set, std::vector<TraceSummary>* traces
     total.graph_bytes += s.graph_bytes;
     total.string_bytes += s.string_bytes;
     for (auto& d : s.devices) total.devices.push_back(d);
-    for (auto& [name, k] : KernelTotalsByName(trace->graph)) {
-      KernelTotal& t = kernels[name];
-      t.name = name;
-      t.count += k.count;
-      t.total_ns += k.total_ns;
-    }
     trust.Merge(trace->trust);
     if (traces) traces->push_back(std::move(s));
   }
@@ -205,7 +168,6 @@ TraceSummary SummarizeSet(const TraceSet& set, std::vector<TraceSummary>* traces
         traces && !traces->empty() ? traces->front().step_numbers : std::vector<int64_t>{};
   }
   total.format = formats.size() == 1 ? *formats.begin() : "mixed";
-  total.top_kernels = TopKernels(kernels);
   total.trust = trust.Entries();
   return total;
 }

@@ -17,6 +17,7 @@ struct DurationTotal {
   int64_t total_ns = 0;
 };
 
+// A row of the kernel-stats plugin's table, as `info` shows it.
 struct KernelTotal {
   std::string name;
   int64_t count = 0;
@@ -48,7 +49,6 @@ struct TraceSummary {
   std::string timestamp_basis;
   std::optional<int64_t> epoch_start_ns;
   std::vector<DeviceInfo> devices;
-  std::vector<KernelTotal> top_kernels;  // by total time, at most 10
   std::vector<TrustEntry> trust;
   uint64_t file_bytes = 0, text_bytes = 0;
   double import_seconds = 0;

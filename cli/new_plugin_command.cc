@@ -1,0 +1,43 @@
+#include "cli/new_plugin_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "core/sdk_scaffold/plugin_scaffold.h"
+
+namespace th::cli {
+namespace {
+
+struct NewPluginOptions {
+  std::string id;
+  std::string dir = ".";
+};
+
+}  // namespace
+
+void AddNewPluginCommand(CLI::App& app, int* exit_code) {
+  auto opt = std::make_shared<NewPluginOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "new-plugin",
+      "Write a buildable out-of-tree plugin skeleton (CMake project, analyzer, test, README)");
+  cmd->add_option("id", opt->id, "plugin id, kebab-case (e.g. long-kernels)")->required();
+  cmd->add_option("--dir", opt->dir, "where to create the ID/ folder")->capture_default_str();
+  cmd->callback([opt, exit_code] {
+    auto written = WritePluginScaffold(opt->id, opt->dir);
+    if (!written.ok()) {
+      std::cerr << "tracehound: error: " << written.status().message() << "\n";
+      *exit_code = written.status().code() == StatusCode::kInvalidInput ? 2 : 1;
+      return;
+    }
+    for (const std::string& path : *written) std::cout << path << "\n";
+    const std::string dir = (std::filesystem::path(opt->dir) / opt->id).string();
+    std::cerr << "next: cmake -S " << dir << " -B " << dir
+              << "/build -G Ninja -DCMAKE_PREFIX_PATH=<tracehound install prefix>"
+              << " && cmake --build " << dir << "/build && ctest --test-dir " << dir << "/build\n";
+    *exit_code = 0;
+  });
+}
+
+}  // namespace th::cli

@@ -1,0 +1,15 @@
+// `tracehound new-plugin ID [--dir D]`: writes an out-of-tree plugin skeleton
+// (core/sdk_scaffold/plugin_scaffold.h) to D/ID/.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace th::cli {
+
+// Registers the `new-plugin` subcommand on `app`. When it runs, the written
+// paths go to stdout and *exit_code becomes 0; 2 with a message on stderr for
+// an id that is not kebab-case or a target directory that exists and is not
+// empty; 1 when a file cannot be written.
+void AddNewPluginCommand(CLI::App& app, int* exit_code);
+
+}  // namespace th::cli
