@@ -5,6 +5,7 @@
 
 #include "cli/generate_command.h"
 #include "cli/info_command.h"
+#include "cli/new_plugin_command.h"
 #include "cli/pipeline_commands.h"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   th::synth::AddGenerateCommand(app, &exit_code);
   th::cli::AddPipelineCommands(app, &exit_code);
   th::cli::AddPluginsCommand(app, &exit_code);
+  th::cli::AddNewPluginCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -84,8 +84,7 @@ class @CLASS@ final : public th::sdk::Plugin {
   // pipeline schema, option checking and `tracehound plugins describe @ID@`
   // come from here.
   static th::sdk::Declaration Declare() {
-    return th::sdk::Declaration("@ID@", "0.1.0", th::sdk::kAnalyzer,
-                                "Events per rank")
+    return th::sdk::Declaration("@ID@", "0.1.0", th::sdk::kAnalyzer, "Events per rank")
         .Reads({"events"})
         .Option("kernels_only", false, "count only GPU kernels");
   }
@@ -450,7 +449,10 @@ std::vector<ScaffoldFile> PluginScaffoldFiles(std::string_view id) {
 StatusOr<std::vector<std::string>> WritePluginScaffold(std::string_view id,
                                                        const std::string& parent_dir) {
   TH_RETURN_IF_ERROR(CheckPluginId(id));
-  const fs::path dir = fs::path(parent_dir.empty() ? "." : parent_dir) / std::string(id);
+  // "my-probe/...", not "./my-probe/...", for the current directory.
+  const fs::path dir = parent_dir.empty() || parent_dir == "."
+                           ? fs::path(std::string(id))
+                           : fs::path(parent_dir) / std::string(id);
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st)) {

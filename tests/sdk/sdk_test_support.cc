@@ -45,6 +45,15 @@ CommandResult Tracehound(const std::vector<std::string>& args) {
   return Run(argv);
 }
 
+bool HasSubcommand(const std::string& name, std::string* help) {
+  CommandResult r = Tracehound({name, "--help"});
+  *help = r.out;
+  size_t usage = r.out.find("Usage:");
+  if (r.status != 0 || usage == std::string::npos) return false;
+  std::string line = r.out.substr(usage, r.out.find('\n', usage) - usage);
+  return line.find(" " + name + " ") != std::string::npos;
+}
+
 CommandResult InstallSdk(const std::string& prefix) {
   return Run({TH_CMAKE_COMMAND, "--install", TRACEHOUND_BUILD_DIR, "--component", "sdk", "--prefix",
               prefix});
@@ -53,7 +62,7 @@ CommandResult InstallSdk(const std::string& prefix) {
 CommandResult BuildProject(const std::string& source, const std::string& build,
                            const std::string& prefix) {
   CommandResult configure =
-      Run({TH_CMAKE_COMMAND, "-G", "Ninja", "-S", source, "-B", build,
+      Run({TH_CMAKE_COMMAND, "-G", TH_CMAKE_GENERATOR, "-S", source, "-B", build,
            "-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_CXX_COMPILER=" TH_CXX_COMPILER,
            "-DCMAKE_MAKE_PROGRAM=" TH_MAKE_PROGRAM, "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror"});
   if (configure.status != 0) return configure;
