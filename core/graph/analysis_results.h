@@ -61,9 +61,15 @@ struct DerivedTable {
   }
 };
 
+struct Check {
+  std::string plugin, name, detail;
+  bool passed = true;
+};
+
 // Everything a pipeline run collects, in the order plugins reported it.
 struct PluginResults {
   std::vector<Finding> findings;
+  std::vector<Check> checks;
   std::vector<Metric> metrics;
   std::map<std::string, DerivedTable> tables;
 };

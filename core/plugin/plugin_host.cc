@@ -14,6 +14,8 @@ namespace {
 
 static_assert(static_cast<int>(EventKind::kKernel) == TH_EVENT_KERNEL);
 static_assert(static_cast<int>(EventKind::kCounter) == TH_EVENT_COUNTER);
+static_assert(static_cast<int>(EdgeKind::kLaunch) == TH_EDGE_LAUNCH);
+static_assert(static_cast<int>(EdgeKind::kFlow) == TH_EDGE_FLOW);
 
 // Per-run state behind the host table's `ctx`.
 struct RunState {
@@ -87,6 +89,13 @@ th_status AddFinding(void* ctx, const th_finding* f) {
     out.evidence.push_back({Str(e.name), e.value, Str(e.unit), KindOf(e.kind)});
   }
   State(ctx)->results->findings.push_back(std::move(out));
+  return TH_STATUS_OK;
+}
+
+th_status AddCheck(void* ctx, const th_check* c) {
+  if (!c || c->struct_size < sizeof(th_check) || !c->name) return TH_STATUS_ERROR;
+  State(ctx)->results->checks.push_back(
+      {State(ctx)->plugin->declaration.id, Str(c->name), Str(c->detail), c->passed != 0});
   return TH_STATUS_OK;
 }
 
@@ -178,7 +187,7 @@ const th_table* FindTable(void* ctx, const char* name) {
   return &out;
 }
 
-th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks) {
+th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<th_step>* steps) {
   const EventGraph& g = t.graph;
   const EventColumns& e = g.events;
   for (const Track& tr : g.tracks) {
@@ -220,6 +229,14 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks) {
   v.gpu_stream = Column(ga.stream.data(), ga.size(), TH_TYPE_I64);
   v.gpu_bytes = Column(ga.bytes.data(), ga.size(), TH_TYPE_I64);
   v.host_trace = &t;
+  const EdgeTable& ed = g.edges;
+  v.edge_count = ed.size();
+  v.edge_src = Column(ed.src.data(), ed.size(), TH_TYPE_U32);
+  v.edge_dst = Column(ed.dst.data(), ed.size(), TH_TYPE_U32);
+  v.edge_kind = Column(ed.kind.data(), ed.size(), TH_TYPE_U8);
+  for (const Step& st : g.steps) steps->push_back({st.number, st.event, 0, st.ts, st.dur});
+  v.step_count = steps->size();
+  v.steps = steps->data();
   return v;
 }
 
@@ -229,7 +246,9 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
                  const std::map<std::string, OptionValue>& options, PluginResults* results) {
   RunState st{&plugin, &set, results, {}, {}, {}, {}, {}};
   std::deque<std::vector<th_track>> tracks;
-  for (const auto& t : set.traces) st.views.push_back(ViewOf(*t, &tracks.emplace_back()));
+  std::deque<std::vector<th_step>> steps;
+  for (const auto& t : set.traces)
+    st.views.push_back(ViewOf(*t, &tracks.emplace_back(), &steps.emplace_back()));
   std::vector<const th_trace_view*> view_ptrs;
   for (const auto& v : st.views) view_ptrs.push_back(&v);
 
@@ -269,6 +288,7 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   host.publish_metric = &PublishMetric;
   host.publish_table = &PublishTable;
   host.find_table = &FindTable;
+  host.add_check = &AddCheck;
 
   th_run_input input{};
   input.struct_size = sizeof input;

@@ -6,11 +6,11 @@
 #include <map>
 #include <string>
 
+#include "core/graph/analysis_results.h"
 #include "core/graph/status.h"
 #include "core/graph/trace.h"
 #include "core/plugin/plugin_declaration.h"
 #include "core/plugin/plugin_loader.h"
-#include "core/graph/analysis_results.h"
 
 namespace th {
 

@@ -141,6 +141,16 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("checks").BeginArray();
+  for (const Check& c : r.results.checks) {
+    w.BeginObject()
+        .Field("plugin", c.plugin)
+        .Field("name", c.name)
+        .Field("passed", c.passed)
+        .Field("detail", c.detail)
+        .EndObject();
+  }
+  w.EndArray();
   w.Key("metrics").BeginObject();
   std::map<std::string, std::vector<const Metric*>> by_plugin;
   for (const Metric& m : r.results.metrics) by_plugin[m.plugin].push_back(&m);
@@ -222,7 +232,12 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
     }
     if (!f->suggestion.empty()) out << "**Try:** " << f->suggestion << "\n\n";
   }
-  out << "## Tables\n\n";
+  out << "## Checks\n\n";
+  if (r.results.checks.empty()) out << "No check was run.\n";
+  for (const Check& c : r.results.checks)
+    out << "- " << (c.passed ? "✔" : "✘ **failed**") << " " << c.plugin << ": " << c.name << " ("
+        << c.detail << ")\n";
+  out << "\n## Tables\n\n";
   for (const auto& [name, t] : r.results.tables) {
     out << "### " << name << " (" << t.plugin << ", " << t.rows << " rows";
     constexpr size_t kRows = 15;
@@ -265,6 +280,14 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out) {
   }
   for (const PluginOutcome& p : r.plugins)
     if (!p.ok) out << " plugin " << p.id << " failed: " << p.error << "\n";
+  size_t passed = 0;
+  for (const Check& c : r.results.checks) passed += c.passed;
+  if (!r.results.checks.empty()) {
+    out << "checks: " << passed << " of " << r.results.checks.size() << " passed";
+    for (const Check& c : r.results.checks)
+      if (!c.passed) out << " · failed: " << c.plugin << ": " << c.name;
+    out << "\n";
+  }
   auto trust = AllTrust(r).Entries();
   out << "trust: ";
   if (trust.empty()) out << "no defects found";

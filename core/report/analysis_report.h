@@ -3,7 +3,8 @@
 // JSON contract (versioned by schema_version; keys are added, never renamed):
 // schema_version, verdict (OPTIMAL | NEEDS_ATTENTION), findings (id, plugin,
 // severity, title, what, evidence[{name, value, unit, kind}], scope,
-// suggestion, confidence), metrics (plugin id -> list), plugins (id ->
+// suggestion, confidence), checks (plugin, name, passed, detail), metrics
+// (plugin id -> list), plugins (id ->
 // {status ok|failed, error, version, seconds}), tables (name -> {plugin, rows,
 // columns}), trust (list of {what, severity, count}), traces (path, rank).
 #pragma once

@@ -154,6 +154,9 @@ class StreamBudget final : public th::sdk::Plugin {
                     .Int("busy", d_busy, "ns")
                     .Int("span", d_span, "ns"));
     // Reconciliation: every stream's parts must add up to its span.
+    ctx.Check("stream budget adds up to the span", balanced == streams,
+              std::to_string(balanced) + " of " + std::to_string(streams) +
+                  " streams: compute + collective + memory + idle = span");
     ctx.Metric("streams", static_cast<double>(streams), "count", th::sdk::kMeasured);
     ctx.Metric("streams_reconciled", static_cast<double>(balanced), "count", th::sdk::kMeasured);
     if (balanced != streams) {

@@ -90,6 +90,9 @@ TEST(RunCommand, EveryShippedConfigValidatesAndRuns) {
     EXPECT_FALSE(doc["trust"].error());
     EXPECT_EQ(doc["traces"].get_array().size(), 2u);
     EXPECT_EQ(doc["tables"]["kernel_stats"]["plugin"].get_string().value(), "kernel-stats");
+    simdjson::dom::element check = doc["checks"].at(0).value();
+    EXPECT_EQ(check["plugin"].get_string().value(), "stream-budget");
+    EXPECT_TRUE(check["passed"].get_bool().value());
   }
 }
 

@@ -72,8 +72,8 @@ class TopLevelReader {
   std::optional<uint64_t> truncated_at_;
   bool trailing_comma_ = false;
   bool unterminated_ = false;  // a top-level array that ends without its bracket
-  std::vector<char> window_;  // streaming input
-  char* buf_ = nullptr;       // window_.data(), or the whole mapped input
+  std::vector<char> window_;   // streaming input
+  char* buf_ = nullptr;        // window_.data(), or the whole mapped input
   bool mapped_ = false;
   static constexpr size_t kNoPatch = SIZE_MAX;
   size_t patched_pos_ = kNoPatch;  // byte overwritten with ']' by the last in-place chunk

@@ -49,11 +49,7 @@ typedef enum th_value_type {
 
 /* How a number was obtained: measured from the trace, read from a spec or
  * the compiler, or inferred by a model. Every reported number carries one. */
-typedef enum th_number_kind {
-  TH_MEASURED = 0,
-  TH_READ = 1,
-  TH_INFERRED = 2
-} th_number_kind;
+typedef enum th_number_kind { TH_MEASURED = 0, TH_READ = 1, TH_INFERRED = 2 } th_number_kind;
 
 typedef enum th_severity { TH_P0 = 0, TH_P1 = 1, TH_P2 = 2 } th_severity;
 
@@ -93,12 +89,21 @@ typedef struct th_track {
   uint32_t struct_size;
   uint32_t kind; /* TH_TRACK_* */
   int64_t pid, tid;
-  uint32_t pid_string, tid_string; /* string ids, 0 when numeric */
+  uint32_t pid_string, tid_string;    /* string ids, 0 when numeric */
   uint32_t process_name, thread_name; /* string ids */
   int32_t device;                     /* accelerator index of a GPU stream track, -1 otherwise */
   int32_t reserved;
   int64_t stream; /* stream id of a GPU stream track, -1 otherwise */
 } th_track;
+
+enum { TH_EDGE_LAUNCH = 0, TH_EDGE_FLOW = 1 };
+
+typedef struct th_step {
+  int64_t number; /* N of ProfilerStep#N */
+  uint32_t event; /* the step's event index */
+  uint32_t reserved;
+  int64_t ts, dur; /* ns */
+} th_step;
 
 /* One trace (one rank's file) as read-only columns of the event graph.
  * Times are int64 ns on the trace's own clock. */
@@ -108,13 +113,13 @@ typedef struct th_trace_view {
   const char* path;
   int64_t rank;
   uint64_t event_count;
-  th_column ts, dur;       /* I64, ns */
-  th_column name, cat;     /* U32 string ids */
-  th_column track;         /* U32 index into tracks */
-  th_column parent;        /* U32 event index, 0xFFFFFFFF at top level */
-  th_column depth;         /* U16 */
-  th_column kind;          /* U8, TH_EVENT_* */
-  th_column args_row;      /* U32 row of gpu_* columns for GPU activity, 0xFFFFFFFF if none */
+  th_column ts, dur;   /* I64, ns */
+  th_column name, cat; /* U32 string ids */
+  th_column track;     /* U32 index into tracks */
+  th_column parent;    /* U32 event index, 0xFFFFFFFF at top level */
+  th_column depth;     /* U16 */
+  th_column kind;      /* U8, TH_EVENT_* */
+  th_column args_row;  /* U32 row of gpu_* columns for GPU activity, 0xFFFFFFFF if none */
   uint64_t track_count;
   const th_track* tracks;
   uint64_t gpu_args_count; /* kernels, memcpy, memset, syncs */
@@ -123,6 +128,12 @@ typedef struct th_trace_view {
   th_column gpu_stream;    /* I64 */
   th_column gpu_bytes;     /* I64, memcpy/memset bytes, -1 if absent */
   const void* host_trace;  /* opaque; pass back to host functions */
+  uint64_t edge_count;     /* launch -> GPU activity, and other flows */
+  th_column edge_src;      /* U32 event index */
+  th_column edge_dst;      /* U32 event index */
+  th_column edge_kind;     /* U8: TH_EDGE_* */
+  uint64_t step_count;     /* ProfilerStep#N windows on the host, by start time */
+  const th_step* steps;
 } th_trace_view;
 
 typedef struct th_option_value {
@@ -162,6 +173,15 @@ typedef struct th_finding {
   uint32_t evidence_count;
   uint32_t reserved;
 } th_finding;
+
+/* A reconciliation check: something that must hold if the analysis is right
+ * (e.g. the parts of a stream's time add up to its span). Reports list them. */
+typedef struct th_check {
+  uint32_t struct_size;
+  uint32_t passed; /* 1 or 0 */
+  const char* name;
+  const char* detail;
+} th_check;
 
 typedef struct th_metric {
   uint32_t struct_size;
@@ -207,6 +227,7 @@ typedef struct th_host_api {
   th_status (*publish_table)(void* ctx, const th_table* table);
   /* A table published earlier in the pipeline, or NULL. Valid during run. */
   const th_table* (*find_table)(void* ctx, const char* name);
+  th_status (*add_check)(void* ctx, const th_check* check);
 } th_host_api;
 
 typedef struct th_option_decl {
@@ -232,7 +253,7 @@ typedef struct th_run_input {
 typedef struct th_plugin_descriptor {
   uint32_t struct_size;
   uint32_t api_major, api_minor;
-  uint32_t kind; /* th_plugin_kind */
+  uint32_t kind;       /* th_plugin_kind */
   const char* id;      /* kebab-case, stable */
   const char* version; /* semver */
   const char* summary;

@@ -82,6 +82,13 @@ class Trace {
   const th_track& track(uint32_t t) const { return v_->tracks[t]; }
   const th_track& track_of(uint64_t i) const { return track(track_index(i)); }
 
+  uint64_t edge_count() const { return v_->edge_count; }
+  uint32_t edge_src(uint64_t k) const { return At<uint32_t>(v_->edge_src, k); }
+  uint32_t edge_dst(uint64_t k) const { return At<uint32_t>(v_->edge_dst, k); }
+  uint32_t edge_kind(uint64_t k) const { return At<uint8_t>(v_->edge_kind, k); }
+  uint64_t step_count() const { return v_->step_count; }
+  const th_step& step(uint64_t s) const { return v_->steps[s]; }
+
   const th_trace_view& raw() const { return *v_; }
 
  private:
@@ -244,6 +251,15 @@ class Context {
     Check(host_->publish_table(host_->ctx, &raw), "publish_table");
   }
   const th_table* FindTable(const char* name) const { return host_->find_table(host_->ctx, name); }
+  // A reconciliation check (listed in every report).
+  void Check(const std::string& name, bool passed, const std::string& detail) {
+    th_check c{};
+    c.struct_size = sizeof c;
+    c.passed = passed ? 1 : 0;
+    c.name = name.c_str();
+    c.detail = detail.c_str();
+    Check(host_->add_check(host_->ctx, &c), "add_check");
+  }
   void Log(const std::string& message) const { host_->log(host_->ctx, 0, message.c_str()); }
   void Warn(const std::string& message) const { host_->log(host_->ctx, 1, message.c_str()); }
 

@@ -132,6 +132,9 @@ TEST_P(BuiltinPlugins, MatchOracle) {
     if (m.plugin == "stream-budget" && m.name == "streams_reconciled") reconciled = m.value;
   }
   EXPECT_EQ(streams, reconciled);
+  ASSERT_EQ(results.checks.size(), 1u);
+  EXPECT_TRUE(results.checks[0].passed) << results.checks[0].detail;
+  EXPECT_EQ(results.checks[0].plugin, "stream-budget");
   EXPECT_EQ(streams, static_cast<double>(want_streams));
 }
 

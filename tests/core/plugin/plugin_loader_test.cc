@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "tests/support/test_files.h"
@@ -92,6 +94,37 @@ TEST(PluginHost, RunsAPluginWithOptionsAndCollectsFindings) {
   PluginResults lower;
   ASSERT_TRUE(RunPlugin(**plugin, set, {{"threshold_us", int64_t{5}}}, &lower).ok());
   EXPECT_EQ(lower.findings.size(), 2u);
+}
+
+TEST(PluginHost, ViewsCarryEdgesAndSteps) {
+  // kernel-stats sees the graph through the same view; check the view itself
+  // through a trace with a step and a launch.
+  std::string path = testing::WriteTempFile("edges.json",
+                                            R"({"traceEvents": [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 4}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20, "dur": 30, "args": {"correlation": 4}}]})");
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok());
+  auto budget = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_stream_budget.so");
+  ASSERT_TRUE(budget.ok());
+  PluginResults results;
+  ASSERT_TRUE(RunPlugin(**budget, *set, {}, &results).ok());
+  ASSERT_EQ(results.checks.size(), 1u);
+  EXPECT_TRUE(results.checks[0].passed);
+  EXPECT_EQ(results.checks[0].detail,
+            "1 of 1 streams: compute + collective + memory + idle = span");
+
+  auto probe = LoadPluginLibrary(Lib("long_kernels"));
+  ASSERT_TRUE(probe.ok());
+  PluginResults seen;
+  ASSERT_TRUE(RunPlugin(**probe, *set, {{"threshold_us", int64_t{1000}}}, &seen).ok());
+  std::map<std::string, double> m;
+  for (const Metric& x : seen.metrics) m[x.name] = x.value;
+  EXPECT_EQ(m["edges"], 1);
+  EXPECT_EQ(m["first_edge_dst"], 2);  // the kernel
+  EXPECT_EQ(m["steps"], 1);
+  EXPECT_EQ(m["first_step"], 7);
 }
 
 TEST(PluginHost, AThrowingPluginIsAnErrorWithItsMessageAndKeepsWhatItReported) {

@@ -13,6 +13,13 @@ class LongKernels final : public th::sdk::Plugin {
   void Run(th::sdk::Context& ctx) override {
     const int64_t threshold = ctx.GetInt("threshold_us") * 1000;
     for (const auto& trace : ctx.traces()) {
+      // What the view carries beyond events, for the host tests.
+      ctx.Metric("edges", static_cast<double>(trace.edge_count()), "count", th::sdk::kMeasured);
+      if (trace.edge_count())
+        ctx.Metric("first_edge_dst", trace.edge_dst(0), "event", th::sdk::kMeasured);
+      ctx.Metric("steps", static_cast<double>(trace.step_count()), "count", th::sdk::kMeasured);
+      if (trace.step_count())
+        ctx.Metric("first_step", static_cast<double>(trace.step(0).number), "", th::sdk::kMeasured);
       for (uint64_t i = 0; i < trace.size(); ++i) {
         if (trace.kind(i) != TH_EVENT_KERNEL || trace.dur(i) < threshold) continue;
         th::sdk::Scope scope;
