@@ -102,8 +102,17 @@ class StreamBudget final : public th::sdk::Plugin {
                                                    : kCompute;
         by_track[trace.track_index(i)].push_back({trace.ts(i), trace.end(i), c});
       }
+      // Streams in (device, stream) order.
+      std::vector<uint32_t> order;
+      for (const auto& [track, items] : by_track) order.push_back(track);
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const th_track& x = trace.track(a);
+        const th_track& y = trace.track(b);
+        return std::tie(x.device, x.stream) < std::tie(y.device, y.stream);
+      });
       std::map<int64_t, std::vector<Interval>> by_device;
-      for (auto& [track, items] : by_track) {
+      for (uint32_t track : order) {
+        std::vector<Interval>& items = by_track[track];
         const th_track& t = trace.track(track);
         auto& dev = by_device[t.device];
         dev.insert(dev.end(), items.begin(), items.end());
