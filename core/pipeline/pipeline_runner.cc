@@ -31,6 +31,16 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                         ": no inputs: name trace files on the command line or "
                         "under 'inputs:' in the pipeline");
   }
+  kernels::BackendChoice backend = kernels::BackendChoice::kAuto;
+  if (!kernels::ParseBackendChoice(pipeline.backend, &backend)) {
+    return InvalidInput(pipeline.source + ": unknown backend '" + pipeline.backend + "'");
+  }
+  if (backend != kernels::BackendChoice::kAuto && backend != kernels::BackendChoice::kCpu) {
+    // Asking for an absent GPU backend fails before anything runs.
+    kernels::Engine* engine = nullptr;
+    kernels::KernelStatus s = kernels::SelectEngine(backend, 0, &engine);
+    if (!s.ok()) return Unsupported(pipeline.source + ": execution.backend: " + s.message());
+  }
   std::unique_ptr<tbb::global_control> threads;
   if (pipeline.threads > 0) {
     threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
@@ -54,7 +64,7 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
     outcome.version = plugin->declaration.version;
     size_t first_finding = report.results.findings.size();
     auto started = std::chrono::steady_clock::now();
-    Status s = RunPlugin(*plugin, run->traces, step.options, &report.results);
+    Status s = RunPlugin(*plugin, run->traces, step.options, &report.results, backend);
     outcome.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (step.severity) {

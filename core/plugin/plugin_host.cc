@@ -19,6 +19,7 @@ static_assert(static_cast<int>(EdgeKind::kFlow) == TH_EDGE_FLOW);
 
 // Per-run state behind the host table's `ctx`.
 struct RunState {
+  kernels::BackendChoice backend;
   const LoadedPlugin* plugin;
   const TraceSet* set;
   PluginResults* results;
@@ -90,6 +91,59 @@ th_status AddFinding(void* ctx, const th_finding* f) {
   }
   State(ctx)->results->findings.push_back(std::move(out));
   return TH_STATUS_OK;
+}
+
+// Runs a primitive on the engine chosen for `rows`; a failure is logged with
+// the engine's message (the plugin sees an error status).
+template <typename Call>
+th_status Compute(void* ctx, const char* what, uint64_t rows, Call call) {
+  kernels::Engine* engine = nullptr;
+  kernels::KernelStatus s = kernels::SelectEngine(State(ctx)->backend, rows, &engine);
+  if (s.ok()) s = call(*engine);
+  if (s.ok()) return TH_STATUS_OK;
+  Log(ctx, 1, (std::string(what) + ": " + s.message()).c_str());
+  return TH_STATUS_ERROR;
+}
+
+th_status SortByKeyFn(void* ctx, int64_t* keys, uint32_t* values, uint64_t n) {
+  return Compute(ctx, "sort_by_key", n, [&](kernels::Engine& e) {
+    return e.SortByKey({keys, n}, {values, n});
+  });
+}
+
+th_status ReduceByKeyFn(void* ctx, const uint32_t* keys, const int64_t* values, uint64_t n,
+                        uint32_t op, int64_t* out, uint64_t num_keys) {
+  if (op > 3) return TH_STATUS_ERROR;
+  return Compute(ctx, "reduce_by_key", n, [&](kernels::Engine& e) {
+    return e.ReduceByKey({keys, n}, {values, values ? n : 0}, static_cast<kernels::ReduceOp>(op),
+                         {out, num_keys});
+  });
+}
+
+th_status SegmentedPercentilesFn(void* ctx, const int64_t* values, const uint64_t* offsets,
+                                 uint64_t segments, const double* pcts, uint64_t count,
+                                 int64_t* out) {
+  uint64_t rows = segments ? offsets[segments] : 0;
+  return Compute(ctx, "segmented_percentiles", rows, [&](kernels::Engine& e) {
+    return e.SegmentedPercentiles({values, rows}, {offsets, segments + 1}, {pcts, count},
+                                  {out, segments * count});
+  });
+}
+
+th_status IntervalUnionFn(void* ctx, const uint32_t* group, const int64_t* begin,
+                          const int64_t* end, uint64_t n, int64_t* out, uint64_t num_groups) {
+  return Compute(ctx, "interval_union", n, [&](kernels::Engine& e) {
+    return e.IntervalUnion({{group, n}, {begin, n}, {end, n}}, {out, num_groups});
+  });
+}
+
+th_status IntervalOverlapFn(void* ctx, const uint32_t* ga, const int64_t* ba, const int64_t* ea,
+                            uint64_t na, const uint32_t* gb, const int64_t* bb, const int64_t* eb,
+                            uint64_t nb, int64_t* out, uint64_t num_groups) {
+  return Compute(ctx, "interval_overlap", na + nb, [&](kernels::Engine& e) {
+    return e.IntervalOverlap({{ga, na}, {ba, na}, {ea, na}}, {{gb, nb}, {bb, nb}, {eb, nb}},
+                             {out, num_groups});
+  });
 }
 
 th_status AddCheck(void* ctx, const th_check* c) {
@@ -243,8 +297,9 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
 }  // namespace
 
 Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
-                 const std::map<std::string, OptionValue>& options, PluginResults* results) {
-  RunState st{&plugin, &set, results, {}, {}, {}, {}, {}};
+                 const std::map<std::string, OptionValue>& options, PluginResults* results,
+                 kernels::BackendChoice backend) {
+  RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}};
   std::deque<std::vector<th_track>> tracks;
   std::deque<std::vector<th_step>> steps;
   for (const auto& t : set.traces)
@@ -289,6 +344,11 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   host.publish_table = &PublishTable;
   host.find_table = &FindTable;
   host.add_check = &AddCheck;
+  host.sort_by_key = &SortByKeyFn;
+  host.reduce_by_key = &ReduceByKeyFn;
+  host.segmented_percentiles = &SegmentedPercentilesFn;
+  host.interval_union = &IntervalUnionFn;
+  host.interval_overlap = &IntervalOverlapFn;
 
   th_run_input input{};
   input.struct_size = sizeof input;

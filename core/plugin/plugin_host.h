@@ -3,6 +3,8 @@
 // table, and collects what the plugin reports into PluginResults.
 #pragma once
 
+#include <tracehound/kernels/dispatch.h>
+
 #include <map>
 #include <string>
 
@@ -17,7 +19,10 @@ namespace th {
 // `options`: every declared option with its value (defaults filled). A plugin
 // that reports failure, or throws, gives an error naming the plugin and its
 // message; what it reported before failing is kept.
+// `backend`: where the plugin's compute primitives run (pipeline
+// `execution.backend`).
 Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,
-                 const std::map<std::string, OptionValue>& options, PluginResults* results);
+                 const std::map<std::string, OptionValue>& options, PluginResults* results,
+                 kernels::BackendChoice backend = kernels::BackendChoice::kAuto);
 
 }  // namespace th

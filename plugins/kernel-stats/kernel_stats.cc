@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -26,13 +27,6 @@ std::string Category(uint32_t kind, std::string_view name) {
   return "COMP";
 }
 
-// Nearest-rank percentile of sorted values.
-int64_t Percentile(const std::vector<int64_t>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
-
 class KernelStats final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -46,68 +40,91 @@ class KernelStats final : public th::sdk::Plugin {
 
   void Run(Context& ctx) override {
     const bool include_memory = ctx.GetBool("include_memory");
-    struct Acc {
-      std::string category;
-      std::vector<int64_t> durations;
-      int64_t total = 0;
-    };
-    std::map<std::string, Acc> by_name;
-    int64_t gpu_total = 0;
+    // One dense key per distinct name (with its category), over all ranks;
+    // one row per kernel (or copy) event.
+    std::unordered_map<std::string, uint32_t> key_of;
+    std::vector<std::string> names, categories;
+    std::vector<uint32_t> keys;
+    std::vector<int64_t> durations;
     for (const auto& trace : ctx.traces()) {
+      std::unordered_map<uint32_t, uint32_t> local;  // this trace's name id -> key
       int64_t rank_total = 0, rank_kernels = 0;
       for (uint64_t i = 0; i < trace.size(); ++i) {
         uint32_t kind = trace.kind(i);
         bool memory = kind == TH_EVENT_MEMCPY || kind == TH_EVENT_MEMSET;
         if (kind != TH_EVENT_KERNEL && !(include_memory && memory)) continue;
-        std::string_view name = trace.name(i);
-        Acc& a = by_name[std::string(name)];
-        if (a.category.empty()) a.category = Category(kind, name);
-        a.durations.push_back(trace.dur(i));
-        a.total += trace.dur(i);
+        auto [it, fresh] = local.try_emplace(trace.name_id(i), 0);
+        if (fresh) {
+          std::string name(trace.name(i));
+          auto [g, added] = key_of.try_emplace(name, static_cast<uint32_t>(names.size()));
+          if (added) {
+            names.push_back(name);
+            categories.push_back(Category(kind, name));
+          }
+          it->second = g->second;
+        }
+        keys.push_back(it->second);
+        durations.push_back(trace.dur(i));
         rank_total += trace.dur(i);
         rank_kernels += kind == TH_EVENT_KERNEL;
       }
-      gpu_total += rank_total;
       th::sdk::Scope scope;
       scope.rank = trace.rank();
       ctx.Metric("gpu_time", static_cast<double>(rank_total), "ns", th::sdk::kMeasured, scope);
       ctx.Metric("kernels", static_cast<double>(rank_kernels), "count", th::sdk::kMeasured, scope);
     }
+    const size_t k = names.size();
+    using R = Context::Reduce;
+    std::vector<int64_t> total = ctx.ReduceByKey(keys, durations, R::kSum, k);
+    std::vector<int64_t> count = ctx.ReduceByKey(keys, durations, R::kCount, k);
+    std::vector<int64_t> min = ctx.ReduceByKey(keys, durations, R::kMin, k);
+    std::vector<int64_t> max = ctx.ReduceByKey(keys, durations, R::kMax, k);
+    // Percentiles: rows grouped by key (stable sort), one segment per key.
+    std::vector<int64_t> sort_keys(keys.begin(), keys.end());
+    std::vector<uint32_t> rows(keys.size());
+    for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    ctx.SortByKey(sort_keys, rows);
+    std::vector<int64_t> grouped(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) grouped[i] = durations[rows[i]];
+    std::vector<uint64_t> offsets(k + 1, 0);
+    for (size_t g = 0; g < k; ++g) offsets[g + 1] = offsets[g] + static_cast<uint64_t>(count[g]);
+    std::vector<int64_t> pct = ctx.SegmentedPercentiles(grouped, offsets, {50, 99});
+    int64_t gpu_total = 0;
+    for (int64_t t : total) gpu_total += t;
+
     // Rows by total time, largest first (ties by name).
-    std::vector<std::pair<std::string, Acc*>> rows;
-    for (auto& [name, acc] : by_name) rows.emplace_back(name, &acc);
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      return a.second->total != b.second->total ? a.second->total > b.second->total
-                                                : a.first < b.first;
+    std::vector<uint32_t> order(k);
+    for (uint32_t g = 0; g < k; ++g) order[g] = g;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return total[a] != total[b] ? total[a] > total[b] : names[a] < names[b];
     });
-    std::vector<std::string> names, categories;
-    std::vector<int64_t> count, total, min, max, p50, p99;
-    std::vector<double> mean, share;
-    for (auto& [name, acc] : rows) {
-      std::sort(acc->durations.begin(), acc->durations.end());
-      names.push_back(name);
-      categories.push_back(acc->category);
-      count.push_back(static_cast<int64_t>(acc->durations.size()));
-      total.push_back(acc->total);
-      min.push_back(acc->durations.front());
-      max.push_back(acc->durations.back());
-      mean.push_back(static_cast<double>(acc->total) / static_cast<double>(acc->durations.size()));
-      p50.push_back(Percentile(acc->durations, 50));
-      p99.push_back(Percentile(acc->durations, 99));
-      share.push_back(
-          gpu_total ? 100.0 * static_cast<double>(acc->total) / static_cast<double>(gpu_total) : 0);
+    std::vector<std::string> t_names, t_categories;
+    std::vector<int64_t> t_count, t_total, t_min, t_max, t_p50, t_p99;
+    std::vector<double> t_mean, t_share;
+    for (uint32_t g : order) {
+      t_names.push_back(names[g]);
+      t_categories.push_back(categories[g]);
+      t_count.push_back(count[g]);
+      t_total.push_back(total[g]);
+      t_min.push_back(min[g]);
+      t_max.push_back(max[g]);
+      t_mean.push_back(static_cast<double>(total[g]) / static_cast<double>(count[g]));
+      t_p50.push_back(pct[2 * g]);
+      t_p99.push_back(pct[2 * g + 1]);
+      t_share.push_back(
+          gpu_total ? 100.0 * static_cast<double>(total[g]) / static_cast<double>(gpu_total) : 0);
     }
     ctx.Publish(th::sdk::Table("kernel_stats")
-                    .Text("name", names)
-                    .Text("category", categories)
-                    .Int("count", count, "count")
-                    .Int("total", total, "ns")
-                    .Int("min", min, "ns")
-                    .Int("max", max, "ns")
-                    .Real("mean", mean, "ns")
-                    .Int("p50", p50, "ns")
-                    .Int("p99", p99, "ns")
-                    .Real("share", share, "%"));
+                    .Text("name", t_names)
+                    .Text("category", t_categories)
+                    .Int("count", t_count, "count")
+                    .Int("total", t_total, "ns")
+                    .Int("min", t_min, "ns")
+                    .Int("max", t_max, "ns")
+                    .Real("mean", t_mean, "ns")
+                    .Int("p50", t_p50, "ns")
+                    .Int("p99", t_p99, "ns")
+                    .Real("share", t_share, "%"));
     ctx.Metric("gpu_time", static_cast<double>(gpu_total), "ns", th::sdk::kMeasured);
   }
 };

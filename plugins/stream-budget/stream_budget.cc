@@ -16,63 +16,11 @@ namespace {
 using th::sdk::Context;
 using th::sdk::Declaration;
 
-enum Category { kCollective = 0, kCompute = 1, kMemory = 2, kCategories = 3 };
-
 bool IsCollective(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return std::tolower(c); });
   return lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos;
-}
-
-struct Interval {
-  int64_t begin, end;
-  Category category;
-};
-
-struct Budget {
-  int64_t span = 0, busy = 0, idle = 0;
-  int64_t by_category[kCategories] = {0, 0, 0};
-  int64_t first = 0, last = 0;
-  int64_t activities = 0;
-};
-
-// Sweeps boundaries; each elementary segment goes to the highest-priority
-// category covering it (collective > compute > memory).
-Budget Sweep(std::vector<Interval>& items) {
-  Budget b;
-  if (items.empty()) return b;
-  std::vector<std::tuple<int64_t, int, Category>> edges;  // time, +1/-1, category
-  edges.reserve(items.size() * 2);
-  b.first = items.front().begin;
-  b.last = items.front().end;
-  for (const Interval& iv : items) {
-    b.first = std::min(b.first, iv.begin);
-    b.last = std::max(b.last, iv.end);
-    if (iv.end <= iv.begin) continue;
-    edges.emplace_back(iv.begin, +1, iv.category);
-    edges.emplace_back(iv.end, -1, iv.category);
-  }
-  std::sort(edges.begin(), edges.end());
-  int open[kCategories] = {0, 0, 0};
-  int64_t prev = b.first;
-  for (const auto& [t, delta, cat] : edges) {
-    if (t > prev) {
-      for (int c = 0; c < kCategories; ++c) {
-        if (open[c] > 0) {
-          b.by_category[c] += t - prev;
-          b.busy += t - prev;
-          break;
-        }
-      }
-    }
-    open[cat] += delta;
-    prev = t;
-  }
-  b.span = b.last - b.first;
-  b.idle = b.span - b.busy;
-  b.activities = static_cast<int64_t>(items.size());
-  return b;
 }
 
 class StreamBudget final : public th::sdk::Plugin {
@@ -86,65 +34,80 @@ class StreamBudget final : public th::sdk::Plugin {
   }
 
   void Run(Context& ctx) override {
-    std::vector<int64_t> rank_col, device_col, stream_col, span, compute, collective, memory, idle,
-        activities;
-    std::vector<double> busy_pct;
-    std::vector<int64_t> d_rank, d_device, d_busy, d_span;
-    int64_t streams = 0, balanced = 0;
+    // One group per stream (rank, track) and per device (rank, device); one
+    // row per GPU activity. With the unions
+    //   U1 = collective, U2 = collective + compute, U3 = everything,
+    // a stream's collective time is |U1|, compute |U2| - |U1|, memory
+    // |U3| - |U2| and idle span - |U3|: overlaps counted once, in that order.
+    struct Stream {
+      int64_t rank, device, stream;
+    };
+    std::vector<Stream> streams;
+    std::map<std::pair<int64_t, int64_t>, uint32_t> device_group;  // (rank, device) -> id
+    std::vector<uint32_t> s_all, s_cc, s_c, d_all;
+    std::vector<int64_t> b_all, e_all, b_cc, e_cc, b_c, e_c;
     for (const auto& trace : ctx.traces()) {
-      // Activities per track, and per device (device of the track).
-      std::map<uint32_t, std::vector<Interval>> by_track;
+      std::map<uint32_t, uint32_t> stream_of_track;
+      // Streams in (device, stream) order, so rows come out sorted.
+      std::vector<uint32_t> gpu_tracks;
+      for (uint32_t t = 0; t < trace.track_count(); ++t)
+        if (trace.track(t).kind == TH_TRACK_GPU_STREAM) gpu_tracks.push_back(t);
+      std::sort(gpu_tracks.begin(), gpu_tracks.end(), [&](uint32_t a, uint32_t b) {
+        return std::tie(trace.track(a).device, trace.track(a).stream) <
+               std::tie(trace.track(b).device, trace.track(b).stream);
+      });
+      for (uint32_t t : gpu_tracks) {
+        stream_of_track[t] = static_cast<uint32_t>(streams.size());
+        streams.push_back({trace.rank(), trace.track(t).device, trace.track(t).stream});
+      }
       for (uint64_t i = 0; i < trace.size(); ++i) {
         if (!trace.is_gpu_activity(i)) continue;
+        uint32_t s = stream_of_track.at(trace.track_index(i));
+        auto [dev, fresh] = device_group.try_emplace({trace.rank(), streams[s].device},
+                                                     static_cast<uint32_t>(device_group.size()));
+        int64_t b = trace.ts(i), e = trace.end(i);
+        s_all.push_back(s);
+        d_all.push_back(dev->second);
+        b_all.push_back(b);
+        e_all.push_back(e);
         uint32_t kind = trace.kind(i);
-        Category c = kind != TH_EVENT_KERNEL       ? kMemory
-                     : IsCollective(trace.name(i)) ? kCollective
-                                                   : kCompute;
-        by_track[trace.track_index(i)].push_back({trace.ts(i), trace.end(i), c});
+        if (kind == TH_EVENT_KERNEL) {
+          s_cc.push_back(s);
+          b_cc.push_back(b);
+          e_cc.push_back(e);
+          if (IsCollective(trace.name(i))) {
+            s_c.push_back(s);
+            b_c.push_back(b);
+            e_c.push_back(e);
+          }
+        }
       }
-      // Streams in (device, stream) order.
-      std::vector<uint32_t> order;
-      for (const auto& [track, items] : by_track) order.push_back(track);
-      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        const th_track& x = trace.track(a);
-        const th_track& y = trace.track(b);
-        return std::tie(x.device, x.stream) < std::tie(y.device, y.stream);
-      });
-      std::map<int64_t, std::vector<Interval>> by_device;
-      for (uint32_t track : order) {
-        std::vector<Interval>& items = by_track[track];
-        const th_track& t = trace.track(track);
-        auto& dev = by_device[t.device];
-        dev.insert(dev.end(), items.begin(), items.end());
-        Budget b = Sweep(items);
-        ++streams;
-        balanced += b.by_category[kCompute] + b.by_category[kCollective] + b.by_category[kMemory] +
-                        b.idle ==
-                    b.span;
-        rank_col.push_back(trace.rank());
-        device_col.push_back(t.device);
-        stream_col.push_back(t.stream);
-        span.push_back(b.span);
-        compute.push_back(b.by_category[kCompute]);
-        collective.push_back(b.by_category[kCollective]);
-        memory.push_back(b.by_category[kMemory]);
-        idle.push_back(b.idle);
-        activities.push_back(b.activities);
-        busy_pct.push_back(
-            b.span ? 100.0 * static_cast<double>(b.busy) / static_cast<double>(b.span) : 0);
-      }
-      for (auto& [device, items] : by_device) {
-        Budget b = Sweep(items);
-        d_rank.push_back(trace.rank());
-        d_device.push_back(device);
-        d_busy.push_back(b.busy);
-        d_span.push_back(b.span);
-        th::sdk::Scope scope;
-        scope.rank = trace.rank();
-        scope.device = device;
-        ctx.Metric("device_busy", static_cast<double>(b.busy), "ns", th::sdk::kMeasured, scope);
-        ctx.Metric("device_span", static_cast<double>(b.span), "ns", th::sdk::kMeasured, scope);
-      }
+    }
+    const size_t n = streams.size();
+    using R = Context::Reduce;
+    std::vector<int64_t> u1 = ctx.IntervalUnion(s_c, b_c, e_c, n);
+    std::vector<int64_t> u2 = ctx.IntervalUnion(s_cc, b_cc, e_cc, n);
+    std::vector<int64_t> u3 = ctx.IntervalUnion(s_all, b_all, e_all, n);
+    std::vector<int64_t> first = ctx.ReduceByKey(s_all, b_all, R::kMin, n);
+    std::vector<int64_t> last = ctx.ReduceByKey(s_all, e_all, R::kMax, n);
+    std::vector<int64_t> activities = ctx.ReduceByKey(s_all, b_all, R::kCount, n);
+
+    std::vector<int64_t> rank_col, device_col, stream_col, span, compute, collective, memory, idle;
+    std::vector<double> busy_pct;
+    int64_t balanced = 0;
+    for (size_t s = 0; s < n; ++s) {
+      int64_t sp = activities[s] ? last[s] - first[s] : 0;
+      int64_t coll = u1[s], comp = u2[s] - u1[s], mem = u3[s] - u2[s], id = sp - u3[s];
+      balanced += coll >= 0 && comp >= 0 && mem >= 0 && id >= 0 && coll + comp + mem + id == sp;
+      rank_col.push_back(streams[s].rank);
+      device_col.push_back(streams[s].device);
+      stream_col.push_back(streams[s].stream);
+      span.push_back(sp);
+      compute.push_back(comp);
+      collective.push_back(coll);
+      memory.push_back(mem);
+      idle.push_back(id);
+      busy_pct.push_back(sp ? 100.0 * static_cast<double>(u3[s]) / static_cast<double>(sp) : 0);
     }
     ctx.Publish(th::sdk::Table("stream_budget")
                     .Int("rank", rank_col)
@@ -157,22 +120,43 @@ class StreamBudget final : public th::sdk::Plugin {
                     .Int("idle", idle, "ns")
                     .Int("activities", activities, "count")
                     .Real("busy", busy_pct, "%"));
+
+    // Devices: busy = union over all the device's streams.
+    const size_t devices = device_group.size();
+    std::vector<int64_t> d_busy = ctx.IntervalUnion(d_all, b_all, e_all, devices);
+    std::vector<int64_t> d_first = ctx.ReduceByKey(d_all, b_all, R::kMin, devices);
+    std::vector<int64_t> d_last = ctx.ReduceByKey(d_all, e_all, R::kMax, devices);
+    std::vector<int64_t> d_rank_col, d_device_col, d_busy_col, d_span_col;
+    for (const auto& [key, g] : device_group) {  // (rank, device) order
+      int64_t sp = d_last[g] - d_first[g];
+      d_rank_col.push_back(key.first);
+      d_device_col.push_back(key.second);
+      d_busy_col.push_back(d_busy[g]);
+      d_span_col.push_back(sp);
+      th::sdk::Scope scope;
+      scope.rank = key.first;
+      scope.device = key.second;
+      ctx.Metric("device_busy", static_cast<double>(d_busy[g]), "ns", th::sdk::kMeasured, scope);
+      ctx.Metric("device_span", static_cast<double>(sp), "ns", th::sdk::kMeasured, scope);
+    }
     ctx.Publish(th::sdk::Table("device_busy")
-                    .Int("rank", d_rank)
-                    .Int("device", d_device)
-                    .Int("busy", d_busy, "ns")
-                    .Int("span", d_span, "ns"));
+                    .Int("rank", d_rank_col)
+                    .Int("device", d_device_col)
+                    .Int("busy", d_busy_col, "ns")
+                    .Int("span", d_span_col, "ns"));
+
     // Reconciliation: every stream's parts must add up to its span.
-    ctx.Check("stream budget adds up to the span", balanced == streams,
-              std::to_string(balanced) + " of " + std::to_string(streams) +
+    const auto total = static_cast<int64_t>(n);
+    ctx.Check("stream budget adds up to the span", balanced == total,
+              std::to_string(balanced) + " of " + std::to_string(total) +
                   " streams: compute + collective + memory + idle = span");
-    ctx.Metric("streams", static_cast<double>(streams), "count", th::sdk::kMeasured);
+    ctx.Metric("streams", static_cast<double>(total), "count", th::sdk::kMeasured);
     ctx.Metric("streams_reconciled", static_cast<double>(balanced), "count", th::sdk::kMeasured);
-    if (balanced != streams) {
+    if (balanced != total) {
       ctx.Add(th::sdk::Finding(th::sdk::P2, "stream budget does not add up")
-                  .What(std::to_string(streams - balanced) + " of " + std::to_string(streams) +
+                  .What(std::to_string(total - balanced) + " of " + std::to_string(total) +
                         " streams have compute + collective + memory + idle != span")
-                  .Evidence("streams_unbalanced", static_cast<double>(streams - balanced), "count",
+                  .Evidence("streams_unbalanced", static_cast<double>(total - balanced), "count",
                             th::sdk::kMeasured));
     }
   }

@@ -1,4 +1,4 @@
-/* tracehound plugin ABI, version 1.0.
+/* tracehound plugin ABI, version 1.1 (1.1 added the compute primitives).
  *
  * The only contract between the tracehound host and a plugin library. Plain C:
  * every struct is POD and starts with its own size (struct_size) so either side
@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define TH_PLUGIN_API_MAJOR 1
-#define TH_PLUGIN_API_MINOR 0
+#define TH_PLUGIN_API_MINOR 1
 #define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
 
 #if defined(_WIN32)
@@ -228,6 +228,24 @@ typedef struct th_host_api {
   /* A table published earlier in the pipeline, or NULL. Valid during run. */
   const th_table* (*find_table)(void* ctx, const char* name);
   th_status (*add_check)(void* ctx, const th_check* check);
+
+  /* Compute primitives (API 1.1), run on the pipeline's backend (oneTBB, or a
+   * GPU for large inputs): the plugin gets acceleration without linking CUDA
+   * or HIP. Keys and groups are dense ids below num_keys / num_groups; see
+   * kernels/include/tracehound/kernels/primitives.h for exact semantics. */
+  th_status (*sort_by_key)(void* ctx, int64_t* keys, uint32_t* values, uint64_t n);
+  /* op: 0 sum, 1 min, 2 max, 3 count. */
+  th_status (*reduce_by_key)(void* ctx, const uint32_t* keys, const int64_t* values, uint64_t n,
+                             uint32_t op, int64_t* out, uint64_t num_keys);
+  th_status (*segmented_percentiles)(void* ctx, const int64_t* values, const uint64_t* offsets,
+                                     uint64_t segments, const double* percentiles,
+                                     uint64_t percentile_count, int64_t* out);
+  th_status (*interval_union)(void* ctx, const uint32_t* group, const int64_t* begin,
+                              const int64_t* end, uint64_t n, int64_t* out, uint64_t num_groups);
+  th_status (*interval_overlap)(void* ctx, const uint32_t* group_a, const int64_t* begin_a,
+                                const int64_t* end_a, uint64_t n_a, const uint32_t* group_b,
+                                const int64_t* begin_b, const int64_t* end_b, uint64_t n_b,
+                                int64_t* out, uint64_t num_groups);
 } th_host_api;
 
 typedef struct th_option_decl {

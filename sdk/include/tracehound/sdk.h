@@ -251,6 +251,42 @@ class Context {
     Check(host_->publish_table(host_->ctx, &raw), "publish_table");
   }
   const th_table* FindTable(const char* name) const { return host_->find_table(host_->ctx, name); }
+
+  // Compute primitives on the pipeline's backend (see plugin_api.h).
+  enum class Reduce : uint32_t { kSum = 0, kMin = 1, kMax = 2, kCount = 3 };
+  void SortByKey(std::vector<int64_t>& keys, std::vector<uint32_t>& values) {
+    Need(keys.size() == values.size(), "SortByKey: keys and values differ in length");
+    Check(host_->sort_by_key(host_->ctx, keys.data(), values.data(), keys.size()), "sort_by_key");
+  }
+  std::vector<int64_t> ReduceByKey(const std::vector<uint32_t>& keys,
+                                   const std::vector<int64_t>& values, Reduce op, size_t num_keys) {
+    std::vector<int64_t> out(num_keys);
+    Check(host_->reduce_by_key(host_->ctx, keys.data(), values.data(), keys.size(),
+                               static_cast<uint32_t>(op), out.data(), num_keys),
+          "reduce_by_key");
+    return out;
+  }
+  // offsets: segments + 1 entries; result is segments x percentiles.size().
+  std::vector<int64_t> SegmentedPercentiles(const std::vector<int64_t>& values,
+                                            const std::vector<uint64_t>& offsets,
+                                            const std::vector<double>& percentiles) {
+    Need(!offsets.empty(), "SegmentedPercentiles: offsets need at least one entry");
+    std::vector<int64_t> out((offsets.size() - 1) * percentiles.size());
+    Check(
+        host_->segmented_percentiles(host_->ctx, values.data(), offsets.data(), offsets.size() - 1,
+                                     percentiles.data(), percentiles.size(), out.data()),
+        "segmented_percentiles");
+    return out;
+  }
+  std::vector<int64_t> IntervalUnion(const std::vector<uint32_t>& group,
+                                     const std::vector<int64_t>& begin,
+                                     const std::vector<int64_t>& end, size_t num_groups) {
+    std::vector<int64_t> out(num_groups);
+    Check(host_->interval_union(host_->ctx, group.data(), begin.data(), end.data(), begin.size(),
+                                out.data(), num_groups),
+          "interval_union");
+    return out;
+  }
   // A reconciliation check (listed in every report).
   void Check(const std::string& name, bool passed, const std::string& detail) {
     th_check c{};
@@ -274,6 +310,9 @@ class Context {
       }
     }
     throw std::invalid_argument("no option named " + std::string(name));
+  }
+  static void Need(bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(what);
   }
   static void Check(th_status s, const char* what) {
     if (s != TH_STATUS_OK) throw std::runtime_error(std::string("host refused ") + what);

@@ -53,7 +53,7 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto future = LoadPluginLibrary(Lib("wrong_api"));
   ASSERT_FALSE(future.ok());
   EXPECT_NE(
-      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.0"),
+      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.1"),
       std::string::npos)
       << future.status().message();
 
@@ -125,6 +125,28 @@ TEST(PluginHost, ViewsCarryEdgesAndSteps) {
   EXPECT_EQ(m["first_edge_dst"], 2);  // the kernel
   EXPECT_EQ(m["steps"], 1);
   EXPECT_EQ(m["first_step"], 7);
+}
+
+TEST(PluginHost, KernelStatsRowsThroughTheComputePrimitives) {
+  TraceSet set = TinySet();
+  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_kernel_stats.so");
+  ASSERT_TRUE(plugin.ok());
+  for (auto backend : {kernels::BackendChoice::kCpu, kernels::BackendChoice::kAuto}) {
+    PluginResults results;
+    ASSERT_TRUE(RunPlugin(**plugin, set, {}, &results, backend).ok());
+    const DerivedTable& t = results.tables.at("kernel_stats");
+    ASSERT_EQ(t.rows, 2u);
+    auto ints = [&](const char* c) { return std::get<std::vector<int64_t>>(t.Find(c)->values); };
+    EXPECT_EQ(std::get<std::vector<std::string>>(t.Find("name")->values),
+              (std::vector<std::string>{"big", "small"}));
+    EXPECT_EQ(ints("total"), (std::vector<int64_t>{2000000, 10000}));
+    EXPECT_EQ(ints("p50"), (std::vector<int64_t>{2000000, 10000}));
+    EXPECT_EQ(ints("p99"), (std::vector<int64_t>{2000000, 10000}));
+    EXPECT_EQ(ints("count"), (std::vector<int64_t>{1, 1}));
+  }
+  PluginResults none;
+  Status cuda = RunPlugin(**plugin, set, {}, &none, kernels::BackendChoice::kHip);
+  EXPECT_FALSE(cuda.ok());  // no HIP backend in this build: the plugin's primitive calls fail
 }
 
 TEST(PluginHost, AThrowingPluginIsAnErrorWithItsMessageAndKeepsWhatItReported) {
