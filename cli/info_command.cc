@@ -1,6 +1,7 @@
 #include "cli/info_command.h"
 
 #include <tbb/global_control.h>
+#include <tracehound/kernels/dispatch.h>
 
 #include <iostream>
 #include <memory>
@@ -22,6 +23,7 @@ struct InfoOptions {
   int threads = 0;
   size_t chunk_kib = 1024;
   bool keep_truncated = false;
+  bool backends = false;
 };
 // The top kernels come from the kernel-stats plugin, like any analysis; a
 // missing plugin leaves them out with a note instead of failing `info`.
@@ -59,8 +61,9 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
       "info",
       "Summarise traces: format, ranks, devices, streams, events, steps, top kernels, trust");
   cmd->add_option("inputs", opt->inputs,
-                  "trace files (.json, .json.gz), directories, globs, or .tar.gz/.zip of ranks")
-      ->required();
+                  "trace files (.json, .json.gz), directories, globs, or .tar.gz/.zip of ranks");
+  cmd->add_flag("--backends", opt->backends,
+                "list the compute backends built into this tracehound and the devices found");
   cmd->add_flag("--json", opt->json, "print JSON (stable keys) instead of text");
   cmd->add_option("-o,--output", opt->output, "write the report to this file (atomically)");
   cmd->add_option("--threads", opt->threads, "worker threads (0 = all cores)");
@@ -70,6 +73,24 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--chunk-kib", opt->chunk_kib, "JSON text per parallel chunk, KiB")
       ->check(CLI::Range(4, 1 << 20));
   cmd->callback([opt, exit_code] {
+    if (opt->backends) {
+      for (const kernels::BackendInfo& b : kernels::DescribeBackends()) {
+        std::cout << kernels::BackendName(b.backend) << ": "
+                  << (!b.built   ? "not built"
+                      : b.usable ? "usable"
+                                 : "built, not usable")
+                  << " (" << b.detail << ")\n";
+      }
+      std::cout << "auto uses a GPU from " << kernels::GpuMinRows()
+                << " rows (TRACEHOUND_GPU_MIN_ROWS)\n";
+      *exit_code = 0;
+      if (opt->inputs.empty()) return;
+    }
+    if (opt->inputs.empty()) {
+      std::cerr << "tracehound: error: info needs at least one input (or --backends)\n";
+      *exit_code = 2;
+      return;
+    }
     std::unique_ptr<tbb::global_control> limit;
     if (opt->threads > 0) {
       limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,

@@ -6,7 +6,10 @@ namespace th::kernels {
 #ifndef TRACEHOUND_HAVE_CUDA
 bool CudaBuilt() { return false; }
 std::unique_ptr<Engine> MakeCudaEngine(std::string* why_not) {
-  if (why_not) *why_not = "tracehound was built without CUDA (nvcc not found at configure time)";
+  if (why_not)
+    *why_not =
+        "tracehound was built without CUDA (TRACEHOUND_CUDA=OFF, or nvcc not found at configure "
+        "time)";
   return nullptr;
 }
 std::vector<std::string> CudaDevices() { return {}; }

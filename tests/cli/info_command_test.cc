@@ -113,6 +113,15 @@ TEST(InfoCommand, BadInputsAreOneLineErrorsWithExitStatus2) {
   EXPECT_NE(kept.out.find("\"severity\": \"error\""), std::string::npos);
 }
 
+TEST(InfoCommand, BackendsSaysWhatWasBuiltAndFound) {
+  CommandResult r = Tracehound("info --backends");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("cpu: usable (oneTBB)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cuda: "), std::string::npos);
+  EXPECT_NE(r.out.find("hip: not built"), std::string::npos);
+  EXPECT_NE(r.out.find("auto uses a GPU from"), std::string::npos);
+}
+
 TEST(InfoCommand, UsageErrorsExitWith2) {
   EXPECT_EQ(Tracehound("").status, 2);
   EXPECT_EQ(Tracehound("info").status, 2);
