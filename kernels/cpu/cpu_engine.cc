@@ -287,6 +287,8 @@ class CpuEngine final : public Engine {
     const size_t segments = offsets.size() - 1, p = percentiles.size();
     if (out.size() != segments * p) return SizeError("out must be segments x percentiles");
     if (offsets.back() > values.size()) return SizeError("offsets beyond values");
+    for (size_t i = 1; i < offsets.size(); ++i)
+      if (offsets[i] > values.size()) return SizeError("offsets beyond values");
     for (double pct : percentiles)
       if (!(pct > 0 && pct <= 100))
         return KernelStatus("percentile " + std::to_string(pct) + " is not in (0, 100]");

@@ -140,6 +140,11 @@ TEST_F(CpuEngineTest, SegmentedPercentilesNearestRank) {
   std::vector<double> bad = {0};
   std::vector<int64_t> o(4);
   EXPECT_FALSE(engine_->SegmentedPercentiles(values, offsets, bad, o).ok());
+  // An offset past the values, even before the last one, is refused.
+  std::vector<uint64_t> beyond = {0, 200, 5};
+  std::vector<double> one = {50};
+  std::vector<int64_t> two(2);
+  EXPECT_FALSE(engine_->SegmentedPercentiles(values, beyond, one, two).ok());
 }
 
 TEST_F(CpuEngineTest, IntervalUnionOverlapAndGapsMatchReference) {
