@@ -340,11 +340,34 @@ class CpuEngine final : public Engine {
     if (!s.ok()) return s;
     s = IntervalUnion(b, ub);
     if (!s.ok()) return s;
-    std::vector<uint32_t> g(a.group.begin(), a.group.end());
-    g.insert(g.end(), b.group.begin(), b.group.end());
-    std::vector<int64_t> bg(a.begin.begin(), a.begin.end()), en(a.end.begin(), a.end.end());
-    bg.insert(bg.end(), b.begin.begin(), b.begin.end());
-    en.insert(en.end(), b.end.begin(), b.end.end());
+    // A ∪ B in (group, begin) order: a linear merge when both inputs are in
+    // that order already (the common case), else concatenated and sorted by
+    // IntervalUnion itself.
+    std::vector<uint32_t> g;
+    std::vector<int64_t> bg, en;
+    g.reserve(a.size() + b.size());
+    bg.reserve(a.size() + b.size());
+    en.reserve(a.size() + b.size());
+    auto push = [&](const IntervalColumns& c, size_t i) {
+      g.push_back(c.group[i]);
+      bg.push_back(c.begin[i]);
+      en.push_back(c.end[i]);
+    };
+    if (Order(a).order.empty() && Order(b).order.empty()) {
+      size_t i = 0, j = 0;
+      while (i < a.size() || j < b.size()) {
+        bool take_a = j == b.size() ||
+                      (i < a.size() && (a.group[i] < b.group[j] ||
+                                        (a.group[i] == b.group[j] && a.begin[i] <= b.begin[j])));
+        if (take_a)
+          push(a, i++);
+        else
+          push(b, j++);
+      }
+    } else {
+      for (size_t i = 0; i < a.size(); ++i) push(a, i);
+      for (size_t j = 0; j < b.size(); ++j) push(b, j);
+    }
     s = IntervalUnion({g, bg, en}, uab);
     if (!s.ok()) return s;
     for (size_t i = 0; i < out.size(); ++i) out[i] = ua[i] + ub[i] - uab[i];

@@ -189,6 +189,30 @@ TEST_F(CpuEngineTest, IntervalUnionOverlapAndGapsMatchReference) {
   }
 }
 
+TEST_F(CpuEngineTest, IntervalOverlapOfSortedInputsTakesTheMergePath) {
+  Case a = IntervalCases().back();  // sorted by (group, begin)
+  Case b = a;
+  for (size_t i = 0; i < b.begin.size(); ++i) {
+    b.begin[i] += 50000;
+    b.end[i] += 50000;
+  }
+  Case both = a;
+  both.group.insert(both.group.end(), b.group.begin(), b.group.end());
+  both.begin.insert(both.begin.end(), b.begin.begin(), b.begin.end());
+  both.end.insert(both.end.end(), b.end.begin(), b.end.end());
+  auto len = [](const Case& c) {
+    int64_t total = 0;
+    for (auto& [g, ivs] : ReferenceUnion(c))
+      for (auto& iv : ivs) total += iv.second - iv.first;
+    return total;
+  };
+  std::vector<int64_t> out(1);
+  ASSERT_TRUE(
+      engine_->IntervalOverlap({a.group, a.begin, a.end}, {b.group, b.begin, b.end}, out).ok());
+  EXPECT_EQ(out[0], len(a) + len(b) - len(both));
+  EXPECT_GT(out[0], int64_t{1} << 31);
+}
+
 TEST_F(CpuEngineTest, HistogramTopKJoin) {
   std::vector<int64_t> values = {-5, 0, 1, 9, 10, 99, 100, 1000, INT64_MIN, INT64_MAX};
   std::vector<uint64_t> bins(10);
