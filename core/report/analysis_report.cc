@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/report/json_writer.h"
+#include "core/report/trust_json.h"
 
 namespace th {
 
@@ -182,16 +183,8 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
     w.EndArray().EndObject();
   }
   w.EndObject();
-  w.Key("trust").BeginArray();
-  for (const TrustEntry& e : AllTrust(r).Entries()) {
-    w.BeginObject()
-        .Field("what", e.what)
-        .Field("severity", SeverityName(e.severity))
-        .Field("count", e.count);
-    if (!e.example.empty()) w.Field("example", e.example);
-    w.EndObject();
-  }
-  w.EndArray();
+  w.Key("trust");
+  WriteTrustJson(w, AllTrust(r).Entries());
   w.Key("traces").BeginArray();
   if (r.traces) {
     for (const auto& t : r.traces->traces) {

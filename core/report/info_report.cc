@@ -7,6 +7,7 @@
 
 #include "core/report/json_writer.h"
 #include "core/report/trace_summary.h"
+#include "core/report/trust_json.h"
 
 namespace th {
 
@@ -122,16 +123,8 @@ void WriteSummaryJson(JsonWriter& w, const TraceSummary& s) {
       .Field("graph_per_event",
              s.events ? static_cast<double>(s.graph_bytes) / static_cast<double>(s.events) : 0.0)
       .EndObject();
-  w.Key("trust").BeginArray();
-  for (const TrustEntry& t : s.trust) {
-    w.BeginObject()
-        .Field("what", t.what)
-        .Field("severity", SeverityName(t.severity))
-        .Field("count", t.count);
-    if (!t.example.empty()) w.Field("example", t.example);
-    w.EndObject();
-  }
-  w.EndArray();
+  w.Key("trust");
+  WriteTrustJson(w, s.trust);
 }
 
 void WriteSummaryText(const TraceSummary& s, std::ostream& out) {

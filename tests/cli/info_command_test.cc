@@ -9,27 +9,14 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/command_runner.h"
 #include "tests/support/test_files.h"
 
 namespace th {
 namespace {
 
-struct CommandResult {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CommandResult Tracehound(const std::string& args) {
-  std::string cmd = std::string(TRACEHOUND_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CommandResult r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using testing::CommandResult;
+using testing::Tracehound;
 
 std::string GeneratedDir() {
   static const std::string dir = [] {

@@ -10,27 +10,14 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/command_runner.h"
 #include "tests/support/test_files.h"
 
 namespace th {
 namespace {
 
-struct CommandResult {
-  int status = -1;
-  std::string out;
-};
-
-CommandResult Tracehound(const std::string& args, const std::string& env = "") {
-  std::string cmd = env + " " + std::string(TRACEHOUND_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CommandResult r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using testing::CommandResult;
+using testing::Tracehound;
 
 const std::string& Traces() {
   static const std::string dir = [] {

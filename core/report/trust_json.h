@@ -1,0 +1,25 @@
+// The trust table as JSON: a list of {what, severity, count[, example]}. One
+// writer for every report that shows it.
+#pragma once
+
+#include <vector>
+
+#include "core/graph/trust_table.h"
+#include "core/report/json_writer.h"
+
+namespace th {
+
+inline void WriteTrustJson(JsonWriter& w, const std::vector<TrustEntry>& entries) {
+  w.BeginArray();
+  for (const TrustEntry& e : entries) {
+    w.BeginObject()
+        .Field("what", e.what)
+        .Field("severity", SeverityName(e.severity))
+        .Field("count", e.count);
+    if (!e.example.empty()) w.Field("example", e.example);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace th
