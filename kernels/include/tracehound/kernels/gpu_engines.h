@@ -15,5 +15,6 @@ bool HipBuilt();
 std::unique_ptr<Engine> MakeCudaEngine(std::string* why_not);
 std::unique_ptr<Engine> MakeHipEngine(std::string* why_not);
 std::vector<std::string> CudaDevices();
+std::vector<std::string> HipDevices();
 
 }  // namespace th::kernels
