@@ -30,9 +30,19 @@ struct DistributedInfo {
   std::optional<int64_t> pg_count;
 };
 
+// XSpace (XProf) captures: what each plane held, for `info`.
+struct PlaneSummary {
+  std::string name;
+  int64_t events = 0;
+  std::vector<std::pair<std::string, int64_t>> lines;  // name, events
+  std::vector<std::string> stat_names;                 // sorted
+};
+
 struct TraceInfo {
-  std::string path;    // file, or "archive.tar.gz:member"
-  std::string format;  // "kineto_json"
+  std::string path;                  // file, or "archive.tar.gz:member"
+  std::string format;                // "kineto_json", "xspace"
+  std::vector<PlaneSummary> planes;  // xspace only
+  int64_t hlo_protos = 0;            // xspace: HLO modules embedded in the metadata plane
   int64_t rank = 0;
   std::string rank_source;  // "distributedInfo", "file name", "order"
   std::vector<DeviceInfo> devices;

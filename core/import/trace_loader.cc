@@ -10,6 +10,7 @@
 
 #include "core/import/common/archive_reader.h"
 #include "core/import/common/byte_source.h"
+#include "core/import/xspace/xspace_importer.h"
 
 namespace th {
 
@@ -27,6 +28,7 @@ bool LooksLikeArchive(std::string_view name) {
 bool LooksLikeJson(std::string_view name) {
   return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
 }
+bool LooksLikeXSpace(std::string_view name) { return EndsWith(name, ".xplane.pb"); }
 bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 StatusOr<std::unique_ptr<Trace>> ImportSource(std::unique_ptr<ByteSource> raw,
@@ -63,11 +65,12 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (!it->is_regular_file(ec)) continue;
         std::string p = it->path().string();
-        if (LooksLikeJson(p) || LooksLikeArchive(p)) {
+        if (LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p)) {
           found.push_back(p);
         } else {
           skipped->Add(
-              "file in an input directory with another format (not .json/.json.gz/archive)",
+              "file in an input directory with another format (not "
+              ".json/.json.gz/.xplane.pb/archive)",
               Severity::kInfo, 1, p);
         }
       }
@@ -129,6 +132,15 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
             slots[i].push_back(std::move(*trace));
             return Ok();
           });
+      return;
+    }
+    if (LooksLikeXSpace(f.path)) {
+      auto trace = xspace::ImportXSpaceFile(f.path);
+      if (!trace.ok()) {
+        errors[i] = trace.status();
+        return;
+      }
+      slots[i].push_back(std::move(*trace));
       return;
     }
     auto raw = OpenFileSource(f.path);

@@ -275,6 +275,23 @@ void WriteInfoJson(const TraceSet& set, const InfoExtras& extras, std::ostream& 
     w.Field("rank", s.rank);
     w.Field("rank_source", s.rank_source);
     WriteSummaryJson(w, s);
+    const Trace& trace = *set.traces[&s - per.data()];
+    if (trace.info.format == "xspace") {
+      w.Field("hlo_modules", trace.info.hlo_protos);
+      w.Key("planes").BeginArray();
+      for (const PlaneSummary& p : trace.info.planes) {
+        w.BeginObject().Field("name", p.name).Field("events", p.events);
+        w.Key("lines").BeginArray();
+        for (const auto& [name, events] : p.lines)
+          w.BeginObject().Field("name", name).Field("events", events).EndObject();
+        w.EndArray();
+        w.Key("stat_names").BeginArray();
+        for (const std::string& n : p.stat_names) w.String(n);
+        w.EndArray();
+        w.EndObject();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -196,7 +196,7 @@ void GraphBuilder::LinkLaunches() {
     }
   });
   launched_.assign(e.size(), false);
-  int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0;
+  int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0, no_correlation = 0;
   for (EventId i = 0; i < e.size(); ++i) {
     EventKind k = e.kind[i];
     if (!IsGpuActivity(k)) continue;
@@ -209,7 +209,9 @@ void GraphBuilder::LinkLaunches() {
       launched_[i] = true;
     } else if (k != EventKind::kKernel) {
       ++copies_unlinked;
-    } else if (corr != kNoValue && corr < first_launch) {
+    } else if (corr == kNoValue) {
+      ++no_correlation;
+    } else if (corr < first_launch) {
       ++before_capture;
     } else {
       ++unlinked;
@@ -220,6 +222,9 @@ void GraphBuilder::LinkLaunches() {
   trace_->trust.Add("kernel with no launch event inside the capture window", Severity::kDataLoss,
                     unlinked);
   trace_->trust.Add("memcpy/memset with no launch event", Severity::kInfo, copies_unlinked);
+  trace_->trust.Add(
+      "kernel without a correlation id (the capture does not link device work to launches)",
+      Severity::kInfo, no_correlation);
 }
 
 void GraphBuilder::LinkFlows() {

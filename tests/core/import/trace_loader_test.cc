@@ -54,9 +54,10 @@ TEST(LoadTraceSet, DirectoryOfRanksUsesDistributedInfoThenFileNames) {
   }
   EXPECT_EQ(set->traces[1]->info.rank_source, "file name");
   EXPECT_EQ(set->trust.Count("input skipped: not a Kineto/Chrome trace"), 1);
-  EXPECT_EQ(set->trust.Count(
-                "file in an input directory with another format (not .json/.json.gz/archive)"),
-            1);
+  EXPECT_EQ(
+      set->trust.Count(
+          "file in an input directory with another format (not .json/.json.gz/.xplane.pb/archive)"),
+      1);
 }
 
 TEST(LoadTraceSet, TarGzOfRanks) {

@@ -1,0 +1,93 @@
+// XSpace captures through the common loader, against the oracle: planes, their
+// events, the HLO modules embedded in the metadata plane; GPU kernels linked to
+// their launches; the corrupt upstream file refused with its byte offset.
+#include "core/import/xspace/xspace_importer.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+
+#include "core/import/trace_loader.h"
+#include "core/report/trace_summary.h"
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+std::vector<std::string> XSpaceFiles() {
+  std::vector<std::string> out;
+  std::string data = testing::SharedDataDir();
+  if (data.empty()) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(data)) {
+    std::string p = e.path().string();
+    if (p.find("/expected/") != std::string::npos ||
+        p.find("corrupted_upstream") != std::string::npos)
+      continue;
+    if (p.size() > 10 && p.compare(p.size() - 10, 10, ".xplane.pb") == 0)
+      out.push_back(std::filesystem::relative(p, data).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class XSpaceImport : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(XSpaceImport, MatchesOracle) {
+  std::string data = testing::SharedDataDir();
+  auto set = LoadTraceSet({data + "/" + GetParam()}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set->traces.size(), 1u);
+  const Trace& t = *set->traces[0];
+  EXPECT_EQ(t.info.format, "xspace");
+  simdjson::dom::parser parser;
+  simdjson::dom::element o = parser.load(data + "/expected/" + GetParam() + ".oracle.json").value();
+  simdjson::dom::array planes = o["planes"].get_array().value();
+  ASSERT_EQ(t.info.planes.size(), planes.size());
+  int64_t timed = 0, occurrences = 0;
+  size_t i = 0;
+  for (simdjson::dom::element p : planes) {
+    const PlaneSummary& mine = t.info.planes[i++];
+    EXPECT_EQ(mine.name, p["name"].get_string().value());
+    EXPECT_EQ(mine.events, p["events_total"].get_int64().value()) << mine.name;
+    EXPECT_EQ(static_cast<int64_t>(mine.lines.size()), p["lines_count"].get_int64().value());
+    EXPECT_EQ(static_cast<int64_t>(mine.stat_names.size()),
+              p["stat_metadata_count"].get_int64().value());
+    for (simdjson::dom::element l : p["lines"].get_array()) {
+      timed += l["events"].get_int64().value();
+      occurrences += l["events_with_num_occurrences"].get_int64().value();
+    }
+  }
+  // Timed events become event rows; aggregated (num_occurrences) ones do not.
+  EXPECT_EQ(static_cast<int64_t>(t.graph.events.size()), timed - occurrences);
+  EXPECT_EQ(timed, o["events_total"].get_int64().value());
+  EXPECT_EQ(t.info.hlo_protos, o.at_pointer("/metadata_plane/hlo_proto_stats").get_int64().value());
+  // Every GPU kernel with a correlation id finds its launch on the host.
+  TraceSummary s = Summarize(t);
+  EXPECT_EQ(t.trust.Count("kernel with no launch event inside the capture window"), 0);
+  EXPECT_LE(s.kernels_with_launch, s.kernels.count);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedData, XSpaceImport, ::testing::ValuesIn(XSpaceFiles()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(XSpaceImport);
+
+TEST(XSpaceImportFiles, CorruptFileIsAnErrorWithTheOffset) {
+  std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  EXPECT_GE(XSpaceFiles().size(), 6u);
+  auto set = LoadTraceSet(
+      {data + "/xprof/corrupted_upstream/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb"},
+      LoadOptions{});
+  ASSERT_FALSE(set.ok());
+  EXPECT_NE(set.status().message().find("at byte offset 1"), std::string::npos)
+      << set.status().message();
+}
+
+}  // namespace
+}  // namespace th
