@@ -192,8 +192,12 @@ void WriteInfoText(const TraceSet& set, const InfoExtras& extras, std::ostream& 
   double mb = static_cast<double>(total.text_bytes) / 1e6;
   double seconds = 0;
   for (const TraceSummary& s : per) seconds += s.import_seconds;
-  std::snprintf(buf, sizeof buf, "%.1f MB of JSON, %.1f MB stored", mb,
-                static_cast<double>(total.file_bytes) / 1e6);
+  if (total.text_bytes) {
+    std::snprintf(buf, sizeof buf, "%.1f MB of JSON, %.1f MB stored", mb,
+                  static_cast<double>(total.file_bytes) / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MB stored", static_cast<double>(total.file_bytes) / 1e6);
+  }
   out << "format: " << total.format << " · " << total.ranks
       << (total.ranks == 1 ? " rank" : " ranks") << " · " << buf << "\n";
   // Devices: one line when every rank reports the same set.
@@ -223,6 +227,21 @@ void WriteInfoText(const TraceSet& set, const InfoExtras& extras, std::ostream& 
     }
   }
   WriteSummaryText(total, out);
+  for (const auto& trace : set.traces) {
+    if (trace->info.format != "xspace") continue;
+    out << "planes of " << trace->info.path << " (" << trace->info.hlo_protos
+        << " HLO modules embedded):\n";
+    for (const PlaneSummary& p : trace->info.planes) {
+      out << "  " << p.name << ": " << Thousands(p.events) << " events on " << p.lines.size()
+          << " lines";
+      std::string names;
+      for (size_t i = 0; i < p.lines.size() && i < 6; ++i)
+        names += (i ? ", " : "") + p.lines[i].first + " " + Thousands(p.lines[i].second);
+      if (p.lines.size() > 6) names += ", ...";
+      if (!names.empty()) out << " (" << names << ")";
+      out << "\n";
+    }
+  }
   if (!extras.top_kernels_note.empty()) out << "top kernels: " << extras.top_kernels_note << "\n";
   if (!extras.top_kernels.empty()) {
     out << "top kernels by total time (measured";

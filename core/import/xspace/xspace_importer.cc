@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/shared_tables.h"
@@ -92,6 +93,9 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path) {
         EventKind kind = stream || device_ops ? DeviceKind(name)
                          : device             ? EventKind::kOther
                                               : EventKind::kCpuOp;
+        // XLA names copy streams "Stream #N(MemcpyH2D)", "(MemcpyOther)", ...
+        if (stream && line_name.find("Memcpy") != std::string::npos) kind = EventKind::kMemcpy;
+        if (stream && line_name.find("Memset") != std::string::npos) kind = EventKind::kMemset;
         int64_t correlation = kNoValue;
         if (correlation_stat != INT64_MIN) {
           for (const Stat& s : plane.StatsOf(ev))
@@ -138,6 +142,8 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path) {
   trace->trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
                    rounded);
   builder.Finish(shared.tracks());
+  std::error_code ec;
+  trace->info.file_bytes = std::filesystem::file_size(path, ec);
   trace->info.import_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return trace;

@@ -1,0 +1,97 @@
+// Plain data decoded from an XLA HLO module (`xla.HloModuleProto`, see
+// ../shared/reference/formats.md 3.5). Only the subset the profiler needs:
+// structure, opcodes, shapes with layouts, operands, callees and metadata.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace th::hlo {
+
+// xla.ShapeProto. An array shape has `dimensions`; a tuple shape (element type
+// TUPLE = 13) has `tuple_shapes`. `has_layout` tells a present LayoutProto (an
+// empty `minor_to_major` is then the valid rank-0 layout) from an absent one.
+struct HloShape {
+  static constexpr int64_t kTuple = 13;
+  static constexpr int64_t kOpaque = 14;
+  static constexpr int64_t kToken = 17;
+
+  int64_t element_type = 0;  // xla.PrimitiveType value
+  std::vector<int64_t> dimensions;
+  std::vector<HloShape> tuple_shapes;
+  bool has_layout = false;
+  std::vector<int64_t> minor_to_major;
+};
+
+// xla.OpMetadata (subset).
+struct HloMetadata {
+  std::string op_type;
+  std::string op_name;
+  std::string source_file;
+  int32_t source_line = 0;
+  int32_t stack_frame_id = 0;  // 1-based into the module's stack frame index; 0 = unset
+};
+
+// xla.HloInstructionProto (subset).
+struct HloInstruction {
+  std::string name;
+  int64_t id = 0;
+  bool has_id = false;
+  std::string opcode;  // text spelling, e.g. "fusion", "copy"
+  HloShape shape;
+  bool has_shape = false;
+  std::vector<int64_t> operand_ids;             // ids of instructions (same module)
+  std::vector<int64_t> called_computation_ids;  // ids of computations (fusion bodies, ...)
+  std::string fusion_kind;                      // "kLoop", "kInput", ... ("" when unset)
+  HloMetadata metadata;
+  // The metadata or called_computation_ids payload was malformed. The oracle
+  // does not decode those fields, so this does not fail the read; what decoded
+  // before the fault is kept.
+  bool lenient_decode_failed = false;
+};
+
+// xla.HloComputationProto (subset).
+struct HloComputation {
+  std::string name;
+  int64_t id = 0;
+  bool has_id = false;
+  int64_t root_id = 0;
+  bool is_fusion_computation = false;
+  std::vector<HloInstruction> instructions;  // operands before users
+};
+
+// xla.HloModuleProto (subset), plus which container it came in.
+struct HloModule {
+  std::string name;
+  int64_t id = 0;  // unique_id = profiler program_id; 0 when absent
+  std::string entry_computation_name;
+  int64_t entry_computation_id = 0;
+  bool has_entry_computation_id = false;
+  std::vector<HloComputation> computations;  // callees before callers
+  // "HloProto" (wrapped in xla.HloProto) or "HloModuleProto" (bare).
+  std::string container;
+  bool has_buffer_assignment = false;  // HloProto field 3 present
+
+  // The entry computation: by id when the module has one, else by name.
+  // nullptr when not found.
+  const HloComputation* EntryComputation() const {
+    if (has_entry_computation_id) {
+      for (const auto& c : computations) {
+        if (c.has_id && c.id == entry_computation_id) return &c;
+      }
+    }
+    for (const auto& c : computations) {
+      if (c.name == entry_computation_name) return &c;
+    }
+    return nullptr;
+  }
+
+  size_t InstructionCount() const {
+    size_t n = 0;
+    for (const auto& c : computations) n += c.instructions.size();
+    return n;
+  }
+};
+
+}  // namespace th::hlo

@@ -1,0 +1,327 @@
+#include "core/import/hlo/hlo_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <utility>
+
+#include "core/import/xspace/wire_reader.h"
+
+namespace th::hlo {
+namespace {
+
+using xspace::kLengthDelimited;
+using xspace::kVarint;
+using xspace::ValidUtf8;
+using xspace::WireError;
+using xspace::WireField;
+using xspace::WireReader;
+
+int64_t S64(uint64_t v) { return static_cast<int64_t>(v); }
+
+// Recursive descent over the HLO messages the oracle decodes. Each Parse*
+// returns false on the first error; callers prepend their path component while
+// unwinding, so the path is only built on failure. A field whose wire type is
+// not the expected one is skipped, as the oracle does.
+class Decoder {
+ public:
+  explicit Decoder(std::string_view whole) : whole_(whole) {}
+
+  bool ParseModule(std::string_view msg, HloModule* m);
+  const WireError& error() const { return error_; }
+  const std::string& path() const { return path_; }
+  bool Prepend(const std::string& name) {
+    path_ = path_.empty() ? name : name + "." + path_;
+    return false;
+  }
+  bool FromReader(const WireReader& r) {
+    error_ = r.error();
+    return false;
+  }
+  WireReader Reader(std::string_view msg) const { return WireReader(whole_, msg); }
+
+ private:
+  bool ParseComputation(std::string_view msg, HloComputation* c);
+  bool ParseInstruction(std::string_view msg, HloInstruction* ins);
+  bool ParseShape(std::string_view msg, HloShape* sh);
+  bool ParseLayout(std::string_view msg, HloShape* sh);
+  // Not decoded by the oracle: a malformed payload must not fail the read.
+  bool ParseMetadataLenient(std::string_view msg, HloMetadata* md);
+
+  bool String(std::string_view s, std::string* out) {
+    size_t bad;
+    if (!ValidUtf8(s, &bad)) {
+      error_.what = "invalid UTF-8 in string field";
+      error_.offset = static_cast<uint64_t>(s.data() - whole_.data()) + bad;
+      return false;
+    }
+    out->assign(s.data(), s.size());
+    return true;
+  }
+  // Repeated int64: packed (LEN) or a single varint. Other wire types are
+  // ignored.
+  bool Ints(WireReader* r, const WireField& f, std::vector<int64_t>* out) {
+    if (f.wire_type == kVarint) {
+      out->push_back(S64(f.value));
+      return true;
+    }
+    if (f.wire_type == kLengthDelimited) {
+      if (!r->ForEachPackedVarint(f.bytes, [out](uint64_t v) { out->push_back(S64(v)); })) {
+        return FromReader(*r);
+      }
+    }
+    return true;
+  }
+  static std::string Indexed(const char* name, size_t i) {
+    return std::string(name) + "[" + std::to_string(i) + "]";
+  }
+
+  std::string_view whole_;
+  WireError error_;
+  std::string path_;
+};
+
+bool Decoder::ParseLayout(std::string_view msg, HloShape* sh) {
+  sh->has_layout = true;
+  sh->minor_to_major.clear();
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.number == 1 && !Ints(&r, f, &sh->minor_to_major)) return false;
+  }
+  return r.failed() ? FromReader(r) : true;
+}
+
+bool Decoder::ParseShape(std::string_view msg, HloShape* sh) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    switch (f.number) {
+      case 2:
+        if (f.wire_type == kVarint) sh->element_type = S64(f.value);
+        break;
+      case 3:
+        if (!Ints(&r, f, &sh->dimensions)) return false;
+        break;
+      case 4:
+        if (f.wire_type == kLengthDelimited) {
+          sh->tuple_shapes.emplace_back();
+          if (!ParseShape(f.bytes, &sh->tuple_shapes.back())) {
+            return Prepend(Indexed("tuple_shapes", sh->tuple_shapes.size() - 1));
+          }
+        }
+        break;
+      case 5:
+        if (f.wire_type == kLengthDelimited && !ParseLayout(f.bytes, sh)) {
+          return Prepend("layout");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return r.failed() ? FromReader(r) : true;
+}
+
+bool Decoder::ParseMetadataLenient(std::string_view msg, HloMetadata* md) {
+  WireReader r = Reader(msg);
+  WireField f;
+  size_t bad;
+  while (r.Next(&f)) {
+    if (f.wire_type == kLengthDelimited) {
+      std::string* dst = f.number == 1   ? &md->op_type
+                         : f.number == 2 ? &md->op_name
+                         : f.number == 3 ? &md->source_file
+                                         : nullptr;
+      if (dst != nullptr) {
+        if (!ValidUtf8(f.bytes, &bad)) return false;
+        dst->assign(f.bytes.data(), f.bytes.size());
+      }
+    } else if (f.wire_type == kVarint) {
+      if (f.number == 4) md->source_line = static_cast<int32_t>(f.value);
+      if (f.number == 15) md->stack_frame_id = static_cast<int32_t>(f.value);
+    }
+  }
+  return !r.failed();
+}
+
+bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.wire_type == kLengthDelimited) {
+      switch (f.number) {
+        case 1:
+          if (!String(f.bytes, &ins->name)) return false;
+          continue;
+        case 2:
+          if (!String(f.bytes, &ins->opcode)) return false;
+          continue;
+        case 3:
+          // The oracle keeps the last shape rather than merging.
+          ins->shape = HloShape();
+          ins->has_shape = true;
+          if (!ParseShape(f.bytes, &ins->shape)) return Prepend("shape");
+          continue;
+        case 7:
+          if (!ParseMetadataLenient(f.bytes, &ins->metadata)) ins->lenient_decode_failed = true;
+          continue;
+        case 11:
+          if (!String(f.bytes, &ins->fusion_kind)) return false;
+          continue;
+        default:
+          break;
+      }
+    }
+    if (f.number == 35 && f.wire_type == kVarint) {
+      ins->id = S64(f.value);
+      ins->has_id = true;
+    } else if (f.number == 36) {
+      if (!Ints(&r, f, &ins->operand_ids)) return false;
+    } else if (f.number == 38) {
+      if (f.wire_type == kVarint) {
+        ins->called_computation_ids.push_back(S64(f.value));
+      } else if (f.wire_type == kLengthDelimited) {
+        // A separate reader: a fault here must not fail `r`.
+        WireReader sub = Reader(f.bytes);
+        if (!sub.ForEachPackedVarint(f.bytes, [ins](uint64_t v) {
+              ins->called_computation_ids.push_back(S64(v));
+            })) {
+          ins->lenient_decode_failed = true;
+        }
+      }
+    }
+  }
+  return r.failed() ? FromReader(r) : true;
+}
+
+bool Decoder::ParseComputation(std::string_view msg, HloComputation* c) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.number == 1 && f.wire_type == kLengthDelimited) {
+      if (!String(f.bytes, &c->name)) return false;
+    } else if (f.number == 2 && f.wire_type == kLengthDelimited) {
+      c->instructions.emplace_back();
+      if (!ParseInstruction(f.bytes, &c->instructions.back())) {
+        return Prepend(Indexed("instructions", c->instructions.size() - 1));
+      }
+    } else if (f.number == 5 && f.wire_type == kVarint) {
+      c->id = S64(f.value);
+      c->has_id = true;
+    } else if (f.number == 6 && f.wire_type == kVarint) {
+      c->root_id = S64(f.value);
+    } else if (f.number == 7 && f.wire_type == kVarint) {
+      c->is_fusion_computation = f.value != 0;
+    }
+  }
+  return r.failed() ? FromReader(r) : true;
+}
+
+bool Decoder::ParseModule(std::string_view msg, HloModule* m) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.number == 1 && f.wire_type == kLengthDelimited) {
+      if (!String(f.bytes, &m->name)) return false;
+    } else if (f.number == 2 && f.wire_type == kLengthDelimited) {
+      if (!String(f.bytes, &m->entry_computation_name)) return false;
+    } else if (f.number == 3 && f.wire_type == kLengthDelimited) {
+      m->computations.emplace_back();
+      if (!ParseComputation(f.bytes, &m->computations.back())) {
+        return Prepend(Indexed("computations", m->computations.size() - 1));
+      }
+    } else if (f.number == 5 && f.wire_type == kVarint) {
+      m->id = S64(f.value);
+    } else if (f.number == 6 && f.wire_type == kVarint) {
+      m->entry_computation_id = S64(f.value);
+      m->has_entry_computation_id = true;
+    }
+  }
+  return r.failed() ? FromReader(r) : true;
+}
+
+// oracle.py _looks_like_hloproto: a shallow look at the top level and at the
+// single field 1; any decoding fault means "not an HloProto".
+bool LooksLikeHloProto(std::string_view whole) {
+  WireReader top(whole, whole);
+  WireField f;
+  bool any = false;
+  int f1_count = 0;
+  std::string_view f1;
+  while (top.Next(&f)) {
+    any = true;
+    if (f.number != 1 && f.number != 3) return false;
+    if (f.number == 1 && f.wire_type == kLengthDelimited) {
+      ++f1_count;
+      f1 = f.bytes;
+    }
+  }
+  if (top.failed() || !any || f1_count != 1) return false;
+  WireReader inner(whole, f1);
+  bool has_module_field = false;
+  while (inner.Next(&f)) {
+    if ((f.number == 3 || f.number == 2) && f.wire_type == kLengthDelimited) {
+      has_module_field = true;
+    }
+  }
+  return !inner.failed() && has_module_field;
+}
+
+}  // namespace
+
+th::StatusOr<std::vector<HloModule>> ReadHloProto(std::string_view bytes, const std::string& name) {
+  Decoder d(bytes);
+  HloModule module;
+  auto fail = [&]() -> th::Status {
+    return th::InvalidInput(name + ": " + d.error().what + " at byte offset " +
+                            std::to_string(d.error().offset) + " (in " + d.path() + ")");
+  };
+  if (LooksLikeHloProto(bytes)) {
+    module.container = "HloProto";
+    bool found = false;
+    WireReader r = d.Reader(bytes);
+    WireField f;
+    while (r.Next(&f)) {
+      if (f.number == 1 && f.wire_type == kLengthDelimited) {
+        HloModule m;
+        m.container = module.container;
+        m.has_buffer_assignment = module.has_buffer_assignment;
+        if (!d.ParseModule(f.bytes, &m)) {
+          d.Prepend("hlo_module");
+          return fail();
+        }
+        module = std::move(m);
+        found = true;
+      } else if (f.number == 3 && f.wire_type == kLengthDelimited) {
+        module.has_buffer_assignment = true;
+      }
+    }
+    if (r.failed()) {
+      d.FromReader(r);
+      d.Prepend("HloProto");
+      return fail();
+    }
+    if (!found) return th::InvalidInput(name + ": HloProto without hlo_module");
+  } else {
+    module.container = "HloModuleProto";
+    if (!d.ParseModule(bytes, &module)) {
+      d.Prepend("HloModuleProto");
+      return fail();
+    }
+  }
+  std::vector<HloModule> out;
+  out.push_back(std::move(module));
+  return out;
+}
+
+th::StatusOr<std::vector<HloModule>> ReadHloProtoFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return th::IoError(path + ": cannot open: " + std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return th::IoError(path + ": read failed");
+  return ReadHloProto(bytes, path);
+}
+
+}  // namespace th::hlo
