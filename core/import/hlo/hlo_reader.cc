@@ -185,9 +185,8 @@ bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
       } else if (f.wire_type == kLengthDelimited) {
         // A separate reader: a fault here must not fail `r`.
         WireReader sub = Reader(f.bytes);
-        if (!sub.ForEachPackedVarint(f.bytes, [ins](uint64_t v) {
-              ins->called_computation_ids.push_back(S64(v));
-            })) {
+        if (!sub.ForEachPackedVarint(
+                f.bytes, [ins](uint64_t v) { ins->called_computation_ids.push_back(S64(v)); })) {
           ins->lenient_decode_failed = true;
         }
       }
