@@ -70,7 +70,9 @@ TEST_P(XSpaceImport, MatchesOracle) {
   // Every GPU kernel with a correlation id finds its launch on the host.
   TraceSummary s = Summarize(t);
   // On GPU captures the kernels are exactly the stream events carrying kernel_details.
-  if (gpu_capture) EXPECT_EQ(s.kernels.count, gpu_kernel_events);
+  if (gpu_capture) {
+    EXPECT_EQ(s.kernels.count, gpu_kernel_events);
+  }
   EXPECT_EQ(t.trust.Count("kernel with no launch event inside the capture window"), 0);
   EXPECT_LE(s.kernels_with_launch, s.kernels.count);
 }
