@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -21,6 +22,8 @@
 #include "core/import/common/byte_source.h"
 #include "core/import/kineto/event_boundary_scanner.h"
 #include "core/import/kineto/kineto_importer.h"
+#include "core/import/xspace/xspace_importer.h"
+#include "core/import/xspace/xspace_reader.h"
 
 namespace {
 
@@ -119,6 +122,52 @@ void BM_GunzipLibdeflateWhole(benchmark::State& state) {
   state.SetBytesProcessed(total);
 }
 BENCHMARK(BM_GunzipLibdeflateWhole)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// XSpace: the wire-format reader alone, and the whole import into the graph,
+// on TRACEHOUND_BENCH_XSPACE (default: the TPU capture in ../shared/data).
+std::string XSpacePath() {
+  if (const char* p = Input("TRACEHOUND_BENCH_XSPACE")) return p;
+  return std::string(TRACEHOUND_SHARED_DATA) +
+         "/xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb";
+}
+
+void BM_XSpaceRead(benchmark::State& state) {
+  std::ifstream in(XSpacePath(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) {
+    state.SkipWithError("no XSpace file (set TRACEHOUND_BENCH_XSPACE)");
+    return;
+  }
+  for (auto _ : state) {
+    auto data = th::xspace::ReadXSpace(bytes, "bench");
+    if (!data.ok()) {
+      state.SkipWithError(data.status().message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(data->planes.size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
+}
+BENCHMARK(BM_XSpaceRead)->Unit(benchmark::kMillisecond);
+
+void BM_XSpaceImport(benchmark::State& state) {
+  std::string path = XSpacePath();
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    state.SkipWithError("no XSpace file (set TRACEHOUND_BENCH_XSPACE)");
+    return;
+  }
+  for (auto _ : state) {
+    auto trace = th::xspace::ImportXSpaceFile(path);
+    if (!trace.ok()) {
+      state.SkipWithError(trace.status().message().c_str());
+      return;
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+}
+BENCHMARK(BM_XSpaceImport)->Unit(benchmark::kMillisecond);
 
 // The serial front of import: event boundaries over text already in memory.
 void BM_EventBoundaryScan(benchmark::State& state) {
