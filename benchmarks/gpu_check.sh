@@ -13,7 +13,7 @@
 # Environment (defaults in brackets):
 #   BUILD_DIR [build-gpu]  CUDA_ARCHS [the device's, else "80;90"]
 #   NVCC [/usr/local/cuda/bin/nvcc]  JOBS [nproc]
-#   TEST_TARGET [kernels_cuda_engine_test]  BENCH_TARGET [kernels_benchmark]
+#   TEST_TARGET [kernels_gpu_engine_test]  BENCH_TARGET [kernels_benchmark]
 #   BENCH_FILTER [[Cc][Uu][Dd][Aa]]  BENCH_REPETITIONS [3]  BENCH_MIN_TIME [0.2 s]
 #   TEST_TIMEOUT [600 s]  BENCH_TIMEOUT [1800 s]
 #   TRACEHOUND_BENCH_MAX_ROWS [10^7; 100000000 adds the 10^8-row runs]
@@ -27,7 +27,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-gpu}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 JOBS=${JOBS:-$(nproc)}
-TEST_TARGET=${TEST_TARGET:-kernels_cuda_engine_test}
+TEST_TARGET=${TEST_TARGET:-kernels_gpu_engine_test}
 BENCH_TARGET=${BENCH_TARGET:-kernels_benchmark}
 BENCH_FILTER=${BENCH_FILTER:-'[Cc][Uu][Dd][Aa]'}
 BENCH_REPETITIONS=${BENCH_REPETITIONS:-3}
@@ -97,16 +97,16 @@ tests_result="not run"
 test_bin=$(find_bin "$TEST_TARGET")
 if [[ -n "$test_bin" ]]; then
   step "CUDA differential tests ($test_bin)"
-  timeout "$TEST_TIMEOUT" "$test_bin" --gtest_color=no 2>&1 | tee "$OUT_DIR/tests.log"
+  timeout "$TEST_TIMEOUT" "$test_bin" --gtest_color=no --gtest_filter="*/cuda" 2>&1 | tee "$OUT_DIR/tests.log"
   rc=${PIPESTATUS[0]}
   passed=$(grep -oE '^\[  PASSED  \] [0-9]+' "$OUT_DIR/tests.log" | grep -oE '[0-9]+$' || true)
   failed=$(grep -oE '^\[  FAILED  \] [0-9]+ test' "$OUT_DIR/tests.log" | grep -oE '[0-9]+' || true)
   skipped=$(grep -oE '^\[  SKIPPED \] [0-9]+' "$OUT_DIR/tests.log" | grep -oE '[0-9]+$' || true)
   tests_result="${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped (exit $rc)"
-  reason=$(grep -m1 -oE 'CUDA engine unavailable: .*' "$OUT_DIR/tests.log" || true)
+  reason=$(grep -m1 -oE 'cuda engine unavailable: .*' "$OUT_DIR/tests.log" || true)
   [[ -n "$reason" ]] && tests_result+="; $reason"
   if (( rc != 0 )) || [[ "${skipped:-0}" != 0 ]]; then status=1; fi
-  grep -E '^CUDA device: ' "$OUT_DIR/tests.log" | head -n 4
+  grep -E '^cuda device: ' "$OUT_DIR/tests.log" | head -n 4
 else
   tests_result="not run: no $TEST_TARGET binary under $BUILD_DIR"
   status=1

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "tracehound/kernels/cuda_engine.h"
+#include "tracehound/kernels/gpu_engines.h"
 #include "tracehound/kernels/gpu_engines.h"
 
 namespace th::kernels {

@@ -13,6 +13,7 @@ namespace {
 
 using xspace::kLengthDelimited;
 using xspace::kVarint;
+using xspace::MessageDecoder;
 using xspace::ValidUtf8;
 using xspace::WireError;
 using xspace::WireField;
@@ -24,22 +25,11 @@ int64_t S64(uint64_t v) { return static_cast<int64_t>(v); }
 // returns false on the first error; callers prepend their path component while
 // unwinding, so the path is only built on failure. A field whose wire type is
 // not the expected one is skipped, as the oracle does.
-class Decoder {
+class Decoder : public MessageDecoder {
  public:
-  explicit Decoder(std::string_view whole) : whole_(whole) {}
+  explicit Decoder(std::string_view whole) : MessageDecoder(whole) {}
 
   bool ParseModule(std::string_view msg, HloModule* m);
-  const WireError& error() const { return error_; }
-  const std::string& path() const { return path_; }
-  bool Prepend(const std::string& name) {
-    path_ = path_.empty() ? name : name + "." + path_;
-    return false;
-  }
-  bool FromReader(const WireReader& r) {
-    error_ = r.error();
-    return false;
-  }
-  WireReader Reader(std::string_view msg) const { return WireReader(whole_, msg); }
 
  private:
   bool ParseComputation(std::string_view msg, HloComputation* c);
@@ -49,16 +39,6 @@ class Decoder {
   // Not decoded by the oracle: a malformed payload must not fail the read.
   bool ParseMetadataLenient(std::string_view msg, HloMetadata* md);
 
-  bool String(std::string_view s, std::string* out) {
-    size_t bad;
-    if (!ValidUtf8(s, &bad)) {
-      error_.what = "invalid UTF-8 in string field";
-      error_.offset = static_cast<uint64_t>(s.data() - whole_.data()) + bad;
-      return false;
-    }
-    out->assign(s.data(), s.size());
-    return true;
-  }
   // Repeated int64: packed (LEN) or a single varint. Other wire types are
   // ignored.
   bool Ints(WireReader* r, const WireField& f, std::vector<int64_t>* out) {
@@ -73,13 +53,6 @@ class Decoder {
     }
     return true;
   }
-  static std::string Indexed(const char* name, size_t i) {
-    return std::string(name) + "[" + std::to_string(i) + "]";
-  }
-
-  std::string_view whole_;
-  WireError error_;
-  std::string path_;
 };
 
 bool Decoder::ParseLayout(std::string_view msg, HloShape* sh) {
@@ -108,7 +81,7 @@ bool Decoder::ParseShape(std::string_view msg, HloShape* sh) {
         if (f.wire_type == kLengthDelimited) {
           sh->tuple_shapes.emplace_back();
           if (!ParseShape(f.bytes, &sh->tuple_shapes.back())) {
-            return Prepend(Indexed("tuple_shapes", sh->tuple_shapes.size() - 1));
+            return Prepend("tuple_shapes", sh->tuple_shapes.size() - 1);
           }
         }
         break;
@@ -204,7 +177,7 @@ bool Decoder::ParseComputation(std::string_view msg, HloComputation* c) {
     } else if (f.number == 2 && f.wire_type == kLengthDelimited) {
       c->instructions.emplace_back();
       if (!ParseInstruction(f.bytes, &c->instructions.back())) {
-        return Prepend(Indexed("instructions", c->instructions.size() - 1));
+        return Prepend("instructions", c->instructions.size() - 1);
       }
     } else if (f.number == 5 && f.wire_type == kVarint) {
       c->id = S64(f.value);
@@ -229,7 +202,7 @@ bool Decoder::ParseModule(std::string_view msg, HloModule* m) {
     } else if (f.number == 3 && f.wire_type == kLengthDelimited) {
       m->computations.emplace_back();
       if (!ParseComputation(f.bytes, &m->computations.back())) {
-        return Prepend(Indexed("computations", m->computations.size() - 1));
+        return Prepend("computations", m->computations.size() - 1);
       }
     } else if (f.number == 5 && f.wire_type == kVarint) {
       m->id = S64(f.value);

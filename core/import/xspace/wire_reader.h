@@ -80,6 +80,48 @@ class WireReader {
 // byte of the first invalid sequence.
 bool ValidUtf8(std::string_view s, size_t* bad_index);
 
+// State shared by the message decoders built on WireReader (XSpace, HLO): the
+// whole buffer, the first error, and the message path, which callers build on
+// the way back up only when something failed ("planes[2].lines[0]").
+class MessageDecoder {
+ public:
+  const WireError& error() const { return error_; }
+  const std::string& path() const { return path_; }
+  // Prefix the path with a field name (and an index); return false so
+  // `return Prepend(...)` unwinds.
+  bool Prepend(const std::string& name) {
+    path_ = path_.empty() ? name : name + "." + path_;
+    return false;
+  }
+  bool Prepend(const char* name, size_t index) {
+    return Prepend(std::string(name) + "[" + std::to_string(index) + "]");
+  }
+
+  explicit MessageDecoder(std::string_view whole) : whole_(whole) {}
+
+  WireReader Reader(std::string_view msg) const { return WireReader(whole_, msg); }
+  // Copies a string field into *out after validating UTF-8.
+  bool String(std::string_view s, std::string* out) {
+    size_t bad;
+    if (!ValidUtf8(s, &bad)) {
+      error_.what = "invalid UTF-8 in string field";
+      error_.offset = static_cast<uint64_t>(s.data() - whole_.data()) + bad;
+      return false;
+    }
+    out->assign(s.data(), s.size());
+    return true;
+  }
+  bool FromReader(const WireReader& r) {
+    error_ = r.error();
+    return false;
+  }
+
+ protected:
+  std::string_view whole_;
+  WireError error_;
+  std::string path_;
+};
+
 inline bool WireReader::ReadVarint(const uint8_t** p, const uint8_t* end, uint64_t* out) {
   const uint8_t* q = *p;
   if (q < end && *q < 0x80) {

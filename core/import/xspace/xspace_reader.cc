@@ -18,13 +18,11 @@ namespace {
 // Recursive descent over the XSpace messages. Each Parse* returns false on the
 // first error; callers prepend their path component while unwinding, so the
 // path is only built on failure.
-class Decoder {
+class Decoder : public MessageDecoder {
  public:
-  explicit Decoder(std::string_view whole) : whole_(whole) {}
+  explicit Decoder(std::string_view whole) : MessageDecoder(whole) {}
 
   bool ParseSpace(XSpaceData* out);
-  const WireError& error() const { return error_; }
-  const std::string& path() const { return path_; }
 
  private:
   bool ParsePlane(std::string_view msg, Plane* pl);
@@ -36,35 +34,6 @@ class Decoder {
   bool ParseStatMetadataEntry(std::string_view msg, StatMetadata* md);
   bool ParseStatMetadata(std::string_view msg, StatMetadata* md);
 
-  // Copies a string field into *out after validating UTF-8.
-  bool String(std::string_view s, std::string* out) {
-    size_t bad;
-    if (!ValidUtf8(s, &bad)) {
-      error_.what = "invalid UTF-8 in string field";
-      error_.offset = static_cast<uint64_t>(s.data() - whole_.data()) + bad;
-      return false;
-    }
-    out->assign(s.data(), s.size());
-    return true;
-  }
-  bool FromReader(const WireReader& r) {
-    error_ = r.error();
-    return false;
-  }
-  bool Prepend(const char* name, size_t index) {
-    std::string c = std::string(name) + "[" + std::to_string(index) + "]";
-    path_ = path_.empty() ? c : c + "." + path_;
-    return false;
-  }
-  bool Prepend(const char* name) {
-    path_ = path_.empty() ? std::string(name) : std::string(name) + "." + path_;
-    return false;
-  }
-  WireReader Reader(std::string_view msg) const { return WireReader(whole_, msg); }
-
-  std::string_view whole_;
-  WireError error_;
-  std::string path_;
   uint64_t unknown_ = 0;
 };
 

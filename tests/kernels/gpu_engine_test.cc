@@ -1,9 +1,8 @@
-// Differential tests of the CUDA engine: every primitive against the CPU
-// reference engine (MakeCpuEngine) on random and edge inputs, integer results
-// equal exactly, plus a few hand-computed cases. Without a usable CUDA device
-// the tests skip and say why (MakeCudaEngine's reason).
-#include "tracehound/kernels/cuda_engine.h"
-
+// Differential tests of the GPU engines (CUDA, HIP): every primitive against
+// the CPU reference engine (MakeCpuEngine) on random and edge inputs, integer
+// results equal exactly, plus a few hand-computed cases. One suite, run once
+// per backend; without a usable device (or a build without that backend) the
+// tests skip and say why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tracehound/kernels/gpu_engines.h"
 #include "tracehound/kernels/primitives.h"
 
 namespace th::kernels {
@@ -45,12 +45,16 @@ struct Intervals {
   IntervalColumns columns() const { return IntervalColumns{group, begin, end}; }
 };
 
-class CudaEngineTest : public ::testing::Test {
+std::unique_ptr<Engine> MakeGpuEngine(Backend backend, std::string* why) {
+  return backend == Backend::kCuda ? MakeCudaEngine(why) : MakeHipEngine(why);
+}
+
+class GpuEngineTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     std::string why;
-    gpu_ = MakeCudaEngine(&why);
-    if (gpu_ == nullptr) GTEST_SKIP() << "CUDA engine unavailable: " << why;
+    gpu_ = MakeGpuEngine(GetParam(), &why);
+    if (gpu_ == nullptr) GTEST_SKIP() << BackendName(GetParam()) << " engine unavailable: " << why;
     cpu_ = MakeCpuEngine();
     ASSERT_NE(cpu_, nullptr);
   }
@@ -169,21 +173,25 @@ class CudaEngineTest : public ::testing::Test {
 };
 
 // Runs everywhere: without a device, the reason must be given.
-TEST(CudaEngineAvailability, EngineOrReason) {
+TEST_P(GpuEngineTest, EngineOrReason) {
   std::string why;
-  std::unique_ptr<Engine> engine = MakeCudaEngine(&why);
-  EXPECT_EQ(MakeCudaEngine(nullptr) == nullptr, engine == nullptr);  // a null why_not is fine
+  std::unique_ptr<Engine> engine = MakeGpuEngine(GetParam(), &why);
+  EXPECT_EQ(MakeGpuEngine(GetParam(), nullptr) == nullptr,
+            engine == nullptr);  // a null why_not is fine
   if (engine == nullptr) {
     EXPECT_FALSE(why.empty());
-    GTEST_SKIP() << "CUDA engine unavailable: " << why;
+    GTEST_SKIP() << BackendName(GetParam()) << " engine unavailable: " << why;
   }
-  EXPECT_EQ(engine->backend(), Backend::kCuda);
-  const std::vector<std::string> devices = CudaDevices();
+  EXPECT_EQ(engine->backend(), GetParam());
+  EXPECT_TRUE(GetParam() == Backend::kCuda ? CudaBuilt() : HipBuilt());
+  const std::vector<std::string> devices =
+      GetParam() == Backend::kCuda ? CudaDevices() : HipDevices();
   ASSERT_FALSE(devices.empty());
-  for (const std::string& d : devices) std::cout << "CUDA device: " << d << "\n";
+  for (const std::string& d : devices)
+    std::cout << BackendName(GetParam()) << " device: " << d << "\n";
 }
 
-TEST_F(CudaEngineTest, SortByKey) {
+TEST_P(GpuEngineTest, SortByKey) {
   CheckSort({});
   CheckSort({42});
   CheckSort(std::vector<int64_t>(5000, -3));  // all equal: values keep their order
@@ -204,7 +212,7 @@ TEST_F(CudaEngineTest, SortByKey) {
   EXPECT_EQ(values, (std::vector<uint32_t>{1, 3, 0, 2}));
 }
 
-TEST_F(CudaEngineTest, ReduceByKey) {
+TEST_P(GpuEngineTest, ReduceByKey) {
   CheckReduce({}, {}, 5);  // identities everywhere
   CheckReduce({}, {}, 0);
   CheckReduce({2}, {-17}, 3);
@@ -248,7 +256,7 @@ TEST_F(CudaEngineTest, ReduceByKey) {
   EXPECT_EQ(out, (std::vector<int64_t>{2, 0, 1, 0}));
 }
 
-TEST_F(CudaEngineTest, SegmentedPercentiles) {
+TEST_P(GpuEngineTest, SegmentedPercentiles) {
   const std::vector<double> pct = {0.1, 1, 25, 33.333, 50, 90, 95, 99, 99.9, 100};
   CheckPercentiles({}, {}, pct);
   CheckPercentiles({}, {0}, pct);
@@ -280,7 +288,7 @@ TEST_F(CudaEngineTest, SegmentedPercentiles) {
   EXPECT_EQ(out, (std::vector<int64_t>{1, 3, 5, 1, 0, 0, 0, 0}));
 }
 
-TEST_F(CudaEngineTest, IntervalUnionAndGaps) {
+TEST_P(GpuEngineTest, IntervalUnionAndGaps) {
   CheckIntervals({}, 3);
   CheckIntervals({}, 0);
   Intervals one;
@@ -335,7 +343,7 @@ TEST_F(CudaEngineTest, IntervalUnionAndGaps) {
   EXPECT_EQ(gaps.end, (std::vector<int64_t>{20, -3}));
 }
 
-TEST_F(CudaEngineTest, IntervalOverlap) {
+TEST_P(GpuEngineTest, IntervalOverlap) {
   const Intervals none;
   CheckOverlap(none, none, 4);
   const Intervals a = RandomIntervals(100'000, 16, kEpochNs, 1'000'000'000, 50'000);
@@ -363,7 +371,7 @@ TEST_F(CudaEngineTest, IntervalOverlap) {
   EXPECT_EQ(out, (std::vector<int64_t>{5, 0, 20}));
 }
 
-TEST_F(CudaEngineTest, Histogram) {
+TEST_P(GpuEngineTest, Histogram) {
   CheckHistogram({}, 0, 10, 4);
   CheckHistogram({5}, 0, 10, 1);
   const std::vector<int64_t> small = RandomValues(300'000, -1000, 1000);
@@ -384,7 +392,7 @@ TEST_F(CudaEngineTest, Histogram) {
   EXPECT_EQ(out, (std::vector<uint64_t>{5, 3, 5}));
 }
 
-TEST_F(CudaEngineTest, TopK) {
+TEST_P(GpuEngineTest, TopK) {
   CheckTopK({}, 5);
   CheckTopK({7}, 0);
   CheckTopK({7}, 3);
@@ -399,7 +407,7 @@ TEST_F(CudaEngineTest, TopK) {
   EXPECT_EQ(out, (std::vector<uint32_t>{1, 2, 0}));
 }
 
-TEST_F(CudaEngineTest, Join) {
+TEST_P(GpuEngineTest, Join) {
   CheckJoin({}, {});
   CheckJoin({}, {1, 2, 3});
   CheckJoin({1, 2, 3}, {});
@@ -417,7 +425,7 @@ TEST_F(CudaEngineTest, Join) {
 }
 
 // Bad input is an error status (never a crash), and the engine stays usable.
-TEST_F(CudaEngineTest, ErrorsAreStatuses) {
+TEST_P(GpuEngineTest, ErrorsAreStatuses) {
   std::vector<int64_t> keys = {1, 2, 3};
   std::vector<uint32_t> values = {1, 2};
   EXPECT_FALSE(gpu_->SortByKey(keys, values).ok());
@@ -446,6 +454,9 @@ TEST_F(CudaEngineTest, ErrorsAreStatuses) {
   // Still usable.
   CheckSort(RandomValues(1000, -10, 10));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, GpuEngineTest, ::testing::Values(Backend::kCuda, Backend::kHip),
+                         [](const auto& info) { return std::string(BackendName(info.param)); });
 
 }  // namespace
 }  // namespace th::kernels
