@@ -2,7 +2,8 @@
 // by th_amplify from a real trace (benchmarks/run_ingest.sh does it); nothing
 // here is committed data.
 //
-//   TRACEHOUND_BENCH_JSON=big.json TRACEHOUND_BENCH_GZ=big.json.gz ./ingest_benchmark
+//   TRACEHOUND_BENCH_JSON=big.json TRACEHOUND_BENCH_GZ=big.json.gz
+//   TRACEHOUND_BENCH_XSPACE=big.xplane.pb ./ingest_benchmark
 //
 // Reported: bytes_per_second = JSON text bytes per second (decompressed bytes
 // for .gz), events/s, and for the whole import the events in the graph.
@@ -123,32 +124,74 @@ void BM_GunzipLibdeflateWhole(benchmark::State& state) {
 }
 BENCHMARK(BM_GunzipLibdeflateWhole)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// XSpace: the wire-format reader alone, and the whole import into the graph,
-// on TRACEHOUND_BENCH_XSPACE (default: the TPU capture in ../shared/data).
+// XSpace on TRACEHOUND_BENCH_XSPACE (run_ingest.sh makes a ~1 GB one with
+// th_amplify; default: the 0.86 MB TPU capture in ../shared/data), one thread:
+//   BM_XSpaceRead     decode only, the file's bytes already in memory
+//   BM_XSpaceReadFile map the file and decode (ReadXSpaceFile)
+//   BM_XSpaceImport   map, decode and import into the event graph
+// bytes_per_second = file bytes per wall-clock second.
 std::string XSpacePath() {
   if (const char* p = Input("TRACEHOUND_BENCH_XSPACE")) return p;
   return std::string(TRACEHOUND_SHARED_DATA) +
          "/xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb";
 }
 
+void XSpaceCounters(benchmark::State& state, int64_t bytes, uint64_t events) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+  state.counters["events/s"] =
+      benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+
 void BM_XSpaceRead(benchmark::State& state) {
-  std::ifstream in(XSpacePath(), std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(XSpacePath(), ec);
+    std::ifstream in(XSpacePath(), std::ios::binary);
+    if (!ec && in) {
+      bytes.resize(size);
+      in.read(bytes.data(), static_cast<std::streamsize>(size));
+      if (!in) bytes.clear();
+    }
+  }
   if (bytes.empty()) {
     state.SkipWithError("no XSpace file (set TRACEHOUND_BENCH_XSPACE)");
     return;
   }
+  uint64_t events = 0;
   for (auto _ : state) {
     auto data = th::xspace::ReadXSpace(bytes, "bench");
     if (!data.ok()) {
       state.SkipWithError(data.status().message().c_str());
       return;
     }
-    benchmark::DoNotOptimize(data->planes.size());
+    events = data->EventsTotal();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes.size()));
+  XSpaceCounters(state, static_cast<int64_t>(bytes.size()), events);
 }
-BENCHMARK(BM_XSpaceRead)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_XSpaceRead)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_XSpaceReadFile(benchmark::State& state) {
+  std::string path = XSpacePath();
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    state.SkipWithError("no XSpace file (set TRACEHOUND_BENCH_XSPACE)");
+    return;
+  }
+  uint64_t events = 0;
+  for (auto _ : state) {
+    auto data = th::xspace::ReadXSpaceFile(path);
+    if (!data.ok()) {
+      state.SkipWithError(data.status().message().c_str());
+      return;
+    }
+    events = data->EventsTotal();
+  }
+  XSpaceCounters(state, static_cast<int64_t>(size), events);
+}
+BENCHMARK(BM_XSpaceReadFile)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_XSpaceImport(benchmark::State& state) {
   std::string path = XSpacePath();
@@ -158,16 +201,24 @@ void BM_XSpaceImport(benchmark::State& state) {
     state.SkipWithError("no XSpace file (set TRACEHOUND_BENCH_XSPACE)");
     return;
   }
+  tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                              static_cast<size_t>(state.range(0)));
+  uint64_t rows = 0;
   for (auto _ : state) {
     auto trace = th::xspace::ImportXSpaceFile(path);
     if (!trace.ok()) {
       state.SkipWithError(trace.status().message().c_str());
       return;
     }
+    rows = (*trace)->graph.events.size();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
+  XSpaceCounters(state, static_cast<int64_t>(size), rows);  // events/s: rows in the graph
 }
-BENCHMARK(BM_XSpaceImport)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_XSpaceImport)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 // The serial front of import: event boundaries over text already in memory.
 void BM_EventBoundaryScan(benchmark::State& state) {

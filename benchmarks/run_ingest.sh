@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ingest benchmark: amplify a real trace from ../shared/data to ~1 GB (plain
-# and gzip, written to a scratch folder, never committed), then run
-# ingest_benchmark (medians of 5) and measure peak RSS of `tracehound info`.
+# and gzip, written to a scratch folder, never committed), and a real XSpace
+# to ~1 GB (XSPACE_SOURCE, default the TPU capture), then run ingest_benchmark
+# (medians of 5) and measure peak RSS of `tracehound info`.
 #
 #   benchmarks/run_ingest.sh [BUILD_DIR] [SOURCE_TRACE] [SIZE]
 set -euo pipefail
@@ -13,13 +14,18 @@ OUT=${BENCH_DIR:-$BUILD/bench-data}
 mkdir -p "$OUT"
 [ -f "$SRC" ] || { echo "source trace $SRC not found (../shared/data absent?)" >&2; exit 2; }
 
-json="$OUT/amplified.json" gz="$OUT/amplified.json.gz"
+XSPACE_SRC=${XSPACE_SOURCE:-../shared/data/xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb}
+
+json="$OUT/amplified.json" gz="$OUT/amplified.json.gz" xspace="$OUT/amplified.xplane.pb"
 [ -f "$json" ] || "$BUILD/benchmarks/th_amplify" --in "$SRC" --out "$json" --size "$SIZE"
 [ -f "$gz" ] || "$BUILD/benchmarks/th_amplify" --in "$SRC" --out "$gz" --size "$SIZE"
+# XSpace: re-read with the strict reader after writing (K x the source's events).
+[ -f "$xspace" ] || "$BUILD/benchmarks/th_amplify" --in "$XSPACE_SRC" --out "$xspace" --size "$SIZE"
 
 echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
 echo "== ingest_benchmark (median of 5)"
-TRACEHOUND_BENCH_JSON="$json" TRACEHOUND_BENCH_GZ="$gz" "$BUILD/benchmarks/ingest_benchmark" \
+TRACEHOUND_BENCH_JSON="$json" TRACEHOUND_BENCH_GZ="$gz" TRACEHOUND_BENCH_XSPACE="$xspace" \
+  "$BUILD/benchmarks/ingest_benchmark" \
   --benchmark_repetitions=5 --benchmark_report_aggregates_only=true 2>&1 | grep -E 'median|Benchmark'
 
 echo "== peak resident memory of tracehound info (1 thread, then all)"

@@ -52,6 +52,8 @@ class WireReader {
   template <typename Fn>
   bool ForEachPackedVarint(std::string_view payload, Fn&& fn);
 
+  // Absolute offset just past the last field read (the next tag).
+  uint64_t offset() const { return OffsetOf(pos_); }
   uint64_t OffsetOf(const void* p) const {
     return static_cast<uint64_t>(static_cast<const uint8_t*>(p) - base_);
   }
@@ -102,14 +104,17 @@ class MessageDecoder {
   WireReader Reader(std::string_view msg) const { return WireReader(whole_, msg); }
   // Copies a string field into *out after validating UTF-8.
   bool String(std::string_view s, std::string* out) {
-    size_t bad;
-    if (!ValidUtf8(s, &bad)) {
-      error_.what = "invalid UTF-8 in string field";
-      error_.offset = static_cast<uint64_t>(s.data() - whole_.data()) + bad;
-      return false;
-    }
+    if (!Utf8(s)) return false;
     out->assign(s.data(), s.size());
     return true;
+  }
+  // Validates a string field's UTF-8; on failure the error names its first bad byte.
+  bool Utf8(std::string_view s) {
+    size_t bad;
+    if (ValidUtf8(s, &bad)) return true;
+    error_.what = "invalid UTF-8 in string field";
+    error_.offset = static_cast<uint64_t>(s.data() - whole_.data()) + bad;
+    return false;
   }
   bool FromReader(const WireReader& r) {
     error_ = r.error();

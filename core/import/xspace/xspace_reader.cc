@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "core/import/xspace/wire_reader.h"
@@ -15,12 +18,88 @@
 namespace th::xspace {
 namespace {
 
+const uint8_t* U(const char* p) { return reinterpret_cast<const uint8_t*>(p); }
+std::string_view View(const uint8_t* p, const uint8_t* end) {
+  return {reinterpret_cast<const char*>(p), static_cast<size_t>(end - p)};
+}
+
+// The model of a big capture is several times the file's size (48 bytes per
+// event, 32 per stat), all of it fresh memory. With transparent huge pages in
+// "madvise" mode (a common default) it would be faulted in 4 KiB at a time,
+// which cost more than the decoding itself on a 1 GB capture; so ask for huge
+// pages on the part of a freshly reserved column that is not touched yet.
+void AdviseHugePages(const void* p, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (bytes < 2 * kHuge) return;
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+}
+
+// Stat::metadata_id keeps 56 bits.
+bool StatIdFits(uint64_t v) {
+  const auto id = static_cast<int64_t>(v);
+  return id >= -Stat::kMaxMetadataId - 1 && id <= Stat::kMaxMetadataId;
+}
+
+// Varint, bounded by the end of its message; nullptr when it runs past it, is
+// longer than 10 bytes or overflows 64 bits (the strict decoder then reports
+// it). The bytes up to `end` are read one at a time.
+[[gnu::noinline]] const uint8_t* VarintBytewise(const uint8_t* p, const uint8_t* end,
+                                                uint64_t* out) {
+  uint64_t r = 0;
+  const int n = end - p >= 10 ? 10 : static_cast<int>(end - p);
+  for (int i = 0; i < n; ++i) {
+    uint64_t b = p[i];
+    r |= (b & 0x7Fu) << (7 * i);
+    if (b < 0x80) {
+      if (i == 9 && b > 1) return nullptr;
+      *out = r;
+      return p + i + 1;
+    }
+  }
+  return nullptr;
+}
+
+// The same, where 8 bytes at p can be loaded (they may run past `end` but not
+// past the buffer): the terminating byte is found with one mask and the 7-bit
+// groups gathered with three shifts, without a branch per byte.
+[[gnu::always_inline]] inline const uint8_t* VarintWide(const uint8_t* p, const uint8_t* end,
+                                                        uint64_t* out) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);  // little-endian hosts only (x86-64, arm64)
+  const uint64_t stops = ~x & 0x8080808080808080ull;
+  if (stops == 0) [[unlikely]]
+    return VarintBytewise(p, end, out);         // 9 or 10 bytes (or more: an error)
+  const int last_bit = __builtin_ctzll(stops);  // top bit of the last byte
+  const size_t len = static_cast<size_t>(last_bit >> 3) + 1;
+  if (len > static_cast<size_t>(end - p)) [[unlikely]]
+    return nullptr;
+  x &= (uint64_t{2} << last_bit) - 1;  // (2 << 63) wraps to 0: all bits
+  x &= 0x7F7F7F7F7F7F7F7Full;
+  x = ((x & 0x7F007F007F007F00ull) >> 1) | (x & 0x007F007F007F007Full);
+  x = ((x & 0x3FFF00003FFF0000ull) >> 2) | (x & 0x00003FFF00003FFFull);
+  x = ((x & 0x0FFFFFFF00000000ull) >> 4) | (x & 0x000000000FFFFFFFull);
+  *out = x;
+  return p + len;
+}
+
+// Events and their stats are most of an XSpace's bytes. Their messages are
+// decoded first by a fast path that expects the fields as the profilers write
+// them (one-byte tags, in field-number order, in-bounds values); anything
+// else — an unknown field, a field with another wire type, a non-minimal tag,
+// a truncated value, any error — makes it give up, and the event is decoded
+// again by the strict field-by-field decoder, which counts unknown fields and
+// reports errors with their byte offset and path. Both give the same result on
+// what the fast path accepts.
+//
 // Recursive descent over the XSpace messages. Each Parse* returns false on the
 // first error; callers prepend their path component while unwinding, so the
 // path is only built on failure.
 class Decoder : public MessageDecoder {
  public:
-  explicit Decoder(std::string_view whole) : MessageDecoder(whole) {}
+  Decoder(std::string_view whole, bool fast)
+      : MessageDecoder(whole), whole_end_(U(whole.data()) + whole.size()), fast_(fast) {}
 
   bool ParseSpace(XSpaceData* out);
 
@@ -28,13 +107,38 @@ class Decoder : public MessageDecoder {
   bool ParsePlane(std::string_view msg, Plane* pl);
   bool ParseLine(std::string_view msg, Line* ln, Plane* pl);
   bool ParseEvent(std::string_view msg, Event* ev, Plane* pl);
-  bool ParseStat(std::string_view msg, Stat* st);
-  bool ParseEventMetadataEntry(std::string_view msg, EventMetadata* md);
-  bool ParseEventMetadata(std::string_view msg, EventMetadata* md);
+  bool ParseStat(std::string_view msg, Stat* st, Plane* pl);
+  bool ParseEventMetadataEntry(std::string_view msg, EventMetadata* md, Plane* pl);
+  bool ParseEventMetadata(std::string_view msg, EventMetadata* md, Plane* pl);
   bool ParseStatMetadataEntry(std::string_view msg, StatMetadata* md);
   bool ParseStatMetadata(std::string_view msg, StatMetadata* md);
 
+  // Fast paths (see above): false = not handled here.
+  bool FastEvent(const uint8_t* p, const uint8_t* end, Event* ev, size_t stats_begin, Plane* pl);
+  bool FastStat(const uint8_t* p, const uint8_t* end, Stat* st, Plane* pl);
+  [[gnu::always_inline]] const uint8_t* Varint(const uint8_t* p, const uint8_t* end,
+                                               uint64_t* out) const {
+    if (p < end && *p < 0x80) [[likely]] {
+      *out = *p;
+      return p + 1;
+    }
+    if (whole_end_ - p >= 8) [[likely]]
+      return VarintWide(p, end, out);
+    return VarintBytewise(p, end, out);
+  }
+
+  void Reserve(const uint8_t* line, const uint8_t* line_end, Line* ln, Plane* pl);
+  size_t CountStats(const uint8_t* p, const uint8_t* end) const;
+  static StatStr Store(Plane* pl, std::string_view s) {
+    if (!pl->string_values) pl->string_values = std::make_shared<std::deque<std::string>>();
+    return StatStr(&pl->string_values->emplace_back(s));
+  }
+
+  const uint8_t* whole_end_;
+  const bool fast_;  // false: the strict decoder only (tests compare the two)
   uint64_t unknown_ = 0;
+  const uint8_t* plane_end_ = nullptr;  // end of the plane being decoded
+  size_t plane_event_bytes_ = 0;        // bytes of its lines decoded so far
 };
 
 bool Decoder::ParseSpace(XSpaceData* out) {
@@ -73,6 +177,14 @@ bool Decoder::ParseSpace(XSpaceData* out) {
 }
 
 bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
+  if (msg.size() >=
+      (uint64_t{1} << 41)) {  // Event::stats_begin has 40 bits; a stat takes >= 2 bytes
+    error_.what = "plane of 2 TiB or more (not supported)";
+    error_.offset = static_cast<uint64_t>(msg.data() - whole_.data());
+    return false;
+  }
+  plane_end_ = U(msg.data()) + msg.size();
+  plane_event_bytes_ = 0;
   WireReader r = Reader(msg);
   WireField f;
   while (r.Next(&f)) {
@@ -96,7 +208,7 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
         if (f.wire_type != kLengthDelimited) break;
         size_t i = pl->event_metadata.size();
         EventMetadata& md = pl->event_metadata.emplace_back();
-        if (!ParseEventMetadataEntry(f.bytes, &md)) return Prepend("event_metadata", i);
+        if (!ParseEventMetadataEntry(f.bytes, &md, pl)) return Prepend("event_metadata", i);
         pl->event_metadata_index[md.key] = static_cast<uint32_t>(i);
         continue;
       }
@@ -111,7 +223,7 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
       case 6: {
         if (f.wire_type != kLengthDelimited) break;
         size_t i = pl->stats.size();
-        if (!ParseStat(f.bytes, &pl->stats.emplace_back())) return Prepend("stats", i);
+        if (!ParseStat(f.bytes, &pl->stats.emplace_back(), pl)) return Prepend("stats", i);
         continue;
       }
       default:
@@ -122,10 +234,111 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
   return r.failed() ? FromReader(r) : true;
 }
 
+// Stats (field 4) of one event, as far as a skim of its fields can tell.
+size_t Decoder::CountStats(const uint8_t* p, const uint8_t* end) const {
+  size_t n = 0;
+  while (p < end) {
+    uint64_t key, v;
+    const uint8_t* q = Varint(p, end, &key);
+    if (!q) break;
+    if ((key & 7) == kVarint) {
+      q = Varint(q, end, &v);
+    } else if ((key & 7) == kLengthDelimited) {
+      q = Varint(q, end, &v);
+      if (!q || v > static_cast<uint64_t>(end - q)) break;
+      q += v;
+      n += key == 0x22;
+    } else {
+      break;
+    }
+    if (!q) break;
+    p = q;
+  }
+  return n;
+}
+
+// Growing a line's events and a plane's event stats (one vector per plane) by
+// doubling on a big capture copies them and faults fresh memory in again and
+// again. So before each line, reserve from a sample of its first events
+// (skimmed: tags and lengths): events = line bytes / bytes per sampled event,
+// and when the plane's stats may not fit, stats for the rest of the plane at
+// the stats per byte seen so far. Only hints: a wrong guess costs a
+// reallocation or untouched address space, never a wrong result.
+void Decoder::Reserve(const uint8_t* line, const uint8_t* line_end, Line* ln, Plane* pl) {
+  constexpr size_t kSample = 64;
+  size_t events = 0, stats_sampled = 0, bytes_sampled = 0;
+  const uint8_t* p = line;
+  while (p < line_end && events < kSample) {
+    uint64_t key, v;
+    const uint8_t* q = Varint(p, line_end, &key);
+    if (!q) break;
+    if ((key & 7) == kVarint) {
+      q = Varint(q, line_end, &v);
+    } else if ((key & 7) == kLengthDelimited) {
+      q = Varint(q, line_end, &v);
+      if (!q || v > static_cast<uint64_t>(line_end - q)) break;
+      if (key == 0x22) {
+        ++events;
+        stats_sampled += CountStats(q, q + v);
+        bytes_sampled += static_cast<size_t>(q + v - p);
+      }
+      q += v;
+    } else {
+      break;
+    }
+    if (!q) break;
+    p = q;
+  }
+  if (events == 0) return;
+  const size_t line_bytes = static_cast<size_t>(line_end - line);
+  if (p < line_end) {  // more events than sampled: estimate
+    events = static_cast<size_t>(static_cast<double>(line_bytes) * static_cast<double>(events) /
+                                 static_cast<double>(bytes_sampled) * 1.05) +
+             16;
+  }
+  ln->events.reserve(events);
+  AdviseHugePages(ln->events.data(), ln->events.capacity() * sizeof(Event));
+
+  std::vector<Stat>& stats = pl->event_stats;
+  const double per_byte = static_cast<double>(stats.size() + stats_sampled) /
+                          static_cast<double>(plane_event_bytes_ + bytes_sampled);
+  const size_t line_need =
+      static_cast<size_t>(per_byte * static_cast<double>(line_bytes) * 1.05) + 8;
+  if (stats.capacity() - stats.size() >= line_need) return;
+  const size_t rest = static_cast<size_t>(plane_end_ - line);
+  size_t want = static_cast<size_t>(per_byte * static_cast<double>(rest) * 1.05);
+  want = stats.size() + std::max(std::min(want, rest / 3), line_need);
+  want = std::max(want, stats.capacity() + stats.capacity() / 2);
+  stats.reserve(want);
+  AdviseHugePages(stats.data() + stats.size(), (stats.capacity() - stats.size()) * sizeof(Stat));
+}
+
 bool Decoder::ParseLine(std::string_view msg, Line* ln, Plane* pl) {
-  WireReader r = Reader(msg);
-  WireField f;
-  while (r.Next(&f)) {
+  const uint8_t* p = U(msg.data());
+  const uint8_t* const end = p + msg.size();
+  Reserve(p, end, ln, pl);
+  plane_event_bytes_ += msg.size();
+  std::vector<Event>& events = ln->events;
+  while (p < end) {
+    if (*p == 0x22 && fast_) {  // an event (field 4, length-delimited): the hot path
+      uint64_t len;
+      const uint8_t* q = Varint(p + 1, end, &len);
+      if (q && len <= static_cast<uint64_t>(end - q)) [[likely]] {
+        const size_t i = events.size(), stats_begin = pl->event_stats.size();
+        Event& ev = events.emplace_back();  // (filled in place: no copy through the stack)
+        if (!FastEvent(q, q + len, &ev, stats_begin, pl)) [[unlikely]] {
+          pl->event_stats.resize(stats_begin);
+          ev = Event();
+          if (!ParseEvent(View(q, q + len), &ev, pl)) return Prepend("events", i);
+        }
+        p = q + len;
+        continue;
+      }
+    }
+    WireReader r = Reader(View(p, end));
+    WireField f;
+    if (!r.Next(&f)) return FromReader(r);  // p < end: only fails on an error
+    p = U(whole_.data()) + r.offset();
     if (f.wire_type == kVarint) {
       switch (f.number) {
         case 1:
@@ -145,10 +358,10 @@ bool Decoder::ParseLine(std::string_view msg, Line* ln, Plane* pl) {
       }
     } else if (f.wire_type == kLengthDelimited) {
       switch (f.number) {
-        case 4: {
-          size_t i = ln->events.size();
-          ln->events.emplace_back();
-          if (!ParseEvent(f.bytes, &ln->events.back(), pl)) return Prepend("events", i);
+        case 4: {  // an event whose tag is not the one-byte form
+          size_t i = events.size();
+          events.emplace_back();
+          if (!ParseEvent(f.bytes, &events.back(), pl)) return Prepend("events", i);
           continue;
         }
         case 2:
@@ -163,27 +376,104 @@ bool Decoder::ParseLine(std::string_view msg, Line* ln, Plane* pl) {
     }
     ++unknown_;
   }
-  return r.failed() ? FromReader(r) : true;
+  return true;
+}
+
+// XEvent in field-number order, as protobuf writes it: metadata_id (1),
+// offset_ps (2), duration_ps (3), stats (4)..., num_occurrences (5); absent
+// fields are skipped. Fields in another order (or repeated) are left to the
+// strict decoder.
+[[gnu::always_inline]] inline bool Decoder::FastEvent(const uint8_t* p, const uint8_t* end,
+                                                      Event* ev, size_t stats_begin, Plane* pl) {
+  uint64_t metadata_id = 0, offset_or_count = 0, duration = 0, v;
+  bool aggregate = false;
+  if (p < end && *p == 0x08) {
+    if (!(p = Varint(p + 1, end, &metadata_id))) return false;
+  }
+  if (p < end && *p == 0x10) {
+    if (!(p = Varint(p + 1, end, &offset_or_count))) return false;
+  }
+  if (p < end && *p == 0x18) {
+    if (!(p = Varint(p + 1, end, &duration))) return false;
+  }
+  size_t stats = 0;
+  std::vector<Stat>& column = pl->event_stats;
+  while (p < end && *p == 0x22) {
+    if (!(p = Varint(p + 1, end, &v)) || v > static_cast<uint64_t>(end - p)) return false;
+    if (!FastStat(p, p + v, &column.emplace_back(), pl)) return false;
+    ++stats;
+    p += v;
+  }
+  if (p < end && *p == 0x28) {
+    if (!(p = Varint(p + 1, end, &offset_or_count))) return false;
+    aggregate = true;
+  }
+  if (p != end || stats > Event::kMaxStats) return false;
+  ev->metadata_id = static_cast<int64_t>(metadata_id);
+  ev->offset_ps = static_cast<int64_t>(offset_or_count);  // or num_occurrences: one slot
+  ev->duration_ps = static_cast<int64_t>(duration);
+  ev->stats_begin = stats_begin;
+  ev->stats_count = stats;
+  ev->has_num_occurrences = aggregate;
+  return true;
+}
+
+// XStat: metadata_id (1) then one value; anything else goes to ParseStat.
+[[gnu::always_inline]] inline bool Decoder::FastStat(const uint8_t* p, const uint8_t* end, Stat* st,
+                                                     Plane* pl) {
+  // Kind of a varint value by its one-byte tag: uint64 (3), int64 (4), ref (7).
+  static constexpr auto kVarintKind = [] {
+    std::array<StatKind, 64> k{};
+    k[0x18] = StatKind::kUint64;
+    k[0x20] = StatKind::kInt64;
+    k[0x38] = StatKind::kRef;
+    return k;
+  }();
+  uint64_t v;
+  if (p < end && *p == 0x08) {
+    if (!(p = Varint(p + 1, end, &v)) || !StatIdFits(v)) return false;
+    st->metadata_id = static_cast<int64_t>(v);
+  }
+  if (p == end) return true;
+  const uint8_t tag = *p;
+  if (tag < 64 && kVarintKind[tag] != StatKind::kNone) {
+    if (!(p = Varint(p + 1, end, &st->raw))) return false;
+    st->kind = kVarintKind[tag];
+  } else if (tag == 0x11) {  // double_value
+    if (end - p < 9) return false;
+    std::memcpy(&st->raw, p + 1, 8);
+    st->kind = StatKind::kDouble;
+    p += 9;
+  } else if (tag == 0x2A || tag == 0x32) {  // str_value, bytes_value
+    if (!(p = Varint(p + 1, end, &v)) || v > static_cast<uint64_t>(end - p)) return false;
+    const std::string_view s = View(p, p + v);
+    size_t bad;
+    if (tag == 0x2A && !ValidUtf8(s, &bad)) return false;
+    st->kind = tag == 0x2A ? StatKind::kStr : StatKind::kBytes;
+    st->str = Store(pl, s);
+    p += v;
+  } else {
+    return false;
+  }
+  return p == end;
 }
 
 bool Decoder::ParseEvent(std::string_view msg, Event* ev, Plane* pl) {
   WireReader r = Reader(msg);
   WireField f;
-  ev->stats_begin = static_cast<uint32_t>(pl->event_stats.size());
+  ev->stats_begin = pl->event_stats.size();
   while (r.Next(&f)) {
     if (f.wire_type == kVarint) {
       switch (f.number) {
         case 1:
           ev->metadata_id = static_cast<int64_t>(f.value);
           continue;
-        case 2:
+        case 2:  // offset_ps and num_occurrences: a oneof, one slot
           ev->offset_ps = static_cast<int64_t>(f.value);
-          ev->num_occurrences = 0;
           ev->has_num_occurrences = false;
           continue;
         case 5:
           ev->num_occurrences = static_cast<int64_t>(f.value);
-          ev->offset_ps = 0;
           ev->has_num_occurrences = true;
           continue;
         case 3:
@@ -194,7 +484,13 @@ bool Decoder::ParseEvent(std::string_view msg, Event* ev, Plane* pl) {
       }
     } else if (f.wire_type == kLengthDelimited && f.number == 4) {
       size_t i = ev->stats_count;
-      if (!ParseStat(f.bytes, &pl->event_stats.emplace_back())) return Prepend("stats", i);
+      if (i == Event::kMaxStats) {
+        error_.what =
+            "more than " + std::to_string(Event::kMaxStats) + " stats in one event (not supported)";
+        error_.offset = f.tag_offset;
+        return Prepend("stats", i);
+      }
+      if (!ParseStat(f.bytes, &pl->event_stats.emplace_back(), pl)) return Prepend("stats", i);
       ++ev->stats_count;
       continue;
     }
@@ -203,13 +499,20 @@ bool Decoder::ParseEvent(std::string_view msg, Event* ev, Plane* pl) {
   return r.failed() ? FromReader(r) : true;
 }
 
-bool Decoder::ParseStat(std::string_view msg, Stat* st) {
+bool Decoder::ParseStat(std::string_view msg, Stat* st, Plane* pl) {
   WireReader r = Reader(msg);
   WireField f;
+  std::string_view str;  // the last str/bytes value
   while (r.Next(&f)) {
     switch (f.number) {
       case 1:
         if (f.wire_type != kVarint) break;
+        if (!StatIdFits(f.value)) {
+          error_.what = "stat metadata_id " + std::to_string(static_cast<int64_t>(f.value)) +
+                        " beyond +-2^55 (not supported)";
+          error_.offset = f.tag_offset;
+          return false;
+        }
         st->metadata_id = static_cast<int64_t>(f.value);
         continue;
       case 2:
@@ -229,13 +532,14 @@ bool Decoder::ParseStat(std::string_view msg, Stat* st) {
         continue;
       case 5:
         if (f.wire_type != kLengthDelimited) break;
+        if (!Utf8(f.bytes)) return false;
         st->kind = StatKind::kStr;
-        if (!String(f.bytes, &st->str)) return false;
+        str = f.bytes;
         continue;
       case 6:
         if (f.wire_type != kLengthDelimited) break;
         st->kind = StatKind::kBytes;
-        st->str.assign(f.bytes.data(), f.bytes.size());
+        str = f.bytes;
         continue;
       case 7:
         if (f.wire_type != kVarint) break;
@@ -247,11 +551,12 @@ bool Decoder::ParseStat(std::string_view msg, Stat* st) {
     }
     ++unknown_;
   }
-  if (st->kind != StatKind::kStr && st->kind != StatKind::kBytes) st->str.clear();
-  return r.failed() ? FromReader(r) : true;
+  if (r.failed()) return FromReader(r);
+  st->str = st->kind == StatKind::kStr || st->kind == StatKind::kBytes ? Store(pl, str) : StatStr();
+  return true;
 }
 
-bool Decoder::ParseEventMetadataEntry(std::string_view msg, EventMetadata* md) {
+bool Decoder::ParseEventMetadataEntry(std::string_view msg, EventMetadata* md, Plane* pl) {
   WireReader r = Reader(msg);
   WireField f;
   while (r.Next(&f)) {
@@ -261,7 +566,7 @@ bool Decoder::ParseEventMetadataEntry(std::string_view msg, EventMetadata* md) {
       int64_t key = md->key;
       *md = EventMetadata();  // a repeated value replaces the earlier one
       md->key = key;
-      if (!ParseEventMetadata(f.bytes, md)) return Prepend("value");
+      if (!ParseEventMetadata(f.bytes, md, pl)) return Prepend("value");
     } else {
       ++unknown_;
     }
@@ -269,7 +574,7 @@ bool Decoder::ParseEventMetadataEntry(std::string_view msg, EventMetadata* md) {
   return r.failed() ? FromReader(r) : true;
 }
 
-bool Decoder::ParseEventMetadata(std::string_view msg, EventMetadata* md) {
+bool Decoder::ParseEventMetadata(std::string_view msg, EventMetadata* md, Plane* pl) {
   WireReader r = Reader(msg);
   WireField f;
   while (r.Next(&f)) {
@@ -293,7 +598,7 @@ bool Decoder::ParseEventMetadata(std::string_view msg, EventMetadata* md) {
       case 5: {
         if (f.wire_type != kLengthDelimited) break;
         size_t i = md->stats.size();
-        if (!ParseStat(f.bytes, &md->stats.emplace_back())) return Prepend("stats", i);
+        if (!ParseStat(f.bytes, &md->stats.emplace_back(), pl)) return Prepend("stats", i);
         continue;
       }
       case 6:
@@ -353,14 +658,26 @@ bool Decoder::ParseStatMetadata(std::string_view msg, StatMetadata* md) {
 
 }  // namespace
 
-th::StatusOr<XSpaceData> ReadXSpace(std::string_view bytes, const std::string& name) {
+namespace {
+
+th::StatusOr<XSpaceData> Read(std::string_view bytes, const std::string& name, bool fast) {
   XSpaceData out;
-  Decoder d(bytes);
+  Decoder d(bytes, fast);
   if (!d.ParseSpace(&out)) {
     return th::InvalidInput(name + ": " + d.error().what + " at byte offset " +
                             std::to_string(d.error().offset) + " (in " + d.path() + ")");
   }
   return out;
+}
+
+}  // namespace
+
+th::StatusOr<XSpaceData> ReadXSpace(std::string_view bytes, const std::string& name) {
+  return Read(bytes, name, /*fast=*/true);
+}
+
+th::StatusOr<XSpaceData> ReadXSpaceStrictOnly(std::string_view bytes, const std::string& name) {
+  return Read(bytes, name, /*fast=*/false);
 }
 
 th::StatusOr<XSpaceData> ReadXSpaceFile(const std::string& path) {

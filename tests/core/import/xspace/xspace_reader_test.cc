@@ -4,14 +4,17 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "benchmarks/xspace_amplifier.h"
 #include "core/import/xspace/wire_reader.h"
 #include "tests/support/test_files.h"
 
@@ -72,6 +75,56 @@ std::string StatMd(int64_t id, std::string_view name) {
   VarintField(&entry, 1, static_cast<uint64_t>(id));
   LenField(&entry, 2, md);
   return entry;
+}
+
+// Everything a decode produced, as text (or its error): two decodes compare
+// equal when they agree on every field.
+std::string Describe(const th::StatusOr<XSpaceData>& r) {
+  if (!r.ok()) return "error: " + r.status().message();
+  std::string d;
+  auto add = [&d](auto v) { d += std::to_string(v) + ","; };
+  auto str = [&d](std::string_view v) {
+    d += std::to_string(v.size()) + ":";
+    d.append(v);
+  };
+  auto stat = [&](const Stat& s) {
+    add(int64_t{s.metadata_id});
+    add(static_cast<int>(s.kind));
+    if (s.kind == StatKind::kStr || s.kind == StatKind::kBytes) {
+      str(s.str);
+    } else {
+      add(s.raw);
+    }
+  };
+  const XSpaceData& x = r.value();
+  add(x.unknown_fields);
+  for (const auto* list : {&x.hostnames, &x.errors, &x.warnings})
+    for (const std::string& s : *list) str(s);
+  for (const Plane& p : x.planes) {
+    add(p.id);
+    str(p.name);
+    for (const Stat& s : p.stats) stat(s);
+    for (const EventMetadata& m : p.event_metadata) {
+      add(m.key), add(m.id), str(m.name), str(m.display_name), str(m.metadata);
+      for (const Stat& s : m.stats) stat(s);
+      for (int64_t c : m.child_ids) add(c);
+    }
+    for (const StatMetadata& m : p.stat_metadata)
+      add(m.key), add(m.id), str(m.name), str(m.description);
+    for (const Line& l : p.lines) {
+      add(l.id), add(l.display_id), str(l.name), str(l.display_name), add(l.timestamp_ns),
+          add(l.duration_ps);
+      d += "[";
+      for (const Event& e : l.events) {
+        add(e.metadata_id), add(e.has_num_occurrences ? e.num_occurrences : e.offset_ps);
+        add(static_cast<int>(e.has_num_occurrences)), add(e.duration_ps);
+        for (const Stat& s : p.StatsOf(e)) stat(s);
+        d += ";";
+      }
+      d += "]";
+    }
+  }
+  return d;
 }
 
 TEST(WireReaderTest, Utf8Validation) {
@@ -342,6 +395,374 @@ TEST(XSpaceReaderTest, TruncatedAndRandomInputFailWithOffset) {
   // Every prefix of a small real-file head must fail cleanly or succeed, never crash.
   std::string head = good.substr(0, 2048);
   for (size_t n = 0; n < head.size(); n += 7) (void)ReadXSpace(head.substr(0, n), "prefix");
+}
+
+// ---- the fast paths for events and stats against the strict decoder ----
+
+// A space of one plane and one line holding `events` (encoded XEvents), the
+// line last in the plane and the plane last in the space, so the last event
+// ends at the last byte of the buffer.
+std::string OneLineSpace(const std::vector<std::string>& events) {
+  std::string line, plane, space;
+  VarintField(&line, 1, 7);
+  LenField(&line, 2, "main");
+  VarintField(&line, 3, 1000);
+  for (const std::string& e : events) LenField(&line, 4, e);
+  VarintField(&plane, 1, 2);
+  LenField(&plane, 2, "/host:CPU");
+  LenField(&plane, 5, StatMd(10, "int_stat"));
+  LenField(&plane, 5, StatMd(11, "name"));
+  LenField(&plane, 3, line);
+  LenField(&space, 1, plane);
+  return space;
+}
+
+std::string IntStat(uint64_t id, uint64_t v, uint32_t field = 4) {
+  std::string st;
+  VarintField(&st, 1, id);
+  VarintField(&st, field, v);
+  return st;
+}
+
+// Decodes with and without the fast paths; they must agree. Returns the decode.
+th::StatusOr<XSpaceData> ReadBoth(const std::string& bytes) {
+  auto fast = ReadXSpace(bytes, "t");
+  EXPECT_EQ(Describe(fast), Describe(ReadXSpaceStrictOnly(bytes, "t")));
+  return fast;
+}
+
+TEST(XSpaceReaderTest, FastPathAgreesWithStrictDecoderOnOddEncodings) {
+  std::string str_stat;
+  VarintField(&str_stat, 1, 11);
+  LenField(&str_stat, 5, "fusion.3");
+
+  std::string canonical;
+  VarintField(&canonical, 1, 5);
+  VarintField(&canonical, 2, 1500);
+  VarintField(&canonical, 3, 250);
+  LenField(&canonical, 4, IntStat(10, 42));
+  LenField(&canonical, 4, str_stat);
+  // The same fields in reverse order, and with metadata_id written twice.
+  std::string reversed;
+  LenField(&reversed, 4, IntStat(10, 42));
+  LenField(&reversed, 4, str_stat);
+  VarintField(&reversed, 3, 250);
+  VarintField(&reversed, 1, 99);
+  VarintField(&reversed, 2, 1500);
+  VarintField(&reversed, 1, 5);
+  // offset_ps written as a two-byte (non-minimal) tag.
+  std::string long_tag;
+  VarintField(&long_tag, 1, 5);
+  long_tag += std::string("\x90\x00", 2);
+  Varint(&long_tag, 1500);
+  VarintField(&long_tag, 3, 250);
+  LenField(&long_tag, 4, IntStat(10, 42));
+  LenField(&long_tag, 4, str_stat);
+  auto a = ReadBoth(OneLineSpace({canonical}));
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(Describe(a), Describe(ReadBoth(OneLineSpace({reversed}))));
+  EXPECT_EQ(Describe(a), Describe(ReadBoth(OneLineSpace({long_tag}))));
+  const Event& e = a->planes[0].lines[0].events[0];
+  EXPECT_EQ(e.metadata_id, 5);
+  EXPECT_EQ(e.offset_ps, 1500);
+  EXPECT_EQ(e.duration_ps, 250);
+  ASSERT_EQ(e.stats_count, 2u);
+  EXPECT_EQ(a->planes[0].StatString(a->planes[0].StatsOf(e)[1]), "fusion.3");
+
+  // oneof offset_ps / num_occurrences: the last one written wins.
+  std::string off_then_num, num_then_off;
+  VarintField(&off_then_num, 2, 1500);
+  VarintField(&off_then_num, 5, 3);
+  VarintField(&num_then_off, 5, 3);
+  VarintField(&num_then_off, 2, 1500);
+  auto o = ReadBoth(OneLineSpace({off_then_num, num_then_off, ""}));
+  ASSERT_TRUE(o.ok());
+  const auto& ev = o->planes[0].lines[0].events;
+  EXPECT_TRUE(ev[0].has_num_occurrences);
+  EXPECT_EQ(ev[0].num_occurrences, 3);
+  EXPECT_FALSE(ev[1].has_num_occurrences);
+  EXPECT_EQ(ev[1].offset_ps, 1500);
+  EXPECT_FALSE(ev[2].has_num_occurrences);  // empty event: offset 0
+  EXPECT_EQ(ev[2].offset_ps, 0);
+
+  // Extreme varints: 10-byte negative offset, 9-byte duration, 10-byte
+  // metadata id, max uint64 stat, and a double; unknown and mistyped fields.
+  std::string wide, dbl, stat_mix, unknown;
+  VarintField(&wide, 1, uint64_t{1} << 63);
+  VarintField(&wide, 2, static_cast<uint64_t>(int64_t{-1}));
+  VarintField(&wide, 3, static_cast<uint64_t>(INT64_MAX));
+  LenField(&wide, 4, IntStat(10, UINT64_MAX, 3));
+  VarintField(&dbl, 1, 10);
+  DoubleField(&dbl, 2, -0.5);
+  LenField(&wide, 4, dbl);
+  LenField(&stat_mix, 5, "dropped");  // str then int: an int stat
+  VarintField(&stat_mix, 1, 11);
+  VarintField(&stat_mix, 4, 9);
+  LenField(&wide, 4, stat_mix);
+  LenField(&wide, 4, "");       // an empty stat
+  LenField(&unknown, 1, "x");   // metadata_id with the wrong wire type
+  VarintField(&unknown, 9, 1);  // unknown field
+  VarintField(&unknown, 2, 77);
+  std::string stat_unknown = IntStat(10, 1);
+  VarintField(&stat_unknown, 15, 1);
+  LenField(&unknown, 4, stat_unknown);
+  std::string bytes_stat;
+  VarintField(&bytes_stat, 1, 11);
+  LenField(&bytes_stat, 6, std::string("\xFF\x00\x01", 3));
+  LenField(&unknown, 4, bytes_stat);
+  auto w = ReadBoth(OneLineSpace({wide, unknown}));
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->unknown_fields, 3u);
+  const Plane& p = w->planes[0];
+  const Event& we = p.lines[0].events[0];
+  EXPECT_EQ(we.metadata_id, INT64_MIN);
+  EXPECT_EQ(we.offset_ps, -1);
+  EXPECT_EQ(we.duration_ps, INT64_MAX);
+  auto ws = p.StatsOf(we);
+  ASSERT_EQ(ws.size(), 4u);
+  EXPECT_EQ(ws[0].uint64_value(), UINT64_MAX);
+  EXPECT_EQ(ws[1].double_value(), -0.5);
+  EXPECT_EQ(ws[2].kind, StatKind::kInt64);
+  EXPECT_TRUE(ws[2].str.empty());
+  EXPECT_EQ(ws[3].kind, StatKind::kNone);
+  auto us = p.StatsOf(p.lines[0].events[1]);
+  ASSERT_EQ(us.size(), 2u);
+  EXPECT_EQ(us[1].kind, StatKind::kBytes);
+  EXPECT_EQ(us[1].str, std::string_view("\xFF\x00\x01", 3));
+
+  // Errors inside events: both decoders report the same offset and path.
+  std::string too_long = canonical;
+  too_long +=
+      std::string("\x10\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF\x01", 12);  // 11-byte varint
+  std::string bad_utf8;
+  VarintField(&bad_utf8, 1, 11);
+  LenField(&bad_utf8, 5, "ok\xC0\x80");
+  std::string bad_stat_event;
+  LenField(&bad_stat_event, 4, bad_utf8);
+  for (const std::string& bad : {too_long, bad_stat_event, std::string("\x18", 1)}) {
+    auto r = ReadBoth(OneLineSpace({canonical, bad}));
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("(in planes[0].lines[0].events[1]"), std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(XSpaceReaderTest, StatMetadataIdsBeyond56BitsAreRefused) {
+  const int64_t max = Stat::kMaxMetadataId;
+  for (int64_t id : {max, -max - 1, int64_t{1}}) {
+    std::string ev;
+    LenField(&ev, 4, IntStat(static_cast<uint64_t>(id), 1));
+    auto r = ReadBoth(OneLineSpace({ev}));
+    ASSERT_TRUE(r.ok()) << id;
+    EXPECT_EQ(r->planes[0].event_stats[0].metadata_id, id);
+  }
+  std::string ev;
+  LenField(&ev, 4, IntStat(uint64_t{1} << 55, 1));
+  auto r = ReadBoth(OneLineSpace({"", ev}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("stat metadata_id 36028797018963968 beyond +-2^55 (not "
+                                      "supported)"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("(in planes[0].lines[0].events[1].stats[0])"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(XSpaceReaderTest, StringStatsReadAsStringsAndSurviveCopies) {
+  std::string str_stat, ev;
+  VarintField(&str_stat, 1, 11);
+  LenField(&str_stat, 5, "a string stat longer than the small-string buffer");
+  LenField(&ev, 4, str_stat);
+  std::optional<XSpaceData> original;
+  {
+    auto r = ReadXSpace(OneLineSpace({ev}), "t");
+    ASSERT_TRUE(r.ok());
+    original = std::move(*r);
+  }
+  XSpaceData copy = *original;
+  original.reset();
+  const Plane& p = copy.planes[0];
+  const Stat& s = p.event_stats.at(0);
+  const std::string& as_string = s.str;
+  std::string_view as_view = s.str;
+  std::string owned = s.str;
+  EXPECT_EQ(as_string, "a string stat longer than the small-string buffer");
+  EXPECT_EQ(as_view, as_string);
+  EXPECT_EQ(owned, as_string);
+  EXPECT_TRUE(s.str == "a string stat longer than the small-string buffer");
+  EXPECT_EQ(s.str.size(), as_string.size());
+  EXPECT_EQ(s.str.find("stat"), 9u);
+  EXPECT_EQ(&p.StatString(s), &as_string);
+  EXPECT_TRUE(Stat().str.empty());
+  EXPECT_EQ(Stat().str, "");
+}
+
+TEST(XSpaceReaderTest, FastPathAgreesWithStrictDecoderOnRealAndDamagedFiles) {
+  std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real XSpace files";
+  std::mt19937_64 rng(20240601);
+  size_t files = 0, damaged_ok = 0;
+  for (const std::string& rel : XPlaneFiles(data)) {
+    SCOPED_TRACE(rel);
+    const std::string good = th::testing::ReadFile(data + "/" + rel);
+    (void)ReadBoth(good);
+    ++files;
+    if (rel == kCorrupt) continue;
+    // Damaged copies: a few bytes overwritten in each (no truncation), so
+    // most damage lands inside events and stats, valid or not.
+    for (int trial = 0; trial < 12; ++trial) {
+      std::string bad = good;
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k) {
+        size_t at = rng() % bad.size();
+        bad[at] = static_cast<char>(rng() % 2 ? rng() : bad[at] ^ (1 << (rng() % 8)));
+      }
+      damaged_ok += ReadBoth(bad).ok();
+    }
+  }
+  EXPECT_GT(files, 1u);
+  std::printf("fast path == strict decoder on %zu files and their damaged copies (%zu decoded)\n",
+              files, damaged_ok);
+}
+
+// ---- the XSpace amplifier (benchmarks/xspace_amplifier.h) ----
+
+// Amplifies `src` K times and checks the result event by event against it.
+void CheckAmplified(const std::string& src, int64_t k) {
+  th::bench::XSpaceAmplifyOptions options;
+  options.repetitions = k;
+  std::string out;
+  auto stats =
+      th::bench::AmplifyXSpace(src, options, [&out](std::string_view piece) { out.append(piece); });
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->repetitions, k);
+  EXPECT_EQ(stats->bytes_written, static_cast<int64_t>(out.size()));
+  auto a = ReadXSpace(src, "source");
+  auto b = ReadXSpace(out, "amplified");  // the strict reader accepts it
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().message();
+  EXPECT_EQ(b->EventsTotal(), static_cast<uint64_t>(k) * a->EventsTotal());
+  EXPECT_EQ(stats->events_written, static_cast<int64_t>(b->EventsTotal()));
+  EXPECT_EQ(b->hostnames, a->hostnames);
+  EXPECT_EQ(b->unknown_fields, a->unknown_fields);
+  ASSERT_EQ(b->planes.size(), a->planes.size());
+  const int64_t period = stats->period_ps, stride = stats->correlation_stride;
+  EXPECT_GT(period, 0);
+  EXPECT_EQ(period % 1000, 0);
+  for (size_t pi = 0; pi < a->planes.size(); ++pi) {
+    const Plane& pa = a->planes[pi];
+    const Plane& pb = b->planes[pi];
+    EXPECT_EQ(pb.id, pa.id);
+    EXPECT_EQ(pb.name, pa.name);
+    EXPECT_EQ(pb.event_metadata.size(), pa.event_metadata.size());
+    EXPECT_EQ(pb.stat_metadata.size(), pa.stat_metadata.size());
+    EXPECT_EQ(pb.stats.size(), pa.stats.size());
+    int64_t correlation_id = INT64_MIN;
+    for (const StatMetadata& m : pa.stat_metadata)
+      if (m.name == "correlation_id") correlation_id = m.key;
+    ASSERT_EQ(pb.lines.size(), pa.lines.size());
+    for (size_t li = 0; li < pa.lines.size(); ++li) {
+      const Line& la = pa.lines[li];
+      const Line& lb = pb.lines[li];
+      EXPECT_EQ(lb.id, la.id);
+      EXPECT_EQ(lb.name, la.name);
+      EXPECT_EQ(lb.timestamp_ns, la.timestamp_ns);
+      const size_t n = la.events.size();
+      ASSERT_EQ(lb.events.size(), static_cast<size_t>(k) * n);
+      int64_t last_end = INT64_MIN;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t first_begin = INT64_MAX;
+        for (size_t i = 0; i < n; ++i) {
+          const Event& ea = la.events[i];
+          const Event& eb = lb.events[j * n + i];
+          ASSERT_EQ(eb.metadata_id, ea.metadata_id);
+          ASSERT_EQ(eb.duration_ps, ea.duration_ps);
+          ASSERT_EQ(eb.has_num_occurrences, ea.has_num_occurrences);
+          if (ea.has_num_occurrences) {
+            ASSERT_EQ(eb.num_occurrences, ea.num_occurrences);
+          } else {
+            ASSERT_EQ(eb.offset_ps, ea.offset_ps + j * period);
+            first_begin = std::min(first_begin, eb.offset_ps);
+            if (j == 0) last_end = std::max(last_end, eb.offset_ps + eb.duration_ps);
+          }
+          auto sa = pa.StatsOf(ea);
+          auto sb = pb.StatsOf(eb);
+          ASSERT_EQ(sb.size(), sa.size());
+          for (size_t si = 0; si < sa.size(); ++si) {
+            ASSERT_EQ(sb[si].metadata_id, sa[si].metadata_id);
+            ASSERT_EQ(sb[si].kind, sa[si].kind);
+            ASSERT_EQ(sb[si].str, sa[si].str);
+            const bool shifted =
+                sa[si].metadata_id == correlation_id && sa[si].int64_value() > 0 &&
+                (sa[si].kind == StatKind::kInt64 || sa[si].kind == StatKind::kUint64);
+            ASSERT_EQ(sb[si].raw, sa[si].raw + (shifted ? static_cast<uint64_t>(j * stride) : 0));
+          }
+        }
+        // Copy j starts after copy 0 of this line has ended.
+        if (j > 0 && first_begin != INT64_MAX) {
+          EXPECT_GT(first_begin, last_end);
+        }
+      }
+    }
+  }
+}
+
+TEST(XSpaceAmplifierTest, RepeatsEveryLinesEventsKTimes) {
+  // Hand-built: a timed event, one with neither offset nor num_occurrences
+  // (offset 0), an aggregate, correlation ids on two planes.
+  std::string corr_md = StatMd(3, "correlation_id");
+  std::string e1, e2, e3;
+  VarintField(&e1, 1, 1);
+  VarintField(&e1, 2, 5000);
+  VarintField(&e1, 3, 700);
+  LenField(&e1, 4, IntStat(3, 41));
+  VarintField(&e2, 3, 10);
+  VarintField(&e3, 5, 12);
+  std::string line, plane, gpu_line, gpu, space;
+  VarintField(&line, 1, 1);
+  VarintField(&line, 3, 100);
+  LenField(&line, 4, e1);
+  LenField(&line, 4, e2);
+  LenField(&line, 4, e3);
+  VarintField(&line, 9, 123);
+  LenField(&plane, 2, "/host:CPU");
+  LenField(&plane, 3, line);
+  LenField(&plane, 5, corr_md);
+  std::string k1;
+  VarintField(&k1, 2, 6000);
+  VarintField(&k1, 3, 50);
+  LenField(&k1, 4, IntStat(3, 41, 3));
+  VarintField(&gpu_line, 3, 100);
+  LenField(&gpu_line, 4, k1);
+  LenField(&gpu, 2, "/device:GPU:0");
+  LenField(&gpu, 3, gpu_line);
+  LenField(&gpu, 5, corr_md);
+  LenField(&space, 1, plane);
+  LenField(&space, 1, gpu);
+  LenField(&space, 4, "host-a");
+  CheckAmplified(space, 1);
+  CheckAmplified(space, 5);
+
+  std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real XSpace to amplify";
+  CheckAmplified(th::testing::ReadFile(data + "/" + kGood), 3);
+  CheckAmplified(th::testing::ReadFile(
+                     data + "/tracelens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb"),
+                 2);
+}
+
+TEST(XSpaceAmplifierTest, ReachesTheTargetSize) {
+  std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "shared data folder absent";
+  const std::string src = th::testing::ReadFile(data + "/" + kGood);
+  th::bench::XSpaceAmplifyOptions options;
+  options.target_bytes = 8 << 20;
+  int64_t size = 0;
+  auto stats =
+      th::bench::AmplifyXSpace(src, options, [&size](std::string_view p) { size += p.size(); });
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(size, stats->bytes_written);
+  EXPECT_NEAR(static_cast<double>(size), 8 << 20, 0.05 * (8 << 20));
+  EXPECT_FALSE(th::bench::AmplifyXSpace("\x0b", options, [](std::string_view) {}).ok());
 }
 
 TEST(XSpaceReaderTest, DecodeSpeed) {
