@@ -1,5 +1,7 @@
 #include "core/graph/event_graph.h"
 
+#include <algorithm>
+
 namespace th {
 
 size_t EventColumns::bytes() const {
@@ -20,8 +22,17 @@ size_t EventGraph::bytes() const {
        memory_args.addr.bytes() + memory_args.bytes.bytes() + memory_args.total_allocated.bytes() +
        memory_args.total_reserved.bytes();
   b += counters.event.bytes() + counters.series.bytes() + counters.value.bytes();
+  b += xla_labels.event.bytes() * 2 + xla_labels.hlo_op.bytes() * 2 +
+       xla_labels.program_id.bytes() * 2 + xla_labels.source.bytes();
   b += edges.src.bytes() + edges.dst.bytes() + edges.kind.bytes();
   return b;
+}
+
+uint32_t XlaLabelTable::Find(EventId e) const {
+  const EventId* begin = event.data();
+  const EventId* end = begin + event.size();
+  const EventId* it = std::lower_bound(begin, end, e);
+  return it != end && *it == e ? static_cast<uint32_t>(it - begin) : kNoRow;
 }
 
 }  // namespace th

@@ -99,6 +99,23 @@ struct CounterTable {
   size_t size() const { return event.size(); }
 };
 
+// XLA labels the profiler recorded on an event (XProf captures): device ops
+// and the host calls that launched them. One row per labelled event, rows in
+// event order (binary-search `event`). Absent strings are kEmptyString,
+// absent numbers kNoValue.
+struct XlaLabelTable {
+  PodColumn<EventId> event;
+  PodColumn<StringId> hlo_op;      // HLO instruction name (`hlo_op`; TPU: the op's own name)
+  PodColumn<StringId> hlo_module;  // module name (`hlo_module`)
+  PodColumn<int64_t> program_id;   // `program_id`: HloModuleProto.id on GPU, a fingerprint on TPU
+  PodColumn<StringId> op_name;  // framework op path (`tf_op`/`name`, e.g. "jit(f)/jit(main)/dot")
+  PodColumn<StringId> source;   // "file:line" the profiler recorded (TPU `source`)
+  PodColumn<int64_t> group_id;  // step group (`group_id`)
+  size_t size() const { return event.size(); }
+  // Row of `e`, or kNoRow.
+  uint32_t Find(EventId e) const;
+};
+
 enum class TrackKind : uint8_t { kCpu, kGpuStream, kOther };
 
 // A timeline: (pid, tid) of the file. pid/tid are integers or strings.
@@ -139,6 +156,7 @@ struct EventGraph {
   CollectiveArgsTable collective_args;
   MemoryArgsTable memory_args;
   CounterTable counters;
+  XlaLabelTable xla_labels;
   EdgeTable edges;
   std::vector<Step> steps;
   // Events of each track in time order (ts asc, longer first): the rows of track

@@ -40,7 +40,7 @@ struct PlaneSummary {
 
 struct TraceInfo {
   std::string path;                  // file, or "archive.tar.gz:member"
-  std::string format;                // "kineto_json", "xspace"
+  std::string format;                // "kineto_json", "xprof_json", "xspace"
   std::vector<PlaneSummary> planes;  // xspace only
   int64_t hlo_protos = 0;            // xspace: HLO modules embedded in the metadata plane
   int64_t rank = 0;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 #include <regex>
+#include <set>
 
 #include "core/import/common/archive_reader.h"
 #include "core/import/common/byte_source.h"
@@ -29,6 +30,36 @@ bool LooksLikeJson(std::string_view name) {
   return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
 }
 bool LooksLikeXSpace(std::string_view name) { return EndsWith(name, ".xplane.pb"); }
+
+// JAX writes `<host>.trace.json.gz` (and, on request, perfetto_trace.json.gz)
+// beside `<host>.xplane.pb`: one capture twice. Among files found by walking a
+// directory or expanding a glob, the JSON copy is skipped and the .xplane.pb
+// read (it keeps types, program ids and HLO); each copy counted as its own rank
+// would double every kernel.
+void DropJaxJsonCopies(std::vector<std::string>* files, TrustTable* skipped) {
+  std::set<std::string> xplanes, xplane_dirs;
+  for (const std::string& p : *files) {
+    if (!LooksLikeXSpace(p)) continue;
+    xplanes.insert(p.substr(0, p.size() - std::string_view(".xplane.pb").size()));
+    xplane_dirs.insert(fs::path(p).parent_path().string());
+  }
+  if (xplanes.empty()) return;
+  std::erase_if(*files, [&](const std::string& p) {
+    bool copy = false;
+    for (std::string_view suffix : {".trace.json.gz", ".trace.json"}) {
+      if (EndsWith(p, suffix) && xplanes.count(p.substr(0, p.size() - suffix.size()))) copy = true;
+    }
+    std::string base = fs::path(p).filename().string();
+    if ((base == "perfetto_trace.json.gz" || base == "perfetto_trace.json") &&
+        xplane_dirs.count(fs::path(p).parent_path().string()))
+      copy = true;
+    if (copy) {
+      skipped->Add("JAX JSON trace beside its .xplane.pb (same capture; the .xplane.pb is read)",
+                   Severity::kInfo, 1, p);
+    }
+    return copy;
+  });
+}
 bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 StatusOr<std::unique_ptr<Trace>> ImportSource(std::unique_ptr<ByteSource> raw,
@@ -76,6 +107,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
       }
       if (ec) return IoError(input + ": cannot list directory: " + ec.message());
       std::sort(found.begin(), found.end());
+      DropJaxJsonCopies(&found, skipped);
       for (auto& p : found) files.push_back({std::move(p), false});
     } else if (fs::exists(input, ec)) {
       files.push_back({input, true});
@@ -86,8 +118,10 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         globfree(&g);
         return NotFound(input + ": no file matches this pattern");
       }
-      for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back({g.gl_pathv[i], true});
+      std::vector<std::string> matched(g.gl_pathv, g.gl_pathv + g.gl_pathc);
       globfree(&g);
+      DropJaxJsonCopies(&matched, skipped);
+      for (auto& p : matched) files.push_back({std::move(p), true});
     } else {
       return NotFound(input + ": no such file or directory");
     }

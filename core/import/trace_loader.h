@@ -5,7 +5,9 @@
 // "rank-3", "rank_3", "worker3"), else the input's position.
 // Files named explicitly must be traces; files found by walking a directory or
 // an archive that are not traces (other JSON, other formats) are skipped and
-// counted in the set's trust table.
+// counted in the set's trust table. A JAX `<host>.trace.json.gz` or
+// perfetto_trace.json.gz found beside its `<host>.xplane.pb` (directory or
+// glob) is skipped too: the same capture, read once from the .xplane.pb.
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/import/kineto/decimal_time.h"
+#include "core/import/kineto/xprof_json.h"
 
 namespace th::kineto {
 
@@ -185,6 +186,105 @@ void ParseArgs(ondemand::object obj, Args* a) {
   }
 }
 
+// XProf JSON args (xprof_json.h): every value is a string; the labels and
+// the correlation id are kept.
+struct XprofArgs {
+  int64_t correlation = kNoValue, program_id = kNoValue, group_id = kNoValue;
+  std::string_view hlo_op, hlo_module, name, tf_op, source;
+  bool has_name = false;
+};
+
+// An integer XProf argument: a string of digits (TSL writes every value as a
+// string) or a JSON number; uint64 values keep their bits, as XSpace readers
+// do. False (with the text in *bad) when it is not an integer.
+bool GetIntegerArg(ondemand::value v, int64_t* out, std::string_view* bad) {
+  std::string_view s;
+  if (!v.get_string().get(s)) {
+    const char* end = s.data() + s.size();
+    if (!s.empty()) {
+      auto [p, ec] = std::from_chars(s.data(), end, *out);
+      if (ec == std::errc() && p == end) return true;
+      uint64_t u = 0;
+      auto [pu, ecu] = std::from_chars(s.data(), end, u);
+      if (ecu == std::errc() && pu == end) {
+        *out = static_cast<int64_t>(u);
+        return true;
+      }
+    }
+    *bad = s;
+    return false;
+  }
+  if (!v.get_int64().get(*out)) return true;
+  uint64_t u = 0;
+  if (!v.get_uint64().get(u)) {
+    *out = static_cast<int64_t>(u);
+    return true;
+  }
+  *bad = v.raw_json_token();
+  return false;
+}
+
+void ParseXprofArgs(ondemand::object obj, XprofArgs* a, ChunkDefects* defects) {
+  for (auto field_result : obj) {
+    ondemand::field field;
+    if (std::move(field_result).get(field)) return;
+    const char* key = RawKey(field);
+    ondemand::value v = field.value();
+    int64_t* integer = nullptr;
+    const char* integer_key = nullptr;
+    switch (key[0]) {
+      case 'c':
+        if (KeyIs(key, "correlation_id")) {
+          integer = &a->correlation;
+          integer_key = "correlation_id";
+        }
+        break;
+      case 'p':
+        if (KeyIs(key, "program_id")) {
+          integer = &a->program_id;
+          integer_key = "program_id";
+        }
+        break;
+      case 'g':
+        if (KeyIs(key, "group_id")) {
+          integer = &a->group_id;
+          integer_key = "group_id";
+        }
+        break;
+      case 'h':
+        if (KeyIs(key, "hlo_op"))
+          GetString(v, &a->hlo_op);
+        else if (KeyIs(key, "hlo_module"))
+          GetString(v, &a->hlo_module);
+        break;
+      case 'n':
+        if (KeyIs(key, "name")) a->has_name = GetString(v, &a->name);
+        break;
+      case 't':
+        if (KeyIs(key, "tf_op")) GetString(v, &a->tf_op);
+        break;
+      case 's':
+        if (KeyIs(key, "source")) GetString(v, &a->source);
+        break;
+      default:
+        break;
+    }
+    if (integer) {
+      std::string_view bad;
+      int64_t x = 0;
+      if (GetIntegerArg(v, &x, &bad)) {
+        *integer = x;
+      } else {
+        ++defects->bad_integer_arg;
+        if (defects->first_bad_integer_arg.empty()) {
+          defects->first_bad_integer_arg =
+              std::string(integer_key) + "=\"" + std::string(bad.substr(0, 64)) + "\"";
+        }
+      }
+    }
+  }
+}
+
 bool KnownPhase(char c) {
   switch (c) {
     case 'X':
@@ -330,12 +430,46 @@ class EventReader {
   }
 
  private:
-  bool ReadTime(ondemand::value v, int64_t* ns) {
-    DecimalNs d = MicrosToNs(v.raw_json_token());
+  bool ReadTime(ondemand::value v, int64_t* ns, NsRounding rounding = NsRounding::kHalfEven) {
+    DecimalNs d = MicrosToNs(v.raw_json_token(), rounding);
     if (!d.ok) return false;
     if (d.rounded) ++out_->defects.rounded_time;
     *ns = d.ns;
     return true;
+  }
+
+  // Counts phase and time defects; returns the event's flags. dur -1 (absent)
+  // becomes 0. *ph is the phase character ('\0' when missing).
+  uint8_t CheckPhaseAndTimes(std::string_view ph_text, bool has_ph, bool ts_invalid, int64_t* dur,
+                             char* ph_out) {
+    ChunkDefects& d = out_->defects;
+    char ph = has_ph && !ph_text.empty() ? ph_text[0] : '\0';
+    *ph_out = ph;
+    if (!has_ph) {
+      ++d.missing_ph;
+    } else if (ph_text.size() != 1 || !KnownPhase(ph)) {
+      ++d.unknown_phase;
+      if (d.first_unknown_phase.empty()) d.first_unknown_phase = std::string(ph_text);
+    }
+    uint8_t flags = 0;
+    if (ts_invalid) {
+      flags |= kFlagInvalidTs;
+      // Metadata legitimately has no ts; an element without ph is counted as such.
+      if (ph != 'M' && has_ph) ++d.invalid_ts;
+    }
+    if (*dur < 0) {
+      if (*dur != -1 || ph == 'X') {
+        if (ph == 'X' && *dur == -1) {
+          flags |= kFlagNoDuration;
+          ++d.x_without_dur;
+        } else {
+          ++d.negative_dur;
+        }
+      }
+      if (*dur == -1) *dur = 0;
+    }
+    if (ph == 'E') flags |= kFlagEndMarker;
+    return flags;
   }
 
   EventKind KindOfCategory(uint32_t cat_id, std::string_view cat) {
@@ -348,33 +482,9 @@ class EventReader {
   void Commit(std::string_view ph_text, bool has_ph, std::string_view cat, bool has_cat,
               std::string_view name, int64_t ts, bool ts_invalid, int64_t dur, bool bind_enclosing,
               int64_t id, bool id_is_string, const TrackKey& key, const Args& a) {
-    ChunkDefects& d = out_->defects;
-    char ph = has_ph && !ph_text.empty() ? ph_text[0] : '\0';
-    if (!has_ph) {
-      ++d.missing_ph;
-    } else if (ph_text.size() != 1 || !KnownPhase(ph)) {
-      ++d.unknown_phase;
-      if (d.first_unknown_phase.empty()) d.first_unknown_phase = std::string(ph_text);
-    }
-    uint8_t flags = 0;
-    if (ts_invalid) {
-      flags |= kFlagInvalidTs;
-      // Metadata and the JAX end-of-array `{}` legitimately have no ts.
-      if (ph != 'M' && has_ph) ++d.invalid_ts;
-    }
-    if (dur < 0) {
-      if (dur != -1 || ph == 'X') {
-        if (ph == 'X' && dur == -1) {
-          flags |= kFlagNoDuration;
-          ++d.x_without_dur;
-        } else {
-          ++d.negative_dur;
-        }
-      }
-      if (dur == -1) dur = 0;
-    }
+    char ph;
+    uint8_t flags = CheckPhaseAndTimes(ph_text, has_ph, ts_invalid, &dur, &ph);
     if (bind_enclosing) flags |= kFlagFlowBindEnclosing;
-    if (ph == 'E') flags |= kFlagEndMarker;
 
     uint32_t cat_id = has_cat ? tables_->Intern(cat) : 0;
     uint32_t name_id = tables_->Intern(name);
@@ -464,11 +574,18 @@ class EventReader {
       if (keep) out_->names.push_back({nk, track, tables_->Intern(a.meta_name)});
     }
 
+    PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, correlation, a.external_id,
+              args_row);
+  }
+
+  void PushEvent(int64_t ts, int64_t dur, StringId name, StringId cat, uint32_t track, char ph,
+                 EventKind kind, uint8_t flags, int64_t correlation, int64_t external_id,
+                 uint32_t args_row) {
     EventColumns& e = out_->events;
     e.ts.push_back(ts);
     e.dur.push_back(dur);
-    e.name.push_back(name_id);
-    e.cat.push_back(cat_id);
+    e.name.push_back(name);
+    e.cat.push_back(cat);
     e.track.push_back(track);
     e.parent.push_back(kNoRow);
     e.depth.push_back(0);
@@ -476,11 +593,126 @@ class EventReader {
     e.kind.push_back(kind);
     e.flags.push_back(flags);
     e.correlation.push_back(correlation);
-    e.external_id.push_back(a.external_id);
+    e.external_id.push_back(external_id);
     e.args_row.push_back(args_row);
   }
 
+ public:
+  // An event of an XProf JSON trace (xprof_json.h). The empty object TSL
+  // writes after the last event is skipped.
+  simdjson::error_code ReadXprof(ondemand::object obj) {
+    std::string_view ph_text, cat_text, name_text;
+    bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
+    bool ts_invalid = false, dur_invalid = false, any_field = false;
+    int64_t ts = 0, dur = 0;
+    TrackKey key;
+    XprofArgs args;
+    constexpr NsRounding kRound = NsRounding::kHalfAwayFromZero;
+    for (auto field_result : obj) {
+      ondemand::field field;
+      if (auto err = std::move(field_result).get(field)) return err;
+      any_field = true;
+      const char* k = RawKey(field);
+      ondemand::value v = field.value();
+      switch (k[0]) {
+        case 'p':
+          if (KeyIs(k, "ph")) {
+            if (auto err = v.get_string().get(ph_text)) return err;
+            has_ph = true;
+          } else if (KeyIs(k, "pid")) {
+            ReadId(v, *tables_, &key.pid, &key.pid_str);
+          }
+          break;
+        case 'c':
+          if (KeyIs(k, "cat")) has_cat = !v.get_string().get(cat_text);
+          break;
+        case 'n':
+          if (KeyIs(k, "name")) has_name = !v.get_string().get(name_text);
+          break;
+        case 't':
+          if (KeyIs(k, "tid")) {
+            ReadId(v, *tables_, &key.tid, &key.tid_str);
+          } else if (KeyIs(k, "ts")) {
+            has_ts = true;
+            ts_invalid = !ReadTime(v, &ts, kRound);
+          }
+          break;
+        case 'd':
+          if (KeyIs(k, "dur")) {
+            has_dur = true;
+            dur_invalid = !ReadTime(v, &dur, kRound);
+          }
+          break;
+        case 'a':
+          if (KeyIs(k, "args")) {
+            ondemand::object a;
+            if (!v.get_object().get(a)) ParseXprofArgs(a, &args, &out_->defects);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    if (!any_field) return simdjson::SUCCESS;
+    CommitXprof(ph_text, has_ph, has_cat ? cat_text : std::string_view(), has_cat,
+                has_name ? name_text : std::string_view(), has_ts && !ts_invalid ? ts : 0,
+                !has_ts || ts_invalid, has_dur && !dur_invalid ? dur : -1, key, args);
+    return simdjson::SUCCESS;
+  }
+
+ private:
+  void CommitXprof(std::string_view ph_text, bool has_ph, std::string_view cat, bool has_cat,
+                   std::string_view name, int64_t ts, bool ts_invalid, int64_t dur,
+                   const TrackKey& key, const XprofArgs& a) {
+    char ph;
+    uint8_t flags = CheckPhaseAndTimes(ph_text, has_ph, ts_invalid, &dur, &ph);
+    const uint32_t name_id = tables_->Intern(name);
+    const uint32_t track = tables_->Track(key);
+    const auto row = static_cast<EventId>(out_->events.size());
+    EventKind kind = EventKind::kOther;
+    StringId cat_id = has_cat ? tables_->Intern(cat) : kEmptyString;
+    if (ph == 'M') {
+      kind = EventKind::kMetadata;
+      NameRecord::Kind nk = NameRecord::kProcessName;
+      bool keep = a.has_name;
+      if (name == "thread_name")
+        nk = NameRecord::kThreadName;
+      else if (name != "process_name")
+        keep = false;
+      if (keep) out_->names.push_back({nk, track, tables_->Intern(a.name)});
+      PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, kNoValue, kNoValue, kNoRow);
+      return;
+    }
+    const bool numeric_pid = key.pid_str == 0;
+    if (numeric_pid && key.pid >= kXprofHostPid) {
+      // A host call that carries a correlation id launched device work.
+      kind = a.correlation != kNoValue ? EventKind::kRuntime : EventKind::kCpuOp;
+      if (!has_cat) cat_id = host_cat_ ? host_cat_ : (host_cat_ = tables_->Intern("host"));
+    } else if (numeric_pid && key.pid >= 1) {
+      // Device plane: MapXprofDeviceEvents decides once the thread names are known.
+      if (!has_cat) cat_id = device_cat_ ? device_cat_ : (device_cat_ = tables_->Intern("device"));
+    }
+    PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, a.correlation, kNoValue, kNoRow);
+
+    // The framework op: args.name (JAX's op_name), else tf_op unless it only
+    // marks the module.
+    std::string_view op_name = !a.name.empty() ? a.name : a.tf_op == "XlaModule:" ? "" : a.tf_op;
+    if (a.hlo_op.empty() && a.hlo_module.empty() && a.program_id == kNoValue && op_name.empty() &&
+        a.source.empty() && a.group_id == kNoValue)
+      return;
+    auto id = [this](std::string_view s) { return s.empty() ? kEmptyString : tables_->Intern(s); };
+    XlaLabelTable& x = out_->xla_labels;
+    x.event.push_back(row);
+    x.hlo_op.push_back(id(a.hlo_op));
+    x.hlo_module.push_back(id(a.hlo_module));
+    x.program_id.push_back(a.program_id);
+    x.op_name.push_back(id(op_name));
+    x.source.push_back(id(a.source));
+    x.group_id.push_back(a.group_id);
+  }
+
   ParsedChunk* out_;
+  StringId host_cat_ = kEmptyString, device_cat_ = kEmptyString;
   std::vector<std::pair<std::string_view, double>> series_;
   ThreadTables* tables_;
   std::vector<uint8_t>& cat_kind_;
@@ -559,7 +791,7 @@ void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, 
       fail(err);
       return;
     }
-    if (auto err = reader.Read(obj)) {
+    if (auto err = chunk.xprof ? reader.ReadXprof(obj) : reader.Read(obj)) {
       fail(err);
       return;
     }

@@ -6,7 +6,7 @@ namespace {
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
-DecimalNs MicrosToNs(std::string_view t) {
+DecimalNs MicrosToNs(std::string_view t, NsRounding rounding) {
   // Fast path: Kineto's own shape, "<µs digits>[.<up to 3 digits>]" (epoch
   // µs has 16 digits), when the result cannot overflow int64 ns.
   {
@@ -89,7 +89,7 @@ DecimalNs MicrosToNs(std::string_view t) {
     }
     if (digits > kMax) return r;
   } else {
-    if (shift < -40) {
+    if (shift < -37) {  // digits < 10^36: below half a ns (and 10^38 would overflow div)
       r.rounded = digits != 0 || dropped_nonzero;
       digits = 0;
     } else {
@@ -98,7 +98,8 @@ DecimalNs MicrosToNs(std::string_view t) {
       __int128 q = digits / div, rem = digits % div;
       if (rem != 0 || dropped_nonzero) r.rounded = true;
       __int128 twice = rem * 2;
-      if (twice > div || (twice == div && (dropped_nonzero || (q & 1)))) ++q;
+      bool up_on_tie = rounding == NsRounding::kHalfAwayFromZero || dropped_nonzero || (q & 1);
+      if (twice > div || (twice == div && up_on_tie)) ++q;
       digits = q;
     }
     if (digits > kMax) return r;

@@ -11,11 +11,16 @@ namespace th::kineto {
 struct DecimalNs {
   int64_t ns = 0;
   bool ok = false;       // token was a JSON number that fits in int64 ns
-  bool rounded = false;  // digits below 1 ns were rounded (half to even)
+  bool rounded = false;  // digits below 1 ns were rounded
 };
+
+// How digits below 1 ns round. Half to even: Kineto (and the oracle). Half away
+// from zero: XProf JSON, whose ps-precise times then round like the XSpace
+// importer rounds the same picoseconds.
+enum class NsRounding : uint8_t { kHalfEven, kHalfAwayFromZero };
 
 // Parses the JSON number text `token` (µs; trailing whitespace allowed) into ns.
 // Accepts sign, fraction and exponent; anything else (strings, null) is !ok.
-DecimalNs MicrosToNs(std::string_view token);
+DecimalNs MicrosToNs(std::string_view token, NsRounding rounding = NsRounding::kHalfEven);
 
 }  // namespace th::kineto

@@ -9,6 +9,8 @@
 #include <charconv>
 #include <string>
 
+#include "core/import/kineto/xprof_json.h"
+
 namespace th::kineto {
 
 namespace {
@@ -90,6 +92,16 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(ct.series, c.counters.series);
   AppendColumn(ct.value, c.counters.value);
 
+  XlaLabelTable& xa = g.xla_labels;
+  const XlaLabelTable& xs = c.xla_labels;
+  for (EventId id : xs.event) xa.event.push_back(id + base);
+  AppendColumn(xa.hlo_op, xs.hlo_op);
+  AppendColumn(xa.hlo_module, xs.hlo_module);
+  AppendColumn(xa.program_id, xs.program_id);
+  AppendColumn(xa.op_name, xs.op_name);
+  AppendColumn(xa.source, xs.source);
+  AppendColumn(xa.group_id, xs.group_id);
+
   names_.insert(names_.end(), c.names.begin(), c.names.end());
 
   const ChunkDefects& d = c.defects;
@@ -102,6 +114,9 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   defects_.rounded_time += d.rounded_time;
   defects_.elements += d.elements;
   if (defects_.first_unknown_phase.empty()) defects_.first_unknown_phase = d.first_unknown_phase;
+  defects_.bad_integer_arg += d.bad_integer_arg;
+  if (defects_.first_bad_integer_arg.empty())
+    defects_.first_bad_integer_arg = d.first_bad_integer_arg;
 }
 
 void GraphBuilder::PairBeginEnd() {
@@ -411,8 +426,16 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
   trust.Add("event without a valid ts", Severity::kDataLoss, defects_.invalid_ts);
   trust.Add("complete (X) event without dur", Severity::kDataLoss, defects_.x_without_dur);
   trust.Add("event with a negative dur", Severity::kDataLoss, defects_.negative_dur);
-  trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
-            defects_.rounded_time);
+  if (xprof_json_) {
+    trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
+              defects_.rounded_time);
+    trust.Add("argument that should hold an integer does not (value ignored)", Severity::kDataLoss,
+              defects_.bad_integer_arg, defects_.first_bad_integer_arg);
+    MapXprofDeviceEvents(names_, &trace_->graph);
+  } else {
+    trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
+              defects_.rounded_time);
+  }
   PairBeginEnd();
   // Time order and nesting per track, and the correlation-id join, touch
   // disjoint state; flows need both.

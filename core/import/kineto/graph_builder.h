@@ -18,6 +18,9 @@ class GraphBuilder {
  public:
   explicit GraphBuilder(Trace* trace) : trace_(trace) {}
 
+  // The chunks hold an XProf JSON trace: Finish maps device-plane events
+  // (xprof_json.h) before it derives anything.
+  void SetXprofJson() { xprof_json_ = true; }
   // Phase 1: chunks must arrive in sequence order.
   void Append(ParsedChunk&& chunk);
   // Phase 2. `tracks`: every track id the chunks used, by id.
@@ -33,6 +36,7 @@ class GraphBuilder {
   void ClassifyTracks();
 
   Trace* trace_;
+  bool xprof_json_ = false;
   std::vector<NameRecord> names_;  // global track / string ids
   ChunkDefects defects_;
   int64_t crossing_slices_ = 0;

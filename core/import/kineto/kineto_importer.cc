@@ -13,6 +13,7 @@
 #include "core/import/kineto/chunk_parser.h"
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/top_level_reader.h"
+#include "core/import/kineto/xprof_json.h"
 
 namespace th::kineto {
 
@@ -86,6 +87,25 @@ void ReadTopLevel(const std::map<std::string, std::string>& values, Trace* trace
   }
 }
 
+// XProf JSON: the accelerator planes ("/device:GPU:0", pid = 1 + plane id),
+// as the XSpace importer lists them.
+void AddXprofDevices(Trace* trace) {
+  const EventGraph& g = trace->graph;
+  std::map<int64_t, StringId> planes;
+  for (const Track& t : g.tracks) {
+    std::string_view name = g.strings.Get(t.process_name);
+    if (t.pid_str == kEmptyString && t.pid >= 1 && t.pid <= kXprofMaxDevicePid &&
+        (name.starts_with("/device:GPU:") || name.starts_with("/device:TPU:")))
+      planes.emplace(t.pid, t.process_name);
+  }
+  for (const auto& [pid, name] : planes) {
+    DeviceInfo d;
+    d.id = pid - 1;
+    d.name = std::string(g.strings.Get(name));
+    trace->info.devices.push_back(std::move(d));
+  }
+}
+
 // Buffers handed around the pipeline are reused: fresh 4 MiB buffers per
 // chunk cost page faults that showed up as ~10% of import time.
 template <typename T>
@@ -145,6 +165,9 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   std::atomic<int64_t> parse_ns{0};
   Pool<TextChunk> text_pool;
   Pool<ParsedChunk> parsed_pool;
+  // Decided on the first chunk (the keys before traceEvents are read by then),
+  // before any chunk is parsed; written and read by the serial input stage only.
+  bool xprof = false;
   tbb::parallel_pipeline(
       tokens,
       tbb::make_filter<void, TextChunk*>(tbb::filter_mode::serial_in_order,
@@ -166,6 +189,12 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
                                              fc.stop();
                                              return nullptr;
                                            }
+                                           if (chunk->sequence == 0) {
+                                             xprof = IsXprofTopLevel(reader.top_level_values()) ||
+                                                     HasXprofProcessNames(std::string_view(
+                                                         chunk->data, chunk->length));
+                                           }
+                                           chunk->xprof = xprof;
                                            return chunk;
                                          }) &
           tbb::make_filter<TextChunk*, ParsedChunk*>(
@@ -214,7 +243,12 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
                      Severity::kError, 1, where);
   }
   auto finish_start = Clock::now();
+  if (xprof) {
+    trace->info.format = "xprof_json";
+    builder.SetXprofJson();
+  }
   builder.Finish(shared.tracks());
+  if (xprof) AddXprofDevices(trace.get());
   trace->info.finish_seconds = seconds(finish_start);
   trace->info.read_seconds = read_s;
   trace->info.parse_seconds = static_cast<double>(parse_ns.load()) / 1e9;

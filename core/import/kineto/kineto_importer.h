@@ -1,4 +1,6 @@
 // Kineto / Chrome-trace JSON importer: text → one Trace (one rank's file).
+// XProf / JAX `trace.json.gz` goes the same way with its own mapping
+// (xprof_json.h; TraceInfo::format "xprof_json").
 //
 // Phase 1 (serial): TopLevelReader cuts the decompressed stream into chunks.
 // Phase 2 (parallel, oneTBB): ChunkParser parses chunks with simdjson On-Demand.

@@ -25,6 +25,7 @@ struct TextChunk {
   uint64_t text_offset = 0;   // decompressed offset of text[1] in the input
   int64_t first_event = 0;    // index of the chunk's first element in traceEvents
   uint64_t sequence = 0;
+  bool xprof = false;  // parse with the XProf JSON mapping (xprof_json.h)
 };
 
 // pid/tid of an event: a number, or a string (then *_str != 0, a string id).
@@ -62,6 +63,10 @@ struct ChunkDefects {
   int64_t rounded_time = 0;
   int64_t elements = 0;  // every array element, objects or not
   std::string first_unknown_phase;
+  // XProf JSON: an integer argument (correlation_id, program_id, group_id)
+  // whose string is not an integer; the value is ignored.
+  int64_t bad_integer_arg = 0;
+  std::string first_bad_integer_arg;  // key="value"
 };
 
 struct ParsedChunk {
@@ -72,6 +77,7 @@ struct ParsedChunk {
   CollectiveArgsTable collective_args;
   MemoryArgsTable memory_args;
   CounterTable counters;
+  XlaLabelTable xla_labels;  // XProf JSON and XSpace only
   std::vector<NameRecord> names;
   ChunkDefects defects;
   std::string error;  // non-empty: the chunk could not be parsed
@@ -103,6 +109,7 @@ inline void ParsedChunk::Reset() {
   collective_args = CollectiveArgsTable();
   memory_args = MemoryArgsTable();
   counters = CounterTable();
+  xla_labels = XlaLabelTable();
   names.clear();
   defects = ChunkDefects();
   error.clear();

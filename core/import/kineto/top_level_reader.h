@@ -31,7 +31,8 @@ class TopLevelReader {
   // events (and the rest of the document) have been read.
   StatusOr<bool> Next(TextChunk* chunk);
 
-  // Valid after Next returned false.
+  // Valid after Next returned false; the keys written before traceEvents are
+  // there once Next has returned the first chunk.
   const std::map<std::string, std::string>& top_level_values() const { return values_; }
   bool found_events() const { return found_events_; }
   bool top_level_array() const { return top_level_array_; }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace th::kineto {
 namespace {
 
@@ -37,6 +39,28 @@ TEST(MicrosToNs, SubNanosecondDigitsRoundHalfToEven) {
   EXPECT_EQ(MicrosToNs("1.00151").ns, 1002);
   EXPECT_EQ(MicrosToNs("1.0004999").ns, 1000);
   EXPECT_EQ(MicrosToNs("0.0005000001").ns, 1);  // above half
+}
+
+TEST(MicrosToNs, XprofTiesRoundAwayFromZero) {
+  constexpr NsRounding kAway = NsRounding::kHalfAwayFromZero;
+  EXPECT_EQ(MicrosToNs("0.0025", kAway).ns, 3);  // 2.5 ns: like (ps + 500) / 1000
+  EXPECT_EQ(MicrosToNs("0.0025").ns, 2);
+  EXPECT_EQ(MicrosToNs("-0.0025", kAway).ns, -3);
+  EXPECT_EQ(MicrosToNs("5439011.7445", kAway).ns, 5439011745);
+  EXPECT_EQ(MicrosToNs("5439011.7444999998", kAway).ns, 5439011744);  // "%.17g" below the tie
+  DecimalNs tiny = MicrosToNs("9.9999999999999995e-07", kAway);       // TSL's 1 ps
+  EXPECT_TRUE(tiny.ok);
+  EXPECT_TRUE(tiny.rounded);
+  EXPECT_EQ(tiny.ns, 0);
+  // Far below a ns, with more digits than the accumulator keeps.
+  DecimalNs deep =
+      MicrosToNs("0." + std::string(45, '0') + "123456789012345678901234567890123456789");
+  EXPECT_TRUE(deep.ok);
+  EXPECT_EQ(deep.ns, 0);
+  EXPECT_TRUE(deep.rounded);
+  DecimalNs edge = MicrosToNs("0.000000" + std::string(36, '9'));  // 10^-39 scale
+  EXPECT_TRUE(edge.ok);
+  EXPECT_EQ(edge.ns, 0);
 }
 
 TEST(MicrosToNs, RejectsWhatIsNotANumber) {
