@@ -13,6 +13,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ pkg-config git
   libsimdjson-dev libisal-dev libdeflate-dev libtbb-dev libcli11-dev libarchive-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libboost-filesystem-dev libyaml-cpp-dev
+  libprotobuf-dev protobuf-compiler
   hipcc librocprim-dev)
 
 install_packages() {

@@ -32,6 +32,7 @@ enum EventFlag : uint8_t {
   kFlagFlowBindEnclosing = 4,  // flow end with bp:"e"
   kFlagStringId = 8,           // `correlation` holds a StringId (string flow id)
   kFlagEndMarker = 16,         // an E event (its B carries the duration)
+  kFlagDerived = 32,           // made by the importer, not in the file (XLA lines on GPU)
 };
 
 struct EventColumns {

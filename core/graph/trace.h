@@ -10,6 +10,7 @@
 
 #include "core/graph/event_graph.h"
 #include "core/graph/trust_table.h"
+#include "core/graph/xla_data.h"
 
 namespace th {
 
@@ -42,7 +43,7 @@ struct TraceInfo {
   std::string path;                  // file, or "archive.tar.gz:member"
   std::string format;                // "kineto_json", "xprof_json", "xspace"
   std::vector<PlaneSummary> planes;  // xspace only
-  int64_t hlo_protos = 0;            // xspace: HLO modules embedded in the metadata plane
+  int64_t hlo_protos = 0;            // xspace: "Hlo Proto" stats in the metadata plane
   int64_t rank = 0;
   std::string rank_source;  // "distributedInfo", "file name", "order"
   std::vector<DeviceInfo> devices;
@@ -63,6 +64,7 @@ struct Trace {
   TraceInfo info;
   EventGraph graph;
   TrustTable trust;
+  XlaData xla;  // XProf captures: HLO modules and kernel attribution
 };
 
 struct TraceSet {

@@ -11,6 +11,8 @@
 
 #include "core/import/common/archive_reader.h"
 #include "core/import/common/byte_source.h"
+#include "core/import/hlo/hlo_join.h"
+#include "core/import/hlo/kernel_attribution.h"
 #include "core/import/xspace/xspace_importer.h"
 
 namespace th {
@@ -18,6 +20,14 @@ namespace th {
 namespace fs = std::filesystem;
 
 namespace {
+
+// XProf captures: HLO modules from the metadata plane and the side files next
+// to the trace, then kernel -> instruction attribution.
+void JoinXla(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded) {
+  std::string dir = std::filesystem::path(trace->info.path).parent_path().string();
+  hlo::JoinHloModules(trace, embedded, dir.empty() ? "." : dir);
+  hlo::AttributeKernels(trace);
+}
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -169,11 +179,13 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
       return;
     }
     if (LooksLikeXSpace(f.path)) {
-      auto trace = xspace::ImportXSpaceFile(f.path);
+      std::vector<xspace::EmbeddedHloProto> hlo_protos;
+      auto trace = xspace::ImportXSpaceFile(f.path, &hlo_protos);
       if (!trace.ok()) {
         errors[i] = trace.status();
         return;
       }
+      JoinXla(trace->get(), hlo_protos);
       slots[i].push_back(std::move(*trace));
       return;
     }
@@ -191,6 +203,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
       }
       return;
     }
+    if ((*trace)->info.format == "xprof_json") JoinXla(trace->get(), {});
     slots[i].push_back(std::move(*trace));
   });
   for (const Status& s : errors)

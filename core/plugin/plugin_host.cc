@@ -291,6 +291,28 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
   for (const Step& st : g.steps) steps->push_back({st.number, st.event, 0, st.ts, st.dur});
   v.step_count = steps->size();
   v.steps = steps->data();
+  const HloColumns& h = t.xla.columns;
+  v.hlo_module_count = h.module_name.size();
+  v.hlo_module_name = Column(h.module_name.data(), h.module_name.size(), TH_TYPE_U32);
+  v.hlo_module_id = Column(h.module_id.data(), h.module_id.size(), TH_TYPE_I64);
+  const size_t n = h.module.size();
+  v.hlo_instruction_count = n;
+  v.hlo_module = Column(h.module.data(), n, TH_TYPE_U32);
+  v.hlo_name = Column(h.name.data(), n, TH_TYPE_U32);
+  v.hlo_opcode = Column(h.opcode.data(), n, TH_TYPE_U32);
+  v.hlo_shape = Column(h.shape.data(), n, TH_TYPE_U32);
+  v.hlo_op_name = Column(h.op_name.data(), n, TH_TYPE_U32);
+  v.hlo_source_file = Column(h.source_file.data(), n, TH_TYPE_U32);
+  v.hlo_source_line = Column(h.source_line.data(), n, TH_TYPE_I32);
+  v.hlo_caller = Column(h.caller.data(), n, TH_TYPE_U32);
+  v.hlo_operand_offsets = Column(h.operand_offsets.data(), h.operand_offsets.size(), TH_TYPE_U32);
+  v.hlo_operands = Column(h.operands.data(), h.operands.size(), TH_TYPE_U32);
+  v.hlo_user_offsets = Column(h.user_offsets.data(), h.user_offsets.size(), TH_TYPE_U32);
+  v.hlo_users = Column(h.users.data(), h.users.size(), TH_TYPE_U32);
+  const XlaData& x = t.xla;
+  v.gpu_hlo_instruction =
+      Column(x.kernel_instruction.data(), x.kernel_instruction.size(), TH_TYPE_U32);
+  v.gpu_hlo_match = Column(x.kernel_match.data(), x.kernel_match.size(), TH_TYPE_U8);
   return v;
 }
 

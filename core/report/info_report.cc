@@ -8,6 +8,7 @@
 #include "core/report/json_writer.h"
 #include "core/report/trace_summary.h"
 #include "core/report/trust_json.h"
+#include "core/report/xla_summary.h"
 
 namespace th {
 
@@ -183,6 +184,133 @@ std::string DeviceList(const std::vector<DeviceInfo>& devices) {
   return out;
 }
 
+void WritePlanesText(const Trace& trace, std::ostream& out) {
+  out << "planes of " << trace.info.path << " (" << trace.info.hlo_protos
+      << " HLO modules embedded):\n";
+  for (const PlaneSummary& p : trace.info.planes) {
+    out << "  " << p.name << ": " << Thousands(p.events) << " events on " << p.lines.size()
+        << " lines";
+    std::string names;
+    for (size_t i = 0; i < p.lines.size() && i < 6; ++i)
+      names += (i ? ", " : "") + p.lines[i].first + " " + Thousands(p.lines[i].second);
+    if (p.lines.size() > 6) names += ", ...";
+    if (!names.empty()) out << " (" << names << ")";
+    out << "\n";
+  }
+}
+
+std::string Share(int64_t part, int64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%5.1f%%",
+                whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return buf;
+}
+
+std::string Clip(const std::string& s, size_t n) {
+  return s.size() > n ? s.substr(0, n - 3) + "..." : s;
+}
+
+void WriteXlaText(const Trace& trace, const XlaSummary& xla, std::ostream& out) {
+  char buf[256];
+  out << "HLO modules of " << trace.info.path << ": " << trace.xla.modules.size()
+      << " (device time per module, measured):\n";
+  size_t shown = 0;
+  for (const XlaModuleRow& m : xla.modules) {
+    if (shown++ == 10) {
+      out << "  ... " << xla.modules.size() - 10 << " more\n";
+      break;
+    }
+    std::snprintf(buf, sizeof buf, "  %-32s id %-6lld %6lld instr  %6s kernels  %12s %s  ",
+                  Clip(m.name, 32).c_str(), static_cast<long long>(m.id),
+                  static_cast<long long>(m.instructions), Thousands(m.kernels).c_str(),
+                  Duration(m.gpu_ns).c_str(), Share(m.gpu_ns, xla.gpu_ns).c_str());
+    out << buf << (m.origin == "metadata plane" ? "(metadata plane)" : "(side file)") << "\n";
+  }
+  out << "kernel -> HLO attribution of " << Thousands(xla.gpu_events) << " device events, "
+      << Duration(xla.gpu_ns) << " (measured):";
+  for (int c : {1, 2, 3, 0}) {
+    const XlaClassTotal& t = xla.by_class[static_cast<size_t>(c)];
+    out << "  " << HloMatchName(static_cast<HloMatch>(c)) << " " << Thousands(t.kernels) << " ("
+        << Share(t.gpu_ns, xla.gpu_ns) << " of time)";
+  }
+  out << "\n";
+  auto table = [&](const char* title, const std::vector<XlaAttributedRow>& rows) {
+    if (rows.empty()) return;
+    out << title << "\n";
+    for (size_t i = 0; i < rows.size() && i < 10; ++i) {
+      const XlaAttributedRow& r = rows[i];
+      std::snprintf(buf, sizeof buf, "  %2zu. %12s %s %8s×  ", i + 1, Duration(r.gpu_ns).c_str(),
+                    Share(r.gpu_ns, xla.gpu_ns).c_str(), Thousands(r.kernels).c_str());
+      out << buf << Clip(r.key, 100) << "\n";
+    }
+  };
+  table("top Python lines by device time (measured):", xla.lines);
+  table("top ops by device time (measured):", xla.ops);
+}
+
+void WriteXlaJson(JsonWriter& w, const XlaSummary& xla, int64_t modules) {
+  w.Field("hlo_modules", modules);
+  w.Key("attribution").BeginObject();
+  for (int c : {1, 2, 3, 0}) {
+    const XlaClassTotal& t = xla.by_class[static_cast<size_t>(c)];
+    w.Key(HloMatchName(static_cast<HloMatch>(c)))
+        .BeginObject()
+        .Field("kernels", t.kernels)
+        .Field("gpu_ns", t.gpu_ns)
+        .EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteXlaDetailJson(JsonWriter& w, const XlaSummary& xla) {
+  w.Key("xla").BeginObject();
+  w.Field("gpu_events", xla.gpu_events).Field("gpu_ns", xla.gpu_ns);
+  w.Key("modules").BeginArray();
+  for (const XlaModuleRow& m : xla.modules) {
+    w.BeginObject()
+        .Field("name", m.name)
+        .Field("id", m.id)
+        .Field("origin", m.origin)
+        .Field("instructions", m.instructions)
+        .Field("kernels", m.kernels)
+        .Field("gpu_ns", m.gpu_ns)
+        .EndObject();
+  }
+  w.EndArray();
+  auto rows = [&](const char* key, const std::vector<XlaAttributedRow>& list) {
+    w.Key(key).BeginArray();
+    for (size_t i = 0; i < list.size() && i < 50; ++i) {
+      w.BeginObject()
+          .Field("key", list[i].key)
+          .Field("kernels", list[i].kernels)
+          .Field("gpu_ns", list[i].gpu_ns)
+          .Field("instructions", list[i].instructions)
+          .EndObject();
+    }
+    w.EndArray();
+  };
+  rows("top_lines", xla.lines);
+  rows("top_ops", xla.ops);
+  w.Field("no_line_gpu_ns", xla.unattributed_line_ns);
+  w.EndObject();
+}
+
+void WritePlanesJson(JsonWriter& w, const Trace& trace) {
+  w.Key("planes").BeginArray();
+  for (const PlaneSummary& p : trace.info.planes) {
+    w.BeginObject().Field("name", p.name).Field("events", p.events);
+    w.Key("lines").BeginArray();
+    for (const auto& [name, events] : p.lines)
+      w.BeginObject().Field("name", name).Field("events", events).EndObject();
+    w.EndArray();
+    w.Key("stat_names").BeginArray();
+    for (const std::string& n : p.stat_names) w.String(n);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 }  // namespace
 
 void WriteInfoText(const TraceSet& set, const InfoExtras& extras, std::ostream& out) {
@@ -228,19 +356,9 @@ void WriteInfoText(const TraceSet& set, const InfoExtras& extras, std::ostream& 
   }
   WriteSummaryText(total, out);
   for (const auto& trace : set.traces) {
-    if (trace->info.format != "xspace") continue;
-    out << "planes of " << trace->info.path << " (" << trace->info.hlo_protos
-        << " HLO modules embedded):\n";
-    for (const PlaneSummary& p : trace->info.planes) {
-      out << "  " << p.name << ": " << Thousands(p.events) << " events on " << p.lines.size()
-          << " lines";
-      std::string names;
-      for (size_t i = 0; i < p.lines.size() && i < 6; ++i)
-        names += (i ? ", " : "") + p.lines[i].first + " " + Thousands(p.lines[i].second);
-      if (p.lines.size() > 6) names += ", ...";
-      if (!names.empty()) out << " (" << names << ")";
-      out << "\n";
-    }
+    if (trace->info.format == "xspace") WritePlanesText(*trace, out);
+    XlaSummary xla = SummarizeXla(*trace);
+    if (xla.present) WriteXlaText(*trace, xla, out);
   }
   if (!extras.top_kernels_note.empty()) out << "top kernels: " << extras.top_kernels_note << "\n";
   if (!extras.top_kernels.empty()) {
@@ -287,6 +405,23 @@ void WriteInfoJson(const TraceSet& set, const InfoExtras& extras, std::ostream& 
   }
   w.EndArray();
   if (!extras.top_kernels_note.empty()) w.Field("top_kernels_note", extras.top_kernels_note);
+  // XProf captures: the XLA keys of the whole set (sums over its traces), and
+  // the planes when there is one XSpace trace.
+  XlaSummary all;
+  int64_t modules = 0;
+  for (const auto& trace : set.traces) {
+    XlaSummary x = SummarizeXla(*trace);
+    if (!x.present) continue;
+    all.present = true;
+    modules += static_cast<int64_t>(trace->xla.modules.size());
+    for (size_t c = 0; c < all.by_class.size(); ++c) {
+      all.by_class[c].kernels += x.by_class[c].kernels;
+      all.by_class[c].gpu_ns += x.by_class[c].gpu_ns;
+    }
+  }
+  if (all.present) WriteXlaJson(w, all, modules);
+  if (set.traces.size() == 1 && set.traces.front()->info.format == "xspace")
+    WritePlanesJson(w, *set.traces.front());
   w.Key("traces").BeginArray();
   for (const TraceSummary& s : per) {
     w.BeginObject();
@@ -295,21 +430,11 @@ void WriteInfoJson(const TraceSet& set, const InfoExtras& extras, std::ostream& 
     w.Field("rank_source", s.rank_source);
     WriteSummaryJson(w, s);
     const Trace& trace = *set.traces[&s - per.data()];
-    if (trace.info.format == "xspace") {
-      w.Field("hlo_modules", trace.info.hlo_protos);
-      w.Key("planes").BeginArray();
-      for (const PlaneSummary& p : trace.info.planes) {
-        w.BeginObject().Field("name", p.name).Field("events", p.events);
-        w.Key("lines").BeginArray();
-        for (const auto& [name, events] : p.lines)
-          w.BeginObject().Field("name", name).Field("events", events).EndObject();
-        w.EndArray();
-        w.Key("stat_names").BeginArray();
-        for (const std::string& n : p.stat_names) w.String(n);
-        w.EndArray();
-        w.EndObject();
-      }
-      w.EndArray();
+    if (trace.info.format == "xspace") WritePlanesJson(w, trace);
+    XlaSummary xla = SummarizeXla(trace);
+    if (xla.present) {
+      WriteXlaJson(w, xla, static_cast<int64_t>(trace.xla.modules.size()));
+      WriteXlaDetailJson(w, xla);
     }
     w.EndObject();
   }

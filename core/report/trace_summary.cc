@@ -41,7 +41,12 @@ TraceSummary Summarize(const Trace& trace) {
   std::vector<int64_t> by_cat(g.strings.size(), 0);
   std::array<int64_t, static_cast<size_t>(EventKind::kCount)> by_kind{};
   int64_t first = INT64_MAX, last = INT64_MIN;
+  int64_t derived = 0;  // importer-made events (kFlagDerived): not in the file
   for (EventId i = 0; i < e.size(); ++i) {
+    if (e.flags[i] & kFlagDerived) {
+      ++derived;
+      continue;
+    }
     ++by_ph[static_cast<unsigned char>(e.ph[i])];
     ++by_cat[e.cat[i]];
     EventKind k = e.kind[i];
@@ -61,6 +66,7 @@ TraceSummary Summarize(const Trace& trace) {
       last = std::max(last, e.ts[i] + e.dur[i]);
     }
   }
+  s.events -= derived;
   for (int c = 0; c < 256; ++c) {
     if (!by_ph[c]) continue;
     s.events_by_phase[c == 0 ? std::string("<none>") : std::string(1, static_cast<char>(c))] =

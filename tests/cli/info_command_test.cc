@@ -109,6 +109,52 @@ TEST(InfoCommand, BackendsSaysWhatWasBuiltAndFound) {
   EXPECT_NE(r.out.find("auto uses a GPU from"), std::string::npos);
 }
 
+TEST(InfoCommand, XprofCaptureShowsPlanesModulesAndAttribution) {
+  std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent: real-capture test skipped";
+  std::string capture = data + "/tracelens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb";
+  CommandResult r = Tracehound("info --json " + capture);
+  ASSERT_EQ(r.status, 0) << r.out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  // Against the oracle: embedded modules and planes.
+  simdjson::dom::parser oracle_parser;
+  simdjson::dom::element oracle = oracle_parser
+                                      .load(data +
+                                            "/expected/tracelens/tests/traces/mi300/"
+                                            "jax_conv_minimal_08/tw003.xplane.pb.oracle.json")
+                                      .value();
+  EXPECT_EQ(doc["hlo_modules"].get_int64().value(),
+            oracle["metadata_plane"]["hlo_proto_stats"].get_int64().value());
+  EXPECT_EQ(doc["planes"].get_array().size(), oracle["planes"].get_array().size());
+  simdjson::dom::element plane0 = doc["planes"].at(0);
+  for (const char* key : {"name", "events", "lines", "stat_names"})
+    EXPECT_FALSE(plane0[key].error());
+  // Every GPU event in exactly one class; the classes add up to the GPU time.
+  int64_t kernels = 0, ns = 0;
+  for (const char* cls : {"exact", "name", "order", "none"}) {
+    kernels += doc["attribution"][cls]["kernels"].get_int64().value();
+    ns += doc["attribution"][cls]["gpu_ns"].get_int64().value();
+  }
+  EXPECT_EQ(kernels, doc["kernels"]["count"].get_int64().value() +
+                         doc["memcpy"]["count"].get_int64().value() +
+                         doc["memset"]["count"].get_int64().value());
+  EXPECT_EQ(ns, doc["kernels"]["total_ns"].get_int64().value() +
+                    doc["memcpy"]["total_ns"].get_int64().value() +
+                    doc["memset"]["total_ns"].get_int64().value());
+  simdjson::dom::element xla = doc["traces"].at(0)["xla"];
+  EXPECT_EQ(xla["modules"].get_array().size(), 8u);
+  EXPECT_EQ(xla["top_lines"].at(0)["key"].get_string().value(),
+            "/workspace/traces/generate_conv_trace.py:23");
+
+  CommandResult text = Tracehound("info " + capture);
+  ASSERT_EQ(text.status, 0) << text.out;
+  for (const char* section : {"HLO modules of", "kernel -> HLO attribution of",
+                              "top Python lines by device time", "top ops by device time"})
+    EXPECT_NE(text.out.find(section), std::string::npos) << section << "\n" << text.out;
+}
+
 TEST(InfoCommand, UsageErrorsExitWith2) {
   EXPECT_EQ(Tracehound("").status, 2);
   EXPECT_EQ(Tracehound("info").status, 2);

@@ -21,10 +21,37 @@ using xspace::WireReader;
 
 int64_t S64(uint64_t v) { return static_cast<int64_t>(v); }
 
+// StackFrameIndexProto, just what resolves a frame id to file:line.
+struct StackFrames {
+  std::vector<std::string> file_names;
+  std::vector<std::pair<int64_t, int64_t>> locations;  // file_name_id, line
+  std::vector<int64_t> frame_locations;                // file_location_id per frame
+};
+
 // Recursive descent over the HLO messages the oracle decodes. Each Parse*
 // returns false on the first error; callers prepend their path component while
 // unwinding, so the path is only built on failure. A field whose wire type is
 // not the expected one is skipped, as the oracle does.
+// Fills source_file/source_line of instructions that carry only a stack
+// frame id (1-based ids throughout, 0 = unset). The stack frame index comes
+// after the computations in the proto, so this runs once per index.
+void ResolveStackFrames(const StackFrames& frames, HloModule* m) {
+  for (HloComputation& c : m->computations) {
+    for (HloInstruction& ins : c.instructions) {
+      HloMetadata& md = ins.metadata;
+      if (!md.source_file.empty() || md.stack_frame_id <= 0) continue;
+      auto frame = static_cast<size_t>(md.stack_frame_id);
+      if (frame > frames.frame_locations.size()) continue;
+      auto loc = static_cast<size_t>(frames.frame_locations[frame - 1]);
+      if (loc == 0 || loc > frames.locations.size()) continue;
+      auto [file_id, line] = frames.locations[loc - 1];
+      if (file_id <= 0 || static_cast<size_t>(file_id) > frames.file_names.size()) continue;
+      md.source_file = frames.file_names[static_cast<size_t>(file_id) - 1];
+      md.source_line = static_cast<int32_t>(line);
+    }
+  }
+}
+
 class Decoder : public MessageDecoder {
  public:
   explicit Decoder(std::string_view whole) : MessageDecoder(whole) {}
@@ -38,6 +65,10 @@ class Decoder : public MessageDecoder {
   bool ParseLayout(std::string_view msg, HloShape* sh);
   // Not decoded by the oracle: a malformed payload must not fail the read.
   bool ParseMetadataLenient(std::string_view msg, HloMetadata* md);
+  // HloScheduleProto and StackFrameIndexProto, also outside the oracle: a
+  // fault leaves what decoded and returns false.
+  bool ParseScheduleLenient(std::string_view msg, HloModule* m);
+  bool ParseStackFramesLenient(std::string_view msg, StackFrames* frames);
 
   // Repeated int64: packed (LEN) or a single varint. Other wire types are
   // ignored.
@@ -119,6 +150,57 @@ bool Decoder::ParseMetadataLenient(std::string_view msg, HloMetadata* md) {
   return !r.failed();
 }
 
+bool Decoder::ParseScheduleLenient(std::string_view msg, HloModule* m) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.number != 1 || f.wire_type != kLengthDelimited) continue;  // sequences map entry
+    WireReader entry = Reader(f.bytes);
+    WireField e;
+    int64_t key = 0;
+    std::vector<int64_t> ids;
+    while (entry.Next(&e)) {
+      if (e.number == 1 && e.wire_type == kVarint) key = S64(e.value);
+      if (e.number == 2 && e.wire_type == kLengthDelimited) {  // InstructionSequence
+        WireReader seq = Reader(e.bytes);
+        WireField q;
+        while (seq.Next(&q)) {
+          if (q.number == 1 && !Ints(&seq, q, &ids)) return false;
+        }
+        if (seq.failed()) return false;
+      }
+    }
+    if (entry.failed()) return false;
+    m->schedule[key] = std::move(ids);
+  }
+  return !r.failed();
+}
+
+bool Decoder::ParseStackFramesLenient(std::string_view msg, StackFrames* frames) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.wire_type != kLengthDelimited) continue;
+    if (f.number == 1) {
+      if (size_t bad; !ValidUtf8(f.bytes, &bad)) return false;
+      frames->file_names.emplace_back(f.bytes);
+    } else if (f.number == 3 || f.number == 4) {
+      WireReader sub = Reader(f.bytes);
+      WireField g;
+      int64_t a = 0, line = 0;
+      while (sub.Next(&g)) {
+        if (g.wire_type != kVarint) continue;
+        if (g.number == 1) a = S64(g.value);
+        if (f.number == 3 && g.number == 3) line = S64(g.value);
+      }
+      if (sub.failed()) return false;
+      if (f.number == 3) frames->locations.emplace_back(a, line);
+      if (f.number == 4) frames->frame_locations.push_back(a);
+    }
+  }
+  return !r.failed();
+}
+
 bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
   WireReader r = Reader(msg);
   WireField f;
@@ -142,6 +224,16 @@ bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
           continue;
         case 11:
           if (!String(f.bytes, &ins->fusion_kind)) return false;
+          continue;
+        case 28:  // custom_call_target: not decoded by the oracle, kept leniently
+          if (size_t bad; ValidUtf8(f.bytes, &bad)) {
+            ins->custom_call_target.assign(f.bytes.data(), f.bytes.size());
+          } else {
+            ins->lenient_decode_failed = true;
+          }
+          continue;
+        case 43:  // backend_config (bytes)
+          ins->backend_config.assign(f.bytes.data(), f.bytes.size());
           continue;
         default:
           break;
@@ -209,6 +301,11 @@ bool Decoder::ParseModule(std::string_view msg, HloModule* m) {
     } else if (f.number == 6 && f.wire_type == kVarint) {
       m->entry_computation_id = S64(f.value);
       m->has_entry_computation_id = true;
+    } else if (f.number == 7 && f.wire_type == kLengthDelimited) {
+      if (!ParseScheduleLenient(f.bytes, m)) m->schedule.clear();
+    } else if (f.number == 17 && f.wire_type == kLengthDelimited) {
+      StackFrames frames;
+      if (ParseStackFramesLenient(f.bytes, &frames)) ResolveStackFrames(frames, m);
     }
   }
   return r.failed() ? FromReader(r) : true;

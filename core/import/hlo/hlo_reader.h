@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/graph/hlo_model.h"
 #include "core/graph/status.h"
-#include "core/import/hlo/hlo_model.h"
 
 namespace th::hlo {
 

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <span>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/shared_tables.h"
+#include "core/import/xspace/derived_lines.h"
 #include "core/import/xspace/xspace_reader.h"
 
 namespace th::xspace {
@@ -20,6 +24,83 @@ int64_t PsToNs(int64_t ps, int64_t* rounded) {
   return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
 }
 
+// Metadata ids of the stats that carry XLA labels on one plane (INT64_MIN when
+// the plane has no such stat).
+struct LabelStatIds {
+  int64_t correlation = INT64_MIN, hlo_op = INT64_MIN, hlo_module = INT64_MIN,
+          program_id = INT64_MIN, tf_op = INT64_MIN, name = INT64_MIN, source = INT64_MIN,
+          group_id = INT64_MIN;
+
+  explicit LabelStatIds(const Plane& plane) {
+    for (const StatMetadata& m : plane.stat_metadata) {
+      const std::string& n = m.name;
+      int64_t* slot = n == "correlation_id" ? &correlation
+                      : n == "hlo_op"       ? &hlo_op
+                      : n == "hlo_module"   ? &hlo_module
+                      : n == "program_id"   ? &program_id
+                      : n == "tf_op"        ? &tf_op
+                      : n == "name"         ? &name
+                      : n == "source"       ? &source
+                      : n == "group_id"     ? &group_id
+                                            : nullptr;
+      if (slot) *slot = m.id;
+    }
+  }
+};
+
+// The labels one event carries (event-metadata stats first, then the event's
+// own, which win).
+struct Labels {
+  std::string_view hlo_op, hlo_module, tf_op, name, source;
+  int64_t program_id = kNoValue, group_id = kNoValue, correlation = kNoValue;
+
+  void Take(const Plane& plane, const LabelStatIds& ids, std::span<const Stat> stats) {
+    for (const Stat& s : stats) {
+      const int64_t id = s.metadata_id;
+      if (id == ids.correlation) {
+        correlation = s.int64_value();
+      } else if (id == ids.program_id) {
+        program_id = s.int64_value();
+      } else if (id == ids.group_id) {
+        group_id = s.int64_value();
+      } else {
+        std::string_view* dst = id == ids.hlo_op       ? &hlo_op
+                                : id == ids.hlo_module ? &hlo_module
+                                : id == ids.tf_op      ? &tf_op
+                                : id == ids.name       ? &name
+                                : id == ids.source     ? &source
+                                                       : nullptr;
+        if (dst) *dst = plane.StatString(s);
+      }
+    }
+  }
+  bool any() const {
+    return !hlo_op.empty() || !hlo_module.empty() || program_id != kNoValue || !name.empty() ||
+           !source.empty() || group_id != kNoValue || (!tf_op.empty() && tf_op != "XlaModule:");
+  }
+  // The framework op path: `name` (JAX puts op_name there), else tf_op unless
+  // it is only the module marker.
+  std::string_view op_name() const {
+    if (!name.empty()) return name;
+    return tf_op == "XlaModule:" ? std::string_view() : tf_op;
+  }
+};
+
+// "jit_f(12190760917235803885)" -> {"jit_f", 12190760917235803885 as int64}.
+bool SplitModuleEventName(std::string_view s, std::string_view* module, int64_t* fingerprint) {
+  if (s.empty() || s.back() != ')') return false;
+  size_t open = s.rfind('(');
+  if (open == std::string_view::npos || open == 0) return false;
+  uint64_t v = 0;
+  for (size_t i = open + 1; i + 1 < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+  }
+  *module = s.substr(0, open);
+  *fingerprint = static_cast<int64_t>(v);
+  return true;
+}
+
 EventKind DeviceKind(std::string_view name) {
   if (StartsWith(name, "Memcpy") || StartsWith(name, "MemcpyH") || StartsWith(name, "MemcpyD"))
     return EventKind::kMemcpy;
@@ -29,7 +110,8 @@ EventKind DeviceKind(std::string_view name) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path) {
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
+                                                  std::vector<EmbeddedHloProto>* hlo_protos) {
   auto started = std::chrono::steady_clock::now();
   auto data = ReadXSpaceFile(path);
   if (!data.ok()) return data.status();
@@ -56,19 +138,52 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path) {
       DeviceInfo d;
       d.name = plane.name;
       d.id = plane.id;
+      // Device capabilities are plane stats (formats.md §1.7).
+      for (const Stat& st : plane.stats) {
+        const std::string& n = plane.StatName(st.metadata_id);
+        auto number = [&]() -> int64_t {
+          return st.kind == StatKind::kDouble ? static_cast<int64_t>(st.double_value())
+                                              : st.int64_value();
+        };
+        if (n == "memory_size") d.total_global_mem = number();
+        if (n == "core_count") d.num_sms = static_cast<int>(number());
+        if (n == "compute_cap_major") d.compute_major = static_cast<int>(number());
+        if (n == "compute_cap_minor") d.compute_minor = static_cast<int>(number());
+        // Named by model or vendor, like deviceProperties names: identical
+        // devices then group in reports ("8 × AMD GPU ...").
+        if (n == "device_type_string" && st.kind == StatKind::kStr) d.name = plane.StatString(st);
+        if (n == "device_vendor" && st.kind == StatKind::kStr && d.name == plane.name)
+          d.name = plane.StatString(st) + (gpu ? " GPU" : "");
+      }
       trace->info.devices.push_back(std::move(d));
     }
     if (plane.name == "/host:metadata") {  // one "Hlo Proto" stat per compiled module
-      for (const Stat& s : plane.stats)
-        if (plane.StatName(s.metadata_id) == "Hlo Proto") ++trace->info.hlo_protos;
+      auto take = [&](const Stat& s, std::string_view where) {
+        if (plane.StatName(s.metadata_id) != "Hlo Proto") return;
+        ++trace->info.hlo_protos;
+        if (hlo_protos && (s.kind == StatKind::kBytes || s.kind == StatKind::kStr)) {
+          hlo_protos->push_back({path + ": metadata plane " + std::string(where), s.str});
+        }
+      };
+      for (const Stat& s : plane.stats) take(s, "stat");
       for (const EventMetadata& m : plane.event_metadata)
-        for (const Stat& s : m.stats)
-          if (plane.StatName(s.metadata_id) == "Hlo Proto") ++trace->info.hlo_protos;
+        for (const Stat& s : m.stats) take(s, "event '" + m.name + "'");
     }
-    // The correlation_id stat's metadata id on this plane, if any.
-    int64_t correlation_stat = INT64_MIN;
-    for (const StatMetadata& m : plane.stat_metadata)
-      if (m.name == "correlation_id") correlation_stat = m.id;
+    const LabelStatIds label_ids(plane);
+    // TPU: program fingerprint -> module name, from the "XLA Modules" line.
+    std::unordered_map<int64_t, std::string_view> module_by_fingerprint;
+    if (device && !gpu) {
+      for (const Line& line : plane.lines) {
+        if (line.name != "XLA Modules") continue;
+        for (const Event& ev : line.events) {
+          const EventMetadata* md = plane.FindEventMetadata(ev.metadata_id);
+          std::string_view module;
+          int64_t fingerprint = 0;
+          if (md && SplitModuleEventName(md->name, &module, &fingerprint))
+            module_by_fingerprint.emplace(fingerprint, module);
+        }
+      }
+    }
 
     for (const Line& line : plane.lines) {
       summary.lines.emplace_back(line.display_name.empty() ? line.name : line.display_name,
@@ -96,10 +211,17 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path) {
         // XLA names copy streams "Stream #N(MemcpyH2D)", "(MemcpyOther)", ...
         if (stream && line_name.find("Memcpy") != std::string::npos) kind = EventKind::kMemcpy;
         if (stream && line_name.find("Memset") != std::string::npos) kind = EventKind::kMemset;
-        int64_t correlation = kNoValue;
-        if (correlation_stat != INT64_MIN) {
-          for (const Stat& s : plane.StatsOf(ev))
-            if (s.metadata_id == correlation_stat) correlation = s.int64_value();
+        Labels labels;
+        if (md) labels.Take(plane, label_ids, md->stats);
+        labels.Take(plane, label_ids, plane.StatsOf(ev));
+        const int64_t correlation = labels.correlation;
+        if (device_ops) {  // TPU: the op is its own label
+          if (labels.hlo_op.empty() && md)
+            labels.hlo_op = md->display_name.empty() ? md->name : md->display_name;
+          if (labels.hlo_module.empty() && labels.program_id != kNoValue) {
+            auto it = module_by_fingerprint.find(labels.program_id);
+            if (it != module_by_fingerprint.end()) labels.hlo_module = it->second;
+          }
         }
         // A host event with a correlation id is the API call that launched GPU work.
         if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
@@ -134,10 +256,31 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path) {
         e.correlation.push_back(correlation);
         e.external_id.push_back(kNoValue);
         e.args_row.push_back(args_row);
+        if (labels.any()) {
+          XlaLabelTable& x = chunk.xla_labels;
+          x.event.push_back(row);
+          x.hlo_op.push_back(labels.hlo_op.empty() ? kEmptyString : tables.Intern(labels.hlo_op));
+          x.hlo_module.push_back(labels.hlo_module.empty() ? kEmptyString
+                                                           : tables.Intern(labels.hlo_module));
+          x.program_id.push_back(labels.program_id);
+          std::string_view op_name = labels.op_name();
+          x.op_name.push_back(op_name.empty() ? kEmptyString : tables.Intern(op_name));
+          x.source.push_back(labels.source.empty() ? kEmptyString : tables.Intern(labels.source));
+          x.group_id.push_back(labels.group_id);
+        }
       }
     }
     trace->info.planes.push_back(std::move(summary));
   }
+  // GPU captures hold only stream lines: derive Steps / XLA Modules / XLA Ops.
+  int64_t derived = 0;
+  for (const Plane& plane : data->planes) {
+    if (StartsWith(plane.name, "/device:GPU:"))
+      derived += AppendDerivedXlaLines(plane.id, plane.name, static_cast<int32_t>(plane.id),
+                                       trace->graph.strings, &tables, &chunk);
+  }
+  trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
+                   Severity::kInfo, derived);
   builder.Append(std::move(chunk));
   trace->trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
                    rounded);

@@ -11,12 +11,27 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/graph/status.h"
 #include "core/graph/trace.h"
 
 namespace th::xspace {
 
-StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path);
+// An "Hlo Proto" stat of the metadata plane: the serialized xla.HloProto and
+// where it was found (for error messages).
+struct EmbeddedHloProto {
+  std::string where;  // "<path>: metadata plane event 'jit_f(12)'"
+  std::string bytes;
+};
+
+// Device events and the host calls that launched them get a row in
+// EventGraph::xla_labels (hlo_op, hlo_module, program_id, op name, source,
+// group_id). On TPU the op's own name is its hlo_op and the module name comes
+// from the "XLA Modules" line ("jit_f(<program fingerprint>)").
+// When `hlo_protos` is given, the metadata plane's HLO modules are copied
+// there, undecoded (core/import/hlo joins them to the trace).
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(
+    const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos = nullptr);
 
 }  // namespace th::xspace

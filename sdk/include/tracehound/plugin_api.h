@@ -1,4 +1,5 @@
-/* tracehound plugin ABI, version 1.1 (1.1 added the compute primitives).
+/* tracehound plugin ABI, version 1.2 (1.1 added the compute primitives, 1.2
+ * the HLO modules of XProf captures and the kernel -> instruction attribution).
  *
  * The only contract between the tracehound host and a plugin library. Plain C:
  * every struct is POD and starts with its own size (struct_size) so either side
@@ -22,7 +23,7 @@ extern "C" {
 #endif
 
 #define TH_PLUGIN_API_MAJOR 1
-#define TH_PLUGIN_API_MINOR 1
+#define TH_PLUGIN_API_MINOR 2
 #define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
 
 #if defined(_WIN32)
@@ -83,6 +84,14 @@ enum {
   TH_EVENT_COUNTER = 17
 };
 
+/* How a GPU event was tied to an HLO instruction (gpu_hlo_match). */
+enum {
+  TH_HLO_MATCH_NONE = 0,
+  TH_HLO_MATCH_EXACT = 1,
+  TH_HLO_MATCH_NAME = 2,
+  TH_HLO_MATCH_ORDER = 3
+};
+
 enum { TH_TRACK_CPU = 0, TH_TRACK_GPU_STREAM = 1, TH_TRACK_OTHER = 2 };
 
 typedef struct th_track {
@@ -134,6 +143,28 @@ typedef struct th_trace_view {
   th_column edge_kind;     /* U8: TH_EDGE_* */
   uint64_t step_count;     /* ProfilerStep#N windows on the host, by start time */
   const th_step* steps;
+  /* 1.2: HLO modules of XProf captures (counts are 0 for other traces). The
+   * instructions of all modules are numbered 0..hlo_instruction_count-1. */
+  uint64_t hlo_module_count;
+  th_column hlo_module_name; /* U32 string id */
+  th_column hlo_module_id;   /* I64 HloModuleProto.id (= program_id on GPU) */
+  uint64_t hlo_instruction_count;
+  th_column hlo_module;          /* U32 module index */
+  th_column hlo_name;            /* U32 string id, e.g. "fusion.3" */
+  th_column hlo_opcode;          /* U32 string id, e.g. "fusion", "copy" */
+  th_column hlo_shape;           /* U32 string id, HLO text with layout: "f32[8,16]{1,0}" */
+  th_column hlo_op_name;         /* U32 string id of metadata op_name ("jit(f)/...") */
+  th_column hlo_source_file;     /* U32 string id */
+  th_column hlo_source_line;     /* I32, 0 when unset */
+  th_column hlo_caller;          /* U32: the fusion/call instruction whose computation holds
+                                    this one, 0xFFFFFFFF at top level */
+  th_column hlo_operand_offsets; /* U32, hlo_instruction_count + 1 (CSR into hlo_operands) */
+  th_column hlo_operands;        /* U32 instruction indices */
+  th_column hlo_user_offsets;    /* U32, hlo_instruction_count + 1 (CSR into hlo_users) */
+  th_column hlo_users;           /* U32 instruction indices */
+  th_column gpu_hlo_instruction; /* U32 per gpu_args row, 0xFFFFFFFF when none */
+  th_column gpu_hlo_match;       /* U8 per gpu_args row, TH_HLO_MATCH_* (length 0 when the
+                                    trace was not attributed) */
 } th_trace_view;
 
 typedef struct th_option_value {

@@ -20,11 +20,13 @@
 
 #include <tracehound/plugin_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <initializer_list>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -89,9 +91,53 @@ class Trace {
   uint64_t step_count() const { return v_->step_count; }
   const th_step& step(uint64_t s) const { return v_->steps[s]; }
 
+  // HLO (XProf captures; ABI 1.2). Instructions of all modules, numbered flat.
+  // A host older than 1.2 hands a shorter view: everything reads as empty.
+  bool has_hlo() const { return HasHlo() && v_->hlo_instruction_count > 0; }
+  uint64_t hlo_module_count() const { return HasHlo() ? v_->hlo_module_count : 0; }
+  std::string_view hlo_module_name(uint32_t m) const {
+    return String(At<uint32_t>(v_->hlo_module_name, m));
+  }
+  int64_t hlo_module_id(uint32_t m) const { return At<int64_t>(v_->hlo_module_id, m); }
+  uint64_t hlo_instruction_count() const { return HasHlo() ? v_->hlo_instruction_count : 0; }
+  uint32_t hlo_module(uint32_t i) const { return At<uint32_t>(v_->hlo_module, i); }
+  std::string_view hlo_name(uint32_t i) const { return String(At<uint32_t>(v_->hlo_name, i)); }
+  std::string_view hlo_opcode(uint32_t i) const { return String(At<uint32_t>(v_->hlo_opcode, i)); }
+  std::string_view hlo_shape(uint32_t i) const { return String(At<uint32_t>(v_->hlo_shape, i)); }
+  std::string_view hlo_op_name(uint32_t i) const {
+    return String(At<uint32_t>(v_->hlo_op_name, i));
+  }
+  std::string_view hlo_source_file(uint32_t i) const {
+    return String(At<uint32_t>(v_->hlo_source_file, i));
+  }
+  int32_t hlo_source_line(uint32_t i) const { return At<int32_t>(v_->hlo_source_line, i); }
+  uint32_t hlo_caller(uint32_t i) const { return At<uint32_t>(v_->hlo_caller, i); }
+  std::span<const uint32_t> hlo_operands(uint32_t i) const {
+    return Csr(v_->hlo_operand_offsets, v_->hlo_operands, i);
+  }
+  std::span<const uint32_t> hlo_users(uint32_t i) const {
+    return Csr(v_->hlo_user_offsets, v_->hlo_users, i);
+  }
+  // Per GPU activity row (gpu_args): its instruction (kNoRow) and TH_HLO_MATCH_*.
+  bool attributed() const { return HasHlo() && v_->gpu_hlo_match.length > 0; }
+  uint32_t gpu_hlo_instruction(uint64_t row) const {
+    return attributed() ? At<uint32_t>(v_->gpu_hlo_instruction, row) : kNoRow;
+  }
+  uint32_t gpu_hlo_match(uint64_t row) const {
+    return attributed() ? At<uint8_t>(v_->gpu_hlo_match, row) : uint32_t{TH_HLO_MATCH_NONE};
+  }
+
   const th_trace_view& raw() const { return *v_; }
 
  private:
+  bool HasHlo() const {
+    return v_->struct_size >= offsetof(th_trace_view, gpu_hlo_match) + sizeof(th_column);
+  }
+  static std::span<const uint32_t> Csr(const th_column& offsets, const th_column& rows,
+                                       uint32_t i) {
+    const auto* o = static_cast<const uint32_t*>(offsets.data);
+    return {static_cast<const uint32_t*>(rows.data) + o[i], o[i + 1] - o[i]};
+  }
   template <typename T>
   static T At(const th_column& c, uint64_t i) {
     return static_cast<const T*>(c.data)[i];

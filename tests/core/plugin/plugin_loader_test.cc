@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
+#include "tests/support/hlo_fixture.h"
 #include "tests/support/test_files.h"
+#include "tests/support/xspace_fixture.h"
 
 namespace th {
 namespace {
@@ -53,7 +56,7 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto future = LoadPluginLibrary(Lib("wrong_api"));
   ASSERT_FALSE(future.ok());
   EXPECT_NE(
-      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.1"),
+      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.2"),
       std::string::npos)
       << future.status().message();
 
@@ -125,6 +128,57 @@ TEST(PluginHost, ViewsCarryEdgesAndSteps) {
   EXPECT_EQ(m["first_edge_dst"], 2);  // the kernel
   EXPECT_EQ(m["steps"], 1);
   EXPECT_EQ(m["first_step"], 7);
+}
+
+TEST(PluginHost, ViewsCarryHloModulesAndAttribution) {
+  // An XProf capture written with the project's .proto: module jit_f with
+  // p0 -> fusion.1 (calling fused {add.0}) -> fusion.2; one exact kernel, one
+  // by order, one unlabelled after the last anchor (none).
+  tracehound::hlo::HloModuleProto m;
+  m.set_name("jit_f");
+  m.set_id(3);
+  auto* fused = testing::AddComputation(&m, 50, "fused", true);
+  testing::AddInstruction(fused, 51, "add.0", "add");
+  auto* main = testing::AddComputation(&m, 1, "main");
+  m.set_entry_computation_id(1);
+  testing::AddInstruction(main, 1, "p0", "parameter");
+  testing::AddInstruction(main, 2, "fusion.1", "fusion", {1})->add_called_computation_ids(50);
+  testing::AddInstruction(main, 3, "fusion.2", "fusion", {2});
+  testing::AddInstruction(main, 4, "fusion.3", "fusion", {3});
+  testing::XSpaceBuilder b;
+  b.EmbedHlo(m);
+  auto* gpu = b.AddPlane(0, "/device:GPU:0");
+  auto* line = b.AddLine(gpu, 1, "Stream #1(Kernel)", 0);
+  b.AddEvent(gpu, line, "fusion_1", 0, 1000,
+             {{"hlo_op", std::string("fusion.1")},
+              {"hlo_module", std::string("jit_f")},
+              {"program_id", int64_t{3}}});
+  b.AddEvent(gpu, line, "k", 10000, 1000);
+  b.AddEvent(gpu, line, "fusion_3", 20000, 1000,
+             {{"hlo_op", std::string("fusion.3")},
+              {"hlo_module", std::string("jit_f")},
+              {"program_id", int64_t{3}}});
+  b.AddEvent(gpu, line, "tail", 30000, 1000);
+  std::string dir = testing::TempDir() + "/hlo_view";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(b.WriteTo(dir + "/h.xplane.pb"));
+  auto set = LoadTraceSet({dir + "/h.xplane.pb"}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  auto probe = LoadPluginLibrary(Lib("long_kernels"));
+  ASSERT_TRUE(probe.ok());
+  PluginResults seen;
+  ASSERT_TRUE(RunPlugin(**probe, *set, {}, &seen).ok());
+  std::map<std::string, double> got;
+  for (const Metric& x : seen.metrics) got[x.name] = x.value;
+  EXPECT_EQ(got["hlo_modules"], 1);
+  EXPECT_EQ(got["hlo_instructions"], 5);
+  EXPECT_EQ(got["hlo_exact"], 2);
+  EXPECT_EQ(got["hlo_order"], 1);
+  EXPECT_EQ(got["hlo_none"], 1);
+  EXPECT_EQ(got["users:fusion.1"], 1);
+  EXPECT_EQ(got["users:fusion.3"], 0);
+  EXPECT_EQ(got.count("shape:fusion.2=f32[16]{0}"), 1u);
+  EXPECT_EQ(got.count("caller:add.0=fusion.1"), 1u);
 }
 
 TEST(PluginHost, KernelStatsRowsThroughTheComputePrimitives) {

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <filesystem>
+#include <map>
 
 #include "core/import/trace_loader.h"
 #include "core/report/trace_summary.h"
@@ -64,7 +65,32 @@ TEST_P(XSpaceImport, MatchesOracle) {
     }
   }
   // Timed events become event rows; aggregated (num_occurrences) ones do not.
-  EXPECT_EQ(static_cast<int64_t>(t.graph.events.size()), timed - occurrences);
+  // On GPU planes the importer adds derived XLA lines, flagged as such.
+  int64_t derived = 0, derived_ops = 0, labelled_gpu = 0;
+  const EventGraph& g = t.graph;
+  for (EventId i = 0; i < g.events.size(); ++i) {
+    if (!(g.events.flags[i] & kFlagDerived)) continue;
+    ++derived;
+    EXPECT_EQ(g.strings.Get(g.events.cat[i]), "derived");
+    const Track& track = g.tracks[g.events.track[i]];
+    // XProf's derived line ids: Steps +0, XLA Modules +4, XLA Ops +5.
+    const std::map<std::string_view, int64_t> kTid = {
+        {"Steps", 0xdeadbeef}, {"XLA Modules", 0xdeadbeef + 4}, {"XLA Ops", 0xdeadbeef + 5}};
+    EXPECT_EQ(track.tid, kTid.at(g.strings.Get(track.thread_name)));
+    derived_ops += g.strings.Get(track.thread_name) == "XLA Ops";
+  }
+  for (size_t r = 0; r < g.xla_labels.size(); ++r) {
+    EventId ev = g.xla_labels.event[r];
+    labelled_gpu +=
+        IsGpuActivity(g.events.kind[ev]) && g.xla_labels.hlo_op[r] != kEmptyString &&
+        g.tracks[g.events.track[ev]].kind == TrackKind::kGpuStream &&
+        g.strings.Get(g.tracks[g.events.track[ev]].process_name).starts_with("/device:GPU");
+  }
+  EXPECT_EQ(static_cast<int64_t>(g.events.size()) - derived, timed - occurrences);
+  EXPECT_EQ(Summarize(t).events, timed - occurrences);
+  // Each XLA Ops event covers one or more consecutive labelled kernels.
+  EXPECT_LE(derived_ops, labelled_gpu);
+  EXPECT_EQ(derived_ops > 0, labelled_gpu > 0);
   EXPECT_EQ(timed, o["events_total"].get_int64().value());
   EXPECT_EQ(t.info.hlo_protos, o.at_pointer("/metadata_plane/hlo_proto_stats").get_int64().value());
   // Every GPU kernel with a correlation id finds its launch on the host.

@@ -1,6 +1,8 @@
 // A small, working detector used by the tests: kernels longer than a threshold.
 #include <tracehound/sdk.h>
 
+#include <string>
+
 class LongKernels final : public th::sdk::Plugin {
  public:
   static th::sdk::Declaration Declare() {
@@ -20,6 +22,30 @@ class LongKernels final : public th::sdk::Plugin {
       ctx.Metric("steps", static_cast<double>(trace.step_count()), "count", th::sdk::kMeasured);
       if (trace.step_count())
         ctx.Metric("first_step", static_cast<double>(trace.step(0).number), "", th::sdk::kMeasured);
+      // HLO columns (ABI 1.2): counts, and per instruction of a small module
+      // its shape, users and caller as metric names.
+      ctx.Metric("hlo_modules", static_cast<double>(trace.hlo_module_count()), "count",
+                 th::sdk::kMeasured);
+      ctx.Metric("hlo_instructions", static_cast<double>(trace.hlo_instruction_count()), "count",
+                 th::sdk::kMeasured);
+      if (trace.hlo_instruction_count() < 50) {
+        for (uint32_t h = 0; h < trace.hlo_instruction_count(); ++h) {
+          std::string n(trace.hlo_name(h));
+          ctx.Metric("shape:" + n + "=" + std::string(trace.hlo_shape(h)), 1, "", th::sdk::kRead);
+          ctx.Metric("users:" + n, static_cast<double>(trace.hlo_users(h).size()), "count",
+                     th::sdk::kRead);
+          uint32_t caller = trace.hlo_caller(h);
+          if (caller != th::sdk::kNoRow)
+            ctx.Metric("caller:" + n + "=" + std::string(trace.hlo_name(caller)), 1, "",
+                       th::sdk::kRead);
+        }
+      }
+      double by_match[4] = {0, 0, 0, 0};
+      for (uint64_t row = 0; trace.attributed() && row < trace.raw().gpu_args_count; ++row)
+        by_match[trace.gpu_hlo_match(row)] += 1;
+      ctx.Metric("hlo_exact", by_match[TH_HLO_MATCH_EXACT], "count", th::sdk::kMeasured);
+      ctx.Metric("hlo_order", by_match[TH_HLO_MATCH_ORDER], "count", th::sdk::kMeasured);
+      ctx.Metric("hlo_none", by_match[TH_HLO_MATCH_NONE], "count", th::sdk::kMeasured);
       for (uint64_t i = 0; i < trace.size(); ++i) {
         if (trace.kind(i) != TH_EVENT_KERNEL || trace.dur(i) < threshold) continue;
         th::sdk::Scope scope;

@@ -1,9 +1,11 @@
 // Plain data decoded from an XLA HLO module (`xla.HloModuleProto`, see
 // ../shared/reference/formats.md 3.5). Only the subset the profiler needs:
-// structure, opcodes, shapes with layouts, operands, callees and metadata.
+// structure, opcodes, shapes with layouts, operands, callees, metadata and the
+// schedule. Users are not in the proto; core/graph/hlo_index.h derives them.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,8 @@ struct HloInstruction {
   std::vector<int64_t> operand_ids;             // ids of instructions (same module)
   std::vector<int64_t> called_computation_ids;  // ids of computations (fusion bodies, ...)
   std::string fusion_kind;                      // "kLoop", "kInput", ... ("" when unset)
+  std::string custom_call_target;               // custom-call only
+  std::string backend_config;                   // raw bytes (JSON text on GPU)
   HloMetadata metadata;
   // The metadata or called_computation_ids payload was malformed. The oracle
   // does not decode those fields, so this does not fail the read; what decoded
@@ -69,8 +73,12 @@ struct HloModule {
   int64_t entry_computation_id = 0;
   bool has_entry_computation_id = false;
   std::vector<HloComputation> computations;  // callees before callers
+  // HloScheduleProto: computation id -> instruction ids in execution order.
+  std::map<int64_t, std::vector<int64_t>> schedule;
   // "HloProto" (wrapped in xla.HloProto) or "HloModuleProto" (bare).
   std::string container;
+  // Where it came from: "metadata plane" or the side file's path.
+  std::string origin;
   bool has_buffer_assignment = false;  // HloProto field 3 present
 
   // The entry computation: by id when the module has one, else by name.

@@ -1,0 +1,25 @@
+// Joins XLA HLO modules to an imported XProf trace (Trace::xla).
+//
+// Sources, in order: the "Hlo Proto" stats of the XSpace metadata plane, then
+// every `*.hlo_proto.pb` side file in `side_file_dir` (XProf writes them next
+// to the .xplane.pb). A module met twice (same id and name) is kept once, the
+// first copy winning. A payload that does not decode is not fatal: it is
+// counted in the trace's trust table (data_loss) with its error, which names
+// the file and byte offset.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph/trace.h"
+#include "core/import/xspace/xspace_importer.h"
+
+namespace th::hlo {
+
+void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded,
+                    const std::string& side_file_dir);
+
+// The `*.hlo_proto.pb` files directly in `dir`, sorted by name.
+std::vector<std::string> FindHloSideFiles(const std::string& dir);
+
+}  // namespace th::hlo
