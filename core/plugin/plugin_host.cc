@@ -241,7 +241,8 @@ const th_table* FindTable(void* ctx, const char* name) {
   return &out;
 }
 
-th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<th_step>* steps) {
+th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<th_step>* steps,
+                     std::vector<th_device>* devices) {
   const EventGraph& g = t.graph;
   const EventColumns& e = g.events;
   for (const Track& tr : g.tracks) {
@@ -313,6 +314,26 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
   v.gpu_hlo_instruction =
       Column(x.kernel_instruction.data(), x.kernel_instruction.size(), TH_TYPE_U32);
   v.gpu_hlo_match = Column(x.kernel_match.data(), x.kernel_match.size(), TH_TYPE_U8);
+  for (int i = 0; i < 3; ++i) {
+    v.gpu_grid[i] = Column(ga.grid[i].data(), ga.size(), TH_TYPE_I32);
+    v.gpu_block[i] = Column(ga.block[i].data(), ga.size(), TH_TYPE_I32);
+  }
+  v.gpu_registers = Column(ga.registers.data(), ga.size(), TH_TYPE_I32);
+  v.gpu_shared_mem = Column(ga.shared_mem.data(), ga.size(), TH_TYPE_I32);
+  v.gpu_occupancy = Column(ga.occupancy.data(), ga.size(), TH_TYPE_F32);
+  for (const DeviceInfo& d : t.info.devices) {
+    th_device c{};
+    c.struct_size = sizeof c;
+    c.id = static_cast<int32_t>(d.id);
+    c.name = d.name.c_str();
+    c.total_global_mem = d.total_global_mem;
+    c.compute_major = d.compute_major;
+    c.compute_minor = d.compute_minor;
+    c.num_sms = d.num_sms;
+    devices->push_back(c);
+  }
+  v.device_count = devices->size();
+  v.devices = devices->data();
   return v;
 }
 
@@ -324,8 +345,10 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}};
   std::deque<std::vector<th_track>> tracks;
   std::deque<std::vector<th_step>> steps;
+  std::deque<std::vector<th_device>> devices;
   for (const auto& t : set.traces)
-    st.views.push_back(ViewOf(*t, &tracks.emplace_back(), &steps.emplace_back()));
+    st.views.push_back(
+        ViewOf(*t, &tracks.emplace_back(), &steps.emplace_back(), &devices.emplace_back()));
   std::vector<const th_trace_view*> view_ptrs;
   for (const auto& v : st.views) view_ptrs.push_back(&v);
 

@@ -114,6 +114,18 @@ typedef struct th_step {
   int64_t ts, dur; /* ns */
 } th_step;
 
+/* An accelerator as the trace describes it (Kineto deviceProperties, XSpace
+ * device plane stats); 0 / NULL where the trace says nothing. (1.2) */
+typedef struct th_device {
+  uint32_t struct_size;
+  int32_t id;
+  const char* name;
+  int64_t total_global_mem; /* bytes */
+  int32_t compute_major, compute_minor;
+  int32_t num_sms; /* streaming multiprocessors / compute units */
+  int32_t reserved;
+} th_device;
+
 /* One trace (one rank's file) as read-only columns of the event graph.
  * Times are int64 ns on the trace's own clock. */
 typedef struct th_trace_view {
@@ -165,6 +177,14 @@ typedef struct th_trace_view {
   th_column gpu_hlo_instruction; /* U32 per gpu_args row, 0xFFFFFFFF when none */
   th_column gpu_hlo_match;       /* U8 per gpu_args row, TH_HLO_MATCH_* (length 0 when the
                                     trace was not attributed) */
+  /* 1.2: kernel launch configuration per gpu_args row (0 when absent), and devices. */
+  th_column gpu_grid[3];    /* I32 grid x, y, z */
+  th_column gpu_block[3];   /* I32 block x, y, z */
+  th_column gpu_registers;  /* I32 registers per thread */
+  th_column gpu_shared_mem; /* I32 bytes of shared memory per block */
+  th_column gpu_occupancy;  /* F32 est. achieved occupancy % as recorded, -1 when absent */
+  uint64_t device_count;
+  const th_device* devices;
 } th_trace_view;
 
 typedef struct th_option_value {

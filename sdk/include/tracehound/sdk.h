@@ -127,6 +127,35 @@ class Trace {
     return attributed() ? At<uint8_t>(v_->gpu_hlo_match, row) : uint32_t{TH_HLO_MATCH_NONE};
   }
 
+  // Launch configuration per GPU activity row (ABI 1.2; 0 / -1 when absent).
+  bool has_launch_config() const {
+    return v_->struct_size >= offsetof(th_trace_view, devices) + sizeof(void*);
+  }
+  uint64_t gpu_rows() const { return v_->gpu_args_count; }
+  uint32_t gpu_event(uint64_t row) const { return At<uint32_t>(v_->gpu_event, row); }
+  int32_t gpu_device(uint64_t row) const { return At<int32_t>(v_->gpu_device, row); }
+  int64_t gpu_blocks(uint64_t row) const {
+    if (!has_launch_config()) return 0;
+    return int64_t{At<int32_t>(v_->gpu_grid[0], row)} * At<int32_t>(v_->gpu_grid[1], row) *
+           At<int32_t>(v_->gpu_grid[2], row);
+  }
+  int64_t gpu_threads_per_block(uint64_t row) const {
+    if (!has_launch_config()) return 0;
+    return int64_t{At<int32_t>(v_->gpu_block[0], row)} * At<int32_t>(v_->gpu_block[1], row) *
+           At<int32_t>(v_->gpu_block[2], row);
+  }
+  int32_t gpu_registers(uint64_t row) const {
+    return has_launch_config() ? At<int32_t>(v_->gpu_registers, row) : 0;
+  }
+  int32_t gpu_shared_mem(uint64_t row) const {
+    return has_launch_config() ? At<int32_t>(v_->gpu_shared_mem, row) : 0;
+  }
+  float gpu_occupancy(uint64_t row) const {
+    return has_launch_config() ? At<float>(v_->gpu_occupancy, row) : -1.0f;
+  }
+  uint64_t device_count() const { return has_launch_config() ? v_->device_count : 0; }
+  const th_device& device(uint64_t i) const { return v_->devices[i]; }
+
   const th_trace_view& raw() const { return *v_; }
 
  private:
