@@ -1,0 +1,237 @@
+// gpu-efficiency: per device, GPU utilization, est. SM efficiency, est.
+// achieved occupancy and blocks per SM (the PyTorch profiler plugin's
+// definitions), and the same per kernel name.
+#include <tracehound/sdk.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using th::sdk::Context;
+using th::sdk::Declaration;
+
+struct Device {
+  int64_t rank = 0;
+  int32_t device = -1;
+  int32_t sms = 0;  // 0 = unknown
+  int64_t window_begin = INT64_MAX, window_end = INT64_MIN;
+  std::string window_source;
+  // Kernel rows of this device, clipped to the window.
+  std::vector<int64_t> begin, end;
+  double sm_weighted = 0, blocks_weighted = 0, occupancy_weighted = 0;
+  int64_t occupancy_ns = 0, kernel_ns = 0, kernels = 0, launch_config_ns = 0;
+};
+
+struct KernelAgg {
+  int64_t count = 0, total_ns = 0, config_ns = 0, occupancy_ns = 0;
+  double sm_weighted = 0, blocks_weighted = 0, occupancy_weighted = 0;
+};
+
+class GpuEfficiency final : public th::sdk::Plugin {
+ public:
+  static Declaration Declare() {
+    return Declaration("gpu-efficiency", "1.0.0", th::sdk::kAnalyzer,
+                       "GPU utilization, est. SM efficiency, est. achieved occupancy and blocks "
+                       "per SM, per device and per kernel")
+        .Reads({"events"})
+        .Publishes({"gpu_efficiency", "gpu_efficiency_kernels"})
+        .Option("window", "steps",
+                "time the ratios are taken over: steps (first ProfilerStep start to last "
+                "step end, as the PyTorch plugin; the kernel span when the trace has no "
+                "steps) or span (first to last kernel of the device)",
+                {"steps", "span"})
+        .Option("low_utilization_pct", 50.0, "report a device below this GPU utilization")
+        .Range(0, 100)
+        .Option("top_kernels", int64_t{20}, "rows of the per-kernel table")
+        .Min(1);
+  }
+
+  void Run(Context& ctx) override {
+    const bool use_steps = ctx.GetString("window") == "steps";
+    std::vector<Device> devices;
+    std::map<std::string, KernelAgg> kernels;
+    for (const auto& trace : ctx.traces()) {
+      std::map<int32_t, size_t> index;  // device id -> devices row
+      auto device_of = [&](int32_t id) -> Device& {
+        auto [it, fresh] = index.try_emplace(id, devices.size());
+        if (fresh) {
+          Device d;
+          d.rank = trace.rank();
+          d.device = id;
+          for (uint64_t i = 0; i < trace.device_count(); ++i)
+            if (trace.device(i).id == id) d.sms = trace.device(i).num_sms;
+          devices.push_back(d);
+        }
+        return devices[it->second];
+      };
+      int64_t steps_begin = INT64_MAX, steps_end = INT64_MIN;
+      for (uint64_t s = 0; s < trace.step_count(); ++s) {
+        steps_begin = std::min(steps_begin, trace.step(s).ts);
+        steps_end = std::max(steps_end, trace.step(s).ts + trace.step(s).dur);
+      }
+      const bool steps = use_steps && steps_begin < steps_end;
+      const size_t first = devices.size();
+      // Pass 1: windows per device.
+      for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
+        uint32_t e = trace.gpu_event(r);
+        if (trace.kind(e) != TH_EVENT_KERNEL) continue;
+        Device& d = device_of(trace.gpu_device(r));
+        d.window_begin = std::min(d.window_begin, trace.ts(e));
+        d.window_end = std::max(d.window_end, trace.end(e));
+      }
+      for (size_t i = first; i < devices.size(); ++i) {
+        if (steps) {
+          devices[i].window_begin = steps_begin;
+          devices[i].window_end = steps_end;
+          devices[i].window_source = "steps";
+        } else {
+          devices[i].window_source = "kernel span";
+        }
+      }
+      // Pass 2: kernels clipped to the window.
+      for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
+        uint32_t e = trace.gpu_event(r);
+        if (trace.kind(e) != TH_EVENT_KERNEL) continue;
+        Device& d = device_of(trace.gpu_device(r));
+        int64_t b = std::max(trace.ts(e), d.window_begin),
+                en = std::min(trace.end(e), d.window_end);
+        if (en <= b) continue;
+        const int64_t dur = en - b;
+        d.begin.push_back(b);
+        d.end.push_back(en);
+        d.kernel_ns += dur;
+        ++d.kernels;
+        KernelAgg& k = kernels[std::string(trace.name(e))];
+        ++k.count;
+        k.total_ns += dur;
+        const int64_t blocks = trace.gpu_blocks(r);
+        if (blocks > 0 && d.sms > 0) {
+          double per_sm = static_cast<double>(blocks) / d.sms;
+          d.sm_weighted += static_cast<double>(dur) * std::min(per_sm, 1.0);
+          d.blocks_weighted += static_cast<double>(dur) * per_sm;
+          d.launch_config_ns += dur;
+          k.sm_weighted += static_cast<double>(dur) * std::min(per_sm, 1.0);
+          k.blocks_weighted += static_cast<double>(dur) * per_sm;
+          k.config_ns += dur;
+        }
+        const float occ = trace.gpu_occupancy(r);
+        if (occ >= 0) {
+          d.occupancy_weighted += static_cast<double>(dur) * occ;
+          d.occupancy_ns += dur;
+          k.occupancy_weighted += static_cast<double>(dur) * occ;
+          k.occupancy_ns += dur;
+        }
+      }
+    }
+    // Busy time: the union of each device's kernel intervals.
+    std::vector<uint32_t> group;
+    std::vector<int64_t> begin, end;
+    for (uint32_t i = 0; i < devices.size(); ++i) {
+      group.insert(group.end(), devices[i].begin.size(), i);
+      begin.insert(begin.end(), devices[i].begin.begin(), devices[i].begin.end());
+      end.insert(end.end(), devices[i].end.begin(), devices[i].end.end());
+    }
+    std::vector<int64_t> busy = ctx.IntervalUnion(group, begin, end, devices.size());
+
+    const double low = ctx.GetDouble("low_utilization_pct");
+    std::vector<int64_t> t_rank, t_device, t_window, t_busy, t_kernels, t_sms;
+    std::vector<std::string> t_source;
+    std::vector<double> t_util, t_sm, t_occ, t_blocks;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const Device& d = devices[i];
+      const int64_t window = d.window_end > d.window_begin ? d.window_end - d.window_begin : 0;
+      const double util = window ? 100.0 * static_cast<double>(busy[i]) / window : 0;
+      // SM efficiency over the window (kernels without a launch config or
+      // devices without an SM count leave it unknown: -1).
+      const double sm = d.sms > 0 && d.launch_config_ns > 0 && window
+                            ? 100.0 * d.sm_weighted / static_cast<double>(window)
+                            : -1;
+      const double occ = d.occupancy_ns ? d.occupancy_weighted / d.occupancy_ns : -1;
+      const double blocks = d.launch_config_ns ? d.blocks_weighted / d.launch_config_ns : -1;
+      t_rank.push_back(d.rank);
+      t_device.push_back(d.device);
+      t_window.push_back(window);
+      t_source.push_back(d.window_source);
+      t_busy.push_back(busy[i]);
+      t_kernels.push_back(d.kernels);
+      t_sms.push_back(d.sms);
+      t_util.push_back(util);
+      t_sm.push_back(sm);
+      t_occ.push_back(occ);
+      t_blocks.push_back(blocks);
+      th::sdk::Scope scope;
+      scope.rank = d.rank;
+      scope.device = d.device;
+      ctx.Metric("gpu_utilization", util, "%", th::sdk::kMeasured, scope);
+      if (sm >= 0) ctx.Metric("est_sm_efficiency", sm, "%", th::sdk::kInferred, scope);
+      if (occ >= 0) ctx.Metric("est_achieved_occupancy", occ, "%", th::sdk::kInferred, scope);
+      if (window && util < low) {
+        ctx.Add(
+            th::sdk::Finding(th::sdk::P1, "GPU " + std::to_string(d.device) + " of rank " +
+                                              std::to_string(d.rank) + " is busy " + Percent(util) +
+                                              " of the " + d.window_source)
+                .What("No kernel runs on the device for most of the window; the GPU waits on "
+                      "the host, data loading or other ranks (see idle-launch, step-breakdown).")
+                .Suggest("Find what the host does in the gaps (idle-launch); overlap data "
+                         "loading, batch small kernels (CUDA graphs), or raise the batch size.")
+                .In(scope)
+                .Evidence("gpu_utilization", util, "%", th::sdk::kMeasured)
+                .Evidence("busy", static_cast<double>(busy[i]), "ns", th::sdk::kMeasured)
+                .Evidence("window", static_cast<double>(window), "ns", th::sdk::kMeasured));
+      }
+    }
+    ctx.Publish(th::sdk::Table("gpu_efficiency")
+                    .Int("rank", t_rank)
+                    .Int("device", t_device)
+                    .Text("window_source", t_source)
+                    .Int("window", t_window, "ns")
+                    .Int("busy", t_busy, "ns")
+                    .Int("kernels", t_kernels, "count")
+                    .Int("sms", t_sms, "count")
+                    .Real("gpu_utilization", t_util, "%")
+                    .Real("est_sm_efficiency", t_sm, "%")
+                    .Real("est_achieved_occupancy", t_occ, "%")
+                    .Real("blocks_per_sm", t_blocks, "blocks"));
+
+    // Per kernel name, by total time.
+    std::vector<std::pair<std::string, KernelAgg>> rows(kernels.begin(), kernels.end());
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return std::tie(b.second.total_ns, a.first) < std::tie(a.second.total_ns, b.first);
+    });
+    rows.resize(std::min<size_t>(rows.size(), static_cast<size_t>(ctx.GetInt("top_kernels"))));
+    std::vector<std::string> k_name;
+    std::vector<int64_t> k_count, k_total;
+    std::vector<double> k_sm, k_occ, k_blocks;
+    for (const auto& [name, k] : rows) {
+      k_name.push_back(name);
+      k_count.push_back(k.count);
+      k_total.push_back(k.total_ns);
+      k_sm.push_back(k.config_ns ? 100.0 * k.sm_weighted / k.config_ns : -1);
+      k_blocks.push_back(k.config_ns ? k.blocks_weighted / k.config_ns : -1);
+      k_occ.push_back(k.occupancy_ns ? k.occupancy_weighted / k.occupancy_ns : -1);
+    }
+    ctx.Publish(th::sdk::Table("gpu_efficiency_kernels")
+                    .Text("name", k_name)
+                    .Int("count", k_count, "count")
+                    .Int("total", k_total, "ns")
+                    .Real("est_sm_efficiency", k_sm, "%")
+                    .Real("est_achieved_occupancy", k_occ, "%")
+                    .Real("blocks_per_sm", k_blocks, "blocks"));
+  }
+
+ private:
+  static std::string Percent(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", v);
+    return buf;
+  }
+};
+
+}  // namespace
+
+TH_PLUGIN(GpuEfficiency)
