@@ -334,6 +334,15 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
   }
   v.device_count = devices->size();
   v.devices = devices->data();
+  const CollectiveArgsTable& ca = g.collective_args;
+  v.collective_count = ca.size();
+  v.collective_event = Column(ca.event.data(), ca.size(), TH_TYPE_U32);
+  v.collective_name = Column(ca.collective.data(), ca.size(), TH_TYPE_U32);
+  v.collective_dtype = Column(ca.dtype.data(), ca.size(), TH_TYPE_U32);
+  v.collective_group = Column(ca.group.data(), ca.size(), TH_TYPE_U32);
+  v.collective_in_nelems = Column(ca.in_nelems.data(), ca.size(), TH_TYPE_I64);
+  v.collective_out_nelems = Column(ca.out_nelems.data(), ca.size(), TH_TYPE_I64);
+  v.collective_group_size = Column(ca.group_size.data(), ca.size(), TH_TYPE_I32);
   return v;
 }
 

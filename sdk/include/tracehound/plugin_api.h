@@ -185,6 +185,17 @@ typedef struct th_trace_view {
   th_column gpu_occupancy;  /* F32 est. achieved occupancy % as recorded, -1 when absent */
   uint64_t device_count;
   const th_device* devices;
+  /* 1.2: collective metadata Kineto copies onto NCCL/RCCL kernels ("Collective
+   * name", "dtype", "Process Group Name", "In/Out msg nelems", "Group size"),
+   * one row per kernel that carries it, rows in event order. */
+  uint64_t collective_count;
+  th_column collective_event;      /* U32 event index */
+  th_column collective_name;       /* U32 string id, e.g. "allreduce" */
+  th_column collective_dtype;      /* U32 string id, e.g. "Float" */
+  th_column collective_group;      /* U32 string id of the process group name, e.g. "0" */
+  th_column collective_in_nelems;  /* I64 */
+  th_column collective_out_nelems; /* I64 */
+  th_column collective_group_size; /* I32 */
 } th_trace_view;
 
 typedef struct th_option_value {

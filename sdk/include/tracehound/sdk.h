@@ -156,9 +156,35 @@ class Trace {
   uint64_t device_count() const { return has_launch_config() ? v_->device_count : 0; }
   const th_device& device(uint64_t i) const { return v_->devices[i]; }
 
+  // Collective metadata of NCCL/RCCL kernels (ABI 1.2; none from an older host).
+  // Rows are in event order; names are Kineto's ("allreduce", "Float", "0").
+  uint64_t collective_count() const { return HasCollectives() ? v_->collective_count : 0; }
+  uint32_t collective_event(uint64_t row) const { return At<uint32_t>(v_->collective_event, row); }
+  std::string_view collective_name(uint64_t row) const {
+    return String(At<uint32_t>(v_->collective_name, row));
+  }
+  std::string_view collective_dtype(uint64_t row) const {
+    return String(At<uint32_t>(v_->collective_dtype, row));
+  }
+  std::string_view collective_group(uint64_t row) const {
+    return String(At<uint32_t>(v_->collective_group, row));
+  }
+  int64_t collective_in_nelems(uint64_t row) const {
+    return At<int64_t>(v_->collective_in_nelems, row);
+  }
+  int64_t collective_out_nelems(uint64_t row) const {
+    return At<int64_t>(v_->collective_out_nelems, row);
+  }
+  int32_t collective_group_size(uint64_t row) const {
+    return At<int32_t>(v_->collective_group_size, row);
+  }
+
   const th_trace_view& raw() const { return *v_; }
 
  private:
+  bool HasCollectives() const {
+    return v_->struct_size >= offsetof(th_trace_view, collective_group_size) + sizeof(th_column);
+  }
   bool HasHlo() const {
     return v_->struct_size >= offsetof(th_trace_view, gpu_hlo_match) + sizeof(th_column);
   }
