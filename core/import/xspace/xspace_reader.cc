@@ -61,26 +61,35 @@ bool StatIdFits(uint64_t v) {
   return nullptr;
 }
 
+// The 7-bit groups of 8 varint bytes (continuation bits cleared) gathered
+// into 56 bits with three shifts.
+[[gnu::always_inline]] inline uint64_t Gather7(uint64_t x) {
+  x &= 0x7F7F7F7F7F7F7F7Full;
+  x = ((x & 0x7F007F007F007F00ull) >> 1) | (x & 0x007F007F007F007Full);
+  x = ((x & 0x3FFF00003FFF0000ull) >> 2) | (x & 0x00003FFF00003FFFull);
+  return ((x & 0x0FFFFFFF00000000ull) >> 4) | (x & 0x000000000FFFFFFFull);
+}
+
 // The same, where 8 bytes at p can be loaded (they may run past `end` but not
-// past the buffer): the terminating byte is found with one mask and the 7-bit
-// groups gathered with three shifts, without a branch per byte.
+// past the buffer): the terminating byte is found with one mask, without a
+// branch per byte.
 [[gnu::always_inline]] inline const uint8_t* VarintWide(const uint8_t* p, const uint8_t* end,
                                                         uint64_t* out) {
   uint64_t x;
   std::memcpy(&x, p, 8);  // little-endian hosts only (x86-64, arm64)
   const uint64_t stops = ~x & 0x8080808080808080ull;
-  if (stops == 0) [[unlikely]]
-    return VarintBytewise(p, end, out);         // 9 or 10 bytes (or more: an error)
+  if (stops == 0) [[unlikely]] {  // 9 bytes (10 or more: the bytewise decoder)
+    if (end - p >= 9 && p[8] < 0x80) {
+      *out = Gather7(x) | (uint64_t{p[8]} << 56);
+      return p + 9;
+    }
+    return VarintBytewise(p, end, out);
+  }
   const int last_bit = __builtin_ctzll(stops);  // top bit of the last byte
   const size_t len = static_cast<size_t>(last_bit >> 3) + 1;
   if (len > static_cast<size_t>(end - p)) [[unlikely]]
     return nullptr;
-  x &= (uint64_t{2} << last_bit) - 1;  // (2 << 63) wraps to 0: all bits
-  x &= 0x7F7F7F7F7F7F7F7Full;
-  x = ((x & 0x7F007F007F007F00ull) >> 1) | (x & 0x007F007F007F007Full);
-  x = ((x & 0x3FFF00003FFF0000ull) >> 2) | (x & 0x00003FFF00003FFFull);
-  x = ((x & 0x0FFFFFFF00000000ull) >> 4) | (x & 0x000000000FFFFFFFull);
-  *out = x;
+  *out = Gather7(x & ((uint64_t{2} << last_bit) - 1));  // (2 << 63) wraps to 0: all bits
   return p + len;
 }
 
@@ -128,6 +137,7 @@ class Decoder : public MessageDecoder {
   }
 
   void Reserve(const uint8_t* line, const uint8_t* line_end, Line* ln, Plane* pl);
+  void Regrow(const uint8_t* line, const uint8_t* at, const uint8_t* line_end, Line* ln, Plane* pl);
   size_t CountStats(const uint8_t* p, const uint8_t* end) const;
   static StatStr Store(Plane* pl, std::string_view s) {
     if (!pl->string_values) pl->string_values = std::make_shared<std::deque<std::string>>();
@@ -313,17 +323,50 @@ void Decoder::Reserve(const uint8_t* line, const uint8_t* line_end, Line* ln, Pl
   AdviseHugePages(stats.data() + stats.size(), (stats.capacity() - stats.size()) * sizeof(Stat));
 }
 
+// When a line's events or the plane's stats fill what Reserve guessed, grow
+// to what the bytes decoded so far project for the rest (instead of doubling).
+void Decoder::Regrow(const uint8_t* line, const uint8_t* at, const uint8_t* line_end, Line* ln,
+                     Plane* pl) {
+  std::vector<Event>& events = ln->events;
+  if (events.size() == events.capacity()) {
+    const double per_byte =
+        at > line ? static_cast<double>(events.size()) / static_cast<double>(at - line) : 0.0;
+    size_t want = events.size() +
+                  static_cast<size_t>(per_byte * static_cast<double>(line_end - at) * 1.05) + 16;
+    want = std::max(want, events.capacity() + events.capacity() / 4);
+    events.reserve(want);
+    AdviseHugePages(events.data() + events.size(),
+                    (events.capacity() - events.size()) * sizeof(Event));
+  }
+  std::vector<Stat>& stats = pl->event_stats;
+  if (stats.capacity() - stats.size() < 1024) {
+    const size_t seen = plane_event_bytes_ + static_cast<size_t>(at - line);
+    const double per_byte =
+        seen ? static_cast<double>(stats.size()) / static_cast<double>(seen) : 0.0;
+    size_t want = stats.size() +
+                  static_cast<size_t>(per_byte * static_cast<double>(plane_end_ - at) * 1.05) +
+                  1024;
+    want = std::max(want, stats.capacity() + stats.capacity() / 4);
+    stats.reserve(want);
+    AdviseHugePages(stats.data() + stats.size(), (stats.capacity() - stats.size()) * sizeof(Stat));
+  }
+}
+
 bool Decoder::ParseLine(std::string_view msg, Line* ln, Plane* pl) {
   const uint8_t* p = U(msg.data());
   const uint8_t* const end = p + msg.size();
+  const uint8_t* const line = p;
   Reserve(p, end, ln, pl);
-  plane_event_bytes_ += msg.size();
   std::vector<Event>& events = ln->events;
+  std::vector<Stat>& stats = pl->event_stats;
   while (p < end) {
     if (*p == 0x22 && fast_) {  // an event (field 4, length-delimited): the hot path
       uint64_t len;
       const uint8_t* q = Varint(p + 1, end, &len);
       if (q && len <= static_cast<uint64_t>(end - q)) [[likely]] {
+        if (events.size() == events.capacity() || stats.capacity() - stats.size() < 1024)
+            [[unlikely]]
+          Regrow(line, p, end, ln, pl);
         const size_t i = events.size(), stats_begin = pl->event_stats.size();
         Event& ev = events.emplace_back();  // (filled in place: no copy through the stack)
         if (!FastEvent(q, q + len, &ev, stats_begin, pl)) [[unlikely]] {
@@ -376,6 +419,7 @@ bool Decoder::ParseLine(std::string_view msg, Line* ln, Plane* pl) {
     }
     ++unknown_;
   }
+  plane_event_bytes_ += msg.size();
   return true;
 }
 

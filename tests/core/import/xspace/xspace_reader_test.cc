@@ -530,6 +530,23 @@ TEST(XSpaceReaderTest, FastPathAgreesWithStrictDecoderOnOddEncodings) {
   EXPECT_EQ(us[1].kind, StatKind::kBytes);
   EXPECT_EQ(us[1].str, std::string_view("\xFF\x00\x01", 3));
 
+  // Varints of every length (1 to 10 bytes), in the middle of the buffer and
+  // ending at its last byte, and cut short by the end of their message.
+  for (int bits = 0; bits < 64; ++bits) {
+    for (uint64_t v : {uint64_t{1} << bits, (uint64_t{1} << bits) - 1}) {
+      std::string e, last;
+      VarintField(&e, 2, v);
+      VarintField(&e, 3, v);
+      VarintField(&last, 3, v);
+      auto r = ReadBoth(OneLineSpace({e, last}));
+      ASSERT_TRUE(r.ok()) << v;
+      EXPECT_EQ(static_cast<uint64_t>(r->planes[0].lines[0].events[0].offset_ps), v);
+      EXPECT_EQ(static_cast<uint64_t>(r->planes[0].lines[0].events[1].duration_ps), v);
+      std::string cut = e.substr(0, e.size() - 1);  // the last varint loses its last byte
+      EXPECT_FALSE(ReadBoth(OneLineSpace({cut, last})).ok()) << v;
+    }
+  }
+
   // Errors inside events: both decoders report the same offset and path.
   std::string too_long = canonical;
   too_long +=
