@@ -46,6 +46,9 @@ struct HloInstruction {
   std::vector<int64_t> operand_ids;             // ids of instructions (same module)
   std::vector<int64_t> called_computation_ids;  // ids of computations (fusion bodies, ...)
   std::string fusion_kind;                      // "kLoop", "kInput", ... ("" when unset)
+  int64_t parameter_number = -1;                // parameter only
+  int64_t tuple_index = -1;                     // get-tuple-element only
+  std::vector<int64_t> dimensions;              // transpose perm, reduce/broadcast dims
   std::string custom_call_target;               // custom-call only
   std::string backend_config;                   // raw bytes (JSON text on GPU)
   HloMetadata metadata;

@@ -37,6 +37,13 @@ void XlaData::BuildIndex(StringPool* strings) {
     c.op_name.push_back(strings->Intern(ins.metadata.op_name));
     c.source_file.push_back(strings->Intern(ins.metadata.source_file));
     c.source_line.push_back(ins.metadata.source_line);
+    c.custom_call_target.push_back(strings->Intern(ins.custom_call_target));
+    c.fusion_kind.push_back(strings->Intern(ins.fusion_kind));
+    const hlo::HloComputation& comp = index->computation_of(f);
+    c.computation.push_back(strings->Intern(comp.name));
+    c.parameter_number.push_back(static_cast<int32_t>(ins.parameter_number));
+    c.tuple_index.push_back(static_cast<int32_t>(ins.tuple_index));
+    c.in_entry.push_back(&comp == index->module_of(f).EntryComputation());
     c.caller.push_back(index->caller(f));
     for (uint32_t o : index->operands(f)) c.operands.push_back(o);
     c.operand_offsets.push_back(static_cast<uint32_t>(c.operands.size()));

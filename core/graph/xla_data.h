@@ -34,7 +34,10 @@ struct HloColumns {
   std::vector<uint32_t> module;       // per instruction: module index
   std::vector<StringId> name, opcode, shape, op_name, source_file;
   std::vector<int32_t> source_line;
-  std::vector<uint32_t> caller;  // fusion/call instruction of its computation, or none
+  std::vector<StringId> custom_call_target, fusion_kind, computation;  // computation: its name
+  std::vector<int32_t> parameter_number, tuple_index;                  // -1 when not one
+  std::vector<uint8_t> in_entry;  // 1 when the instruction is in its module's entry computation
+  std::vector<uint32_t> caller;   // fusion/call instruction of its computation, or none
   std::vector<uint32_t> operand_offsets, operands, user_offsets, users;  // CSR
 };
 

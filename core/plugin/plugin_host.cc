@@ -16,6 +16,7 @@ static_assert(static_cast<int>(EventKind::kKernel) == TH_EVENT_KERNEL);
 static_assert(static_cast<int>(EventKind::kCounter) == TH_EVENT_COUNTER);
 static_assert(static_cast<int>(EdgeKind::kLaunch) == TH_EDGE_LAUNCH);
 static_assert(static_cast<int>(EdgeKind::kFlow) == TH_EDGE_FLOW);
+static_assert(kNoValue == INT64_MIN);  // absent memory totals, as plugin_api.h says
 
 // Per-run state behind the host table's `ctx`.
 struct RunState {
@@ -343,6 +344,21 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
   v.collective_in_nelems = Column(ca.in_nelems.data(), ca.size(), TH_TYPE_I64);
   v.collective_out_nelems = Column(ca.out_nelems.data(), ca.size(), TH_TYPE_I64);
   v.collective_group_size = Column(ca.group_size.data(), ca.size(), TH_TYPE_I32);
+  const MemoryArgsTable& ma = g.memory_args;
+  v.memory_count = ma.size();
+  v.memory_event = Column(ma.event.data(), ma.size(), TH_TYPE_U32);
+  v.memory_device_type = Column(ma.device_type.data(), ma.size(), TH_TYPE_I8);
+  v.memory_device_id = Column(ma.device_id.data(), ma.size(), TH_TYPE_I16);
+  v.memory_addr = Column(ma.addr.data(), ma.size(), TH_TYPE_I64);
+  v.memory_bytes = Column(ma.bytes.data(), ma.size(), TH_TYPE_I64);
+  v.memory_total_allocated = Column(ma.total_allocated.data(), ma.size(), TH_TYPE_I64);
+  v.memory_total_reserved = Column(ma.total_reserved.data(), ma.size(), TH_TYPE_I64);
+  v.hlo_custom_call_target = Column(h.custom_call_target.data(), n, TH_TYPE_U32);
+  v.hlo_fusion_kind = Column(h.fusion_kind.data(), n, TH_TYPE_U32);
+  v.hlo_computation = Column(h.computation.data(), n, TH_TYPE_U32);
+  v.hlo_parameter_number = Column(h.parameter_number.data(), n, TH_TYPE_I32);
+  v.hlo_tuple_index = Column(h.tuple_index.data(), n, TH_TYPE_I32);
+  v.hlo_in_entry = Column(h.in_entry.data(), n, TH_TYPE_U8);
   return v;
 }
 

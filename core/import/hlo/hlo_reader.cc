@@ -239,7 +239,21 @@ bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
           break;
       }
     }
-    if (f.number == 35 && f.wire_type == kVarint) {
+    if (f.number == 9 && f.wire_type == kVarint) {
+      ins->parameter_number = S64(f.value);
+    } else if (f.number == 13 && f.wire_type == kVarint) {
+      ins->tuple_index = S64(f.value);
+    } else if (f.number == 14) {
+      // Not decoded by the oracle: a malformed payload does not fail the read.
+      if (f.wire_type == kVarint) {
+        ins->dimensions.push_back(S64(f.value));
+      } else if (f.wire_type == kLengthDelimited) {
+        WireReader sub = Reader(f.bytes);
+        if (!sub.ForEachPackedVarint(f.bytes,
+                                     [ins](uint64_t v) { ins->dimensions.push_back(S64(v)); }))
+          ins->lenient_decode_failed = true;
+      }
+    } else if (f.number == 35 && f.wire_type == kVarint) {
       ins->id = S64(f.value);
       ins->has_id = true;
     } else if (f.number == 36) {

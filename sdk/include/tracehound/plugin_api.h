@@ -45,7 +45,9 @@ typedef enum th_value_type {
   TH_TYPE_U16 = 5,
   TH_TYPE_U8 = 6,
   TH_TYPE_I32 = 7,
-  TH_TYPE_F32 = 8
+  TH_TYPE_F32 = 8,
+  TH_TYPE_I8 = 9, /* 1.2 */
+  TH_TYPE_I16 = 10
 } th_value_type;
 
 /* How a number was obtained: measured from the trace, read from a spec or
@@ -196,6 +198,25 @@ typedef struct th_trace_view {
   th_column collective_in_nelems;  /* I64 */
   th_column collective_out_nelems; /* I64 */
   th_column collective_group_size; /* I32 */
+  /* 1.2: allocator events ([memory] and [OutOfMemory], PyTorch profile_memory=True;
+   * kind() of the event tells them apart), one row per event, rows in event order
+   * (an event's args_row is its row). Absent values: device -1, addr 0, totals
+   * INT64_MIN. */
+  uint64_t memory_count;
+  th_column memory_event;           /* U32 event index */
+  th_column memory_device_type;     /* I8 c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP, ... */
+  th_column memory_device_id;       /* I16 */
+  th_column memory_addr;            /* I64 */
+  th_column memory_bytes;           /* I64, negative = free */
+  th_column memory_total_allocated; /* I64 bytes allocated after the event */
+  th_column memory_total_reserved;  /* I64 bytes reserved by the caching allocator */
+  /* 1.2: more HLO instruction columns (hlo_instruction_count rows). */
+  th_column hlo_custom_call_target; /* U32 string id ("" unless custom-call) */
+  th_column hlo_fusion_kind;        /* U32 string id: kLoop, kInput, kOutput, kCustom or "" */
+  th_column hlo_computation;        /* U32 string id of the computation's name */
+  th_column hlo_parameter_number;   /* I32, -1 unless a parameter */
+  th_column hlo_tuple_index;        /* I32, -1 unless a get-tuple-element */
+  th_column hlo_in_entry;           /* U8, 1 in the module's entry computation */
 } th_trace_view;
 
 typedef struct th_option_value {

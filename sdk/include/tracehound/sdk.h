@@ -44,6 +44,7 @@ inline constexpr th_severity P0 = TH_P0;
 inline constexpr th_severity P1 = TH_P1;
 inline constexpr th_severity P2 = TH_P2;
 inline constexpr uint32_t kNoRow = 0xFFFFFFFFu;
+inline constexpr int64_t kNoValue = INT64_MIN;  // an absent number in a column
 
 struct Scope {
   int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;
@@ -118,6 +119,24 @@ class Trace {
   std::span<const uint32_t> hlo_users(uint32_t i) const {
     return Csr(v_->hlo_user_offsets, v_->hlo_users, i);
   }
+  std::string_view hlo_custom_call_target(uint32_t i) const {
+    return HasHloDetail() ? String(At<uint32_t>(v_->hlo_custom_call_target, i)) : "";
+  }
+  std::string_view hlo_fusion_kind(uint32_t i) const {
+    return HasHloDetail() ? String(At<uint32_t>(v_->hlo_fusion_kind, i)) : "";
+  }
+  std::string_view hlo_computation(uint32_t i) const {
+    return HasHloDetail() ? String(At<uint32_t>(v_->hlo_computation, i)) : "";
+  }
+  int32_t hlo_parameter_number(uint32_t i) const {
+    return HasHloDetail() ? At<int32_t>(v_->hlo_parameter_number, i) : -1;
+  }
+  int32_t hlo_tuple_index(uint32_t i) const {
+    return HasHloDetail() ? At<int32_t>(v_->hlo_tuple_index, i) : -1;
+  }
+  bool hlo_in_entry(uint32_t i) const {
+    return HasHloDetail() && At<uint8_t>(v_->hlo_in_entry, i) != 0;
+  }
   // Per GPU activity row (gpu_args): its instruction (kNoRow) and TH_HLO_MATCH_*.
   bool attributed() const { return HasHlo() && v_->gpu_hlo_match.length > 0; }
   uint32_t gpu_hlo_instruction(uint64_t row) const {
@@ -179,14 +198,39 @@ class Trace {
     return At<int32_t>(v_->collective_group_size, row);
   }
 
+  // Allocator events, [memory] and [OutOfMemory] (ABI 1.2; none from an older
+  // host). Rows in event order; absent values: device -1, addr 0, totals kNoValue.
+  uint64_t memory_count() const { return HasMemory() ? v_->memory_count : 0; }
+  uint32_t memory_event(uint64_t row) const { return At<uint32_t>(v_->memory_event, row); }
+  int32_t memory_device_type(uint64_t row) const {  // c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP
+    return At<int8_t>(v_->memory_device_type, row);
+  }
+  int32_t memory_device_id(uint64_t row) const { return At<int16_t>(v_->memory_device_id, row); }
+  int64_t memory_addr(uint64_t row) const { return At<int64_t>(v_->memory_addr, row); }
+  int64_t memory_bytes(uint64_t row) const {  // negative = free
+    return At<int64_t>(v_->memory_bytes, row);
+  }
+  int64_t memory_total_allocated(uint64_t row) const {
+    return At<int64_t>(v_->memory_total_allocated, row);
+  }
+  int64_t memory_total_reserved(uint64_t row) const {
+    return At<int64_t>(v_->memory_total_reserved, row);
+  }
+
   const th_trace_view& raw() const { return *v_; }
 
  private:
+  bool HasMemory() const {
+    return v_->struct_size >= offsetof(th_trace_view, memory_total_reserved) + sizeof(th_column);
+  }
   bool HasCollectives() const {
     return v_->struct_size >= offsetof(th_trace_view, collective_group_size) + sizeof(th_column);
   }
   bool HasHlo() const {
     return v_->struct_size >= offsetof(th_trace_view, gpu_hlo_match) + sizeof(th_column);
+  }
+  bool HasHloDetail() const {
+    return v_->struct_size >= offsetof(th_trace_view, hlo_in_entry) + sizeof(th_column);
   }
   static std::span<const uint32_t> Csr(const th_column& offsets, const th_column& rows,
                                        uint32_t i) {
