@@ -282,9 +282,13 @@ bool Decoder::ParseComputation(std::string_view msg, HloComputation* c) {
       if (!String(f.bytes, &c->name)) return false;
     } else if (f.number == 2 && f.wire_type == kLengthDelimited) {
       c->instructions.emplace_back();
-      if (!ParseInstruction(f.bytes, &c->instructions.back())) {
+      HloInstruction& ins = c->instructions.back();
+      if (!ParseInstruction(f.bytes, &ins)) {
         return Prepend("instructions", c->instructions.size() - 1);
       }
+      // proto3 leaves a zero out of the wire: parameter 0, tuple index 0.
+      if (ins.opcode == "parameter" && ins.parameter_number < 0) ins.parameter_number = 0;
+      if (ins.opcode == "get-tuple-element" && ins.tuple_index < 0) ins.tuple_index = 0;
     } else if (f.number == 5 && f.wire_type == kVarint) {
       c->id = S64(f.value);
       c->has_id = true;
