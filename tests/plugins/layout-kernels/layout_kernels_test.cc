@@ -1,0 +1,60 @@
+// layout-kernels on a PyTorch trace written by the test: copy and dtype-cast
+// kernels next to a GEMM are reported with the outermost aten op and the
+// Python frame; one away from any GEMM is not.
+#include <gtest/gtest.h>
+
+#include "core/import/trace_loader.h"
+#include "core/plugin/plugin_host.h"
+#include "core/plugin/plugin_loader.h"
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+constexpr const char* kTrace = R"({"traceEvents": [
+ {"ph": "X", "cat": "python_function", "name": "model.py(10): forward", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::contiguous", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::clone", "pid": 1, "tid": 1, "ts": 105, "dur": 90},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 110, "dur": 80},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 120, "dur": 10, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 400, "dur": 100},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 410, "dur": 10, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 600, "dur": 100},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::_to_copy", "pid": 1, "tid": 1, "ts": 605, "dur": 90},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 610, "dur": 10, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::contiguous", "pid": 1, "tid": 1, "ts": 1500, "dur": 100},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1510, "dur": 10, "args": {"correlation": 4}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1700, "dur": 10, "args": {"correlation": 5}},
+ {"ph": "X", "cat": "kernel", "name": "direct_copy_kernel_cuda", "pid": 0, "tid": 7, "ts": 300, "dur": 20, "args": {"correlation": 1, "device": 0, "stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 330, "dur": 100, "args": {"correlation": 2, "device": 0, "stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "unrolled_elementwise_kernel<copy>", "pid": 0, "tid": 7, "ts": 450, "dur": 10, "args": {"correlation": 3, "device": 0, "stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "direct_copy_kernel_cuda", "pid": 0, "tid": 7, "ts": 2000, "dur": 10, "args": {"correlation": 4, "device": 0, "stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "relu_kernel", "pid": 0, "tid": 7, "ts": 2100, "dur": 10, "args": {"correlation": 5, "device": 0, "stream": 7}}
+]})";
+
+TEST(LayoutKernels, NextToGemmWithTheirAtenOpAndPythonFrame) {
+  auto set = LoadTraceSet({testing::WriteTempFile("layout_kernels.json", kTrace)}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_layout_kernels.so");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  PluginResults r;
+  ASSERT_TRUE(RunPlugin(**plugin, *set, {}, &r).ok());
+  const DerivedTable& t = r.tables.at("layout_kernels");
+  ASSERT_EQ(t.rows, 2u);  // the copy far from the GEMM is not there
+  const auto& op = std::get<std::vector<std::string>>(t.Find("aten_op")->values);
+  const auto& kind = std::get<std::vector<std::string>>(t.Find("kind")->values);
+  const auto& ns = std::get<std::vector<int64_t>>(t.Find("gpu_time")->values);
+  const auto& python = std::get<std::vector<std::string>>(t.Find("python")->values);
+  const auto& share = std::get<std::vector<double>>(t.Find("share")->values);
+  EXPECT_EQ(op[0], "aten::contiguous");  // 20 µs first
+  EXPECT_EQ(kind[0], "contiguous");
+  EXPECT_EQ(ns[0], 20000);
+  EXPECT_EQ(python[0], "model.py(10): forward");
+  EXPECT_DOUBLE_EQ(share[0], 100.0 * 20 / 150);  // of all GPU time (150 µs)
+  EXPECT_EQ(op[1], "aten::to");
+  EXPECT_EQ(kind[1], "dtype-cast");
+  EXPECT_EQ(r.findings.size(), 2u);
+}
+
+}  // namespace
+}  // namespace th
