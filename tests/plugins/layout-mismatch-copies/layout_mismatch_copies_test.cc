@@ -100,7 +100,7 @@ struct Outcome {
 };
 
 Outcome RunOn(const std::vector<testing::StatSpec>& copy2_kernel_stats,
-          std::map<std::string, OptionValue> options = {}) {
+              std::map<std::string, OptionValue> options = {}) {
   testing::XSpaceBuilder b;
   b.EmbedHlo(Module());
   auto* gpu = b.AddPlane(0, "/device:GPU:0");
@@ -122,8 +122,8 @@ Outcome RunOn(const std::vector<testing::StatSpec>& copy2_kernel_stats,
 
 TEST(LayoutMismatchCopies, FlagsSandwichedLayoutChangesOnly) {
   Outcome r = RunOn({{"hlo_op", std::string("copy.2")},
-                 {"hlo_module", std::string("jit_layouts")},
-                 {"program_id", int64_t{21}}});
+                     {"hlo_module", std::string("jit_layouts")},
+                     {"program_id", int64_t{21}}});
   EXPECT_EQ(r.metrics["copies"], 6);
   EXPECT_EQ(r.metrics["copies_layout_changing"], 5);  // all but copy.5
   EXPECT_EQ(r.metrics["copies_same_layout"], 1);
