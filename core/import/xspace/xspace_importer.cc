@@ -124,6 +124,7 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
   kineto::ParsedChunk chunk;
   kineto::GraphBuilder builder(trace.get());
   int64_t rounded = 0;
+  int64_t profile_start_ns = 0, max_line_timestamp = 0;
   const StringId kernel_cat = tables.Intern("kernel"), host_cat = tables.Intern("host"),
                  device_cat = tables.Intern("device");
 
@@ -270,8 +271,23 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
         }
       }
     }
+    // The capture's wall-clock anchor (formats.md §1.3): JAX/TF rewrite line
+    // timestamps relative to the session start, which this plane records.
+    if (plane.name == "Task Environment") {
+      for (const Stat& st : plane.stats) {
+        if (plane.StatName(st.metadata_id) == "profile_start_time" &&
+            (st.kind == StatKind::kUint64 || st.kind == StatKind::kInt64) && st.raw > 0)
+          profile_start_ns = static_cast<int64_t>(st.raw);
+      }
+    }
+    for (const Line& line : plane.lines)
+      max_line_timestamp = std::max(max_line_timestamp, line.timestamp_ns);
     trace->info.planes.push_back(std::move(summary));
   }
+  // Relative line origins (all below ~1e18 ns, i.e. not epoch) take the
+  // session start as their base.
+  if (profile_start_ns > 0 && max_line_timestamp < 1'000'000'000'000'000'000LL)
+    trace->info.base_time_ns = profile_start_ns;
   // GPU captures hold only stream lines: derive Steps / XLA Modules / XLA Ops.
   int64_t derived = 0;
   for (const Plane& plane : data->planes) {

@@ -100,6 +100,14 @@ TEST_P(XSpaceImport, MatchesOracle) {
     EXPECT_EQ(s.kernels.count, gpu_kernel_events);
   }
   EXPECT_EQ(t.trust.Count("kernel with no launch event inside the capture window"), 0);
+  // Relative line origins take the Task Environment's profile_start_time as base.
+  bool task_environment = false;
+  for (const PlaneSummary& p : t.info.planes) task_environment |= p.name == "Task Environment";
+  if (task_environment) {
+    ASSERT_TRUE(t.info.base_time_ns.has_value());
+    EXPECT_GT(*t.info.base_time_ns, 1'577'836'800'000'000'000LL);  // after 2020-01-01
+    EXPECT_LT(*t.info.base_time_ns, 1'893'456'000'000'000'000LL);  // before 2030-01-01
+  }
   EXPECT_LE(s.kernels_with_launch, s.kernels.count);
 }
 
