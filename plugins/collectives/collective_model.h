@@ -1,0 +1,384 @@
+// Collectives of a trace set as the timeline analyzers see them, header-only
+// so that `collectives`, `stragglers` and `overlap` each stand alone as a
+// library (they include this file; nothing of the host):
+//
+// - which events are collectives: NCCL/RCCL kernels on GPU streams (name
+//   contains "nccl"/"rccl", any case, or the kernel carries Kineto's collective
+//   metadata) and gloo's CPU collectives (`gloo:*` annotations on the worker
+//   thread; the `c10d::` op on the caller thread only enqueues them);
+// - what they are: collective, NCCL algorithm/protocol from the kernel name,
+//   dtype, process group, message size (nelems x dtype size), group size;
+// - which ProfilerStep they belong to (the step holding their launch);
+// - which instances on different ranks are the same collective (MatchAcrossRanks).
+#pragma once
+
+#include <tracehound/sdk.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace th::collectives {
+
+inline constexpr int64_t kNoStep = std::numeric_limits<int64_t>::min();
+inline constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+
+inline std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+inline bool Contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+// The rule stream-budget and kernel-stats use for communication kernels.
+inline bool IsCommName(std::string_view name) {
+  std::string l = Lower(name);
+  return Contains(l, "nccl") || Contains(l, "rccl");
+}
+
+// IsCommName per string id of one trace, computed once per distinct name.
+class CommNames {
+ public:
+  explicit CommNames(const th::sdk::Trace& t) : t_(t) {}
+  bool operator()(uint64_t event) {
+    const uint32_t id = t_.name_id(event);
+    auto [it, fresh] = known_.try_emplace(id, false);
+    if (fresh) it->second = IsCommName(t_.String(id));
+    return it->second;
+  }
+
+ private:
+  const th::sdk::Trace& t_;
+  std::unordered_map<uint32_t, bool> known_;
+};
+
+// "all_reduce", "AllReduce", "_allgather_base", "reduce_scatter_tensor" ->
+// allreduce, allgather, reducescatter, ...; unknown names lower-cased.
+inline std::string NormalizeCollective(std::string_view raw) {
+  std::string s;
+  for (char c : Lower(raw))
+    if (c != '_' && c != ' ') s += c;
+  static const char* const kKnown[] = {"allreduce", "allgather", "reducescatter", "alltoall",
+                                       "broadcast", "sendrecv",  "barrier",       "gather",
+                                       "scatter",   "reduce",    "send",          "recv"};
+  for (const char* k : kKnown)
+    if (Contains(s, k)) return k;
+  return s;
+}
+
+// What an NCCL/RCCL kernel name says: "ncclKernel_AllReduce_RING_LL_Sum_float(...)"
+// -> collective allreduce, algorithm RING_LL, dtype float. Newer NCCL names
+// ("ncclDevKernel_Generic_1") carry no algorithm: it stays empty.
+struct NcclName {
+  std::string collective, algorithm, dtype;
+};
+
+inline NcclName ParseNcclKernelName(std::string_view name) {
+  NcclName out;
+  size_t k = name.find("Kernel_");
+  if (k == std::string_view::npos) return out;
+  std::string_view rest = name.substr(k + 7);
+  rest = rest.substr(0, rest.find('('));
+  std::vector<std::string_view> parts;
+  while (!rest.empty()) {
+    size_t u = rest.find('_');
+    parts.push_back(rest.substr(0, u));
+    if (u == std::string_view::npos) break;
+    rest = rest.substr(u + 1);
+  }
+  if (parts.empty()) return out;
+  if (parts[0] != "Generic") out.collective = NormalizeCollective(parts[0]);
+  for (size_t p = 1; p < parts.size(); ++p) {
+    if (parts[p] == "LL" || parts[p] == "LL128" || parts[p] == "SIMPLE") {
+      for (size_t q = 1; q <= p; ++q) out.algorithm += (q > 1 ? "_" : "") + std::string(parts[q]);
+      // <op>_<algo...>_<proto>_<redop>_<dtype>; dtypes may hold '_' (int8_t, __nv_bfloat16).
+      if (p + 2 < parts.size()) {
+        std::string dtype;
+        for (size_t q = p + 2; q < parts.size(); ++q)
+          dtype += (q > p + 2 ? "_" : "") + std::string(parts[q]);
+        out.dtype = dtype;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+// Bytes per element of a Kineto dtype ("Float", "BFloat16": c10 ScalarType
+// names) or an NCCL kernel dtype ("float", "int8_t", "__nv_bfloat16"); 0 when
+// unknown.
+inline int DtypeBytes(std::string_view dtype) {
+  std::string d = Lower(dtype);
+  while (!d.empty() && d[0] == '_') d.erase(0, 1);
+  static const std::pair<const char*, int> kSizes[] = {{"float", 4},
+                                                       {"float32", 4},
+                                                       {"double", 8},
+                                                       {"float64", 8},
+                                                       {"half", 2},
+                                                       {"float16", 2},
+                                                       {"bfloat16", 2},
+                                                       {"nv_bfloat16", 2},
+                                                       {"byte", 1},
+                                                       {"char", 1},
+                                                       {"bool", 1},
+                                                       {"int8_t", 1},
+                                                       {"uint8_t", 1},
+                                                       {"int8", 1},
+                                                       {"uint8", 1},
+                                                       {"short", 2},
+                                                       {"int16", 2},
+                                                       {"uint16", 2},
+                                                       {"int", 4},
+                                                       {"int32", 4},
+                                                       {"int32_t", 4},
+                                                       {"uint32", 4},
+                                                       {"uint32_t", 4},
+                                                       {"long", 8},
+                                                       {"int64", 8},
+                                                       {"int64_t", 8},
+                                                       {"uint64", 8},
+                                                       {"uint64_t", 8},
+                                                       {"complexhalf", 4},
+                                                       {"complexfloat", 8},
+                                                       {"complexdouble", 16},
+                                                       {"float8_e4m3fn", 1},
+                                                       {"float8_e5m2", 1},
+                                                       {"float8_e4m3fnuz", 1},
+                                                       {"float8_e5m2fnuz", 1},
+                                                       {"nv_fp8_e4m3", 1},
+                                                       {"nv_fp8_e5m2", 1}};
+  for (const auto& [name, bytes] : kSizes)
+    if (d == name) return bytes;
+  return 0;
+}
+
+// NCCL-tests' bus bandwidth factor for `collective` over `n` ranks: busbw =
+// algbw x factor (allreduce 2(n-1)/n; allgather, reducescatter, alltoall
+// (n-1)/n; broadcast, reduce, send/recv 1). 0 when unknown.
+inline double BusFactor(std::string_view collective, int64_t n) {
+  if (n < 1) return 0;
+  const double r = static_cast<double>(n);
+  if (collective == "allreduce") return 2.0 * (r - 1) / r;
+  if (collective == "allgather" || collective == "reducescatter" || collective == "alltoall")
+    return (r - 1) / r;
+  if (collective == "broadcast" || collective == "reduce" || collective == "sendrecv" ||
+      collective == "send" || collective == "recv")
+    return 1.0;
+  return 0;
+}
+
+// Which ProfilerStep an event belongs to: a GPU activity to the step holding
+// its launch (the runtime call, by the launch edge), else the step holding
+// its own start; a host event to the step holding its start.
+class StepIndex {
+ public:
+  explicit StepIndex(const th::sdk::Trace& t) : t_(t), launch_ts_(t.size(), kNoTime) {
+    for (uint64_t s = 0; s < t.step_count(); ++s) steps_.push_back(t.step(s));
+    std::sort(steps_.begin(), steps_.end(),
+              [](const th_step& a, const th_step& b) { return a.ts < b.ts; });
+    for (uint64_t e = 0; e < t.edge_count(); ++e)
+      if (t.edge_kind(e) == TH_EDGE_LAUNCH) launch_ts_[t.edge_dst(e)] = t.ts(t.edge_src(e));
+  }
+  // Step number of the step whose [ts, ts + dur) holds `ts`, else kNoStep.
+  int64_t StepAt(int64_t ts) const {
+    auto it = std::upper_bound(steps_.begin(), steps_.end(), ts,
+                               [](int64_t v, const th_step& s) { return v < s.ts; });
+    if (it == steps_.begin()) return kNoStep;
+    --it;
+    return ts < it->ts + it->dur ? it->number : kNoStep;
+  }
+  // Start of the runtime call that launched `event`, kNoTime when none.
+  int64_t LaunchTs(uint64_t event) const { return launch_ts_[event]; }
+  int64_t StepOf(uint64_t event) const {
+    int64_t l = launch_ts_[event];
+    return StepAt(l != kNoTime ? l : t_.ts(event));
+  }
+  const std::vector<th_step>& steps() const { return steps_; }
+  // Distinct step numbers, ascending.
+  std::vector<int64_t> Numbers() const {
+    std::vector<int64_t> n;
+    for (const th_step& s : steps_) n.push_back(s.number);
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+    return n;
+  }
+
+ private:
+  const th::sdk::Trace& t_;
+  std::vector<th_step> steps_;
+  std::vector<int64_t> launch_ts_;
+};
+
+// One collective as one rank ran it.
+struct Instance {
+  uint64_t event = 0;
+  int64_t ts = 0, end = 0;
+  bool gpu = true;
+  std::string backend;     // nccl, rccl, gloo
+  int64_t lane = -1;       // GPU stream id, or CPU thread id
+  std::string name;        // kernel / annotation name as written
+  std::string collective;  // allreduce, ... ("" when the name does not say)
+  std::string algorithm;   // NCCL algorithm_protocol from the kernel name, "" unknown
+  std::string dtype;       // "" unknown
+  std::string group;       // process group name, "" unknown
+  int64_t in_nelems = -1, out_nelems = -1;
+  int64_t group_size = -1;
+  int64_t step = kNoStep;
+
+  int64_t dur() const { return end - ts; }
+  // NCCL-tests message size: max(in, out) elements x dtype size; -1 unknown.
+  int64_t bytes() const {
+    int b = DtypeBytes(dtype);
+    int64_t n = std::max(in_nelems, out_nelems);
+    return b > 0 && n >= 0 ? n * b : -1;
+  }
+};
+
+// Every collective of one trace, by start time.
+inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const StepIndex& steps) {
+  std::unordered_map<uint64_t, uint64_t> meta;  // event -> collective row
+  for (uint64_t r = 0; r < t.collective_count(); ++r) meta[t.collective_event(r)] = r;
+  std::vector<Instance> out;
+  CommNames comm(t);
+  for (uint64_t i = 0; i < t.size(); ++i) {
+    const uint32_t kind = t.kind(i);
+    Instance x;
+    if (kind == TH_EVENT_KERNEL) {
+      auto m = meta.find(i);
+      std::string_view name = t.name(i);
+      if (m == meta.end() && !comm(i)) continue;
+      x.name = std::string(name);
+      x.backend = Contains(Lower(name), "rccl") ? "rccl" : "nccl";
+      x.lane = t.track_of(i).stream;
+      NcclName parsed = ParseNcclKernelName(name);
+      x.collective = parsed.collective;
+      x.algorithm = parsed.algorithm;
+      x.dtype = parsed.dtype;
+      if (m != meta.end()) {
+        const uint64_t r = m->second;
+        if (!t.collective_name(r).empty()) x.collective = NormalizeCollective(t.collective_name(r));
+        if (!t.collective_dtype(r).empty()) x.dtype = std::string(t.collective_dtype(r));
+        x.group = std::string(t.collective_group(r));
+        x.in_nelems = t.collective_in_nelems(r);
+        x.out_nelems = t.collective_out_nelems(r);
+        x.group_size = t.collective_group_size(r) > 0 ? t.collective_group_size(r) : -1;
+      }
+    } else if ((kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) &&
+               t.name(i).substr(0, 5) == "gloo:") {
+      x.gpu = false;
+      x.name = std::string(t.name(i));
+      x.backend = "gloo";
+      x.lane = t.track_of(i).tid;
+      x.collective = NormalizeCollective(x.name.substr(5));
+    } else {
+      continue;
+    }
+    x.event = i;
+    x.ts = t.ts(i);
+    x.end = t.end(i);
+    x.step = x.gpu ? steps.StepOf(i) : steps.StepAt(x.ts);
+    out.push_back(std::move(x));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Instance& a, const Instance& b) { return a.ts < b.ts; });
+  return out;
+}
+
+// One collective across ranks: the instance of each rank that ran it.
+struct Match {
+  std::string key;  // "pg 0 #3", "stream#1 ncclKernel_... #0", "thread#0 gloo:all_reduce #2"
+  std::vector<std::pair<size_t, size_t>> members;  // (trace index, instance index), by trace
+  bool name_mismatch = false;  // ranks disagree on the collective at this position
+};
+
+// Instances of different ranks are the same collective when they hold the same
+// position k: within their process group when the kernel names one (every
+// rank issues a group's collectives in the same order), else within their
+// lane (GPU streams by stream id, CPU threads by first use) and name.
+inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instance>>& per_trace) {
+  std::map<std::string, size_t> index;
+  std::vector<Match> matches;
+  std::vector<int64_t> order_ts;  // first member's start, to order matches
+  for (size_t t = 0; t < per_trace.size(); ++t) {
+    const auto& inst = per_trace[t];
+    // Lane ordinals of instances without a process group.
+    std::vector<int64_t> gpu_lanes;
+    std::vector<std::pair<int64_t, int64_t>> cpu_first;  // (first ts, tid)
+    for (const Instance& x : inst) {
+      if (!x.group.empty()) continue;
+      if (x.gpu) {
+        gpu_lanes.push_back(x.lane);
+      } else if (std::none_of(cpu_first.begin(), cpu_first.end(),
+                              [&](const auto& p) { return p.second == x.lane; })) {
+        cpu_first.push_back({x.ts, x.lane});
+      }
+    }
+    std::sort(gpu_lanes.begin(), gpu_lanes.end());
+    gpu_lanes.erase(std::unique(gpu_lanes.begin(), gpu_lanes.end()), gpu_lanes.end());
+    std::sort(cpu_first.begin(), cpu_first.end());
+    std::map<std::string, int64_t> counts;
+    for (size_t i = 0; i < inst.size(); ++i) {
+      const Instance& x = inst[i];
+      std::string position;
+      if (!x.group.empty()) {
+        position = "pg " + x.group;
+      } else if (x.gpu) {
+        auto l = std::lower_bound(gpu_lanes.begin(), gpu_lanes.end(), x.lane) - gpu_lanes.begin();
+        position = "stream#" + std::to_string(l) + " " + x.name;
+      } else {
+        size_t l = 0;
+        while (cpu_first[l].second != x.lane) ++l;
+        position = "thread#" + std::to_string(l) + " " + x.name;
+      }
+      std::string key = position + " #" + std::to_string(counts[position]++);
+      auto [it, fresh] = index.try_emplace(key, matches.size());
+      if (fresh) {
+        matches.push_back({key, {}, false});
+        order_ts.push_back(x.ts);
+      }
+      Match& m = matches[it->second];
+      if (!m.members.empty()) {
+        const Instance& first = per_trace[m.members[0].first][m.members[0].second];
+        if (first.collective != x.collective) m.name_mismatch = true;
+      }
+      m.members.push_back({t, i});
+    }
+  }
+  // Order by the first rank's start (matches first seen on a later rank after).
+  std::vector<size_t> order(matches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const auto& ma = matches[a].members[0];
+    const auto& mb = matches[b].members[0];
+    if (ma.first != mb.first) return ma.first < mb.first;
+    return order_ts[a] < order_ts[b];
+  });
+  std::vector<Match> sorted;
+  for (size_t i : order) sorted.push_back(std::move(matches[i]));
+  return sorted;
+}
+
+// Median of `v` (copied); NaN when empty. Mean of the two middle values for
+// an even count.
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  size_t h = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h), v.end());
+  double hi = v[h];
+  if (v.size() % 2) return hi;
+  double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h));
+  return (lo + hi) / 2;
+}
+
+}  // namespace th::collectives
