@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/report/investigation.h"
 #include "core/report/json_writer.h"
 #include "core/report/trust_json.h"
 
@@ -183,6 +184,33 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
     w.EndArray().EndObject();
   }
   w.EndObject();
+  if (r.traces) {
+    w.Key("reconciliation").BeginArray();
+    for (const Reconciliation& c : Reconcile(*r.traces)) {
+      w.BeginObject()
+          .Field("name", c.name)
+          .Field("applicable", c.applicable)
+          .Field("passed", c.passed)
+          .Field("detail", c.detail)
+          .EndObject();
+    }
+    w.EndArray();
+    w.Key("changes").BeginArray();
+    auto ids = FindingIds(r);
+    for (const Change& c : RankChanges(*r.traces, r.results)) {
+      w.BeginObject()
+          .Field("finding", ids[static_cast<size_t>(c.finding - r.results.findings.data())])
+          .Field("saving_ns", c.saving_ns)
+          .Field("kind", "inferred");
+      if (c.steps) w.Field("median_step_ns", c.step_ns).Field("step_after_ns", c.step_after_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("open_questions").BeginArray();
+    for (const OpenQuestion& q : OpenQuestions(*r.traces))
+      w.BeginObject().Field("question", q.question).Field("capture", q.capture).EndObject();
+    w.EndArray();
+  }
   w.Key("trust");
   WriteTrustJson(w, AllTrust(r).Entries());
   w.Key("traces").BeginArray();
@@ -206,8 +234,15 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
   if (r.traces)
     out << " · " << r.traces->traces.size()
         << (r.traces->traces.size() == 1 ? " trace" : " traces");
-  out << "\n\n## Findings\n\n";
   auto ordered = Ordered(r);
+  std::vector<Change> changes =
+      r.traces ? RankChanges(*r.traces, r.results) : std::vector<Change>{};
+  if (!ordered.empty()) {
+    const Finding* cause = changes.empty() ? ordered.front() : changes.front().finding;
+    out << "\n\n**Cause:** " << SeverityLabel(cause->severity) << " · " << cause->plugin << " · "
+        << cause->title;
+  }
+  out << "\n\n## Findings\n\n";
   if (ordered.empty()) out << "No finding.\n\n";
   for (const Finding* f : ordered) {
     out << "### " << SeverityLabel(f->severity) << " · " << f->plugin << " · " << f->title
@@ -225,8 +260,28 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
     }
     if (!f->suggestion.empty()) out << "**Try:** " << f->suggestion << "\n\n";
   }
+  out << "## Changes (*inferred*, not run)\n\n";
+  if (changes.empty()) out << "No finding carries an inferred saving.\n\n";
+  if (!changes.empty())
+    out << "Ranked by the saving each finding infers; step time after the change assumes the "
+           "saving spreads evenly over the captured steps.\n\n| change | saving | median step "
+           "| step after (*inferred*) |\n| --- | --- | --- | --- |\n";
+  for (const Change& c : changes) {
+    out << "| " << c.finding->plugin << ": " << c.finding->title << " | "
+        << WithUnit(c.saving_ns, "ns") << " | " << (c.steps ? WithUnit(c.step_ns, "ns") : "-")
+        << " | " << (c.steps ? WithUnit(c.step_after_ns, "ns") : "-") << " |\n";
+  }
+  if (!changes.empty()) out << "\n";
   out << "## Checks\n\n";
-  if (r.results.checks.empty()) out << "No check was run.\n";
+  if (r.traces) {
+    for (const Reconciliation& c : Reconcile(*r.traces))
+      out << "- "
+          << (!c.applicable ? "–"
+              : c.passed    ? "✔"
+                            : "✘ **failed**")
+          << " host: " << c.name << " (" << c.detail << ")\n";
+  }
+  if (r.results.checks.empty()) out << "No plugin check was run.\n";
   for (const Check& c : r.results.checks)
     out << "- " << (c.passed ? "✔" : "✘ **failed**") << " " << c.plugin << ": " << c.name << " ("
         << c.detail << ")\n";
@@ -262,10 +317,31 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
     out << "| severity | count | what |\n| --- | --- | --- |\n";
   for (const TrustEntry& e : trust)
     out << "| " << SeverityName(e.severity) << " | " << e.count << " | " << e.what << " |\n";
+  if (r.traces) {
+    auto questions = OpenQuestions(*r.traces);
+    if (!questions.empty()) {
+      out << "\n## Needs a new capture\n\nQuestions this trace cannot answer, and the capture "
+             "that would:\n\n| question | capture |\n| --- | --- |\n";
+      for (const OpenQuestion& q : questions)
+        out << "| " << q.question << " | " << q.capture << " |\n";
+    }
+  }
 }
 
 void WriteReportTerminal(const AnalysisReport& r, std::ostream& out) {
   out << "verdict: " << Verdict(r) << "\n";
+  if (r.traces) {
+    auto changes = RankChanges(*r.traces, r.results);
+    if (!changes.empty()) {
+      const Change& c = changes.front();
+      out << "biggest change (inferred): " << c.finding->plugin << ": " << c.finding->title
+          << ", saves " << WithUnit(c.saving_ns, "ns");
+      if (c.steps)
+        out << " (step " << WithUnit(c.step_ns, "ns") << " -> " << WithUnit(c.step_after_ns, "ns")
+            << ")";
+      out << "\n";
+    }
+  }
   for (const Finding* f : Ordered(r)) {
     out << " " << SeverityLabel(f->severity) << " " << f->plugin << "  " << f->title;
     if (!f->what.empty()) out << ": " << f->what;
@@ -288,6 +364,12 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out) {
     out << (i ? " · " : "") << trust[i].count << " " << trust[i].what;
   if (trust.size() > 4) out << " · (" << trust.size() - 4 << " more in the report)";
   out << "\n";
+  if (r.traces) {
+    auto questions = OpenQuestions(*r.traces);
+    if (!questions.empty())
+      out << "needs a new capture: " << questions.size()
+          << (questions.size() == 1 ? " question" : " questions") << " (see the report)\n";
+  }
 }
 
 }  // namespace th

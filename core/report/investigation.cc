@@ -1,0 +1,154 @@
+#include "core/report/investigation.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "core/report/xla_summary.h"
+
+namespace th {
+namespace {
+
+int64_t MedianStep(const Trace& t) {
+  std::vector<int64_t> d;
+  for (const Step& s : t.graph.steps) d.push_back(s.dur);
+  if (d.empty()) return 0;
+  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
+}  // namespace
+
+std::vector<Reconciliation> Reconcile(const TraceSet& set) {
+  std::vector<Reconciliation> out;
+  // Every GPU event joined to the host call that launched it.
+  {
+    int64_t gpu = 0, joined = 0;
+    for (const auto& t : set.traces) {
+      const EventGraph& g = t->graph;
+      gpu += static_cast<int64_t>(g.gpu_args.size());
+      for (size_t k = 0; k < g.edges.size(); ++k) joined += g.edges.kind[k] == EdgeKind::kLaunch;
+    }
+    Reconciliation r{"every GPU event joined to a launch", joined == gpu, gpu > 0,
+                     std::to_string(joined) + " of " + std::to_string(gpu) +
+                         " GPU events have their launch in the capture"};
+    if (gpu == 0) r.detail = "no GPU event in the capture";
+    out.push_back(r);
+  }
+  // Kernels per step constant (steady state: the first step is warm-up).
+  {
+    int64_t lo = INT64_MAX, hi = INT64_MIN, ranks = 0;
+    for (const auto& t : set.traces) {
+      const EventGraph& g = t->graph;
+      if (g.steps.size() < 3) continue;
+      ++ranks;
+      std::unordered_map<EventId, EventId> launch_of;
+      for (size_t k = 0; k < g.edges.size(); ++k)
+        if (g.edges.kind[k] == EdgeKind::kLaunch) launch_of[g.edges.dst[k]] = g.edges.src[k];
+      std::vector<int64_t> per_step(g.steps.size(), 0);
+      for (size_t r = 0; r < g.gpu_args.size(); ++r) {
+        EventId e = g.gpu_args.event[r];
+        if (g.events.kind[e] != EventKind::kKernel) continue;
+        auto it = launch_of.find(e);
+        if (it == launch_of.end()) continue;
+        int64_t ts = g.events.ts[it->second];
+        for (size_t s = 0; s < g.steps.size(); ++s) {
+          if (ts >= g.steps[s].ts && ts < g.steps[s].ts + g.steps[s].dur) {
+            ++per_step[s];
+            break;
+          }
+        }
+      }
+      for (size_t s = 1; s < per_step.size(); ++s) {
+        lo = std::min(lo, per_step[s]);
+        hi = std::max(hi, per_step[s]);
+      }
+    }
+    Reconciliation r{"kernels per steady-state step constant", lo == hi, ranks > 0, ""};
+    r.detail = ranks ? std::to_string(lo) + " to " + std::to_string(hi) +
+                           " kernels launched per step after the first, over " +
+                           std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks")
+                     : "fewer than 3 ProfilerStep windows: nothing to compare";
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<Change> RankChanges(const TraceSet& set, const PluginResults& results) {
+  std::map<int64_t, const Trace*> by_rank;
+  for (const auto& t : set.traces) by_rank[t->info.rank] = t.get();
+  std::vector<Change> out;
+  for (const Finding& f : results.findings) {
+    for (const Evidence& e : f.evidence) {
+      if (e.kind != NumberKind::kInferred || e.unit != "ns" || e.name.rfind("saving", 0) != 0 ||
+          e.value <= 0)
+        continue;
+      Change c;
+      c.finding = &f;
+      c.saving_ns = e.value;
+      const Trace* t = f.scope.rank >= 0 && by_rank.count(f.scope.rank)
+                           ? by_rank[f.scope.rank]
+                           : (set.traces.empty() ? nullptr : set.traces.front().get());
+      if (t && !t->graph.steps.empty()) {
+        c.steps = static_cast<int64_t>(t->graph.steps.size());
+        c.step_ns = static_cast<double>(MedianStep(*t));
+        c.step_after_ns = std::max(0.0, c.step_ns - c.saving_ns / static_cast<double>(c.steps));
+      }
+      out.push_back(c);
+      break;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Change& a, const Change& b) { return a.saving_ns > b.saving_ns; });
+  return out;
+}
+
+std::vector<OpenQuestion> OpenQuestions(const TraceSet& set) {
+  std::vector<OpenQuestion> out;
+  bool kineto = false, memory = false, steps = false, python = false, world_gap = false;
+  int64_t missing_launch = 0, unattributed = 0, xla = 0;
+  for (const auto& t : set.traces) {
+    const EventGraph& g = t->graph;
+    kineto |= t->info.format == "kineto_json";
+    memory |= g.memory_args.size() > 0;
+    steps |= !g.steps.empty();
+    for (EventId i = 0; i < g.events.size() && !python; ++i)
+      python |= g.events.kind[i] == EventKind::kPythonFunction;
+    missing_launch += t->trust.Count("kernel with no launch event inside the capture window");
+    if (t->info.distributed && t->info.distributed->world_size &&
+        *t->info.distributed->world_size > static_cast<int64_t>(set.traces.size()))
+      world_gap = true;
+    XlaSummary x = SummarizeXla(*t);
+    if (x.present) {
+      ++xla;
+      unattributed += x.by_class[static_cast<size_t>(HloMatch::kNone)].kernels;
+    }
+  }
+  if (!memory && kineto)
+    out.push_back({"Is device memory close to capacity, fragmented, or growing across steps?",
+                   "torch.profiler.profile(profile_memory=True) (allocator events)"});
+  if (!steps && kineto)
+    out.push_back({"What does one step cost, and which steps are warm-up?",
+                   "a torch.profiler schedule(wait, warmup, active) with prof.step() every "
+                   "iteration (ProfilerStep#N windows)"});
+  if (!python && kineto)
+    out.push_back({"Which Python line launched the slow operators?",
+                   "torch.profiler.profile(with_stack=True, record_shapes=True)"});
+  if (missing_launch > 0)
+    out.push_back({"Which host calls launched the " + std::to_string(missing_launch) +
+                       " kernels whose launch is outside the capture?",
+                   "start the profiler a step earlier (the kernels were queued before it), or "
+                   "enlarge the CUPTI activity buffer"});
+  if (world_gap)
+    out.push_back({"Which rank is late, and what do the others wait for?",
+                   "one capture per rank over the same steps (all ranks, same schedule)"});
+  if (xla && unattributed > 0)
+    out.push_back({"Which HLO instruction ran the " + std::to_string(unattributed) +
+                       " GPU events attribution could not place?",
+                   "the same program with XLA command buffers off "
+                   "(XLA_FLAGS=--xla_gpu_enable_command_buffer=), so every thunk labels its "
+                   "kernels, plus the *.hlo_proto.pb files XProf writes"});
+  return out;
+}
+
+}  // namespace th
