@@ -59,8 +59,11 @@ TEST(RunCommand, EveryShippedConfigValidatesAndRuns) {
     ASSERT_EQ(v.status, 0) << v.out;
     std::string dir = ReportDir(std::string("report-") + config);
     CommandResult r = Tracehound("run " + path + " " + Traces(), "TRACEHOUND_REPORT_DIR=" + dir);
-    ASSERT_EQ(r.status, 0) << r.out;
-    EXPECT_NE(r.out.find("verdict: OPTIMAL"), std::string::npos) << r.out;
+    // The generated ranks carry real problems (pageable copies, launch-bound
+    // streams): a config may report them (exit 3 at its fail_on level), but
+    // every plugin must run and every check pass.
+    ASSERT_TRUE(r.status == 0 || r.status == 3) << r.out;
+    EXPECT_NE(r.out.find("verdict: "), std::string::npos) << r.out;
     // Every config writes a JSON report with the contract keys.
     std::string json_path;
     for (const auto& e : std::filesystem::directory_iterator(dir))
@@ -69,17 +72,21 @@ TEST(RunCommand, EveryShippedConfigValidatesAndRuns) {
     simdjson::dom::parser parser;
     simdjson::dom::element doc = parser.load(json_path).value();
     EXPECT_EQ(doc["schema_version"].get_string().value(), "1.0");
-    EXPECT_EQ(doc["verdict"].get_string().value(), "OPTIMAL");
-    EXPECT_EQ(doc["findings"].get_array().size(), 0u);
+    std::string_view verdict = doc["verdict"].get_string().value();
+    EXPECT_EQ(verdict == "OPTIMAL", doc["findings"].get_array().size() == 0) << verdict;
+    if (r.status == 3) {
+      EXPECT_NE(verdict, "OPTIMAL") << r.out;  // findings at the fail_on level
+    }
+    for (auto [id, plugin] : doc["plugins"].get_object())
+      EXPECT_EQ(plugin["status"].get_string().value(), "ok") << id;
     EXPECT_EQ(doc["plugins"]["kernel-stats"]["status"].get_string().value(), "ok");
     EXPECT_EQ(doc["plugins"]["stream-budget"]["status"].get_string().value(), "ok");
     EXPECT_FALSE(doc["metrics"]["stream-budget"].error());
     EXPECT_FALSE(doc["trust"].error());
     EXPECT_EQ(doc["traces"].get_array().size(), 2u);
     EXPECT_EQ(doc["tables"]["kernel_stats"]["plugin"].get_string().value(), "kernel-stats");
-    simdjson::dom::element check = doc["checks"].at(0).value();
-    EXPECT_EQ(check["plugin"].get_string().value(), "stream-budget");
-    EXPECT_TRUE(check["passed"].get_bool().value());
+    for (simdjson::dom::element check : doc["checks"].get_array())
+      EXPECT_TRUE(check["passed"].get_bool().value()) << check["name"].get_string().value();
   }
 }
 
