@@ -86,6 +86,36 @@ struct Labels {
   }
 };
 
+// Allocator events on host planes (MemoryAllocation / MemoryDeallocation,
+// formats.md §1.7): the stats that fill EventGraph::memory_args.
+struct AllocatorStatIds {
+  int64_t allocator = INT64_MIN, allocated = INT64_MIN, reserved = INT64_MIN,
+          allocation_bytes = INT64_MIN, addr = INT64_MIN;
+  explicit AllocatorStatIds(const Plane& plane) {
+    for (const StatMetadata& m : plane.stat_metadata) {
+      if (m.name == "allocator_name") allocator = m.id;
+      if (m.name == "bytes_allocated") allocated = m.id;
+      if (m.name == "bytes_reserved") reserved = m.id;
+      if (m.name == "allocation_bytes") allocation_bytes = m.id;
+      if (m.name == "addr") addr = m.id;
+    }
+  }
+};
+
+// "GPU_3_bfc" -> device 3 (CUDA/HIP device type 1); host allocators -> CPU.
+void AllocatorDevice(std::string_view allocator, int8_t* type, int16_t* id) {
+  *type = 0;
+  *id = -1;
+  if (allocator.substr(0, 4) != "GPU_") return;
+  int v = 0;
+  size_t i = 4;
+  for (; i < allocator.size() && allocator[i] >= '0' && allocator[i] <= '9'; ++i)
+    v = v * 10 + (allocator[i] - '0');
+  if (i == 4) return;
+  *type = 1;
+  *id = static_cast<int16_t>(v);
+}
+
 // "jit_f(12190760917235803885)" -> {"jit_f", 12190760917235803885 as int64}.
 bool SplitModuleEventName(std::string_view s, std::string_view* module, int64_t* fingerprint) {
   if (s.empty() || s.back() != ')') return false;
@@ -171,6 +201,7 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
         for (const Stat& s : m.stats) take(s, "event '" + m.name + "'");
     }
     const LabelStatIds label_ids(plane);
+    const AllocatorStatIds allocator_ids(plane);
     // TPU: program fingerprint -> module name, from the "XLA Modules" line.
     std::unordered_map<int64_t, std::string_view> module_by_fingerprint;
     if (device && !gpu) {
@@ -228,7 +259,34 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
         if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
         auto row = static_cast<EventId>(chunk.events.size());
         uint32_t args_row = kNoRow;
-        if (IsGpuActivity(kind)) {
+        const bool allocation = name == "MemoryAllocation", free = name == "MemoryDeallocation";
+        if (!device && (allocation || free)) {
+          kind = EventKind::kMemory;
+          MemoryArgsTable& m = chunk.memory_args;
+          args_row = static_cast<uint32_t>(m.size());
+          int64_t bytes = 0, total = kNoValue, reserved = kNoValue, addr = 0;
+          int8_t type = 0;
+          int16_t id = -1;
+          for (const Stat& st : plane.StatsOf(ev)) {
+            if (st.metadata_id == allocator_ids.allocator)
+              AllocatorDevice(plane.StatString(st), &type, &id);
+            else if (st.metadata_id == allocator_ids.allocated)
+              total = st.int64_value();
+            else if (st.metadata_id == allocator_ids.reserved)
+              reserved = st.int64_value();
+            else if (st.metadata_id == allocator_ids.allocation_bytes)
+              bytes = st.int64_value();
+            else if (st.metadata_id == allocator_ids.addr)
+              addr = st.int64_value();
+          }
+          m.event.push_back(row);
+          m.device_type.push_back(type);
+          m.device_id.push_back(id);
+          m.addr.push_back(addr);
+          m.bytes.push_back(allocation ? bytes : -bytes);
+          m.total_allocated.push_back(total);
+          m.total_reserved.push_back(reserved);
+        } else if (IsGpuActivity(kind)) {
           GpuArgsTable& g = chunk.gpu_args;
           args_row = static_cast<uint32_t>(g.size());
           g.event.push_back(row);

@@ -12,6 +12,7 @@
 #include "core/import/trace_loader.h"
 #include "core/report/trace_summary.h"
 #include "tests/support/test_files.h"
+#include "tests/support/xspace_fixture.h"
 
 namespace th {
 namespace {
@@ -119,6 +120,36 @@ INSTANTIATE_TEST_SUITE_P(SharedData, XSpaceImport, ::testing::ValuesIn(XSpaceFil
                            return n;
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(XSpaceImport);
+
+TEST(XSpaceImportFiles, AllocatorEventsFillTheMemoryTable) {
+  testing::XSpaceBuilder b;
+  auto* host = b.AddPlane(0, "/host:CPU");
+  auto* line = b.AddLine(host, 7, "python", 0);
+  auto alloc = [&](const char* name, int64_t t, int64_t bytes, int64_t total, const char* who) {
+    b.AddEvent(host, line, name, t, 0,
+               {{"allocator_name", std::string(who)},
+                {"allocation_bytes", bytes},
+                {"bytes_allocated", total},
+                {"bytes_reserved", int64_t{0}},
+                {"addr", int64_t{4096}}});
+  };
+  alloc("MemoryAllocation", 1000, 256, 256, "GPU_3_bfc");
+  alloc("MemoryAllocation", 2000, 1024, 1280, "GPU_3_bfc");
+  alloc("MemoryDeallocation", 3000, 256, 1024, "GPU_3_bfc");
+  alloc("MemoryAllocation", 4000, 64, 64, "xla_gpu_host_bfc");
+  std::string path = testing::TempDir() + "/alloc.xplane.pb";
+  ASSERT_TRUE(b.WriteTo(path));
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const MemoryArgsTable& m = set->traces[0]->graph.memory_args;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m.device_type[0], 1);
+  EXPECT_EQ(m.device_id[0], 3);
+  EXPECT_EQ(m.bytes[2], -256);  // a free
+  EXPECT_EQ(m.total_allocated[1], 1280);
+  EXPECT_EQ(m.device_type[3], 0);  // host allocator
+  EXPECT_EQ(Summarize(*set->traces[0]).peak_total_allocated, 1280);
+}
 
 TEST(XSpaceImportFiles, CorruptFileIsAnErrorWithTheOffset) {
   std::string data = testing::SharedDataDir();
