@@ -1,0 +1,318 @@
+// cuda-sync: host calls that block on the GPU, and the host time they cost
+// inside training steps.
+//
+// Phase 1: every CUDA/HIP runtime or driver call is classified by name:
+//   device_sync, stream_sync, event_sync (explicit synchronisation),
+//   sync_memcpy / sync_memset (the synchronous API, no Async suffix), and
+//   pageable_memcpy_async (an Async copy whose GPU copy names pageable host
+//   memory: the host blocks while the driver stages it).
+// Phase 2: each call's blocked time is its duration on the host thread; the
+//   part inside ProfilerStep#N windows (their union) is the time lost in steps.
+//   Per (rank, class, name) and per (rank, step); a finding per rank and class
+//   when the time lost reaches a share of the step time.
+#include <tracehound/sdk.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using th::sdk::Context;
+using th::sdk::Declaration;
+using th::sdk::Trace;
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+enum Class : int {
+  kDeviceSync,
+  kStreamSync,
+  kEventSync,
+  kSyncMemcpy,
+  kSyncMemset,
+  kPageableMemcpy,
+  kNotSync
+};
+const char* const kClassNames[] = {"device_sync", "stream_sync", "event_sync",
+                                   "sync_memcpy", "sync_memset", "pageable_memcpy_async"};
+const char* const kSuggestions[] = {
+    "remove the device-wide synchronisation from the step (torch.cuda.synchronize, "
+    "timing code), or move it to the end of the step",
+    "find the op that reads a GPU value on the host (.item(), .cpu(), .tolist(), printing or "
+    "branching on a CUDA tensor) and defer it, batch it, or keep the value on the GPU",
+    "wait on events less often, or let the GPU wait (cudaStreamWaitEvent) instead of the host",
+    "copy with the asynchronous API from pinned memory (tensor.to(device, non_blocking=True) "
+    "on a pinned tensor)",
+    "use the asynchronous memset (cudaMemsetAsync / hipMemsetAsync)",
+    "pin the host buffer (DataLoader(pin_memory=True), tensor.pin_memory()) so the copy is "
+    "asynchronous"};
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool Contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
+
+// The class of a runtime/driver call by its name (pageable copies are decided
+// later from the GPU copy it launched).
+Class Classify(std::string_view name) {
+  static const std::pair<const char*, Class> kExact[] = {
+      {"cudaDeviceSynchronize", kDeviceSync}, {"hipDeviceSynchronize", kDeviceSync},
+      {"cuCtxSynchronize", kDeviceSync},      {"cudaThreadSynchronize", kDeviceSync},
+      {"cudaStreamSynchronize", kStreamSync}, {"hipStreamSynchronize", kStreamSync},
+      {"cuStreamSynchronize", kStreamSync},   {"cudaEventSynchronize", kEventSync},
+      {"hipEventSynchronize", kEventSync},    {"cuEventSynchronize", kEventSync},
+  };
+  for (const auto& [n, c] : kExact)
+    if (name == n) return c;
+  if (Contains(name, "Async")) return kNotSync;
+  if (StartsWith(name, "cudaMemcpy") || StartsWith(name, "hipMemcpy") ||
+      StartsWith(name, "cuMemcpy"))
+    return kSyncMemcpy;
+  if (StartsWith(name, "cudaMemset") || StartsWith(name, "hipMemset") ||
+      StartsWith(name, "cuMemset"))
+    return kSyncMemset;
+  return kNotSync;
+}
+
+bool IsAsyncCopy(std::string_view name) {
+  return Contains(name, "Async") && (StartsWith(name, "cudaMemcpy") ||
+                                     StartsWith(name, "hipMemcpy") || StartsWith(name, "cuMemcpy"));
+}
+
+// Union of the step windows of one trace, sorted and merged.
+std::vector<std::pair<int64_t, int64_t>> StepUnion(const Trace& t) {
+  std::vector<std::pair<int64_t, int64_t>> w;
+  for (uint64_t s = 0; s < t.step_count(); ++s)
+    w.emplace_back(t.step(s).ts, t.step(s).ts + t.step(s).dur);
+  std::sort(w.begin(), w.end());
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& x : w) {
+    if (!out.empty() && x.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, x.second);
+    } else {
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+int64_t Inside(const std::vector<std::pair<int64_t, int64_t>>& u, int64_t a, int64_t b) {
+  int64_t in = 0;
+  auto it = std::upper_bound(u.begin(), u.end(), std::make_pair(a, INT64_MAX));
+  if (it != u.begin()) --it;
+  for (; it != u.end() && it->first < b; ++it)
+    in += std::max<int64_t>(0, std::min(b, it->second) - std::max(a, it->first));
+  return in;
+}
+
+std::string Percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", v);
+  return buf;
+}
+
+std::string Millis(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+class CudaSync final : public th::sdk::Plugin {
+ public:
+  static Declaration Declare() {
+    return Declaration("cuda-sync", "1.0.0", th::sdk::kDetector,
+                       "Synchronous memcpy/memset, pageable async memcpy, device/stream/event "
+                       "synchronisation: host time blocked, inside ProfilerStep windows")
+        .Reads({"events", "edges", "steps"})
+        .Publishes({"cuda_sync", "cuda_sync_per_step"})
+        .Option("min_step_share_pct", 1.0,
+                "report a rank and class whose blocked time in steps is at least this % of the "
+                "step time (P2)")
+        .Range(0, 100)
+        .Option("p1_step_share_pct", 10.0, "... and as P1 from this % of the step time")
+        .Range(0, 100);
+  }
+
+  void Run(Context& ctx) override {
+    const double p2 = ctx.GetDouble("min_step_share_pct");
+    const double p1 = ctx.GetDouble("p1_step_share_pct");
+
+    struct Row {
+      int64_t calls = 0, calls_in_steps = 0, blocked = 0, in_steps = 0, max = 0;
+      int64_t device = 0, bytes = 0;
+      std::map<std::string, int64_t> ops;  // innermost op around the call -> blocked ns
+    };
+    std::map<std::tuple<int64_t, int, std::string>, Row> rows;  // (rank, class, name)
+    std::vector<int64_t> ps_rank, ps_step, ps_dur, ps_blocked, ps_calls;
+    std::vector<double> ps_share;
+
+    for (const Trace& t : ctx.traces()) {
+      const uint64_t n = t.size();
+      // The GPU copies/sets each call launched.
+      std::vector<int64_t> launched_dur(n, 0), launched_bytes(n, 0);
+      std::vector<uint8_t> pageable(n, 0);
+      const th_trace_view& v = t.raw();
+      const auto* args_row = static_cast<const uint32_t*>(v.args_row.data);
+      const auto* bytes = static_cast<const int64_t*>(v.gpu_bytes.data);
+      for (uint64_t k = 0; k < t.edge_count(); ++k) {
+        if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
+        const uint32_t src = t.edge_src(k), dst = t.edge_dst(k);
+        launched_dur[src] += t.dur(dst);
+        const uint32_t row = args_row[dst];
+        if (row != kNone && bytes[row] > 0) launched_bytes[src] += bytes[row];
+        if (t.kind(dst) == TH_EVENT_MEMCPY && Contains(t.name(dst), "Pageable")) pageable[src] = 1;
+      }
+      const auto steps = StepUnion(t);
+      int64_t step_time = 0;
+      for (const auto& w : steps) step_time += w.second - w.first;
+      int64_t host_first = INT64_MAX, host_last = INT64_MIN;
+      std::array<int64_t, 6> class_in_steps{}, class_blocked{};
+      // Per-step blocked time (steps by start).
+      std::vector<std::pair<int64_t, int64_t>> step_windows;
+      for (uint64_t s = 0; s < t.step_count(); ++s)
+        step_windows.emplace_back(t.step(s).ts, t.step(s).ts + t.step(s).dur);
+      std::vector<int64_t> step_blocked(t.step_count(), 0), step_calls(t.step_count(), 0);
+
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint32_t kind = t.kind(i);
+        if (t.track_of(i).kind == TH_TRACK_CPU && t.dur(i) > 0) {
+          host_first = std::min(host_first, t.ts(i));
+          host_last = std::max(host_last, t.end(i));
+        }
+        if (kind != TH_EVENT_RUNTIME && kind != TH_EVENT_DRIVER) continue;
+        const std::string_view name = t.name(i);
+        Class c = Classify(name);
+        if (c == kNotSync && pageable[i] && IsAsyncCopy(name)) c = kPageableMemcpy;
+        if (c == kNotSync) continue;
+        const int64_t in = Inside(steps, t.ts(i), t.end(i));
+        Row& r = rows[{t.rank(), c, std::string(name)}];
+        r.calls += 1;
+        r.calls_in_steps += Inside(steps, t.ts(i), t.ts(i) + 1) > 0;  // starts in a step
+        r.blocked += t.dur(i);
+        r.in_steps += in;
+        r.max = std::max(r.max, t.dur(i));
+        r.device += launched_dur[i];
+        r.bytes += launched_bytes[i];
+        std::string op;
+        for (uint32_t p = t.parent(i); p != kNone; p = t.parent(p)) {
+          if (t.kind(p) == TH_EVENT_CPU_OP) {
+            op = t.name(p);
+            break;
+          }
+        }
+        r.ops[op] += t.dur(i);
+        class_blocked[c] += t.dur(i);
+        class_in_steps[c] += in;
+        for (size_t s = 0; s < step_windows.size(); ++s) {
+          const int64_t o =
+              std::min(t.end(i), step_windows[s].second) - std::max(t.ts(i), step_windows[s].first);
+          step_blocked[s] += std::max<int64_t>(o, 0);
+          step_calls[s] += t.ts(i) >= step_windows[s].first && t.ts(i) < step_windows[s].second;
+        }
+      }
+      for (size_t s = 0; s < step_windows.size(); ++s) {
+        const int64_t dur = step_windows[s].second - step_windows[s].first;
+        ps_rank.push_back(t.rank());
+        ps_step.push_back(t.step(s).number);
+        ps_dur.push_back(dur);
+        ps_blocked.push_back(step_blocked[s]);
+        ps_calls.push_back(step_calls[s]);
+        ps_share.push_back(
+            dur ? 100.0 * static_cast<double>(step_blocked[s]) / static_cast<double>(dur) : 0.0);
+      }
+
+      // Metrics and findings per rank and class. Without steps the window is
+      // the span of the rank's host events.
+      const bool has_steps = !steps.empty();
+      const int64_t window =
+          has_steps ? step_time : (host_last > host_first ? host_last - host_first : 0);
+      th::sdk::Scope scope;
+      scope.rank = t.rank();
+      if (has_steps) {
+        scope.step_first = t.step(0).number;
+        scope.step_last = t.step(t.step_count() - 1).number;
+      }
+      int64_t all_blocked = 0, all_in_steps = 0;
+      for (int c = 0; c < 6; ++c) {
+        all_blocked += class_blocked[c];
+        all_in_steps += class_in_steps[c];
+        const int64_t lost = has_steps ? class_in_steps[c] : class_blocked[c];
+        if (lost <= 0 || window <= 0) continue;
+        const double share = 100.0 * static_cast<double>(lost) / static_cast<double>(window);
+        if (share < p2) continue;
+        std::string calls;
+        int64_t count = 0;
+        for (const auto& [key, r] : rows) {
+          if (std::get<0>(key) != t.rank() || std::get<1>(key) != c) continue;
+          calls += (calls.empty() ? "" : ", ") + std::get<2>(key) + " ×" + std::to_string(r.calls);
+          count += has_steps ? r.calls_in_steps : r.calls;
+        }
+        ctx.Add(th::sdk::Finding(share >= p1 ? th::sdk::P1 : th::sdk::P2,
+                                 std::string("host blocked by ") + kClassNames[c])
+                    .What("rank " + std::to_string(t.rank()) + ": " + calls + " block the host " +
+                          Millis(lost) + " " +
+                          (has_steps
+                               ? "inside ProfilerStep windows (" + Percent(share) + " of step time)"
+                               : "(" + Percent(share) +
+                                     " of the host span; no "
+                                     "ProfilerStep windows in the trace)"))
+                    .In(scope)
+                    .Evidence("blocked", static_cast<double>(lost), "ns", th::sdk::kMeasured)
+                    .Evidence(has_steps ? "step_time" : "host_span", static_cast<double>(window),
+                              "ns", th::sdk::kMeasured)
+                    .Evidence("share", share, "%", th::sdk::kMeasured)
+                    .Evidence("calls", static_cast<double>(count), "count", th::sdk::kMeasured)
+                    .Suggest(kSuggestions[c]));
+      }
+      ctx.Metric("sync_blocked", static_cast<double>(all_blocked), "ns", th::sdk::kMeasured, scope);
+      ctx.Metric("sync_blocked_in_steps", static_cast<double>(all_in_steps), "ns",
+                 th::sdk::kMeasured, scope);
+      ctx.Metric("step_time", static_cast<double>(step_time), "ns", th::sdk::kMeasured, scope);
+    }
+
+    std::vector<int64_t> rank, calls, calls_in, blocked, in_steps, mx, device, nbytes;
+    std::vector<std::string> cls, name, op;
+    for (const auto& [key, r] : rows) {
+      rank.push_back(std::get<0>(key));
+      cls.push_back(kClassNames[std::get<1>(key)]);
+      name.push_back(std::get<2>(key));
+      calls.push_back(r.calls);
+      calls_in.push_back(r.calls_in_steps);
+      blocked.push_back(r.blocked);
+      in_steps.push_back(r.in_steps);
+      mx.push_back(r.max);
+      device.push_back(r.device);
+      nbytes.push_back(r.bytes);
+      auto top = std::max_element(r.ops.begin(), r.ops.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+      op.push_back(top != r.ops.end() ? top->first : "");
+    }
+    ctx.Publish(th::sdk::Table("cuda_sync")
+                    .Int("rank", rank)
+                    .Text("class", cls)
+                    .Text("name", name)
+                    .Int("calls", calls, "count")
+                    .Int("calls_in_steps", calls_in, "count")
+                    .Int("blocked", blocked, "ns")
+                    .Int("blocked_in_steps", in_steps, "ns")
+                    .Int("max", mx, "ns")
+                    .Int("device_time", device, "ns")
+                    .Int("bytes", nbytes, "bytes")
+                    .Text("top_op", op));
+    ctx.Publish(th::sdk::Table("cuda_sync_per_step")
+                    .Int("rank", ps_rank)
+                    .Int("step", ps_step)
+                    .Int("step_dur", ps_dur, "ns")
+                    .Int("sync_calls", ps_calls, "count")
+                    .Int("blocked", ps_blocked, "ns")
+                    .Real("share", ps_share, "%"));
+  }
+};
+
+}  // namespace
+
+TH_PLUGIN(CudaSync)
