@@ -6,7 +6,7 @@
 //   launch call started after the previous activity ended, else kernel-wait
 //   when shorter than kernel_wait_threshold_ns, else other.
 // Phase 2 (long gaps): for the longest gaps, what the launching host thread
-//   was doing meanwhile: its events' self time inside the gap, by name.
+//   was doing meanwhile: the time of its innermost running event, by name.
 // Phase 3 (launch): per launched activity the launch delay (launch call start
 //   -> activity start) and the call's duration; kernels shorter than their
 //   launch call; per stream the queue of launched, unfinished activities.
@@ -59,7 +59,6 @@ class Clock {
     for (uint64_t i = 0; i < t.size() && !round_; ++i)
       round_ = t.kind(i) != TH_EVENT_METADATA && t.ts(i) % 1000 != 0;
   }
-  bool rounds() const { return round_; }
   int64_t Start(uint64_t i) const {
     return round_ ? static_cast<int64_t>(std::ceil(Micros(t_.ts(i)))) * 1000 : t_.ts(i);
   }
@@ -181,23 +180,31 @@ class ThreadIndex {
   }
 
  private:
+  // The events of a host thread in time order (ts, longer first); all threads
+  // are indexed in one pass over the trace on first use.
   const std::vector<uint32_t>& Events(uint32_t track) {
-    auto [it, fresh] = by_track_.try_emplace(track);
-    if (fresh) {
-      for (uint64_t i = 0; i < t_.size(); ++i)
-        if (t_.track_index(i) == track && t_.kind(i) != TH_EVENT_FLOW &&
-            t_.kind(i) != TH_EVENT_METADATA && t_.kind(i) != TH_EVENT_COUNTER)
-          it->second.push_back(static_cast<uint32_t>(i));
-      std::sort(it->second.begin(), it->second.end(), [&](uint32_t x, uint32_t y) {
-        if (t_.ts(x) != t_.ts(y)) return t_.ts(x) < t_.ts(y);
-        if (t_.dur(x) != t_.dur(y)) return t_.dur(x) > t_.dur(y);
-        return x < y;
-      });
+    if (!built_) {
+      built_ = true;
+      by_track_.resize(t_.track_count());
+      for (uint64_t i = 0; i < t_.size(); ++i) {
+        const uint32_t k = t_.kind(i);
+        if (t_.track_of(i).kind != TH_TRACK_GPU_STREAM && k != TH_EVENT_FLOW &&
+            k != TH_EVENT_METADATA && k != TH_EVENT_COUNTER)
+          by_track_[t_.track_index(i)].push_back(static_cast<uint32_t>(i));
+      }
+      for (auto& ev : by_track_) {
+        std::sort(ev.begin(), ev.end(), [&](uint32_t x, uint32_t y) {
+          if (t_.ts(x) != t_.ts(y)) return t_.ts(x) < t_.ts(y);
+          if (t_.dur(x) != t_.dur(y)) return t_.dur(x) > t_.dur(y);
+          return x < y;
+        });
+      }
     }
-    return it->second;
+    return by_track_[track];
   }
   const Trace& t_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> by_track_;
+  bool built_ = false;
+  std::vector<std::vector<uint32_t>> by_track_;
 };
 
 class IdleLaunch final : public th::sdk::Plugin {
