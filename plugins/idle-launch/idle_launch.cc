@@ -285,13 +285,16 @@ class IdleLaunch final : public th::sdk::Plugin {
       // HTA's window: with two or more distinct ProfilerStep#N names, only
       // activities whose launch started before the last ProfilerStep#N event
       // started (any such event: HTA counts GPU-side step annotations and the
-      // legacy "Operator" steps too).
+      // legacy steps of category "Operator", a cpu_op, too).
       int64_t cutoff = INT64_MAX;
       if (o.steps_window) {
         std::set<std::string_view> names;
         int64_t last_step = INT64_MIN;
         for (uint64_t i = 0; i < t.size(); ++i) {
-          if (t.kind(i) == TH_EVENT_FLOW || t.kind(i) == TH_EVENT_METADATA) continue;
+          const uint32_t k = t.kind(i);
+          if (k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_GPU_USER_ANNOTATION &&
+              k != TH_EVENT_CPU_OP)
+            continue;
           std::string_view name = t.name(i);
           if (name.substr(0, 13) != "ProfilerStep#") continue;
           names.insert(name);

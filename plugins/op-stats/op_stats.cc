@@ -91,11 +91,16 @@ class OpStats final : public th::sdk::Plugin {
 
     for (const Trace& t : ctx.traces()) {
       const uint64_t n = t.size();
-      auto is_op = [&](uint64_t i) {
+      // Which events are ops, and the trace's GPU activity time, in one pass.
+      std::vector<uint8_t> op(n, 0);
+      int64_t activity_total = 0;
+      for (uint64_t i = 0; i < n; ++i) {
         const uint32_t k = t.kind(i);
-        if (k == TH_EVENT_CPU_OP) return true;
-        return annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i));
-      };
+        op[i] = k == TH_EVENT_CPU_OP ||
+                (annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i)));
+        activity_total += t.is_gpu_activity(i) ? t.dur(i) : 0;
+      }
+      auto is_op = [&](uint64_t i) { return op[i] != 0; };
       // Nearest op strictly above each event, memoised along parent chains.
       std::vector<uint32_t> above(n, kUnknown);
       std::vector<uint32_t> path;
@@ -122,7 +127,7 @@ class OpStats final : public th::sdk::Plugin {
       }
       // Phase 2: device time through launch edges.
       std::vector<int64_t> dev_self(n, 0), dev_total(n, 0), kernels(n, 0);
-      int64_t in_ops = 0, outside_ops = 0, launched_total = 0, activity_total = 0;
+      int64_t in_ops = 0, outside_ops = 0, launched_total = 0;
       for (uint64_t k = 0; k < t.edge_count(); ++k) {
         if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
         const uint32_t src = t.edge_src(k), dst = t.edge_dst(k);
@@ -140,7 +145,6 @@ class OpStats final : public th::sdk::Plugin {
           kernels[a] += 1;
         }
       }
-      for (uint64_t i = 0; i < n; ++i) activity_total += t.is_gpu_activity(i) ? t.dur(i) : 0;
       for (uint64_t i = 0; i < n; ++i) {
         if (!is_op(i)) continue;
         // The Python call site: the innermost Python frames around the op.
