@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -90,7 +92,7 @@ struct Labels {
 // formats.md §1.7): the stats that fill EventGraph::memory_args.
 struct AllocatorStatIds {
   int64_t allocator = INT64_MIN, allocated = INT64_MIN, reserved = INT64_MIN,
-          allocation_bytes = INT64_MIN, addr = INT64_MIN;
+          allocation_bytes = INT64_MIN, addr = INT64_MIN, index_on_host = INT64_MIN;
   explicit AllocatorStatIds(const Plane& plane) {
     for (const StatMetadata& m : plane.stat_metadata) {
       if (m.name == "allocator_name") allocator = m.id;
@@ -98,22 +100,53 @@ struct AllocatorStatIds {
       if (m.name == "bytes_reserved") reserved = m.id;
       if (m.name == "allocation_bytes") allocation_bytes = m.id;
       if (m.name == "addr") addr = m.id;
+      if (m.name == "index_on_host") index_on_host = m.id;
     }
   }
 };
 
-// "GPU_3_bfc" -> device 3 (CUDA/HIP device type 1); host allocators -> CPU.
-void AllocatorDevice(std::string_view allocator, int8_t* type, int16_t* id) {
+// "GPU_3_bfc" -> device 3 (c10 device type 1, CUDA/HIP). Other allocators are
+// host ones: CPU (type 0) with ids -1, -2, ... in order of first sight, one
+// per allocator so each keeps its own running total.
+void AllocatorDevice(std::string_view allocator, std::vector<std::string>* host_allocators,
+                     int8_t* type, int16_t* id) {
   *type = 0;
-  *id = -1;
-  if (allocator.substr(0, 4) != "GPU_") return;
+  auto host = [&] {
+    auto it = std::find(host_allocators->begin(), host_allocators->end(), allocator);
+    if (it == host_allocators->end()) it = host_allocators->insert(it, std::string(allocator));
+    *id = static_cast<int16_t>(-1 - (it - host_allocators->begin()));
+  };
+  if (allocator.substr(0, 4) != "GPU_") return host();
   int v = 0;
   size_t i = 4;
   for (; i < allocator.size() && allocator[i] >= '0' && allocator[i] <= '9'; ++i)
     v = v * 10 + (allocator[i] - '0');
-  if (i == 4) return;
+  if (i == 4) return host();
   *type = 1;
   *id = static_cast<int16_t>(v);
+}
+
+// Allocator events without allocation_bytes (TPU): the size is the step of
+// their allocator's running total (bytes_allocated), in time order.
+void FillAllocationSizes(kineto::ParsedChunk* chunk) {
+  MemoryArgsTable& m = chunk->memory_args;
+  std::map<std::pair<int8_t, int16_t>, std::vector<uint32_t>> by_allocator;
+  bool any = false;
+  for (uint32_t r = 0; r < m.size(); ++r) any |= m.bytes[r] == kNoValue;
+  if (!any) return;
+  for (uint32_t r = 0; r < m.size(); ++r)
+    by_allocator[{m.device_type[r], m.device_id[r]}].push_back(r);
+  for (auto& [key, rows] : by_allocator) {
+    std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+      return chunk->events.ts[m.event[a]] < chunk->events.ts[m.event[b]];
+    });
+    int64_t previous = 0;
+    for (uint32_t r : rows) {
+      int64_t total = m.total_allocated[r];
+      if (m.bytes[r] == kNoValue) m.bytes[r] = total == kNoValue ? 0 : total - previous;
+      if (total != kNoValue) previous = total;
+    }
+  }
 }
 
 // "jit_f(12190760917235803885)" -> {"jit_f", 12190760917235803885 as int64}.
@@ -202,6 +235,7 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
     }
     const LabelStatIds label_ids(plane);
     const AllocatorStatIds allocator_ids(plane);
+    std::vector<std::string> host_allocators;
     // TPU: program fingerprint -> module name, from the "XLA Modules" line.
     std::unordered_map<int64_t, std::string_view> module_by_fingerprint;
     if (device && !gpu) {
@@ -264,26 +298,34 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
           kind = EventKind::kMemory;
           MemoryArgsTable& m = chunk.memory_args;
           args_row = static_cast<uint32_t>(m.size());
-          int64_t bytes = 0, total = kNoValue, reserved = kNoValue, addr = 0;
+          int64_t bytes = kNoValue, total = kNoValue, reserved = kNoValue, addr = 0;
           int8_t type = 0;
           int16_t id = -1;
+          bool named = false;
           for (const Stat& st : plane.StatsOf(ev)) {
-            if (st.metadata_id == allocator_ids.allocator)
-              AllocatorDevice(plane.StatString(st), &type, &id);
-            else if (st.metadata_id == allocator_ids.allocated)
+            if (st.metadata_id == allocator_ids.allocator) {
+              AllocatorDevice(plane.StatString(st), &host_allocators, &type, &id);
+              named = true;
+            } else if (st.metadata_id == allocator_ids.index_on_host && !named) {
+              type = 9;  // c10 XLA: a TPU's allocator, by its index on the host
+              id = static_cast<int16_t>(st.int64_value());
+            } else if (st.metadata_id == allocator_ids.allocated) {
               total = st.int64_value();
-            else if (st.metadata_id == allocator_ids.reserved)
+            } else if (st.metadata_id == allocator_ids.reserved) {
               reserved = st.int64_value();
-            else if (st.metadata_id == allocator_ids.allocation_bytes)
+            } else if (st.metadata_id == allocator_ids.allocation_bytes) {
               bytes = st.int64_value();
-            else if (st.metadata_id == allocator_ids.addr)
+            } else if (st.metadata_id == allocator_ids.addr) {
               addr = st.int64_value();
+            }
           }
           m.event.push_back(row);
           m.device_type.push_back(type);
           m.device_id.push_back(id);
           m.addr.push_back(addr);
-          m.bytes.push_back(allocation ? bytes : -bytes);
+          // Without allocation_bytes the size is the step of the allocator's
+          // running total, filled in time order once every event is read.
+          m.bytes.push_back(bytes == kNoValue ? kNoValue : allocation ? bytes : -bytes);
           m.total_allocated.push_back(total);
           m.total_reserved.push_back(reserved);
         } else if (IsGpuActivity(kind)) {
@@ -342,6 +384,7 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
       max_line_timestamp = std::max(max_line_timestamp, line.timestamp_ns);
     trace->info.planes.push_back(std::move(summary));
   }
+  FillAllocationSizes(&chunk);
   // Relative line origins (all below ~1e18 ns, i.e. not epoch) take the
   // session start as their base.
   if (profile_start_ns > 0 && max_line_timestamp < 1'000'000'000'000'000'000LL)
