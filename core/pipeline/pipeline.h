@@ -29,8 +29,8 @@ std::string FormatMark(const YamlMark& mark);
 
 // The closed vocabularies of a pipeline; the loader and the schema share them.
 inline constexpr std::array<std::string_view, 4> kPipelineBackends = {"auto", "cpu", "cuda", "hip"};
-inline constexpr std::array<std::string_view, 4> kPipelineOutputTypes = {"terminal", "markdown",
-                                                                         "json", "html"};
+inline constexpr std::array<std::string_view, 5> kPipelineOutputTypes = {"terminal", "markdown",
+                                                                         "json", "html", "trace"};
 inline constexpr std::array<std::string_view, 3> kPipelineSeverities = {"P0", "P1", "P2"};
 
 struct PluginStep {
@@ -42,7 +42,7 @@ struct PluginStep {
 };
 
 struct OutputSpec {
-  std::string type;  // terminal|markdown|json|html
+  std::string type;  // terminal|markdown|json|html|trace (annotated Chrome trace)
   std::string path;  // "" for terminal (stdout)
 };
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/plugin/plugin_host.h"
+#include "core/report/annotated_trace.h"
 #include "core/report/output_file.h"
 
 namespace th {
@@ -22,7 +23,7 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
     if (o.type == "html") {
       return Unsupported(pipeline.source +
                          ": output type 'html' is not available yet; use "
-                         "terminal, markdown or json");
+                         "terminal, markdown, json or trace");
     }
   }
   const std::vector<std::string>& use = inputs.empty() ? pipeline.inputs : inputs;
@@ -100,6 +101,12 @@ Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
     std::ostringstream text;
     if (o.type == "terminal") {
       WriteReportTerminal(run.report, terminal);
+      continue;
+    }
+    if (o.type == "trace") {
+      // One file per rank when there are several (annotated_trace.h).
+      const TraceSet& set = run.report.traces ? *run.report.traces : run.traces;
+      TH_RETURN_IF_ERROR(WriteAnnotatedTraces(set, run.report.results.findings, o.path));
       continue;
     }
     if (o.type == "markdown")

@@ -159,7 +159,7 @@ TEST(PipelineLoader, ValuesOutsideBoundsOrChoices) {
                 "'execution.backend' must be one of auto, cpu, cuda, hip, got 'rocm'");
   ExpectErrorAt("version: 1\nfail_on: P5\n", 2, 10, "'fail_on' must be one of P0, P1, P2");
   ExpectErrorAt("version: 1\noutputs:\n  - {type: pdf, path: x.pdf}\n", 3, 12,
-                "output 'type' must be one of terminal, markdown, json, html, got 'pdf'");
+                "output 'type' must be one of terminal, markdown, json, html, trace, got 'pdf'");
   ExpectErrorAt("version: 1\noutputs:\n  - {type: json}\n", 3, 5,
                 "an output of type 'json' needs a 'path'");
   ExpectErrorAt("version: 1\noutputs:\n  - path: x.md\n", 3, 5, "an output needs a 'type'");
