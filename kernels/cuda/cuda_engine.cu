@@ -29,7 +29,6 @@
 #include <vector>
 
 #include "tracehound/kernels/gpu_engines.h"
-#include "tracehound/kernels/gpu_engines.h"
 
 namespace th::kernels {
 namespace {
