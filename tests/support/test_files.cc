@@ -3,6 +3,8 @@
 #include <libdeflate.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +58,31 @@ std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::vector<std::string> FilesWithOracle(std::string_view suffix, bool with_corrupt) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::string data = SharedDataDir();
+  if (data.empty()) return out;
+  const fs::path expected = fs::path(data) / "expected";
+  const std::string want = std::string(suffix) + ".oracle.json";
+  for (const auto& e : fs::recursive_directory_iterator(expected)) {
+    std::string rel = fs::relative(e.path(), expected).string();
+    if (rel.size() <= want.size() || !rel.ends_with(want)) continue;
+    rel.resize(rel.size() - std::string_view(".oracle.json").size());
+    if (!with_corrupt && rel.find("corrupted_upstream") != std::string::npos) continue;
+    out.push_back(rel);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string ParamName(const std::string& path) {
+  std::string n = path;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
 }
 
 }  // namespace th::testing

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace th::testing {
 
@@ -15,5 +16,11 @@ std::string Gzip(std::string_view bytes);
 // ../shared/data, or "" when it is absent (tests then GTEST_SKIP).
 std::string SharedDataDir();
 std::string ReadFile(const std::string& path);
+// Paths, relative to SharedDataDir(), of every data file ending in `suffix`
+// that has an oracle file in expected/, sorted; the corrupt upstream copy is
+// left out unless `with_corrupt`. Empty when the data is absent.
+std::vector<std::string> FilesWithOracle(std::string_view suffix, bool with_corrupt = false);
+// A GoogleTest parameter name made from a path (non-alphanumerics become '_').
+std::string ParamName(const std::string& path);
 
 }  // namespace th::testing

@@ -14,20 +14,6 @@
 namespace th {
 namespace {
 
-std::vector<std::string> HloFiles() {
-  std::vector<std::string> out;
-  std::string data = testing::SharedDataDir();
-  if (data.empty()) return out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(data)) {
-    std::string p = e.path().string();
-    if (p.find("/expected/") == std::string::npos && p.size() > 13 &&
-        p.compare(p.size() - 13, 13, ".hlo_proto.pb") == 0)
-      out.push_back(std::filesystem::relative(p, data).string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 class HloAgainstLibprotobuf : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HloAgainstLibprotobuf, SameModule) {
@@ -81,13 +67,9 @@ TEST_P(HloAgainstLibprotobuf, SameModule) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedData, HloAgainstLibprotobuf, ::testing::ValuesIn(HloFiles()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedData, HloAgainstLibprotobuf,
+                         ::testing::ValuesIn(testing::FilesWithOracle(".hlo_proto.pb")),
+                         [](const auto& info) { return testing::ParamName(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HloAgainstLibprotobuf);
 
 }  // namespace

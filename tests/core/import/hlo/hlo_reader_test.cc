@@ -20,22 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr char kSuffix[] = ".oracle.json";
 
-// Relative paths (under the data dir) of every .hlo_proto.pb with an oracle file.
-std::vector<std::string> HloFiles(const std::string& data) {
-  std::vector<std::string> out;
-  fs::path expected = fs::path(data) / "expected";
-  if (!fs::is_directory(expected)) return out;
-  std::string want = std::string(".hlo_proto.pb") + kSuffix;
-  for (const auto& e : fs::recursive_directory_iterator(expected)) {
-    std::string rel = fs::relative(e.path(), expected).string();
-    if (rel.size() > want.size() && rel.ends_with(want)) {
-      out.push_back(rel.substr(0, rel.size() - std::strlen(kSuffix)));
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // ---- hand-built wire bytes ----
 void Varint(std::string* s, uint64_t v) {
   while (v >= 0x80) {
@@ -240,7 +224,7 @@ TEST(HloReaderTest, TruncatedHandBuiltNamesOffset) {
 TEST(HloReaderTest, MatchesOracleOnEveryHloProto) {
   std::string data = th::testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real HLO files to check";
-  std::vector<std::string> files = HloFiles(data);
+  std::vector<std::string> files = testing::FilesWithOracle(".hlo_proto.pb", /*with_corrupt=*/true);
   ASSERT_FALSE(files.empty()) << "no expected/**/*.hlo_proto.pb.oracle.json under " << data;
   simdjson::dom::parser parser;
   size_t checked = 0;
@@ -306,7 +290,7 @@ TEST(HloReaderTest, MatchesOracleOnEveryHloProto) {
 TEST(HloReaderTest, TruncatedRealFileErrorsWithOffset) {
   std::string data = th::testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real HLO files to truncate";
-  std::vector<std::string> files = HloFiles(data);
+  std::vector<std::string> files = testing::FilesWithOracle(".hlo_proto.pb", /*with_corrupt=*/true);
   if (files.empty()) GTEST_SKIP() << "no .hlo_proto.pb with an oracle file under " << data;
   std::string bytes = th::testing::ReadFile(data + "/" + files.front());
   ASSERT_GT(bytes.size(), 16u);

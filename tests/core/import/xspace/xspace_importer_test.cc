@@ -17,22 +17,6 @@
 namespace th {
 namespace {
 
-std::vector<std::string> XSpaceFiles() {
-  std::vector<std::string> out;
-  std::string data = testing::SharedDataDir();
-  if (data.empty()) return out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(data)) {
-    std::string p = e.path().string();
-    if (p.find("/expected/") != std::string::npos ||
-        p.find("corrupted_upstream") != std::string::npos)
-      continue;
-    if (p.size() > 10 && p.compare(p.size() - 10, 10, ".xplane.pb") == 0)
-      out.push_back(std::filesystem::relative(p, data).string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 class XSpaceImport : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(XSpaceImport, MatchesOracle) {
@@ -112,13 +96,9 @@ TEST_P(XSpaceImport, MatchesOracle) {
   EXPECT_LE(s.kernels_with_launch, s.kernels.count);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedData, XSpaceImport, ::testing::ValuesIn(XSpaceFiles()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedData, XSpaceImport,
+                         ::testing::ValuesIn(testing::FilesWithOracle(".xplane.pb")),
+                         [](const auto& info) { return testing::ParamName(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(XSpaceImport);
 
 TEST(XSpaceImportFiles, AllocatorEventsFillTheMemoryTable) {
@@ -154,7 +134,7 @@ TEST(XSpaceImportFiles, AllocatorEventsFillTheMemoryTable) {
 TEST(XSpaceImportFiles, CorruptFileIsAnErrorWithTheOffset) {
   std::string data = testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
-  EXPECT_GE(XSpaceFiles().size(), 6u);
+  EXPECT_GE(testing::FilesWithOracle(".xplane.pb").size(), 6u);
   auto set = LoadTraceSet(
       {data + "/xprof/corrupted_upstream/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb"},
       LoadOptions{});

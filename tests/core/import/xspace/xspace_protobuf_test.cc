@@ -14,22 +14,6 @@
 namespace th {
 namespace {
 
-std::vector<std::string> XSpaceFiles() {
-  std::vector<std::string> out;
-  std::string data = testing::SharedDataDir();
-  if (data.empty()) return out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(data)) {
-    std::string p = e.path().string();
-    if (p.find("/expected/") != std::string::npos ||
-        p.find("corrupted_upstream") != std::string::npos)
-      continue;
-    if (p.size() > 10 && p.compare(p.size() - 10, 10, ".xplane.pb") == 0)
-      out.push_back(std::filesystem::relative(p, data).string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 class AgainstLibprotobuf : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AgainstLibprotobuf, SameStructureTimesAndStats) {
@@ -109,13 +93,9 @@ TEST_P(AgainstLibprotobuf, SameStructureTimesAndStats) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedData, AgainstLibprotobuf, ::testing::ValuesIn(XSpaceFiles()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedData, AgainstLibprotobuf,
+                         ::testing::ValuesIn(testing::FilesWithOracle(".xplane.pb")),
+                         [](const auto& info) { return testing::ParamName(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AgainstLibprotobuf);
 
 TEST(AgainstLibprotobufCorrupt, BothRefuseTheCorruptUpstreamFile) {

@@ -28,22 +28,6 @@ constexpr char kCorrupt[] =
     "xprof/corrupted_upstream/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb";
 constexpr char kGood[] = "xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb";
 
-// Relative paths (under the data dir) of every .xplane.pb with an oracle file.
-std::vector<std::string> XPlaneFiles(const std::string& data) {
-  std::vector<std::string> out;
-  fs::path expected = fs::path(data) / "expected";
-  if (!fs::is_directory(expected)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(expected)) {
-    std::string rel = fs::relative(e.path(), expected).string();
-    std::string want = std::string(".xplane.pb") + kSuffix;
-    if (rel.size() > want.size() && rel.ends_with(want)) {
-      out.push_back(rel.substr(0, rel.size() - std::strlen(kSuffix)));
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // ---- hand-built wire bytes ----
 void Varint(std::string* s, uint64_t v) {
   while (v >= 0x80) {
@@ -288,7 +272,7 @@ TEST(XSpaceReaderTest, ErrorsNameOffsetAndPath) {
 TEST(XSpaceReaderTest, MatchesOracleOnEveryXPlane) {
   std::string data = th::testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real XSpace files to check";
-  std::vector<std::string> files = XPlaneFiles(data);
+  std::vector<std::string> files = testing::FilesWithOracle(".xplane.pb", /*with_corrupt=*/true);
   ASSERT_FALSE(files.empty()) << "no expected/*.xplane.pb.oracle.json under " << data;
   simdjson::dom::parser parser;
   size_t checked = 0;
@@ -620,7 +604,7 @@ TEST(XSpaceReaderTest, FastPathAgreesWithStrictDecoderOnRealAndDamagedFiles) {
   if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real XSpace files";
   std::mt19937_64 rng(20240601);
   size_t files = 0, damaged_ok = 0;
-  for (const std::string& rel : XPlaneFiles(data)) {
+  for (const std::string& rel : testing::FilesWithOracle(".xplane.pb", /*with_corrupt=*/true)) {
     SCOPED_TRACE(rel);
     const std::string good = th::testing::ReadFile(data + "/" + rel);
     (void)ReadBoth(good);
@@ -787,7 +771,7 @@ TEST(XSpaceReaderTest, DecodeSpeed) {
   if (data.empty()) GTEST_SKIP() << "shared data folder absent";
   std::string largest;
   uintmax_t size = 0;
-  for (const std::string& rel : XPlaneFiles(data)) {
+  for (const std::string& rel : testing::FilesWithOracle(".xplane.pb", /*with_corrupt=*/true)) {
     if (rel == kCorrupt) continue;
     uintmax_t s = fs::file_size(data + "/" + rel);
     if (s > size) size = s, largest = rel;
