@@ -1,0 +1,110 @@
+#include "core/scan/postgres_database.h"
+
+#include <libpq-fe.h>
+
+namespace th::scan {
+
+namespace {
+
+// Type OIDs of pg_type.h (stable since PostgreSQL 7).
+constexpr Oid kBoolOid = 16, kInt8Oid = 20, kInt2Oid = 21, kInt4Oid = 23, kOidOid = 26,
+              kFloat4Oid = 700, kFloat8Oid = 701, kNumericOid = 1700;
+
+class PostgresDatabase final : public Database {
+ public:
+  PostgresDatabase(PGconn* conn, std::string name) : conn_(conn), name_(std::move(name)) {}
+  ~PostgresDatabase() override { PQfinish(conn_); }
+
+  SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+  const std::string& name() const override { return name_; }
+
+  Status Exec(std::string_view sql, const std::vector<SqlValue>& params) override {
+    return Run(sql, params, nullptr);
+  }
+  StatusOr<SqlRows> Query(std::string_view sql, const std::vector<SqlValue>& params) override {
+    SqlRows rows;
+    TH_RETURN_IF_ERROR(Run(sql, params, &rows));
+    return rows;
+  }
+
+ private:
+  Status Run(std::string_view sql, const std::vector<SqlValue>& params, SqlRows* rows) {
+    std::string text(sql);
+    PGresult* result = nullptr;
+    if (params.empty() && !rows) {
+      result = PQexec(conn_, text.c_str());  // may hold several statements
+    } else {
+      std::vector<std::string> values(params.size());
+      std::vector<const char*> pointers(params.size(), nullptr);
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (SqlIsNull(params[i])) continue;
+        values[i] = SqlText(params[i]);
+        pointers[i] = values[i].c_str();
+      }
+      result = PQexecParams(conn_, text.c_str(), static_cast<int>(params.size()), nullptr,
+                            pointers.data(), nullptr, nullptr, 0);
+    }
+    ExecStatusType status = PQresultStatus(result);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      std::string message = result ? PQresultErrorMessage(result) : PQerrorMessage(conn_);
+      while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+        message.pop_back();
+      PQclear(result);
+      return IoError("database " + name_ + ": " + message + " (in: " + text.substr(0, 120) + ")");
+    }
+    if (rows) {
+      int n = PQnfields(result), m = PQntuples(result);
+      rows->columns.clear();
+      for (int c = 0; c < n; ++c) rows->columns.emplace_back(PQfname(result, c));
+      rows->rows.reserve(m);
+      for (int r = 0; r < m; ++r) {
+        SqlRow row;
+        row.reserve(n);
+        for (int c = 0; c < n; ++c) {
+          if (PQgetisnull(result, r, c)) {
+            row.emplace_back(std::monostate{});
+            continue;
+          }
+          std::string value(PQgetvalue(result, r, c), PQgetlength(result, r, c));
+          Oid type = PQftype(result, c);
+          if (type == kInt8Oid || type == kInt4Oid || type == kInt2Oid || type == kOidOid)
+            row.emplace_back(SqlInt(value));
+          else if (type == kFloat8Oid || type == kFloat4Oid || type == kNumericOid)
+            row.emplace_back(SqlDouble(value));
+          else if (type == kBoolOid)
+            row.emplace_back(static_cast<int64_t>(value == "t"));
+          else
+            row.emplace_back(std::move(value));
+        }
+        rows->rows.push_back(std::move(row));
+      }
+    }
+    PQclear(result);
+    return Ok();
+  }
+
+  PGconn* conn_;
+  std::string name_;
+};
+
+void IgnoreNotice(void*, const char*) {}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Database>> OpenPostgresDatabase(const std::string& url) {
+  std::string name = RedactDatabaseUrl(url);
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (!conn) return IoError("cannot connect to database " + name + ": out of memory");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(conn);
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+      message.pop_back();
+    PQfinish(conn);
+    return IoError("cannot connect to database " + name + ": " + message);
+  }
+  // "relation already exists, skipping" notices of migrations are not for the user.
+  PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
+  return std::unique_ptr<Database>(std::make_unique<PostgresDatabase>(conn, name));
+}
+
+}  // namespace th::scan

@@ -1,0 +1,127 @@
+#include "core/scan/results_schema.h"
+
+namespace th::scan {
+
+namespace {
+
+// Migration N takes the schema from version N-1 to N. Types are written so
+// that both dialects read them the same: BIGINT (SQLite: INTEGER affinity),
+// DOUBLE PRECISION (REAL), TEXT.
+const std::vector<std::string>& Migrations() {
+  static const std::vector<std::string> kMigrations = {
+      // v1
+      R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY,
+  content_hash TEXT NOT NULL,
+  pipeline_hash TEXT NOT NULL,
+  location TEXT NOT NULL,
+  name TEXT NOT NULL,
+  host TEXT,
+  status TEXT NOT NULL,
+  error TEXT,
+  verdict TEXT,
+  exit_code BIGINT,
+  traces BIGINT NOT NULL,
+  ranks BIGINT,
+  bytes BIGINT NOT NULL,
+  events BIGINT,
+  captured_at_ns BIGINT,
+  scanned_at TEXT,
+  scan_seconds DOUBLE PRECISION,
+  worker TEXT,
+  UNIQUE (content_hash, pipeline_hash));
+CREATE TABLE IF NOT EXISTS traces (
+  run_id TEXT NOT NULL REFERENCES runs(run_id),
+  path TEXT NOT NULL,
+  rank BIGINT,
+  host TEXT,
+  file_hash TEXT NOT NULL,
+  bytes BIGINT NOT NULL,
+  events BIGINT,
+  format TEXT,
+  PRIMARY KEY (run_id, path));
+CREATE TABLE IF NOT EXISTS metrics (
+  run_id TEXT NOT NULL REFERENCES runs(run_id),
+  seq BIGINT NOT NULL,
+  plugin TEXT NOT NULL,
+  name TEXT NOT NULL,
+  unit TEXT,
+  kind TEXT,
+  value DOUBLE PRECISION,
+  rank BIGINT, device BIGINT, stream BIGINT, step_first BIGINT, step_last BIGINT,
+  PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS findings (
+  run_id TEXT NOT NULL REFERENCES runs(run_id),
+  seq BIGINT NOT NULL,
+  plugin TEXT NOT NULL,
+  severity BIGINT NOT NULL,
+  title TEXT NOT NULL,
+  what TEXT,
+  suggestion TEXT,
+  confidence DOUBLE PRECISION,
+  evidence TEXT,
+  time_lost_ns DOUBLE PRECISION,
+  rank BIGINT, device BIGINT, stream BIGINT, step_first BIGINT, step_last BIGINT,
+  PRIMARY KEY (run_id, seq));
+CREATE TABLE IF NOT EXISTS steps (
+  run_id TEXT NOT NULL REFERENCES runs(run_id),
+  rank BIGINT NOT NULL,
+  step BIGINT NOT NULL,
+  start_ns BIGINT,
+  dur_ns BIGINT NOT NULL,
+  PRIMARY KEY (run_id, rank, step));
+CREATE INDEX IF NOT EXISTS findings_plugin ON findings (plugin, title);
+CREATE INDEX IF NOT EXISTS metrics_name ON metrics (plugin, name);
+)sql",
+  };
+  return kMigrations;
+}
+
+}  // namespace
+
+const std::vector<std::string>& ResultTables() {
+  static const std::vector<std::string> kTables = {"runs", "traces", "metrics", "findings",
+                                                   "steps"};
+  return kTables;
+}
+
+StatusOr<int> ResultsSchemaVersion(Database& db) {
+  TH_RETURN_IF_ERROR(db.Exec("CREATE TABLE IF NOT EXISTS th_schema (version BIGINT NOT NULL)"));
+  auto rows = db.Query("SELECT MAX(version) FROM th_schema");
+  if (!rows.ok()) return rows.status();
+  if (rows->rows.empty() || SqlIsNull(rows->rows[0][0])) return 0;
+  return static_cast<int>(SqlInt(rows->rows[0][0]));
+}
+
+Status MigrateResultsSchema(Database& db) {
+  const bool sqlite = db.dialect() == SqlDialect::kSqlite;
+  // SQLite: take the write lock up front; PostgreSQL: a transaction-scoped
+  // advisory lock, so two scanners starting together migrate once.
+  TH_RETURN_IF_ERROR(db.Exec(sqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  auto fail = [&](Status s) {
+    (void)db.Rollback();
+    return s;
+  };
+  if (!sqlite) {
+    auto locked = db.Query("SELECT pg_advisory_xact_lock(7406321)");
+    if (!locked.ok()) return fail(locked.status());
+  }
+  auto version = ResultsSchemaVersion(db);
+  if (!version.ok()) return fail(version.status());
+  const auto& migrations = Migrations();
+  if (*version > static_cast<int>(migrations.size()))
+    return fail(Unsupported("database " + db.name() + " has results schema v" +
+                            std::to_string(*version) + ", newer than this tracehound (v" +
+                            std::to_string(migrations.size()) + "): upgrade tracehound"));
+  for (size_t v = *version; v < migrations.size(); ++v) {
+    Status s = db.Exec(migrations[v]);
+    if (!s.ok()) return fail(s);
+    s = db.Exec("INSERT INTO th_schema (version) VALUES ($1)",
+                {SqlValue{static_cast<int64_t>(v + 1)}});
+    if (!s.ok()) return fail(s);
+  }
+  return db.Commit();
+}
+
+}  // namespace th::scan

@@ -1,0 +1,42 @@
+// The results schema of fleet scans: one schema for SQLite and PostgreSQL,
+// versioned in table th_schema and migrated forward by MigrateResultsSchema.
+//
+// Tables (every child row carries its run's run_id; a run's rows are written
+// in one transaction, so a run is either wholly present or absent):
+//   runs     one row per (content_hash, pipeline_hash): the idempotency key.
+//            run_id = the two hashes joined by ':'. status ok | failed (then
+//            error holds the message naming the file); verdict, exit_code,
+//            counts, the capture's start time, and bookkeeping of the scan
+//            (scanned_at, scan_seconds, worker) that differs between scans
+//            of the same content and is left out of content comparisons.
+//   traces   one row per trace file of a run (path, rank, host, file hash).
+//   metrics  every metric the pipeline's plugins reported, in report order
+//            (seq), with unit, kind (measured|read|inferred) and scope.
+//   findings every finding: severity 0..2 (P0..P2), texts, evidence as JSON,
+//            scope, and time_lost_ns (the finding's time evidence, when any).
+//   steps    per rank and step: start and duration in ns (from the steps
+//            plugin), for step-time regressions across runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph/status.h"
+#include "core/scan/database.h"
+
+namespace th::scan {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Brings `db` to kResultsSchemaVersion (creating it when empty), inside one
+// transaction that concurrent scanners serialise on. A database written by a
+// newer tracehound (higher version) is refused with a message naming both.
+Status MigrateResultsSchema(Database& db);
+
+// The schema version stored in `db` (0 when it has none).
+StatusOr<int> ResultsSchemaVersion(Database& db);
+
+// Result tables in dependency order (runs first), e.g. for merge and tests.
+const std::vector<std::string>& ResultTables();
+
+}  // namespace th::scan
