@@ -15,6 +15,7 @@ PACKAGES=(cmake ninja-build g++ pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libboost-filesystem-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler
   libsqlite3-dev libpq-dev postgresql postgresql-client
+  openmpi-bin libopenmpi-dev
   hipcc librocprim-dev)
 
 install_packages() {

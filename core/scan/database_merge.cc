@@ -1,0 +1,194 @@
+#include "core/scan/database_merge.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "core/scan/results_schema.h"
+
+namespace th::scan {
+
+namespace {
+
+bool IsPostgresUrl(const std::string& url) {
+  return url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
+}
+
+StatusOr<bool> HasTable(Database& db, const std::string& table) {
+  StatusOr<SqlRows> rows =
+      db.dialect() == SqlDialect::kSqlite
+          ? db.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = $1",
+                     {SqlValue{table}})
+          : db.Query(
+                "SELECT table_name FROM information_schema.tables WHERE table_name = $1 AND "
+                "table_schema = current_schema()",
+                {SqlValue{table}});
+  if (!rows.ok()) return rows.status();
+  return !rows->rows.empty();
+}
+
+std::string Placeholders(size_t n) {
+  std::string s;
+  for (size_t i = 1; i <= n; ++i) s += (i > 1 ? ", $" : "$") + std::to_string(i);
+  return s;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+// Copies one run and its child rows inside one transaction of `out`.
+Status CopyRun(Database& in, Database& out, const std::string& run_id, MergeStats* stats,
+               bool* copied) {
+  *copied = false;
+  TH_RETURN_IF_ERROR(out.Exec(out.dialect() == SqlDialect::kSqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  auto fail = [&](Status s) {
+    (void)out.Rollback();
+    return s;
+  };
+  // Checked again under the transaction: another merge may have copied it.
+  auto present = out.Query("SELECT 1 FROM runs WHERE run_id = $1", {SqlValue{run_id}});
+  if (!present.ok()) return fail(present.status());
+  if (!present->rows.empty()) return fail(Ok());
+  std::map<std::string, size_t> rows_copied;
+  for (const std::string& table : ResultTables()) {
+    auto rows = in.Query("SELECT * FROM " + table + " WHERE run_id = $1", {SqlValue{run_id}});
+    if (!rows.ok()) return fail(rows.status());
+    if (rows->rows.empty()) continue;
+    const std::string insert = "INSERT INTO " + table + " (" + Join(rows->columns) + ") VALUES (" +
+                               Placeholders(rows->columns.size()) + ")";
+    for (const SqlRow& row : rows->rows) {
+      Status s = out.Exec(insert, row);
+      if (!s.ok())
+        return fail(Status(s.code(), "run " + run_id + ", table " + table + ": " + s.message()));
+    }
+    rows_copied[table] += rows->rows.size();
+  }
+  TH_RETURN_IF_ERROR(out.Commit());
+  for (const auto& [table, n] : rows_copied) stats->rows_copied[table] += n;
+  *copied = true;
+  return Ok();
+}
+
+std::string FormatValue(const SqlValue& v) {
+  if (SqlIsNull(v)) return "NULL";
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&v)) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, *d);
+    return std::string(buf, r.ptr) + "d";
+  }
+  std::string out = "'";
+  for (char c : std::get<std::string>(v)) {
+    if (c == '\'')
+      out += "''";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+const std::vector<std::string>& BookkeepingColumns() {
+  static const std::vector<std::string> kColumns = {"scanned_at", "scan_seconds", "worker"};
+  return kColumns;
+}
+
+StatusOr<int> ReadResultsSchemaVersion(Database& db) {
+  auto has = HasTable(db, "th_schema");
+  if (!has.ok()) return has.status();
+  if (!*has) return 0;
+  auto rows = db.Query("SELECT MAX(version) FROM th_schema");
+  if (!rows.ok()) return rows.status();
+  if (rows->rows.empty() || SqlIsNull(rows->rows[0][0])) return 0;
+  return static_cast<int>(SqlInt(rows->rows[0][0]));
+}
+
+StatusOr<std::unique_ptr<Database>> OpenExistingDatabase(const std::string& url) {
+  if (!IsPostgresUrl(url)) {
+    std::string path = url;
+    if (path.rfind("sqlite:", 0) == 0) path = path.substr(7);
+    if (path.rfind("//", 0) == 0) path = path.substr(2);
+    struct stat st;
+    if (!path.empty() && ::stat(path.c_str(), &st) != 0)
+      return NotFound("database " + url + ": no such file");
+  }
+  return OpenDatabase(url);
+}
+
+StatusOr<MergeStats> MergeResults(Database& in, Database& out) {
+  if (in.name() == out.name()) return InvalidInput("cannot merge " + in.name() + " into itself");
+  auto in_version = ReadResultsSchemaVersion(in);
+  if (!in_version.ok()) return in_version.status();
+  if (*in_version == 0)
+    return InvalidInput(in.name() + " is not a tracehound results database (no th_schema table)");
+  if (*in_version > kResultsSchemaVersion)
+    return Unsupported(in.name() + " has results schema v" + std::to_string(*in_version) +
+                       ", newer than this tracehound (v" + std::to_string(kResultsSchemaVersion) +
+                       "): upgrade tracehound");
+  auto out_version = ReadResultsSchemaVersion(out);
+  if (!out_version.ok()) return out_version.status();
+  if (*out_version == 0) {
+    TH_RETURN_IF_ERROR(MigrateResultsSchema(out));
+    out_version = kResultsSchemaVersion;
+  }
+  if (*in_version != *out_version)
+    return Unsupported("cannot merge " + in.name() + " (results schema v" +
+                       std::to_string(*in_version) + ") into " + out.name() + " (results schema v" +
+                       std::to_string(*out_version) +
+                       "): the schema versions differ; open the older one with this "
+                       "tracehound's scan to migrate it first");
+
+  MergeStats stats;
+  auto in_runs = in.Query("SELECT run_id FROM runs ORDER BY run_id");
+  if (!in_runs.ok()) return in_runs.status();
+  auto out_runs = out.Query("SELECT run_id FROM runs");
+  if (!out_runs.ok()) return out_runs.status();
+  std::set<std::string> present;
+  for (const SqlRow& r : out_runs->rows) present.insert(SqlText(r[0]));
+  stats.runs_in = in_runs->rows.size();
+  for (const SqlRow& r : in_runs->rows) {
+    std::string run_id = SqlText(r[0]);
+    bool copied = false;
+    if (!present.count(run_id)) TH_RETURN_IF_ERROR(CopyRun(in, out, run_id, &stats, &copied));
+    ++(copied ? stats.runs_copied : stats.runs_present);
+  }
+  return stats;
+}
+
+StatusOr<std::string> DumpResultsContent(Database& db) {
+  std::string out;
+  for (const std::string& table : ResultTables()) {
+    auto rows = db.Query("SELECT * FROM " + table);
+    if (!rows.ok()) return rows.status();
+    std::vector<size_t> keep;
+    std::vector<std::string> names;
+    for (size_t c = 0; c < rows->columns.size(); ++c) {
+      const auto& skip = BookkeepingColumns();
+      if (table == "runs" && std::find(skip.begin(), skip.end(), rows->columns[c]) != skip.end())
+        continue;
+      keep.push_back(c);
+      names.push_back(rows->columns[c]);
+    }
+    std::vector<std::string> lines;
+    lines.reserve(rows->rows.size());
+    for (const SqlRow& row : rows->rows) {
+      std::string line;
+      for (size_t k = 0; k < keep.size(); ++k) line += (k ? "|" : "") + FormatValue(row[keep[k]]);
+      lines.push_back(std::move(line));
+    }
+    std::sort(lines.begin(), lines.end());
+    out += "table " + table + " (" + std::to_string(lines.size()) + " rows): " + Join(names) + "\n";
+    for (const std::string& line : lines) out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace th::scan

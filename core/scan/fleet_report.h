@@ -1,0 +1,100 @@
+// The fleet report: what a results database says across many runs.
+//
+//   top findings      grouped by (plugin, title pattern): the title with every
+//                     number replaced by '#', so "rank 5 is a straggler: last
+//                     at 93% of collectives" and "rank 2 ... 71% ..." are one
+//                     problem; ranked by count and by time lost (the sum of
+//                     the findings' time_lost_ns, an inferred figure)
+//   stragglers        ranks and hosts named by a `stragglers` finding (rank
+//                     scope) in at least `min_straggler_runs` runs, with the
+//                     share of the runs they took part in (from `traces`)
+//   step regressions  each ok run's median step time (over every rank's rows
+//                     in `steps`) against a baseline: one run (--baseline), or
+//                     the median of the per-run medians of the runs captured
+//                     in a time window (--since/--until, on captured_at_ns);
+//                     ratio >= 1 + threshold is a regression
+//   failures          runs whose scan failed, with the error
+// Only results columns are read (never the scan's bookkeeping), so the report
+// of a merged database equals that of one scan over the same traces.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph/status.h"
+#include "core/scan/database.h"
+
+namespace th::scan {
+
+struct FleetReportOptions {
+  std::string baseline_run;  // run_id, a unique run_id prefix, or a unique run name
+  std::optional<int64_t> since_ns, until_ns;  // baseline window [since, until), epoch ns
+  double regression_threshold = 0.10;         // regression when ratio >= 1 + threshold
+  size_t top = 10;                            // rows per top-findings table
+  size_t min_straggler_runs = 2;              // "repeatedly": flagged in at least this many runs
+};
+
+// "2026-11-29", "2026-11-29T18:15", "2026-11-29T18:15:00Z" (UTC) or epoch
+// seconds ("1764440100"), as epoch nanoseconds; InvalidInput naming the text.
+StatusOr<int64_t> ParseTimePoint(const std::string& text);
+
+struct FindingGroup {
+  std::string plugin, pattern, example_title;
+  int64_t worst_severity = 2;  // 0 = P0
+  int64_t findings = 0, runs = 0;
+  double time_lost_ns = 0;
+};
+
+struct StragglerEntry {
+  std::string key;           // "rank 3" or the host name
+  int64_t runs_flagged = 0;  // runs with a stragglers finding naming it
+  int64_t runs_seen = 0;     // ok runs it took part in
+  double time_lost_ns = 0;
+  std::vector<std::string> where;  // ranks: hosts it ran on when flagged; hosts: ranks flagged
+  std::string last_run;            // last flagged run (by capture time, then run_id)
+};
+
+struct RunStepTime {
+  std::string run_id, name;
+  std::optional<int64_t> captured_at_ns;
+  int64_t steps = 0;
+  double median_step_ns = 0;
+  double ratio = 0;  // median / baseline
+};
+
+struct FailedRun {
+  std::string run_id, name, location, error;
+};
+
+struct FleetReport {
+  std::string database;
+  int64_t runs = 0, runs_ok = 0, runs_failed = 0, traces = 0, hosts = 0, findings = 0;
+  std::optional<int64_t> first_capture_ns, last_capture_ns;
+  std::vector<FindingGroup> by_count, by_time_lost;
+  int64_t finding_groups = 0;
+  std::vector<StragglerEntry> straggler_ranks, straggler_hosts;
+  int64_t min_straggler_runs = 2;
+  // Step-time regressions; baseline_kind empty when no baseline was asked for.
+  std::string baseline_kind;  // "run" | "window"
+  std::string baseline_label;
+  int64_t baseline_runs = 0;
+  double baseline_median_ns = 0;
+  double threshold = 0;
+  int64_t runs_compared = 0, runs_without_steps = 0;
+  std::vector<RunStepTime> regressions;  // ratio >= 1 + threshold, worst first
+  std::vector<FailedRun> failures;
+};
+
+StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& options);
+
+// The title with each number (digits, with a decimal part) replaced by '#'.
+std::string TitlePattern(const std::string& title);
+
+std::string FleetReportMarkdown(const FleetReport& report);
+std::string FleetReportJson(const FleetReport& report);
+// One self-contained HTML file: inline CSS, no script, no network.
+std::string FleetReportHtml(const FleetReport& report);
+
+}  // namespace th::scan
