@@ -27,6 +27,19 @@ inline bool IsSliceKind(EventKind k) { return k != EventKind::kMetadata && k != 
 void GraphBuilder::Append(ParsedChunk&& c) {
   EventGraph& g = trace_->graph;
   EventColumns& e = g.events;
+  if (e.size() == 0 && g.gpu_args.size() == 0 && g.collective_args.size() == 0 &&
+      g.memory_args.size() == 0 && g.counters.size() == 0 && g.xla_labels.size() == 0) {
+    // The first chunk: its rows and ids are the graph's as they are (no
+    // offsets to add), so its columns move in instead of being copied.
+    e = std::move(c.events);
+    g.gpu_args = std::move(c.gpu_args);
+    g.collective_args = std::move(c.collective_args);
+    g.memory_args = std::move(c.memory_args);
+    g.counters = std::move(c.counters);
+    g.xla_labels = std::move(c.xla_labels);
+    AppendNamesAndDefects(c);
+    return;
+  }
   const EventColumns& s = c.events;
   const size_t n = s.size();
   const auto base = static_cast<EventId>(e.size());
@@ -102,6 +115,10 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(xa.source, xs.source);
   AppendColumn(xa.group_id, xs.group_id);
 
+  AppendNamesAndDefects(c);
+}
+
+void GraphBuilder::AppendNamesAndDefects(const ParsedChunk& c) {
   names_.insert(names_.end(), c.names.begin(), c.names.end());
 
   const ChunkDefects& d = c.defects;

@@ -27,6 +27,7 @@ class GraphBuilder {
   void Finish(const std::vector<TrackKey>& tracks);
 
  private:
+  void AppendNamesAndDefects(const ParsedChunk& c);
   void PairBeginEnd();
   void OrderTracks();
   void Nest();

@@ -12,6 +12,7 @@
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/shared_tables.h"
 #include "core/import/xspace/derived_lines.h"
+#include "core/import/xspace/plane_tables.h"
 #include "core/import/xspace/xspace_reader.h"
 
 namespace th::xspace {
@@ -25,68 +26,6 @@ int64_t PsToNs(int64_t ps, int64_t* rounded) {
   if (ps % 1000 != 0) ++*rounded;
   return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
 }
-
-// Metadata ids of the stats that carry XLA labels on one plane (INT64_MIN when
-// the plane has no such stat).
-struct LabelStatIds {
-  int64_t correlation = INT64_MIN, hlo_op = INT64_MIN, hlo_module = INT64_MIN,
-          program_id = INT64_MIN, tf_op = INT64_MIN, name = INT64_MIN, source = INT64_MIN,
-          group_id = INT64_MIN;
-
-  explicit LabelStatIds(const Plane& plane) {
-    for (const StatMetadata& m : plane.stat_metadata) {
-      const std::string& n = m.name;
-      int64_t* slot = n == "correlation_id" ? &correlation
-                      : n == "hlo_op"       ? &hlo_op
-                      : n == "hlo_module"   ? &hlo_module
-                      : n == "program_id"   ? &program_id
-                      : n == "tf_op"        ? &tf_op
-                      : n == "name"         ? &name
-                      : n == "source"       ? &source
-                      : n == "group_id"     ? &group_id
-                                            : nullptr;
-      if (slot) *slot = m.id;
-    }
-  }
-};
-
-// The labels one event carries (event-metadata stats first, then the event's
-// own, which win).
-struct Labels {
-  std::string_view hlo_op, hlo_module, tf_op, name, source;
-  int64_t program_id = kNoValue, group_id = kNoValue, correlation = kNoValue;
-
-  void Take(const Plane& plane, const LabelStatIds& ids, std::span<const Stat> stats) {
-    for (const Stat& s : stats) {
-      const int64_t id = s.metadata_id;
-      if (id == ids.correlation) {
-        correlation = s.int64_value();
-      } else if (id == ids.program_id) {
-        program_id = s.int64_value();
-      } else if (id == ids.group_id) {
-        group_id = s.int64_value();
-      } else {
-        std::string_view* dst = id == ids.hlo_op       ? &hlo_op
-                                : id == ids.hlo_module ? &hlo_module
-                                : id == ids.tf_op      ? &tf_op
-                                : id == ids.name       ? &name
-                                : id == ids.source     ? &source
-                                                       : nullptr;
-        if (dst) *dst = plane.StatString(s);
-      }
-    }
-  }
-  bool any() const {
-    return !hlo_op.empty() || !hlo_module.empty() || program_id != kNoValue || !name.empty() ||
-           !source.empty() || group_id != kNoValue || (!tf_op.empty() && tf_op != "XlaModule:");
-  }
-  // The framework op path: `name` (JAX puts op_name there), else tf_op unless
-  // it is only the module marker.
-  std::string_view op_name() const {
-    if (!name.empty()) return name;
-    return tf_op == "XlaModule:" ? std::string_view() : tf_op;
-  }
-};
 
 // Allocator events on host planes (MemoryAllocation / MemoryDeallocation,
 // formats.md §1.7): the stats that fill EventGraph::memory_args.
@@ -164,13 +103,6 @@ bool SplitModuleEventName(std::string_view s, std::string_view* module, int64_t*
   return true;
 }
 
-EventKind DeviceKind(std::string_view name) {
-  if (StartsWith(name, "Memcpy") || StartsWith(name, "MemcpyH") || StartsWith(name, "MemcpyD"))
-    return EventKind::kMemcpy;
-  if (StartsWith(name, "Memset")) return EventKind::kMemset;
-  return EventKind::kKernel;
-}
-
 }  // namespace
 
 StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
@@ -191,6 +123,23 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
   const StringId kernel_cat = tables.Intern("kernel"), host_cat = tables.Intern("host"),
                  device_cat = tables.Intern("device");
 
+  {  // Every event column once, for all the capture's events (no regrowth).
+    size_t total = 0;
+    for (const Plane& plane : data->planes)
+      for (const Line& line : plane.lines) total += line.events.size();
+    EventColumns& e = chunk.events;
+    e.ts.reserve(total);
+    e.dur.reserve(total);
+    e.name.reserve(total);
+    e.cat.reserve(total);
+    e.track.reserve(total);
+    e.parent.reserve(total);
+    e.depth.reserve(total);
+    e.ph.reserve(total);
+    e.kind.reserve(total);
+    e.flags.reserve(total);
+    e.args_row.reserve(total);
+  }
   for (const Plane& plane : data->planes) {
     PlaneSummary summary;
     summary.name = plane.name;
@@ -233,11 +182,15 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
       for (const EventMetadata& m : plane.event_metadata)
         for (const Stat& s : m.stats) take(s, "event '" + m.name + "'");
     }
-    const LabelStatIds label_ids(plane);
     const AllocatorStatIds allocator_ids(plane);
+    PlaneTables plane_tables(plane);
     std::vector<std::string> host_allocators;
     // TPU: program fingerprint -> module name, from the "XLA Modules" line.
-    std::unordered_map<int64_t, std::string_view> module_by_fingerprint;
+    struct Module {
+      std::string_view name;
+      StringId id = kUnsetId;
+    };
+    std::unordered_map<int64_t, Module> module_by_fingerprint;
     if (device && !gpu) {
       for (const Line& line : plane.lines) {
         if (line.name != "XLA Modules") continue;
@@ -246,10 +199,12 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
           std::string_view module;
           int64_t fingerprint = 0;
           if (md && SplitModuleEventName(md->name, &module, &fingerprint))
-            module_by_fingerprint.emplace(fingerprint, module);
+            module_by_fingerprint.emplace(fingerprint, Module{module});
         }
       }
     }
+    int64_t last_fingerprint = 0;  // a one-entry cache in front of the map
+    Module* last_module = nullptr;
 
     for (const Line& line : plane.lines) {
       summary.lines.emplace_back(line.display_name.empty() ? line.name : line.display_name,
@@ -266,35 +221,77 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
       uint32_t track = tables.Track(key);
       chunk.names.push_back({kineto::NameRecord::kProcessName, track, tables.Intern(plane.name)});
       chunk.names.push_back({kineto::NameRecord::kThreadName, track, tables.Intern(line_name)});
+
+      // What holds for every event of the line. Events of stream and XLA Ops
+      // lines are device work (kernels, or copies by name); those of other
+      // lines never are, so the category is the line's.
+      const bool gpu_line = stream || device_ops;
+      EventKind copy_kind = EventKind::kOther;  // kOther: none
+      // XLA names copy streams "Stream #N(MemcpyH2D)", "(MemcpyOther)", ...
+      if (stream && line_name.find("Memcpy") != std::string::npos) copy_kind = EventKind::kMemcpy;
+      if (stream && line_name.find("Memset") != std::string::npos) copy_kind = EventKind::kMemset;
+      const EventKind plain_kind = device ? EventKind::kOther : EventKind::kCpuOp;
+      const StringId line_cat = gpu_line ? kernel_cat : device ? device_cat : host_cat;
+
+      // Rows are written through pointers into columns grown by the line's
+      // event count, then cut to the rows written; constant columns are
+      // filled in bulk after the loop.
+      const size_t n = line.events.size();
+      EventColumns& e = chunk.events;
+      const size_t first = e.size();
+      int64_t* ts = e.ts.grow_uninitialized(n);
+      int64_t* dur = e.dur.grow_uninitialized(n);
+      StringId* names = e.name.grow_uninitialized(n);
+      EventKind* kinds = e.kind.grow_uninitialized(n);
+      uint32_t* args = e.args_row.grow_uninitialized(n);
+      GpuArgsTable& g = chunk.gpu_args;
+      const size_t gpu_first = g.size();
+      EventId* gpu_event = gpu_line ? g.event.grow_uninitialized(n) : nullptr;
+      XlaLabelTable& x = chunk.xla_labels;
+      const size_t x_first = x.size();
+      EventId* x_event = x.event.grow_uninitialized(n);
+      StringId* x_hlo_op = x.hlo_op.grow_uninitialized(n);
+      StringId* x_hlo_module = x.hlo_module.grow_uninitialized(n);
+      int64_t* x_program_id = x.program_id.grow_uninitialized(n);
+      StringId* x_op_name = x.op_name.grow_uninitialized(n);
+      StringId* x_source = x.source.grow_uninitialized(n);
+      int64_t* x_group_id = x.group_id.grow_uninitialized(n);
+      size_t w = 0, xw = 0;
       for (const Event& ev : line.events) {
         if (ev.has_num_occurrences) continue;  // aggregated counts, not timed events
-        const EventMetadata* md = plane.FindEventMetadata(ev.metadata_id);
-        std::string_view name;  // (a ?: mixing std::string and "" would make a temporary)
-        if (md) name = md->display_name.empty() ? md->name : md->display_name;
-        EventKind kind = stream || device_ops ? DeviceKind(name)
-                         : device             ? EventKind::kOther
-                                              : EventKind::kCpuOp;
-        // XLA names copy streams "Stream #N(MemcpyH2D)", "(MemcpyOther)", ...
-        if (stream && line_name.find("Memcpy") != std::string::npos) kind = EventKind::kMemcpy;
-        if (stream && line_name.find("Memset") != std::string::npos) kind = EventKind::kMemset;
-        Labels labels;
-        if (md) labels.Take(plane, label_ids, md->stats);
-        labels.Take(plane, label_ids, plane.StatsOf(ev));
+        PlaneTables::EventInfo* md = plane_tables.Find(ev.metadata_id);
+        EventLabels labels;
+        StringId name_id = kEmptyString;
+        if (md) {
+          labels = md->labels;
+          if (md->name_id == kUnsetId) md->name_id = tables.Intern(md->name);
+          name_id = md->name_id;
+        }
+        if (ev.stats_count) plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
+        EventKind kind = plain_kind;
+        if (gpu_line) {
+          kind = copy_kind != EventKind::kOther ? copy_kind
+                 : md                           ? md->device_kind
+                                                : EventKind::kKernel;
+        }
         const int64_t correlation = labels.correlation;
         if (device_ops) {  // TPU: the op is its own label
-          if (labels.hlo_op.empty() && md)
-            labels.hlo_op = md->display_name.empty() ? md->name : md->display_name;
-          if (labels.hlo_module.empty() && labels.program_id != kNoValue) {
-            auto it = module_by_fingerprint.find(labels.program_id);
-            if (it != module_by_fingerprint.end()) labels.hlo_module = it->second;
+          if (labels.hlo_op().v.empty() && md) labels.hlo_op() = {md->name, &md->name_id};
+          if (labels.hlo_module().v.empty() && labels.program_id != kNoValue) {
+            if (!last_module || last_fingerprint != labels.program_id) {
+              auto it = module_by_fingerprint.find(labels.program_id);
+              last_module = it == module_by_fingerprint.end() ? nullptr : &it->second;
+              last_fingerprint = labels.program_id;
+            }
+            if (last_module) labels.hlo_module() = {last_module->name, &last_module->id};
           }
         }
         // A host event with a correlation id is the API call that launched GPU work.
         if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
-        auto row = static_cast<EventId>(chunk.events.size());
+        const auto row = static_cast<EventId>(first + w);
         uint32_t args_row = kNoRow;
-        const bool allocation = name == "MemoryAllocation", free = name == "MemoryDeallocation";
-        if (!device && (allocation || free)) {
+        if (!device && md && md->memory) [[unlikely]] {
+          const bool allocation = md->memory == 1;
           kind = EventKind::kMemory;
           MemoryArgsTable& m = chunk.memory_args;
           args_row = static_cast<uint32_t>(m.size());
@@ -328,48 +325,60 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
           m.bytes.push_back(bytes == kNoValue ? kNoValue : allocation ? bytes : -bytes);
           m.total_allocated.push_back(total);
           m.total_reserved.push_back(reserved);
-        } else if (IsGpuActivity(kind)) {
-          GpuArgsTable& g = chunk.gpu_args;
-          args_row = static_cast<uint32_t>(g.size());
-          g.event.push_back(row);
-          g.device.push_back(static_cast<int32_t>(plane.id));
-          g.stream.push_back(line.display_id ? line.display_id : line.id);
-          for (int i = 0; i < 3; ++i) {
-            g.grid[i].push_back(0);
-            g.block[i].push_back(0);
-          }
-          g.registers.push_back(0);
-          g.shared_mem.push_back(0);
-          g.occupancy.push_back(-1);
-          g.bytes.push_back(-1);
+        } else if (gpu_line) {
+          args_row = static_cast<uint32_t>(gpu_first + w);
+          gpu_event[w] = row;
         }
-        EventColumns& e = chunk.events;
-        e.ts.push_back(line.timestamp_ns + PsToNs(ev.offset_ps, &rounded));
-        e.dur.push_back(PsToNs(ev.duration_ps, &rounded));
-        e.name.push_back(tables.Intern(name));
-        e.cat.push_back(IsGpuActivity(kind) ? kernel_cat : device ? device_cat : host_cat);
-        e.track.push_back(track);
-        e.parent.push_back(kNoRow);
-        e.depth.push_back(0);
-        e.ph.push_back('X');
-        e.kind.push_back(kind);
-        e.flags.push_back(0);
+        ts[w] = line.timestamp_ns + PsToNs(ev.offset_ps, &rounded);
+        dur[w] = PsToNs(ev.duration_ps, &rounded);
+        names[w] = name_id;
+        kinds[w] = kind;
+        args[w] = args_row;
         e.correlation.push_back(correlation);
-        e.external_id.push_back(kNoValue);
-        e.args_row.push_back(args_row);
         if (labels.any()) {
-          XlaLabelTable& x = chunk.xla_labels;
-          x.event.push_back(row);
-          x.hlo_op.push_back(labels.hlo_op.empty() ? kEmptyString : tables.Intern(labels.hlo_op));
-          x.hlo_module.push_back(labels.hlo_module.empty() ? kEmptyString
-                                                           : tables.Intern(labels.hlo_module));
-          x.program_id.push_back(labels.program_id);
-          std::string_view op_name = labels.op_name();
-          x.op_name.push_back(op_name.empty() ? kEmptyString : tables.Intern(op_name));
-          x.source.push_back(labels.source.empty() ? kEmptyString : tables.Intern(labels.source));
-          x.group_id.push_back(labels.group_id);
+          x_event[xw] = row;
+          x_hlo_op[xw] = plane_tables.Id(labels.hlo_op(), &tables);
+          x_hlo_module[xw] = plane_tables.Id(labels.hlo_module(), &tables);
+          x_program_id[xw] = labels.program_id;
+          x_op_name[xw] = plane_tables.Id(labels.op_name(), &tables);
+          x_source[xw] = plane_tables.Id(labels.source(), &tables);
+          x_group_id[xw] = labels.group_id;
+          ++xw;
         }
+        ++w;
       }
+      e.ts.resize(first + w);
+      e.dur.resize(first + w);
+      e.name.resize(first + w);
+      e.kind.resize(first + w);
+      e.args_row.resize(first + w);
+      std::fill_n(e.cat.grow_uninitialized(w), w, line_cat);
+      std::fill_n(e.track.grow_uninitialized(w), w, track);
+      std::fill_n(e.parent.grow_uninitialized(w), w, kNoRow);
+      std::fill_n(e.depth.grow_uninitialized(w), w, uint16_t{0});
+      std::fill_n(e.ph.grow_uninitialized(w), w, 'X');
+      std::fill_n(e.flags.grow_uninitialized(w), w, uint8_t{0});
+      for (size_t i = 0; i < w; ++i) e.external_id.push_back(kNoValue);
+      if (gpu_line) {
+        g.event.resize(gpu_first + w);
+        std::fill_n(g.device.grow_uninitialized(w), w, static_cast<int32_t>(plane.id));
+        std::fill_n(g.stream.grow_uninitialized(w), w, line.display_id ? line.display_id : line.id);
+        for (int i = 0; i < 3; ++i) {
+          std::fill_n(g.grid[i].grow_uninitialized(w), w, 0);
+          std::fill_n(g.block[i].grow_uninitialized(w), w, 0);
+        }
+        std::fill_n(g.registers.grow_uninitialized(w), w, 0);
+        std::fill_n(g.shared_mem.grow_uninitialized(w), w, 0);
+        std::fill_n(g.occupancy.grow_uninitialized(w), w, -1.0f);
+        std::fill_n(g.bytes.grow_uninitialized(w), w, int64_t{-1});
+      }
+      x.event.resize(x_first + xw);
+      x.hlo_op.resize(x_first + xw);
+      x.hlo_module.resize(x_first + xw);
+      x.program_id.resize(x_first + xw);
+      x.op_name.resize(x_first + xw);
+      x.source.resize(x_first + xw);
+      x.group_id.resize(x_first + xw);
     }
     // The capture's wall-clock anchor (formats.md §1.3): JAX/TF rewrite line
     // timestamps relative to the session start, which this plane records.
