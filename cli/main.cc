@@ -7,6 +7,7 @@
 #include "cli/info_command.h"
 #include "cli/new_plugin_command.h"
 #include "cli/pipeline_commands.h"
+#include "cli/scan_command.h"
 
 int main(int argc, char** argv) {
   // Columns and chunk buffers above 1 MiB live in their own mappings: freed
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   th::cli::AddPipelineCommands(app, &exit_code);
   th::cli::AddPluginsCommand(app, &exit_code);
   th::cli::AddNewPluginCommand(app, &exit_code);
+  th::cli::AddScanCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,18 +1,15 @@
 #include "cli/pipeline_commands.h"
 
-#include <boost/dll/runtime_symbol_info.hpp>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "cli/pipeline_setup.h"
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
 #include "core/pipeline/pipeline_schema.h"
 #include "core/plugin/plugin_loader.h"
 
 namespace th::cli {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -32,29 +29,9 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
-// The shipped configs: next to the sources in a build tree, under
-// share/tracehound when installed.
-std::string ConfigPath(const std::string& name) {
-  fs::path exe = boost::dll::program_location().string();
-  for (const fs::path& dir : {exe.parent_path().parent_path() / "share" / "tracehound" / "configs",
-                              fs::path(TRACEHOUND_SOURCE_CONFIG_DIR)}) {
-    std::error_code ec;
-    if (fs::exists(dir / name, ec)) return (dir / name).string();
-  }
-  return (fs::path(TRACEHOUND_SOURCE_CONFIG_DIR) / name).string();
-}
-
-// Loads the plugins a pipeline can see: its plugin_paths, --plugin-path,
-// TRACEHOUND_PLUGIN_PATH and the installed/build-tree plugin folder.
 Status LoadRegistry(const std::string& pipeline, const PipelineOptions& o,
                     const LoadPipelineOptions& load, PluginRegistry* registry) {
-  std::vector<std::string> extra = o.plugin_paths;
-  if (!pipeline.empty()) {
-    auto paths = ReadPipelinePluginPaths(pipeline, load);
-    if (!paths.ok()) return paths.status();
-    extra.insert(extra.begin(), paths->begin(), paths->end());
-  }
-  return registry->LoadDirectories(PluginSearchPath(extra));
+  return cli::LoadRegistry(pipeline, o.plugin_paths, load, registry);
 }
 
 int RunOrValidate(const PipelineOptions& o, bool run_it) {

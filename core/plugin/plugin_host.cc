@@ -2,6 +2,7 @@
 
 #include <tracehound/plugin_api.h>
 
+#include <atomic>
 #include <cstdio>
 #include <deque>
 #include <iostream>
@@ -55,7 +56,10 @@ NumberKind KindOf(uint32_t k) {
 
 std::string Str(const char* s) { return s ? s : ""; }
 
+std::atomic<int> log_min_level{0};
+
 void Log(void* ctx, int level, const char* message) {
+  if (level < log_min_level.load(std::memory_order_relaxed)) return;
   std::cerr << "tracehound: " << (level ? "warning" : "note") << ": plugin "
             << State(ctx)->plugin->declaration.id << ": " << Str(message) << "\n";
 }
@@ -435,5 +439,7 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   }
   return Ok();
 }
+
+void SetPluginLogLevel(int min_level) { log_min_level.store(min_level); }
 
 }  // namespace th

@@ -25,4 +25,8 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,
                  const std::map<std::string, OptionValue>& options, PluginResults* results,
                  kernels::BackendChoice backend = kernels::BackendChoice::kAuto);
 
+// Plugins' log messages go to stderr from this level up: 0 notes and warnings
+// (the default), 1 warnings only (fleet scans), 2 none. Process-wide.
+void SetPluginLogLevel(int min_level);
+
 }  // namespace th

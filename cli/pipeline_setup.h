@@ -1,0 +1,28 @@
+// What the pipeline commands share: where the shipped configs are, and the
+// plugins a pipeline can see.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph/status.h"
+#include "core/pipeline/pipeline_loader.h"
+#include "core/plugin/plugin_loader.h"
+
+namespace th::cli {
+
+// A shipped config by file name: <exe>/../share/tracehound/configs when
+// installed, else the source tree's configs/.
+std::string ConfigPath(const std::string& name);
+
+// Loads the plugins a pipeline can see: its plugin_paths, `plugin_paths`
+// (--plugin-path), TRACEHOUND_PLUGIN_PATH and the installed/build-tree plugin
+// folder. `pipeline` may be empty (no pipeline-named paths).
+Status LoadRegistry(const std::string& pipeline, const std::vector<std::string>& plugin_paths,
+                    const LoadPipelineOptions& load, PluginRegistry* registry);
+
+// `pipeline` as a file, or, when no such file exists and it names a shipped
+// config ("fleet-scan" or "fleet-scan.yaml"), that config.
+std::string ResolvePipelinePath(const std::string& pipeline);
+
+}  // namespace th::cli

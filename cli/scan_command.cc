@@ -1,0 +1,126 @@
+#include "cli/scan_command.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/pipeline_setup.h"
+#include "core/pipeline/pipeline_loader.h"
+#include "core/plugin/plugin_host.h"
+#include "core/scan/database.h"
+#include "core/scan/results_schema.h"
+#include "core/scan/run_discovery.h"
+#include "core/scan/run_dispatcher.h"
+#include "core/scan/scanner.h"
+
+namespace th::cli {
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+struct ScanCommandOptions {
+  std::vector<std::string> inputs;
+  std::string pipeline = "fleet-scan";
+  std::string db = "sqlite:tracehound.db";
+  std::vector<std::string> set;
+  std::vector<std::string> plugin_paths;
+  int jobs = 0;
+  double memory_gb = 0;
+  bool retry_failed = false;
+  bool keep_truncated = false;
+  std::string progress = "auto";
+  bool list = false;
+  bool verbose = false;
+};
+
+int Fail(const std::string& message) {
+  std::cerr << "tracehound scan: error: " << message << "\n";
+  return kExitBadInput;
+}
+
+int Scan(const ScanCommandOptions& o) {
+  TrustTable skipped;
+  auto runs = scan::DiscoverRuns(o.inputs, &skipped);
+  if (!runs.ok()) return Fail(runs.status().message());
+  if (o.list) {
+    for (const scan::Run& r : *runs)
+      std::cout << r.location << "\t" << r.files.size() << " files\t" << r.bytes << " B\n";
+    return 0;
+  }
+  LoadPipelineOptions load;
+  load.set_overrides = o.set;
+  std::string pipeline_path = ResolvePipelinePath(o.pipeline);
+  PluginRegistry registry;
+  Status loaded = LoadRegistry(pipeline_path, o.plugin_paths, load, &registry);
+  if (!loaded.ok()) return Fail(loaded.message());
+  auto pipeline = LoadPipeline(pipeline_path, registry.Declarations(), load);
+  if (!pipeline.ok()) return Fail(pipeline.status().message());
+
+  auto db = scan::OpenDatabase(o.db);
+  if (!db.ok()) return Fail(db.status().message());
+  Status migrated = scan::MigrateResultsSchema(**db);
+  if (!migrated.ok()) return Fail(migrated.message());
+
+  // Thousands of runs: the plugins' notes only with --verbose.
+  SetPluginLogLevel(o.verbose ? 0 : 1);
+  scan::ScanOptions options;
+  options.pipeline = &*pipeline;
+  options.registry = &registry;
+  options.jobs = o.jobs;
+  options.memory_bytes = static_cast<uint64_t>(o.memory_gb * 1e9);
+  options.retry_failed = o.retry_failed;
+  options.load.import.keep_truncated = o.keep_truncated;
+  bool terminal = o.progress == "bar" || (o.progress == "auto" && isatty(STDERR_FILENO));
+  std::unique_ptr<scan::ScanProgress> progress;
+  if (o.progress != "none") progress = std::make_unique<scan::ScanProgress>(std::cerr, terminal);
+  scan::LocalRunDispatcher dispatcher(runs->size());
+  auto summary = scan::RunScan(options, *runs, dispatcher, **db, progress.get());
+  if (!summary.ok()) return Fail(summary.status().message());
+  if (summary->failed > 0) {
+    std::cerr << "tracehound scan: " << summary->failed << " of " << summary->handled
+              << " runs failed (exit status " << scan::ScanExitCode(*summary) << "):\n";
+    for (const std::string& f : summary->failures) std::cerr << "  " << f << "\n";
+  }
+  std::cout << "scanned " << summary->scanned << ", skipped " << summary->skipped << " (already in "
+            << (*db)->name() << "), failed " << summary->failed << ", not traces "
+            << summary->not_traces << "\n";
+  return scan::ScanExitCode(*summary);
+}
+
+}  // namespace
+
+void AddScanCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<ScanCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "scan",
+      "Run a pipeline over a fleet of runs (directories, globs, archives) into a results "
+      "database; resumable. Exit status: 0, or 10 + the number of failed runs (at most 110)");
+  cmd->add_option("inputs", o->inputs, "traces: files, directories, globs, archives")->required();
+  cmd->add_option("--pipeline,-p", o->pipeline, "pipeline file, or the name of a shipped config")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db, "results database: sqlite:PATH or postgresql://...")
+      ->capture_default_str();
+  cmd->add_option("--jobs,-j", o->jobs, "runs scanned at once (0 = one per core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
+  cmd->add_option("--memory", o->memory_gb,
+                  "memory budget in GB for runs in flight (0 = half of the available memory)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_flag("--retry-failed", o->retry_failed, "scan again the runs stored as failed");
+  cmd->add_flag("--keep-truncated", o->keep_truncated,
+                "read the complete events of truncated traces");
+  cmd->add_option("--progress", o->progress,
+                  "auto (a bar on a terminal, lines otherwise), bar, lines or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  cmd->add_flag("--list", o->list, "print the runs found (location, files, bytes) and exit");
+  cmd->add_flag("--verbose,-v", o->verbose, "also print the plugins' notes");
+  cmd->add_option("--set", o->set, "override a pipeline value (as in `tracehound run`)");
+  cmd->add_option("--plugin-path", o->plugin_paths, "also look for plugins in this directory");
+  cmd->callback([o, exit_code] { *exit_code = Scan(*o); });
+}
+
+}  // namespace th::cli

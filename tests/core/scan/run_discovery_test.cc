@@ -1,0 +1,65 @@
+#include "core/scan/run_discovery.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/test_files.h"
+
+namespace th::scan {
+namespace {
+
+using th::testing::TempDir;
+using th::testing::WriteTempFile;
+
+std::vector<std::string> Locations(const std::vector<Run>& runs) {
+  std::vector<std::string> out;
+  for (const scan::Run& r : runs) out.push_back(r.location);
+  return out;
+}
+
+TEST(DiscoverRunsTest, GroupsRankFilesXPlanesAndArchivesIntoSortedRuns) {
+  const std::string d = TempDir() + "/disc";
+  for (const char* f :
+       {"disc/job1/rank1.pt.trace.json.gz", "disc/job1/rank0.pt.trace.json.gz",
+        "disc/job1/notes.txt", "disc/job2/sampled_rank-0.json", "disc/job2/sampled_rank-1.json",
+        "disc/job2/eval_worker0.json", "disc/models/bert.json.gz", "disc/models/owl.json.gz",
+        "disc/jax/h0.xplane.pb", "disc/jax/h1.xplane.pb", "disc/jax/h0.trace.json.gz",
+        "disc/dlrm.tar.gz"}) {
+    WriteTempFile(f, "x");
+  }
+  auto runs = DiscoverRuns({d});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  EXPECT_EQ(Locations(*runs),
+            (std::vector<std::string>{d + "/dlrm.tar.gz", d + "/jax/*.xplane.pb", d + "/job1/rank*",
+                                      d + "/job2/eval_worker*", d + "/job2/sampled_rank*",
+                                      d + "/models/bert.json.gz", d + "/models/owl.json.gz"}));
+  const scan::Run& job1 = (*runs)[2];
+  ASSERT_EQ(job1.files.size(), 2u);
+  EXPECT_EQ(job1.files[0].path, d + "/job1/rank0.pt.trace.json.gz");
+  EXPECT_EQ(job1.files[1].path, d + "/job1/rank1.pt.trace.json.gz");
+  EXPECT_EQ(job1.bytes, 2u);
+  EXPECT_EQ(job1.name, "job1/rank*");
+  // The JAX JSON copy beside its .xplane.pb is not a second rank.
+  EXPECT_EQ((*runs)[1].files.size(), 2u);
+}
+
+TEST(DiscoverRunsTest, SameListWhateverTheInputOrderAndRepeats) {
+  const std::string d = TempDir() + "/disc2";
+  WriteTempFile("disc2/a/rank0.json", "x");
+  WriteTempFile("disc2/a/rank1.json", "x");
+  WriteTempFile("disc2/b.json", "x");
+  auto one = DiscoverRuns({d + "/a", d + "/b.json"});
+  auto two = DiscoverRuns({d + "/b.json", d + "/a/rank1.json", d + "/a", d + "/a/*.json"});
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(Locations(*one), Locations(*two));
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ((*two)[0].files.size(), 2u);
+}
+
+TEST(DiscoverRunsTest, MissingInputIsNamed) {
+  auto runs = DiscoverRuns({TempDir() + "/no-such-dir"});
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("no-such-dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace th::scan

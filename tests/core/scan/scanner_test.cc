@@ -1,0 +1,304 @@
+// RunScan over small generated fleets, on SQLite and on a real PostgreSQL
+// server: one row per run and per trace, the pipeline's own metrics, failures
+// recorded and the scan going on, reruns adding nothing, the same rows
+// whatever the job count and run order.
+#include "core/scan/scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "core/pipeline/pipeline_loader.h"
+#include "core/pipeline/pipeline_runner.h"
+#include "core/scan/content_hash.h"
+#include "core/scan/content_rows.h"
+#include "core/scan/result_writer.h"
+#include "core/scan/results_schema.h"
+#include "core/synth/kineto_generator.h"
+#include "tests/support/postgres_server.h"
+#include "tests/support/test_files.h"
+
+namespace th::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Hands out runs last to first (another order than the local dispatcher).
+class ReverseDispatcher final : public RunDispatcher {
+ public:
+  explicit ReverseDispatcher(size_t n) : next_(n) {}
+  std::optional<size_t> Next() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (next_ == 0) return std::nullopt;
+    return --next_;
+  }
+
+ private:
+  std::mutex mu_;
+  size_t next_;
+};
+
+struct Plugins {
+  PluginRegistry registry;
+  Pipeline pipeline;
+};
+
+const Plugins& FleetPipeline() {
+  static const Plugins* p = [] {
+    auto* out = new Plugins;
+    Status s = out->registry.LoadDirectories({TRACEHOUND_PLUGIN_DIR});
+    EXPECT_TRUE(s.ok()) << s.message();
+    auto pipeline = LoadPipeline(std::string(TRACEHOUND_SOURCE_DIR) + "/configs/fleet-scan.yaml",
+                                 out->registry.Declarations());
+    EXPECT_TRUE(pipeline.ok()) << pipeline.status().message();
+    if (pipeline.ok()) out->pipeline = std::move(*pipeline);
+    return out;
+  }();
+  return *p;
+}
+
+// <TempDir>/<name>/run<i>/rank<r>.pt.trace.json.gz for i < runs, 2 ranks
+// each, seed = first_seed + i; plus, when `corrupt`, bad/rank0... truncated.
+std::string MakeFleet(const std::string& name, int runs, bool corrupt, int first_seed = 1) {
+  std::string dir = th::testing::TempDir() + "/" + name;
+  for (int i = 0; i < runs; ++i) {
+    synth::Scenario s;
+    s.ranks = 2;
+    s.steps = 3;
+    s.kernels_per_step = 12;
+    s.collectives_per_step = 2;
+    s.seed = static_cast<uint64_t>(first_seed + i);
+    s.straggler_rank = i % 3 == 0 ? 1 : -1;
+    auto paths = synth::WriteKinetoTraces(s, dir + "/run" + std::to_string(i), true, nullptr);
+    EXPECT_TRUE(paths.ok()) << paths.status().message();
+  }
+  if (corrupt) {
+    std::string good = th::testing::ReadFile(dir + "/run0/rank0.pt.trace.json.gz");
+    th::testing::WriteTempFile(name + "/bad/rank0.pt.trace.json.gz",
+                               std::string_view(good).substr(0, good.size() / 2));
+  }
+  return dir;
+}
+
+class ScannerTest : public ::testing::TestWithParam<SqlDialect> {
+ protected:
+  std::unique_ptr<Database> NewDb() {
+    std::string url;
+    if (GetParam() == SqlDialect::kSqlite) {
+      static int n = 0;
+      url = "sqlite:" + th::testing::TempDir() + "/scan" + std::to_string(++n) + ".db";
+    } else {
+      std::string why;
+      auto* server = th::testing::PostgresServer::Shared(&why);
+      if (!server) {
+        skip_ = "no PostgreSQL server: " + why;
+        return nullptr;
+      }
+      url = server->NewDatabase();
+    }
+    auto db = OpenDatabase(url);
+    EXPECT_TRUE(db.ok()) << db.status().message();
+    if (!db.ok()) return nullptr;
+    Status s = MigrateResultsSchema(**db);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return std::move(*db);
+  }
+  ScanOptions Options(int jobs) {
+    ScanOptions o;
+    o.pipeline = &FleetPipeline().pipeline;
+    o.registry = &FleetPipeline().registry;
+    o.jobs = jobs;
+    o.memory_bytes = 2ull << 30;
+    return o;
+  }
+  static int64_t Count(Database& db, const std::string& sql) {
+    auto rows = db.Query(sql);
+    EXPECT_TRUE(rows.ok()) << rows.status().message();
+    return rows.ok() ? SqlInt(rows->rows[0][0]) : -1;
+  }
+  std::string Name(const std::string& base) {
+    return base + (GetParam() == SqlDialect::kSqlite ? "-sqlite" : "-pg");
+  }
+  std::string skip_;
+};
+
+TEST_P(ScannerTest, WritesEveryRunWithThePipelinesMetricsAndRecordsTheCorruptOne) {
+  std::string fleet = MakeFleet(Name("fleet-a"), 4, true);
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 5u);
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  auto summary = RunScan(Options(2), *runs, dispatcher, *db, nullptr);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->handled, 5u);
+  EXPECT_EQ(summary->scanned, 4u);
+  EXPECT_EQ(summary->failed, 1u);
+  EXPECT_EQ(ScanExitCode(*summary), 11);
+  ASSERT_EQ(summary->failures.size(), 1u);
+  EXPECT_NE(summary->failures[0].find("bad/rank0.pt.trace.json.gz"), std::string::npos)
+      << summary->failures[0];
+
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM runs"), 5);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
+  auto failed = db->Query("SELECT location, error, traces FROM runs WHERE status = 'failed'");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(SqlText(failed->rows[0][0]), fleet + "/bad/rank*");
+  EXPECT_NE(SqlText(failed->rows[0][1]).find(fleet + "/bad/rank0.pt.trace.json.gz"),
+            std::string::npos)
+      << SqlText(failed->rows[0][1]);
+  EXPECT_EQ(SqlInt(failed->rows[0][2]), 1);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM traces"), 4 * 2 + 1);
+
+  // Each ok run holds exactly the metrics, findings and steps the pipeline
+  // reports when run on the same files directly.
+  const Plugins& p = FleetPipeline();
+  for (const scan::Run& run : *runs) {
+    if (run.name.find("bad") != std::string::npos) continue;
+    SCOPED_TRACE(run.location);
+    std::vector<std::string> paths;
+    for (const RunFile& f : run.files) paths.push_back(f.path);
+    auto direct = RunPipeline(p.pipeline, p.registry, paths);
+    ASSERT_TRUE(direct.ok()) << direct.status().message();
+    const PluginResults& r = (*direct)->report.results;
+    auto id = db->Query("SELECT run_id, verdict, ranks, events FROM runs WHERE location = $1",
+                        {run.location});
+    ASSERT_TRUE(id.ok());
+    ASSERT_EQ(id->rows.size(), 1u);
+    SqlValue run_id = id->rows[0][0];
+    EXPECT_EQ(SqlText(id->rows[0][1]), Verdict((*direct)->report));
+    EXPECT_EQ(SqlInt(id->rows[0][2]), 2);
+    int64_t events = 0;
+    for (const auto& t : (*direct)->traces.traces) events += t->graph.events.size();
+    EXPECT_EQ(SqlInt(id->rows[0][3]), events);
+    auto metrics = db->Query(
+        "SELECT plugin, name, unit, value, rank FROM metrics WHERE run_id = $1 ORDER BY seq",
+        {run_id});
+    ASSERT_TRUE(metrics.ok());
+    ASSERT_EQ(metrics->rows.size(), r.metrics.size());
+    ASSERT_GT(r.metrics.size(), 10u);
+    for (size_t i = 0; i < r.metrics.size(); ++i) {
+      const Metric& m = r.metrics[i];
+      EXPECT_EQ(SqlText(metrics->rows[i][0]), m.plugin);
+      EXPECT_EQ(SqlText(metrics->rows[i][1]), m.name);
+      if (std::isfinite(m.value)) {
+        EXPECT_EQ(SqlDouble(metrics->rows[i][3]), m.value) << m.name;
+      } else {
+        EXPECT_TRUE(SqlIsNull(metrics->rows[i][3])) << m.name;
+      }
+      EXPECT_EQ(SqlIsNull(metrics->rows[i][4]) ? -1 : SqlInt(metrics->rows[i][4]), m.scope.rank);
+    }
+    auto findings = db->Query(
+        "SELECT plugin, title, severity, time_lost_ns FROM findings WHERE run_id = $1 ORDER BY "
+        "seq",
+        {run_id});
+    ASSERT_TRUE(findings.ok());
+    ASSERT_EQ(findings->rows.size(), r.findings.size());
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+      EXPECT_EQ(SqlText(findings->rows[i][1]), r.findings[i].title);
+      EXPECT_EQ(SqlInt(findings->rows[i][2]), r.findings[i].severity);
+      auto lost = FindingTimeLostNs(r.findings[i]);
+      EXPECT_EQ(SqlIsNull(findings->rows[i][3]), !lost.has_value());
+    }
+    const DerivedTable& steps = r.tables.at("steps");
+    auto rows = db->Query(
+        "SELECT rank, step, dur_ns FROM steps WHERE run_id = $1 ORDER BY "
+        "rank, start_ns",
+        {run_id});
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->rows.size(), steps.rows);
+    EXPECT_EQ(steps.rows, 2u * 3u);
+    const auto& dur = std::get<std::vector<int64_t>>(steps.Find("dur")->values);
+    for (size_t i = 0; i < steps.rows; ++i) EXPECT_EQ(SqlInt(rows->rows[i][2]), dur[i]);
+  }
+  // Findings with a time evidence carry it as their time lost.
+  EXPECT_GT(Count(*db, "SELECT COUNT(*) FROM findings WHERE time_lost_ns > 0"), 0);
+}
+
+TEST_P(ScannerTest, RerunSkipsWhatIsStoredAndRetriesFailuresOnlyWhenAsked) {
+  std::string fleet = MakeFleet(Name("fleet-b"), 3, true, 20);
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok());
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher first(runs->size());
+  ASSERT_TRUE(RunScan(Options(2), *runs, first, *db, nullptr).ok());
+  auto before = ContentRows(*db);
+  ASSERT_TRUE(before.ok());
+
+  LocalRunDispatcher second(runs->size());
+  auto again = RunScan(Options(2), *runs, second, *db, nullptr);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->skipped, 4u);
+  EXPECT_EQ(again->scanned + again->failed, 0u);
+  auto after = ContentRows(*db);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after, *before);
+
+  ScanOptions retry = Options(1);
+  retry.retry_failed = true;
+  LocalRunDispatcher third(runs->size());
+  auto retried = RunScan(retry, *runs, third, *db, nullptr);
+  ASSERT_TRUE(retried.ok());
+  EXPECT_EQ(retried->skipped, 3u);
+  EXPECT_EQ(retried->failed, 1u);
+  auto retried_rows = ContentRows(*db);
+  ASSERT_TRUE(retried_rows.ok());
+  EXPECT_EQ(*retried_rows, *before);
+}
+
+TEST_P(ScannerTest, SameRowsWhateverTheJobCountAndOrder) {
+  std::string fleet = MakeFleet(Name("fleet-c"), 5, true, 40);
+  // A copy of run1 elsewhere: the same content, kept once at the smaller
+  // location whichever copy is scanned first.
+  fs::copy(fleet + "/run1", fleet + "/zcopy", fs::copy_options::recursive);
+  fs::copy(fleet + "/run1", fleet + "/acopy", fs::copy_options::recursive);
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 8u);
+  auto one = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  auto three = NewDb();
+  ASSERT_TRUE(one && three);
+  LocalRunDispatcher forward(runs->size());
+  auto a = RunScan(Options(1), *runs, forward, *one, nullptr);
+  ReverseDispatcher backward(runs->size());
+  auto b = RunScan(Options(3), *runs, backward, *three, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->skipped, 2u);  // the copies after acopy
+  auto rows_one = ContentRows(*one);
+  auto rows_three = ContentRows(*three);
+  ASSERT_TRUE(rows_one.ok() && rows_three.ok());
+  EXPECT_EQ(*rows_one, *rows_three);
+  EXPECT_EQ(Count(*one, "SELECT COUNT(*) FROM runs"), 6);
+  auto kept = one->Query("SELECT COUNT(*) FROM runs WHERE location = $1", {fleet + "/acopy/rank*"});
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(SqlInt(kept->rows[0][0]), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dialects, ScannerTest,
+                         ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
+                         [](const auto& info) {
+                           return info.param == SqlDialect::kSqlite ? "sqlite" : "postgresql";
+                         });
+
+TEST(FindingTimeLostTest, FirstTimeEvidenceInNanoseconds) {
+  Finding f;
+  f.evidence = {{"arrived_last", 7, "count"}, {"lateness", 2.5, "ms"}, {"span", 9, "ns"}};
+  EXPECT_EQ(FindingTimeLostNs(f), 2.5e6);
+  f.evidence = {{"share", 0.4, "ratio"}};
+  EXPECT_FALSE(FindingTimeLostNs(f).has_value());
+  f.evidence = {{"wait", -3, "us"}, {"span", 9, "ns"}};
+  EXPECT_FALSE(FindingTimeLostNs(f).has_value());
+  f.evidence = {{"wait", 3, "us"}};
+  EXPECT_EQ(FindingTimeLostNs(f), 3000.0);
+}
+
+}  // namespace
+}  // namespace th::scan
