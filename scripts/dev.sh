@@ -14,6 +14,7 @@ PACKAGES=(cmake ninja-build g++ pkg-config git
   libsimdjson-dev libisal-dev libdeflate-dev libtbb-dev libcli11-dev libarchive-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libboost-filesystem-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler
+  chromium nodejs
   libsqlite3-dev libpq-dev postgresql postgresql-client libxxhash-dev xxhash
   openmpi-bin libopenmpi-dev
   hipcc librocprim-dev)

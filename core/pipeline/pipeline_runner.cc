@@ -7,6 +7,7 @@
 
 #include "core/plugin/plugin_host.h"
 #include "core/report/annotated_trace.h"
+#include "core/report/html_report.h"
 #include "core/report/output_file.h"
 
 namespace th {
@@ -19,13 +20,6 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                                                    const PluginRegistry& plugins,
                                                    const std::vector<std::string>& inputs,
                                                    const LoadOptions& load) {
-  for (const OutputSpec& o : pipeline.outputs) {
-    if (o.type == "html") {
-      return Unsupported(pipeline.source +
-                         ": output type 'html' is not available yet; use "
-                         "terminal, markdown, json or trace");
-    }
-  }
   const std::vector<std::string>& use = inputs.empty() ? pipeline.inputs : inputs;
   if (use.empty()) {
     return InvalidInput(pipeline.source +
@@ -107,6 +101,11 @@ Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
       // One file per rank when there are several (annotated_trace.h).
       const TraceSet& set = run.report.traces ? *run.report.traces : run.traces;
       TH_RETURN_IF_ERROR(WriteAnnotatedTraces(set, run.report.results.findings, o.path));
+      continue;
+    }
+    if (o.type == "html") {
+      // One self-contained page (html_report.h), written atomically.
+      TH_RETURN_IF_ERROR(WriteHtmlReport(run.report, o.path));
       continue;
     }
     if (o.type == "markdown")

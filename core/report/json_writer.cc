@@ -6,6 +6,7 @@
 namespace th {
 
 void JsonWriter::Indent() {
+  if (compact_) return;
   out_ << '\n';
   for (size_t i = 0; i < first_.size(); ++i) out_ << "  ";
 }
@@ -51,7 +52,7 @@ JsonWriter& JsonWriter::EndArray() {
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   WriteEscaped(key);
-  out_ << ": ";
+  out_ << (compact_ ? ":" : ": ");
   after_key_ = true;
   return *this;
 }

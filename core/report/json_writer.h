@@ -1,5 +1,5 @@
-// JsonWriter: a small streaming JSON writer (pretty-printed, valid UTF-8 in,
-// escaped out). Keys and values are written in call order.
+// JsonWriter: a small streaming JSON writer (pretty-printed unless compact,
+// valid UTF-8 in, escaped out). Keys and values are written in call order.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,10 @@ namespace th {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) {}
-  ~JsonWriter() { out_ << '\n'; }
+  explicit JsonWriter(std::ostream& out, bool compact = false) : out_(out), compact_(compact) {}
+  ~JsonWriter() {
+    if (!compact_) out_ << '\n';
+  }
 
   JsonWriter& BeginObject();
   JsonWriter& EndObject();
@@ -40,6 +42,7 @@ class JsonWriter {
   std::ostream& out_;
   std::vector<bool> first_;  // per open container: nothing written yet
   bool after_key_ = false;
+  bool compact_ = false;  // no newlines or indentation
 };
 
 }  // namespace th

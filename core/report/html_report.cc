@@ -1,0 +1,394 @@
+#include "core/report/html_report.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "core/report/html_assets.h"
+#include "core/report/investigation.h"
+#include "core/report/json_writer.h"
+#include "core/report/output_file.h"
+#include "core/report/trust_json.h"
+
+namespace th {
+
+namespace {
+
+// Stable id of a finding: plugin and its position among that plugin's
+// findings (as in the JSON report).
+std::vector<std::string> FindingIds(const AnalysisReport& r) {
+  std::map<std::string, int> seen;
+  std::vector<std::string> ids;
+  for (const Finding& f : r.results.findings)
+    ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
+  return ids;
+}
+
+void WriteScope(JsonWriter& w, const ReportScope& s) {
+  w.BeginObject();
+  auto field = [&](const char* k, int64_t v) {
+    w.Key(k);
+    v >= 0 ? w.Int(v) : w.Null();
+  };
+  field("rank", s.rank);
+  field("device", s.device);
+  field("stream", s.stream);
+  field("step_first", s.step_first);
+  field("step_last", s.step_last);
+  w.EndObject();
+}
+
+bool IsGridTable(const std::string& name) {
+  return name == "steps" || name == "step_breakdown" || name == "straggler_steps" ||
+         name == "overlap" || name == "oom_risk_steps" || name == "cuda_sync_per_step";
+}
+
+void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits& limits,
+                 std::vector<std::string>* reductions) {
+  w.Key("tables").BeginObject();
+  for (const auto& [name, t] : r.results.tables) {
+    size_t cap = IsGridTable(name) ? limits.max_grid_rows : limits.max_table_rows;
+    size_t shown = std::min(t.rows, cap);
+    if (shown < t.rows) {
+      reductions->push_back("table " + name + ": first " + std::to_string(shown) + " of " +
+                            std::to_string(t.rows) + " rows (in the plugin's order)");
+    }
+    w.Key(name).BeginObject();
+    w.Field("plugin", t.plugin).Field("rows", static_cast<int64_t>(t.rows));
+    w.Field("shown", static_cast<int64_t>(shown));
+    w.Key("columns").BeginArray();
+    for (const DerivedColumn& c : t.columns) {
+      w.BeginObject().Field("name", c.name).Field("unit", c.unit);
+      w.Key("values").BeginArray();
+      size_t n = std::min(shown, c.size());
+      if (auto* i = std::get_if<std::vector<int64_t>>(&c.values)) {
+        for (size_t k = 0; k < n; ++k) w.Int((*i)[k]);
+      } else if (auto* d = std::get_if<std::vector<double>>(&c.values)) {
+        for (size_t k = 0; k < n; ++k) w.Double((*d)[k]);
+      } else {
+        const auto& s = std::get<std::vector<std::string>>(c.values);
+        for (size_t k = 0; k < n; ++k) w.String(s[k].size() > 2000 ? s[k].substr(0, 2000) : s[k]);
+      }
+      w.EndArray().EndObject();
+    }
+    w.EndArray().EndObject();
+  }
+  w.EndObject();
+}
+
+// Where a finding lies on the swimlane: the lanes of its scope and the span
+// of their events in the shown window.
+void WritePlace(JsonWriter& w, const Finding& f, const Swimlane& s) {
+  w.BeginObject();
+  if (!s.available) {
+    w.Field("shown", false).Field("note", "no swimlane: " + s.reason).EndObject();
+    return;
+  }
+  std::vector<uint32_t> lanes;
+  for (uint32_t i = 0; i < s.lanes.size(); ++i) {
+    const SwimlaneLane& l = s.lanes[i];
+    if (f.scope.rank >= 0 && l.rank != f.scope.rank) continue;
+    if (f.scope.stream >= 0 && (!l.gpu || l.stream != f.scope.stream)) continue;
+    if (f.scope.device >= 0 && f.scope.stream < 0 && (!l.gpu || l.device != f.scope.device))
+      continue;
+    if (f.scope.device >= 0 && l.gpu && l.device != f.scope.device) continue;
+    lanes.push_back(i);
+  }
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+  for (const SwimlaneEvent& e : s.events) {
+    if (!std::binary_search(lanes.begin(), lanes.end(), e.lane)) continue;
+    t0 = std::min(t0, e.ts);
+    t1 = std::max(t1, e.ts + e.dur);
+  }
+  std::string note;
+  if (lanes.empty()) {
+    note = "its scope has no lane on the swimlane; the whole step is shown";
+    for (uint32_t i = 0; i < s.lanes.size(); ++i) lanes.push_back(i);
+  }
+  if (t0 > t1) {
+    t0 = 0;
+    t1 = s.span_ns;
+  }
+  t0 = std::max<int64_t>(0, t0);
+  t1 = std::min(s.span_ns, t1);
+  if (s.has_step && f.scope.step_first >= 0 &&
+      (s.step < f.scope.step_first || s.step > f.scope.step_last)) {
+    note = "the finding covers steps " + std::to_string(f.scope.step_first) + "–" +
+           std::to_string(f.scope.step_last) + "; the swimlane shows step " +
+           std::to_string(s.step);
+  }
+  w.Field("shown", true).Field("t0", t0).Field("t1", t1);
+  w.Key("lanes").BeginArray();
+  for (uint32_t l : lanes) w.Int(l);
+  w.EndArray();
+  if (!note.empty()) w.Field("note", note);
+  w.EndObject();
+}
+
+void WriteSwimlane(JsonWriter& w, const Swimlane& s, std::vector<std::string>* reductions) {
+  w.Key("swimlane").BeginObject();
+  w.Field("available", s.available);
+  if (!s.available) w.Field("reason", s.reason);
+  w.Field("choice", s.choice).Field("alignment", s.alignment);
+  w.Key("step");
+  s.has_step ? w.Int(s.step) : w.Null();
+  w.Field("span_ns", s.span_ns);
+  w.Field("total_events", s.total_events)
+      .Field("kept_events", static_cast<int64_t>(s.events.size()));
+  if (static_cast<int64_t>(s.events.size()) < s.total_events) {
+    reductions->push_back("swimlane: " + std::to_string(s.events.size()) + " of " +
+                          std::to_string(s.total_events) +
+                          " events of the shown window kept (the longest); each lane's busy "
+                          "share per pixel bucket is drawn from all of them");
+  }
+  w.Key("windows").BeginArray();
+  for (const RankWindow& r : s.windows) {
+    w.BeginObject().Field("rank", r.rank).Field("begin_ns", r.begin_ns).Field("end_ns", r.end_ns);
+    w.Field("shift_ns", r.shift_ns).EndObject();
+  }
+  w.EndArray();
+  w.Key("kinds").BeginArray();
+  for (int k = 0; k < static_cast<int>(EventKind::kCount); ++k)
+    w.String(EventKindName(static_cast<EventKind>(k)));
+  w.EndArray();
+  w.Key("lanes").BeginArray();
+  for (const SwimlaneLane& l : s.lanes) {
+    w.BeginObject().Field("rank", l.rank).Field("gpu", l.gpu).Field("name", l.name);
+    w.Field("device", static_cast<int64_t>(l.device)).Field("stream", l.stream);
+    w.Field("depth", l.depth).Field("events", l.events);
+    if (!l.density.empty()) {
+      w.Key("density").BeginArray();
+      for (uint8_t d : l.density) w.Int(d);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("names").BeginArray();
+  for (const std::string& n : s.names) w.String(n);
+  w.EndArray();
+  // Columnar events: lane, ts, dur, name, depth, kind, launch.
+  w.Key("events").BeginObject();
+  auto column = [&](const char* key, auto get) {
+    w.Key(key).BeginArray();
+    for (const SwimlaneEvent& e : s.events) w.Int(get(e));
+    w.EndArray();
+  };
+  column("lane", [](const SwimlaneEvent& e) { return static_cast<int64_t>(e.lane); });
+  column("ts", [](const SwimlaneEvent& e) { return e.ts; });
+  column("dur", [](const SwimlaneEvent& e) { return e.dur; });
+  column("name", [](const SwimlaneEvent& e) { return static_cast<int64_t>(e.name); });
+  column("depth", [](const SwimlaneEvent& e) { return static_cast<int64_t>(e.depth); });
+  column("kind", [](const SwimlaneEvent& e) { return static_cast<int64_t>(e.kind); });
+  column("launch", [](const SwimlaneEvent& e) { return e.launch; });
+  w.EndObject();
+  w.EndObject();
+}
+
+void WriteMemory(JsonWriter& w, const MemoryTimeline& m, const TimelineLimits& limits,
+                 std::vector<std::string>* reductions) {
+  w.Key("memory").BeginObject();
+  w.Field("memory_events", m.memory_events).Field("devices", m.devices);
+  if (m.devices > static_cast<int64_t>(m.series.size())) {
+    reductions->push_back("memory: " + std::to_string(m.series.size()) + " of " +
+                          std::to_string(m.devices) + " devices drawn");
+  }
+  bool bucketed = false;
+  w.Key("series").BeginArray();
+  for (const MemorySeries& s : m.series) {
+    bucketed = bucketed || static_cast<int64_t>(s.t.size()) < s.events;
+    w.BeginObject().Field("rank", s.rank).Field("device_type", s.device_type);
+    w.Field("device_name", s.device_name);
+    w.Field("device", s.device).Field("events", s.events).Field("cumulative", s.cumulative);
+    w.Field("capacity", s.capacity).Field("peak", s.peak).Field("tier", s.tier);
+    w.Field("origin_ns", s.origin_ns);
+    for (const auto& [key, v] :
+         {std::make_pair("t", &s.t), std::make_pair("allocated", &s.allocated),
+          std::make_pair("reserved", &s.reserved)}) {
+      w.Key(key).BeginArray();
+      for (int64_t x : *v) w.Int(x);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  if (bucketed) {
+    reductions->push_back("memory: allocator events reduced to the maximum per time bucket (" +
+                          std::to_string(limits.memory_buckets) + " buckets per device)");
+  }
+}
+
+// "</" inside the blob would end the <script> element that holds it; "<\/"
+// means the same in JSON.
+std::string ScriptSafe(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() + 16);
+  for (size_t i = 0; i < json.size(); ++i) {
+    out += json[i];
+    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+  }
+  return out;
+}
+
+}  // namespace
+
+void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits,
+                         std::ostream& out) {
+  std::vector<std::string> reductions;
+  Swimlane swimlane = BuildSwimlane(r, limits.timeline);
+  MemoryTimeline memory = BuildMemoryTimeline(r, limits.timeline);
+  std::vector<std::string> ids = FindingIds(r);
+
+  JsonWriter w(out, /*compact=*/true);
+  w.BeginObject();
+  w.Field("schema_version", kReportSchemaVersion);
+  w.Field("verdict", Verdict(r)).Field("pipeline", r.pipeline);
+  w.Key("traces").BeginArray();
+  if (r.traces) {
+    for (const auto& t : r.traces->traces) {
+      w.BeginObject().Field("path", t->info.path).Field("format", t->info.format);
+      w.Field("rank", t->info.rank).Field("events", static_cast<int64_t>(t->graph.events.size()));
+      w.Field("file_bytes", static_cast<int64_t>(t->info.file_bytes));
+      w.Key("devices").BeginArray();
+      for (const DeviceInfo& d : t->info.devices) {
+        w.BeginObject().Field("id", d.id).Field("name", d.name);
+        w.Field("memory", d.total_global_mem).Field("sms", d.num_sms).EndObject();
+      }
+      w.EndArray().EndObject();
+    }
+  }
+  w.EndArray();
+
+  w.Key("findings").BeginArray();
+  for (size_t i = 0; i < r.results.findings.size(); ++i) {
+    const Finding& f = r.results.findings[i];
+    w.BeginObject().Field("id", ids[i]).Field("plugin", f.plugin);
+    w.Field("severity", SeverityLabel(f.severity)).Field("title", f.title).Field("what", f.what);
+    w.Field("suggestion", f.suggestion).Field("confidence", f.confidence);
+    w.Key("scope");
+    WriteScope(w, f.scope);
+    w.Key("evidence").BeginArray();
+    for (const Evidence& e : f.evidence) {
+      w.BeginObject().Field("name", e.name).Field("value", e.value).Field("unit", e.unit);
+      w.Field("kind", NumberKindName(e.kind)).EndObject();
+    }
+    w.EndArray();
+    w.Key("place");
+    WritePlace(w, f, swimlane);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("checks").BeginArray();
+  if (r.traces) {
+    for (const Reconciliation& c : Reconcile(*r.traces)) {
+      w.BeginObject().Field("source", "host").Field("name", c.name);
+      w.Field("status", !c.applicable ? "n/a" : c.passed ? "passed" : "failed");
+      w.Field("detail", c.detail).EndObject();
+    }
+  }
+  for (const Check& c : r.results.checks) {
+    w.BeginObject().Field("source", c.plugin).Field("name", c.name);
+    w.Field("status", c.passed ? "passed" : "failed").Field("detail", c.detail).EndObject();
+  }
+  w.EndArray();
+
+  w.Key("changes").BeginArray();
+  if (r.traces) {
+    for (const Change& c : RankChanges(*r.traces, r.results)) {
+      w.BeginObject();
+      w.Field("finding", ids[static_cast<size_t>(c.finding - r.results.findings.data())]);
+      w.Field("saving_ns", c.saving_ns).Field("steps", c.steps);
+      if (c.steps) w.Field("median_step_ns", c.step_ns).Field("step_after_ns", c.step_after_ns);
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.Key("open_questions").BeginArray();
+  if (r.traces) {
+    for (const OpenQuestion& q : OpenQuestions(*r.traces))
+      w.BeginObject().Field("question", q.question).Field("capture", q.capture).EndObject();
+  }
+  w.EndArray();
+
+  TrustTable trust;
+  if (r.traces) {
+    trust.Merge(r.traces->trust);
+    for (const auto& t : r.traces->traces) trust.Merge(t->trust);
+  }
+  w.Key("trust");
+  WriteTrustJson(w, trust.Entries());
+
+  w.Key("plugins").BeginArray();
+  for (const PluginOutcome& p : r.plugins) {
+    w.BeginObject().Field("id", p.id).Field("version", p.version).Field("ok", p.ok);
+    w.Field("error", p.error).Field("seconds", p.seconds).EndObject();
+  }
+  w.EndArray();
+
+  size_t metrics = std::min(r.results.metrics.size(), limits.max_metrics);
+  if (metrics < r.results.metrics.size()) {
+    reductions.push_back("metrics: first " + std::to_string(metrics) + " of " +
+                         std::to_string(r.results.metrics.size()));
+  }
+  w.Key("metrics").BeginArray();
+  for (size_t i = 0; i < metrics; ++i) {
+    const Metric& m = r.results.metrics[i];
+    w.BeginObject().Field("plugin", m.plugin).Field("name", m.name).Field("unit", m.unit);
+    w.Field("value", m.value).Field("kind", NumberKindName(m.kind));
+    w.Key("scope");
+    WriteScope(w, m.scope);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  WriteTables(w, r, limits, &reductions);
+  WriteSwimlane(w, swimlane, &reductions);
+  WriteMemory(w, memory, limits.timeline, &reductions);
+  w.Key("reductions").BeginArray();
+  for (const std::string& s : reductions) w.String(s);
+  w.EndArray();
+  w.EndObject();
+}
+
+std::string RenderHtmlReport(const AnalysisReport& r, const HtmlReportLimits& limits) {
+  std::ostringstream data;
+  WriteHtmlReportData(r, limits, data);
+  const HtmlAssets& a = EmbeddedHtmlAssets();
+  std::string page;
+  page.reserve(data.str().size() + a.report_js.size() + a.uplot_js.size() + 65536);
+  page +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+      "connect-src 'none'; form-action 'none'; base-uri 'none'\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<link rel=\"icon\" href=\"data:,\">\n"
+      "<title>tracehound report</title>\n<style>\n";
+  page += a.uplot_css;
+  page += "\n";
+  page += a.report_css;
+  page +=
+      "\n</style>\n</head>\n<body>\n<noscript>This report draws its sections with "
+      "JavaScript; the same findings are in the Markdown and JSON outputs.</noscript>\n"
+      "<div id=\"app\"></div>\n<script id=\"th-data\" type=\"application/json\">";
+  page += ScriptSafe(data.str());
+  page += "</script>\n<script>\n/* uPlot ";
+  page += a.uplot_version;
+  page += ", MIT licence:\n";
+  page += a.uplot_license;
+  page += "*/\n";
+  page += a.uplot_js;
+  page += "\n</script>\n<script>\n";
+  page += a.report_js;
+  page += "\n</script>\n</body>\n</html>\n";
+  return page;
+}
+
+Status WriteHtmlReport(const AnalysisReport& r, const std::string& path,
+                       const HtmlReportLimits& limits) {
+  return WriteOutput(path, RenderHtmlReport(r, limits));
+}
+
+}  // namespace th

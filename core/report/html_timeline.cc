@@ -1,0 +1,435 @@
+#include "core/report/html_timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+namespace th {
+
+namespace {
+
+// A numeric cell of a derived table (int or double column), or `fallback`.
+double NumberAt(const DerivedColumn* c, size_t row, double fallback) {
+  if (!c || row >= c->size()) return fallback;
+  if (auto* i = std::get_if<std::vector<int64_t>>(&c->values))
+    return static_cast<double>((*i)[row]);
+  if (auto* d = std::get_if<std::vector<double>>(&c->values)) return (*d)[row];
+  return fallback;
+}
+
+std::string TextAt(const DerivedColumn* c, size_t row) {
+  if (!c || row >= c->size()) return {};
+  if (auto* s = std::get_if<std::vector<std::string>>(&c->values)) return (*s)[row];
+  return {};
+}
+
+const DerivedTable* FindTable(const AnalysisReport& r, const std::string& name) {
+  auto it = r.results.tables.find(name);
+  return it == r.results.tables.end() || it->second.rows == 0 ? nullptr : &it->second;
+}
+
+// Events drawn on a lane: slices and instants, not flows, metadata, counters
+// or allocator instants (those have the memory timeline).
+bool Drawn(const EventGraph& g, EventId e) {
+  EventKind k = g.events.kind[e];
+  if (k == EventKind::kFlow || k == EventKind::kMetadata || k == EventKind::kCounter ||
+      k == EventKind::kMemory || k == EventKind::kTraceSpan)
+    return false;
+  return (g.events.flags[e] & kFlagEndMarker) == 0;
+}
+
+bool InWindow(const EventGraph& g, EventId e, int64_t begin, int64_t end) {
+  int64_t ts = g.events.ts[e], dur = std::max<int64_t>(0, g.events.dur[e]);
+  return ts < end && (ts + dur > begin || (dur == 0 && ts >= begin));
+}
+
+int64_t Median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+std::string TrackName(const EventGraph& g, const Track& t) {
+  if (t.kind == TrackKind::kGpuStream) {
+    std::string s = "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
+    return s;
+  }
+  std::string s = "thread ";
+  s += t.tid_str != kEmptyString ? std::string(g.strings.Get(t.tid_str)) : std::to_string(t.tid);
+  if (t.thread_name != kEmptyString) s += " (" + std::string(g.strings.Get(t.thread_name)) + ")";
+  return s;
+}
+
+// The trace's first and last instants (drawn events only).
+std::pair<int64_t, int64_t> TraceExtent(const EventGraph& g) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (EventId e = 0; e < g.events.size(); ++e) {
+    if (!Drawn(g, e) || (g.events.flags[e] & kFlagInvalidTs)) continue;
+    lo = std::min(lo, g.events.ts[e]);
+    hi = std::max(hi, g.events.ts[e] + std::max<int64_t>(0, g.events.dur[e]));
+  }
+  if (lo > hi) return {0, 0};
+  return {lo, hi};
+}
+
+// Phase 1: which step (or window) each rank shows.
+void ChooseWindows(const AnalysisReport& r, Swimlane* s) {
+  const TraceSet& set = *r.traces;
+  std::map<int64_t, size_t> trace_of_rank;
+  for (size_t i = 0; i < set.traces.size(); ++i) trace_of_rank[set.traces[i]->info.rank] = i;
+
+  if (const DerivedTable* t = FindTable(r, "steps")) {
+    const DerivedColumn *rank = t->Find("rank"), *step = t->Find("step"), *ts = t->Find("ts"),
+                        *dur = t->Find("dur"), *phase = t->Find("phase");
+    // step -> (rank -> window)
+    std::map<int64_t, std::map<int64_t, std::pair<int64_t, int64_t>>> steady, all;
+    for (size_t row = 0; row < t->rows; ++row) {
+      int64_t rk = static_cast<int64_t>(NumberAt(rank, row, 0));
+      if (!trace_of_rank.count(rk)) continue;
+      int64_t n = static_cast<int64_t>(NumberAt(step, row, -1));
+      auto w = std::make_pair(static_cast<int64_t>(NumberAt(ts, row, 0)),
+                              static_cast<int64_t>(NumberAt(dur, row, 0)));
+      all[n].emplace(rk, w);
+      if (TextAt(phase, row) == "steady") steady[n].emplace(rk, w);
+    }
+    auto& pool = steady.empty() ? all : steady;
+    size_t most = 0;
+    for (auto& [n, ranks] : pool) most = std::max(most, ranks.size());
+    std::vector<std::pair<int64_t, int64_t>> medians;  // step, median dur over ranks
+    for (auto& [n, ranks] : pool) {
+      if (ranks.size() != most) continue;
+      std::vector<int64_t> d;
+      for (auto& [rk, w] : ranks) d.push_back(w.second);
+      medians.emplace_back(n, Median(d));
+    }
+    if (!medians.empty()) {
+      std::vector<int64_t> d;
+      for (auto& m : medians) d.push_back(m.second);
+      int64_t typical = Median(d);
+      auto best = medians.front();
+      for (auto& m : medians)
+        if (std::llabs(m.second - typical) < std::llabs(best.second - typical)) best = m;
+      s->has_step = true;
+      s->step = best.first;
+      s->choice = "step " + std::to_string(best.first) + ": the " +
+                  std::string(steady.empty() ? "" : "steady-state ") +
+                  "step whose duration (median over ranks) is closest to the median step, of " +
+                  std::to_string(medians.size()) + " candidates";
+      for (auto& [rk, w] : pool[best.first])
+        s->windows.push_back({rk, trace_of_rank[rk], w.first, w.first + w.second, 0});
+    }
+  }
+  if (s->windows.empty()) {
+    s->choice =
+        "the whole capture: the trace has no steps (add the steps plugin, or record "
+        "ProfilerStep markers)";
+    for (auto& [rk, i] : trace_of_rank) {
+      auto [lo, hi] = TraceExtent(set.traces[i]->graph);
+      if (hi > lo) s->windows.push_back({rk, i, lo, hi, 0});
+    }
+  }
+  // Phase 2: one axis. Ranks whose windows lie far apart are on different
+  // clocks: each is then aligned at its own window start.
+  if (s->windows.empty()) return;
+  int64_t lo = INT64_MAX, hi = INT64_MIN, longest = 0;
+  for (const RankWindow& w : s->windows) {
+    lo = std::min(lo, w.begin_ns);
+    hi = std::max(hi, w.begin_ns);
+    longest = std::max(longest, w.end_ns - w.begin_ns);
+  }
+  bool aligned = s->windows.size() > 1 && hi - lo > longest;
+  s->alignment = s->windows.size() == 1 ? "one rank, its trace clock"
+                 : aligned ? "the ranks' clocks differ by more than a step: each rank is "
+                             "shown from its own step start"
+                           : "each rank's trace clock, from the earliest start (clocks not "
+                             "corrected; see the stragglers table for inferred offsets)";
+  for (RankWindow& w : s->windows) {
+    w.shift_ns = aligned ? w.begin_ns : lo;
+    s->span_ns = std::max(s->span_ns, w.end_ns - w.shift_ns);
+  }
+}
+
+// c10::DeviceType names, spelled as the oom-risk plugin spells them.
+std::string DeviceTypeName(int type) {
+  switch (type) {
+    case 0:
+      return "CPU";
+    case 1:
+      return "CUDA";
+    case 6:
+      return "HIP";
+    case 12:
+      return "XPU";
+    case 13:
+      return "MPS";
+    case 19:
+      return "MTIA";
+    case 20:
+      return "PrivateUse1";
+    default:
+      return "device type " + std::to_string(type);
+  }
+}
+
+}  // namespace
+
+Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
+  Swimlane s;
+  if (!r.traces || r.traces->traces.empty()) {
+    s.reason = "no trace";
+    return s;
+  }
+  ChooseWindows(r, &s);
+  if (s.windows.empty()) {
+    s.reason = "the traces hold no timed event";
+    return s;
+  }
+  struct Candidate {
+    uint32_t lane;
+    EventId event;
+  };
+  std::vector<Candidate> all;
+  for (const RankWindow& w : s.windows) {
+    const EventGraph& g = r.traces->traces[w.trace]->graph;
+    auto events_of = [&](TrackId t) {
+      return std::make_pair(g.track_offsets.size() > t + 1 ? g.track_offsets[t] : 0u,
+                            g.track_offsets.size() > t + 1 ? g.track_offsets[t + 1] : 0u);
+    };
+    // Host threads that launched work shown in the window.
+    std::vector<bool> launcher(g.tracks.size(), false);
+    for (size_t i = 0; i < g.edges.size(); ++i) {
+      if (g.edges.kind[i] != EdgeKind::kLaunch) continue;
+      EventId src = g.edges.src[i], dst = g.edges.dst[i];
+      if (InWindow(g, dst, w.begin_ns, w.end_ns) || InWindow(g, src, w.begin_ns, w.end_ns))
+        launcher[g.events.track[src]] = true;
+    }
+    std::vector<TrackId> host, gpu;
+    TrackId busiest = kNoRow;
+    int64_t busiest_n = 0;
+    std::vector<int64_t> count(g.tracks.size(), 0);
+    for (TrackId t = 0; t < g.tracks.size(); ++t) {
+      auto [b, e] = events_of(t);
+      for (uint32_t k = b; k < e; ++k) {
+        EventId ev = g.track_order[k];
+        if (g.events.ts[ev] >= w.end_ns) break;
+        if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) ++count[t];
+      }
+      if (count[t] == 0) continue;
+      if (g.tracks[t].kind == TrackKind::kGpuStream) {
+        gpu.push_back(t);
+      } else if (launcher[t]) {
+        host.push_back(t);
+      } else if (g.tracks[t].kind == TrackKind::kCpu && count[t] > busiest_n) {
+        busiest = t;
+        busiest_n = count[t];
+      }
+    }
+    if (host.empty() && busiest != kNoRow) host.push_back(busiest);
+    std::sort(gpu.begin(), gpu.end(), [&](TrackId a, TrackId b) {
+      return std::make_pair(g.tracks[a].device, g.tracks[a].stream) <
+             std::make_pair(g.tracks[b].device, g.tracks[b].stream);
+    });
+    for (const auto* list : {&host, &gpu}) {
+      for (TrackId t : *list) {
+        SwimlaneLane lane;
+        lane.rank = w.rank;
+        lane.trace = w.trace;
+        lane.track = t;
+        lane.gpu = g.tracks[t].kind == TrackKind::kGpuStream;
+        lane.device = g.tracks[t].device;
+        lane.stream = g.tracks[t].stream;
+        lane.name = TrackName(g, g.tracks[t]);
+        lane.events = count[t];
+        uint32_t index = static_cast<uint32_t>(s.lanes.size());
+        auto [b, e] = events_of(t);
+        for (uint32_t k = b; k < e; ++k) {
+          EventId ev = g.track_order[k];
+          if (g.events.ts[ev] >= w.end_ns) break;
+          if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) all.push_back({index, ev});
+        }
+        s.lanes.push_back(std::move(lane));
+      }
+    }
+  }
+  s.total_events = static_cast<int64_t>(all.size());
+  if (all.empty()) {
+    s.reason = "no event in the shown window";
+    return s;
+  }
+  auto graph_of = [&](const Candidate& c) -> const EventGraph& {
+    return r.traces->traces[s.lanes[c.lane].trace]->graph;
+  };
+  auto window_of_lane = [&](uint32_t lane) -> const RankWindow& {
+    for (const RankWindow& w : s.windows)
+      if (w.trace == s.lanes[lane].trace) return w;
+    return s.windows.front();
+  };
+
+  bool reduced = all.size() > limits.max_swimlane_events;
+  if (reduced) {
+    // Every lane's busy share per bucket, from all its top-level events.
+    int buckets = std::max(1, limits.density_buckets);
+    double width = static_cast<double>(std::max<int64_t>(1, s.span_ns)) / buckets;
+    std::vector<std::vector<double>> busy(s.lanes.size());
+    for (const Candidate& c : all) {
+      const EventGraph& g = graph_of(c);
+      if (g.events.depth[c.event] != 0) continue;
+      const RankWindow& w = window_of_lane(c.lane);
+      auto& b = busy[c.lane];
+      if (b.empty()) b.assign(buckets, 0);
+      double a = static_cast<double>(std::max(g.events.ts[c.event], w.begin_ns) - w.shift_ns);
+      double z = static_cast<double>(
+          std::min(g.events.ts[c.event] + std::max<int64_t>(0, g.events.dur[c.event]), w.end_ns) -
+          w.shift_ns);
+      for (int k = std::max(0, static_cast<int>(a / width)); k < buckets && k * width < z; ++k) {
+        double lo = std::max(a, k * width), hi = std::min(z, (k + 1) * width);
+        if (hi > lo) b[k] += hi - lo;
+      }
+    }
+    for (size_t l = 0; l < s.lanes.size(); ++l) {
+      if (busy[l].empty()) continue;
+      s.lanes[l].density.resize(buckets);
+      for (int k = 0; k < buckets; ++k)
+        s.lanes[l].density[k] =
+            static_cast<uint8_t>(std::min(100.0, std::round(100 * busy[l][k] / width)));
+    }
+    // Keep the longest events (ties: earlier first).
+    std::nth_element(all.begin(), all.begin() + limits.max_swimlane_events, all.end(),
+                     [&](const Candidate& a, const Candidate& b) {
+                       int64_t da = graph_of(a).events.dur[a.event];
+                       int64_t db = graph_of(b).events.dur[b.event];
+                       return da != db
+                                  ? da > db
+                                  : graph_of(a).events.ts[a.event] < graph_of(b).events.ts[b.event];
+                     });
+    all.resize(limits.max_swimlane_events);
+  }
+  std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.lane != b.lane) return a.lane < b.lane;
+    return graph_of(a).events.ts[a.event] < graph_of(b).events.ts[b.event];
+  });
+
+  // Names, depths, and the launch of each kept GPU event.
+  std::map<std::pair<size_t, StringId>, uint32_t> names;
+  std::map<std::pair<size_t, EventId>, int64_t> kept;  // (trace, event) -> index
+  for (size_t i = 0; i < all.size(); ++i) kept[{s.lanes[all[i].lane].trace, all[i].event}] = i;
+  std::vector<std::unordered_map<EventId, EventId>> launch_of(r.traces->traces.size());
+  for (const RankWindow& w : s.windows) {
+    const EventGraph& g = r.traces->traces[w.trace]->graph;
+    for (size_t i = 0; i < g.edges.size(); ++i)
+      if (g.edges.kind[i] == EdgeKind::kLaunch && kept.count({w.trace, g.edges.dst[i]}))
+        launch_of[w.trace][g.edges.dst[i]] = g.edges.src[i];
+  }
+  s.events.reserve(all.size());
+  for (const Candidate& c : all) {
+    const EventGraph& g = graph_of(c);
+    size_t trace = s.lanes[c.lane].trace;
+    const RankWindow& w = window_of_lane(c.lane);
+    SwimlaneEvent e;
+    e.lane = c.lane;
+    e.ts = g.events.ts[c.event] - w.shift_ns;
+    e.dur = std::max<int64_t>(0, g.events.dur[c.event]);
+    e.depth = std::min<uint16_t>(g.events.depth[c.event], 31);
+    e.kind = g.events.kind[c.event];
+    auto [it, fresh] =
+        names.try_emplace({trace, g.events.name[c.event]}, static_cast<uint32_t>(s.names.size()));
+    if (fresh) {
+      std::string_view n = g.strings.Get(g.events.name[c.event]);
+      s.names.emplace_back(n.substr(0, 1000));
+    }
+    e.name = it->second;
+    auto l = launch_of[trace].find(c.event);
+    if (l != launch_of[trace].end()) {
+      auto k = kept.find({trace, l->second});
+      if (k != kept.end()) e.launch = k->second;
+    }
+    s.lanes[c.lane].depth = std::max<int>(s.lanes[c.lane].depth, e.depth + 1);
+    s.events.push_back(e);
+  }
+  s.available = true;
+  return s;
+}
+
+MemoryTimeline BuildMemoryTimeline(const AnalysisReport& r, const TimelineLimits& limits) {
+  MemoryTimeline out;
+  if (!r.traces) return out;
+  // oom-risk's verdict per (rank, device type, device).
+  struct Assessed {
+    int64_t capacity = -1, peak = -1;
+    std::string tier;
+  };
+  std::map<std::tuple<int64_t, std::string, int>, Assessed> assessed;
+  if (const DerivedTable* t = FindTable(r, "oom_risk")) {
+    for (size_t row = 0; row < t->rows; ++row) {
+      auto key = std::make_tuple(static_cast<int64_t>(NumberAt(t->Find("rank"), row, 0)),
+                                 TextAt(t->Find("device_type"), row),
+                                 static_cast<int>(NumberAt(t->Find("device"), row, 0)));
+      assessed[key] = {static_cast<int64_t>(NumberAt(t->Find("capacity"), row, -1)),
+                       static_cast<int64_t>(NumberAt(t->Find("peak_allocated"), row, -1)),
+                       TextAt(t->Find("tier"), row)};
+    }
+  }
+  for (const auto& trace : r.traces->traces) {
+    const EventGraph& g = trace->graph;
+    const MemoryArgsTable& m = g.memory_args;
+    out.memory_events += static_cast<int64_t>(m.size());
+    std::map<std::pair<int, int>, std::vector<uint32_t>> rows;  // device -> rows
+    for (uint32_t i = 0; i < m.size(); ++i) rows[{m.device_type[i], m.device_id[i]}].push_back(i);
+    for (auto& [dev, list] : rows) {
+      ++out.devices;
+      if (out.series.size() >= limits.max_memory_devices) continue;
+      std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+        return g.events.ts[m.event[a]] < g.events.ts[m.event[b]];
+      });
+      MemorySeries s;
+      s.rank = trace->info.rank;
+      s.device_type = dev.first;
+      s.device = dev.second;
+      s.device_name = DeviceTypeName(s.device_type) +
+                      (s.device_type == 0 ? "" : " " + std::to_string(s.device));
+      s.events = static_cast<int64_t>(list.size());
+      s.cumulative = true;
+      for (uint32_t i : list)
+        if (m.total_allocated[i] >= 0 && m.total_allocated[i] != kNoValue) s.cumulative = false;
+      auto a = assessed.find({s.rank, DeviceTypeName(s.device_type), s.device});
+      if (a != assessed.end()) {
+        s.capacity = a->second.capacity;
+        s.peak = a->second.peak;
+        s.tier = a->second.tier;
+      }
+      if (s.capacity < 0 && s.device_type != 0) {
+        for (const DeviceInfo& d : trace->info.devices)
+          if (d.id == s.device && d.total_global_mem > 0) s.capacity = d.total_global_mem;
+      }
+      int64_t t0 = g.events.ts[m.event[list.front()]];
+      int64_t t1 = g.events.ts[m.event[list.back()]];
+      s.origin_ns = t0;
+      int buckets = std::max(1, limits.memory_buckets);
+      double width = std::max(1.0, static_cast<double>(t1 - t0 + 1) / buckets);
+      int64_t running = 0;
+      int last_bucket = -1;
+      for (uint32_t i : list) {
+        int64_t ts = g.events.ts[m.event[i]] - t0;
+        int b = std::min(buckets - 1, static_cast<int>(static_cast<double>(ts) / width));
+        running += m.bytes[i] == kNoValue ? 0 : m.bytes[i];
+        int64_t alloc = s.cumulative ? running : m.total_allocated[i];
+        int64_t res = m.total_reserved[i] == kNoValue ? -1 : m.total_reserved[i];
+        if (b != last_bucket) {
+          s.t.push_back(ts);
+          s.allocated.push_back(alloc);
+          s.reserved.push_back(res);
+          last_bucket = b;
+        } else {
+          s.allocated.back() = std::max(s.allocated.back(), alloc);
+          s.reserved.back() = std::max(s.reserved.back(), res);
+        }
+      }
+      out.series.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace th
