@@ -12,6 +12,7 @@
 #include "core/scan/results_schema.h"
 #include "core/scan/run_discovery.h"
 #include "core/scan/run_dispatcher.h"
+#include "core/scan/scan_partition.h"
 #include "core/scan/scanner.h"
 
 namespace th::cli {
@@ -33,6 +34,7 @@ struct ScanCommandOptions {
   std::string progress = "auto";
   bool list = false;
   bool verbose = false;
+  std::string shard;
 };
 
 int Fail(const std::string& message) {
@@ -58,10 +60,25 @@ int Scan(const ScanCommandOptions& o) {
   auto pipeline = LoadPipeline(pipeline_path, registry.Declarations(), load);
   if (!pipeline.ok()) return Fail(pipeline.status().message());
 
-  auto db = scan::OpenDatabase(o.db);
-  if (!db.ok()) return Fail(db.status().message());
+  // Which runs this process scans and where it writes: every run into --db,
+  // a shard of a scheduler array, or an MPI rank (scan_partition.h).
+  scan::PartitionOptions po;
+  po.shard = o.shard;
+  po.db_url = o.db;
+  auto partition = scan::MakeRunDispatcher(po, runs->size());
+  if (!partition.ok()) return Fail(partition.status().message());
+  scan::ScanPartition& part = **partition;
+  auto fail = [&](const std::string& message) {
+    int code = Fail((part.label().empty() ? "" : part.label() + ": ") + message);
+    part.Fail(code);
+    return code;
+  };
+  if (!part.label().empty()) std::cerr << "tracehound scan: " << part.label() << "\n";
+
+  auto db = scan::OpenDatabase(part.db_url());
+  if (!db.ok()) return fail(db.status().message());
   Status migrated = scan::MigrateResultsSchema(**db);
-  if (!migrated.ok()) return Fail(migrated.message());
+  if (!migrated.ok()) return fail(migrated.message());
 
   // Thousands of runs: the plugins' notes only with --verbose.
   SetPluginLogLevel(o.verbose ? 0 : 1);
@@ -72,20 +89,27 @@ int Scan(const ScanCommandOptions& o) {
   options.memory_bytes = static_cast<uint64_t>(o.memory_gb * 1e9);
   options.retry_failed = o.retry_failed;
   options.load.import.keep_truncated = o.keep_truncated;
-  bool terminal = o.progress == "bar" || (o.progress == "auto" && isatty(STDERR_FILENO));
+  options.expected_runs = part.planned_runs().value_or(runs->size());
+  bool terminal =
+      o.progress == "bar" || (o.progress == "auto" && part.primary() && isatty(STDERR_FILENO));
   std::unique_ptr<scan::ScanProgress> progress;
   if (o.progress != "none") progress = std::make_unique<scan::ScanProgress>(std::cerr, terminal);
-  scan::LocalRunDispatcher dispatcher(runs->size());
-  auto summary = scan::RunScan(options, *runs, dispatcher, **db, progress.get());
-  if (!summary.ok()) return Fail(summary.status().message());
+  auto summary = scan::RunScan(options, *runs, part.dispatcher(), **db, progress.get());
+  if (!summary.ok()) return fail(summary.status().message());
+  std::string db_name = (*db)->name();
+  db->reset();  // closed before Finish (MPI: rank 0 merges the rank files)
+  std::string finished;
+  Status done = part.Finish(&finished);
+  if (!done.ok()) return Fail(done.message());
+  if (!finished.empty()) std::cerr << "tracehound scan: " << finished << "\n";
   if (summary->failed > 0) {
     std::cerr << "tracehound scan: " << summary->failed << " of " << summary->handled
               << " runs failed (exit status " << scan::ScanExitCode(*summary) << "):\n";
     for (const std::string& f : summary->failures) std::cerr << "  " << f << "\n";
   }
   std::cout << "scanned " << summary->scanned << ", skipped " << summary->skipped << " (already in "
-            << (*db)->name() << "), failed " << summary->failed << ", not traces "
-            << summary->not_traces << "\n";
+            << db_name << "), failed " << summary->failed << ", not traces " << summary->not_traces
+            << "\n";
   return scan::ScanExitCode(*summary);
 }
 
@@ -117,6 +141,9 @@ void AddScanCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
   cmd->add_flag("--list", o->list, "print the runs found (location, files, bytes) and exit");
+  cmd->add_option("--shard", o->shard,
+                  "scan one shard of a scheduler array: i/N, /N (index from SLURM_ARRAY_TASK_ID "
+                  "or JOB_COMPLETION_INDEX) or auto; --db may hold {shard}");
   cmd->add_flag("--verbose,-v", o->verbose, "also print the plugins' notes");
   cmd->add_option("--set", o->set, "override a pipeline value (as in `tracehound run`)");
   cmd->add_option("--plugin-path", o->plugin_paths, "also look for plugins in this directory");
