@@ -52,7 +52,7 @@ case "${1:-}" in
     echo
     mkdir -p "$BUILD_DIR/example-report"
     TRACEHOUND_REPORT_DIR="$BUILD_DIR/example-report" "$BUILD_DIR/cli/tracehound" analyze "$example"
-    echo "reports: $BUILD_DIR/example-report/tracehound-report.md, $BUILD_DIR/example-report/tracehound-findings.json"
+    echo "reports: $BUILD_DIR/example-report/tracehound-report.md, $BUILD_DIR/example-report/tracehound-findings.json, $BUILD_DIR/example-report/tracehound-report.html"
     ;;
   test)
     build
