@@ -3,8 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/fleet_command.h"
 #include "cli/generate_command.h"
 #include "cli/info_command.h"
+#include "cli/merge_command.h"
 #include "cli/new_plugin_command.h"
 #include "cli/pipeline_commands.h"
 #include "cli/scan_command.h"
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
   th::cli::AddPipelineCommands(app, &exit_code);
   th::cli::AddPluginsCommand(app, &exit_code);
   th::cli::AddNewPluginCommand(app, &exit_code);
+  th::cli::AddMergeCommand(app, &exit_code);
+  th::cli::AddFleetCommand(app, &exit_code);
   th::cli::AddScanCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
