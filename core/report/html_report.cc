@@ -42,17 +42,32 @@ bool IsGridTable(const std::string& name) {
   return name == "steps" || name == "step_breakdown" || name == "straggler_steps" ||
          name == "overlap" || name == "oom_risk_steps" || name == "cuda_sync_per_step";
 }
+bool IsMainTable(const std::string& name) {
+  return name == "kernel_stats" || name == "op_stats" || name == "hlo_op_stats" ||
+         name == "gpu_efficiency" || name == "stragglers" || name == "oom_risk" ||
+         name == "step_breakdown_summary";
+}
+
+// The first `max` bytes of `s`, cut on a UTF-8 character boundary.
+std::string_view Cut(std::string_view s, size_t max) {
+  if (s.size() <= max) return s;
+  while (max > 0 && (static_cast<unsigned char>(s[max]) & 0xC0) == 0x80) --max;
+  return s.substr(0, max);
+}
 
 void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits& limits,
                  std::vector<std::string>* reductions) {
   w.Key("tables").BeginObject();
   for (const auto& [name, t] : r.results.tables) {
-    size_t cap = IsGridTable(name) ? limits.max_grid_rows : limits.max_table_rows;
+    size_t cap = IsGridTable(name)   ? limits.max_grid_rows
+                 : IsMainTable(name) ? limits.max_table_rows
+                                     : limits.max_other_rows;
     size_t shown = std::min(t.rows, cap);
     if (shown < t.rows) {
       reductions->push_back("table " + name + ": first " + std::to_string(shown) + " of " +
                             std::to_string(t.rows) + " rows (in the plugin's order)");
     }
+    size_t cut = 0;
     w.Key(name).BeginObject();
     w.Field("plugin", t.plugin).Field("rows", static_cast<int64_t>(t.rows));
     w.Field("shown", static_cast<int64_t>(shown));
@@ -67,11 +82,18 @@ void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits&
         for (size_t k = 0; k < n; ++k) w.Double((*d)[k]);
       } else {
         const auto& s = std::get<std::vector<std::string>>(c.values);
-        for (size_t k = 0; k < n; ++k) w.String(s[k].size() > 2000 ? s[k].substr(0, 2000) : s[k]);
+        for (size_t k = 0; k < n; ++k) {
+          if (s[k].size() > limits.max_cell_chars) ++cut;
+          w.String(Cut(s[k], limits.max_cell_chars));
+        }
       }
       w.EndArray().EndObject();
     }
     w.EndArray().EndObject();
+    if (cut) {
+      reductions->push_back("table " + name + ": " + std::to_string(cut) + " text cells cut to " +
+                            std::to_string(limits.max_cell_chars) + " bytes");
+    }
   }
   w.EndObject();
 }
@@ -135,6 +157,10 @@ void WriteSwimlane(JsonWriter& w, const Swimlane& s, std::vector<std::string>* r
   w.Field("span_ns", s.span_ns);
   w.Field("total_events", s.total_events)
       .Field("kept_events", static_cast<int64_t>(s.events.size()));
+  if (s.names_cut) {
+    reductions->push_back("swimlane: " + std::to_string(s.names_cut) +
+                          " event names shortened (hover shows the start of the name)");
+  }
   if (static_cast<int64_t>(s.events.size()) < s.total_events) {
     reductions->push_back("swimlane: " + std::to_string(s.events.size()) + " of " +
                           std::to_string(s.total_events) +

@@ -323,6 +323,7 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         launch_of[w.trace][g.edges.dst[i]] = g.edges.src[i];
   }
   s.events.reserve(all.size());
+  size_t name_bytes = 0;
   for (const Candidate& c : all) {
     const EventGraph& g = graph_of(c);
     size_t trace = s.lanes[c.lane].trace;
@@ -337,7 +338,15 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         names.try_emplace({trace, g.events.name[c.event]}, static_cast<uint32_t>(s.names.size()));
     if (fresh) {
       std::string_view n = g.strings.Get(g.events.name[c.event]);
-      s.names.emplace_back(n.substr(0, 1000));
+      size_t keep = name_bytes > limits.name_budget_bytes ? 40 : limits.max_name_chars;
+      if (n.size() > keep) {
+        // Cut on a UTF-8 character boundary.
+        while (keep > 0 && (static_cast<unsigned char>(n[keep]) & 0xC0) == 0x80) --keep;
+        n = n.substr(0, keep);
+        ++s.names_cut;
+      }
+      name_bytes += n.size();
+      s.names.emplace_back(n);
     }
     e.name = it->second;
     auto l = launch_of[trace].find(c.event);

@@ -21,6 +21,8 @@ struct TimelineLimits {
   int density_buckets = 1000;          // per lane, when events were left out
   int memory_buckets = 1200;           // per device
   size_t max_memory_devices = 32;
+  size_t max_name_chars = 300;         // per event name shown on the swimlane
+  size_t name_budget_bytes = 2 << 20;  // beyond it, names are cut to 40 characters
 };
 
 struct SwimlaneLane {
@@ -65,6 +67,7 @@ struct Swimlane {
   std::vector<std::string> names;
   std::vector<SwimlaneEvent> events;  // time order per lane
   int64_t total_events = 0;           // in the windows, before the cap
+  int64_t names_cut = 0;              // names shortened to stay within the budgets
 };
 
 Swimlane BuildSwimlane(const AnalysisReport& report, const TimelineLimits& limits);

@@ -11,8 +11,9 @@
 // chromium or the input is absent, with the reason on stdout.
 //
 // Usage: report_browser_test.js --tracehound BIN --config DEFAULT_YAML --work DIR
-//          --artefacts DIR --case NAME (--generate | --input TRACE)
+//          --artefacts DIR --case NAME (--generate | --input TRACE | --report HTML)
 //          [--expect-drawn id,id,...] [--expect-data section,section,...]
+//          [--expect-click] [--expect-links] [--section-shots]
 'use strict';
 const childProcess = require('child_process');
 const fs = require('fs');
@@ -28,7 +29,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else args[a.slice(2)] = process.argv[++i];
 }
 const SECTIONS = ['verdict', 'findings', 'breakdown', 'swimlane', 'efficiency', 'stragglers', 'memory',
-  'kernels', 'ops', 'checks', 'trust', 'reductions'];
+  'kernels', 'ops', 'tables', 'checks', 'trust', 'reductions'];
 
 function fail(msg) {
   console.log('FAIL: ' + msg);
@@ -45,6 +46,7 @@ function findChromium() {
 
 // Phase 1: the report.
 function makeReport() {
+  if (args.report) return path.resolve(args.report);  // an existing report (benchmarks)
   const work = path.resolve(args.work);
   fs.rmSync(work, {recursive: true, force: true});
   fs.mkdirSync(work, {recursive: true});
@@ -201,6 +203,11 @@ async function main() {
     if (page.sections[id] && page.sections[id].na) fail('section #' + id + ' says "not in this trace": ' + page.sections[id].text);
   }
   if (page.kernelRows < 1 && expectData.includes('kernels')) fail('the kernel table is empty');
+  if (args['expect-links']) {
+    const href = await evaluate('(document.querySelector(\'a[href^="vscode://file/"]\') || {}).href || ""');
+    if (!/^vscode:\/\/file\/.+\.py:\d+$/.test(href)) fail('no Python file:line became a vscode://file link: "' + href + '"');
+    else console.log('first link: ' + href);
+  }
   console.log('findings: ' + page.findings + ', vscode links: ' + page.vscodeLinks + ', kernel rows: ' + page.kernelRows);
 
   // Phase 4: sorting a table changes its order.
@@ -213,6 +220,14 @@ async function main() {
     })()`);
     if (!sorted) fail('clicking a kernel-table header does not sort it');
   }
+
+  // Opening every other table draws it (errors would show as console errors).
+  const others = await evaluate(`(() => { const d = [...document.querySelectorAll('#tables details')];
+    d.forEach((x) => { x.open = true; }); return d.length; })()`);
+  await sleep(200);
+  const otherTables = await evaluate('document.querySelectorAll("#tables details table").length');
+  console.log('other tables: ' + otherTables + ' of ' + others + ' opened');
+  if (otherTables !== others) fail('opening the other tables did not draw them all');
 
   // Phase 5: keys move the swimlane; a click on a finding brings it into view.
   const hasSwim = await evaluate('!!document.getElementById("swimlane-canvas")');

@@ -102,6 +102,7 @@
     ['verdict', 'Verdict'], ['findings', 'Findings'], ['breakdown', 'Step-time breakdown'],
     ['swimlane', 'Swimlane of a representative step'], ['efficiency', 'GPU efficiency and overlap'],
     ['stragglers', 'Stragglers'], ['memory', 'Memory'], ['kernels', 'Kernels'], ['ops', 'Ops'],
+    ['tables', 'Other tables'],
     ['checks', 'Reconciliation checks'], ['trust', 'Trust'], ['reductions', 'What this report reduced']];
   var bodies = {};
   function skeleton() {
@@ -233,9 +234,14 @@
       (t.total > t.rows ? ' of ' + t.total : '') + '. Kind: ' + kindTag('measured') + ' (steps inferred from ' +
       'periodicity are ' + kindTag('inferred') + '). Hover a bar for its numbers.'));
     body.insertAdjacentHTML('beforeend', legend(PARTS, PART_COLORS));
-    var bars = [];
+    var bars = [], MAX_BARS = 600;
     for (var i = 0; i < t.rows; i++) bars.push(i);
     bars.sort(function (a, b) { return (t.get('step', a) - t.get('step', b)) || (t.get('rank', a) - t.get('rank', b)); });
+    if (bars.length > MAX_BARS) {
+      body.appendChild(el('p', {'class': 'note'}, 'The first ' + MAX_BARS + ' of ' + t.total + ' bars are drawn (by step); ' +
+        'the summary below covers every step.'));
+      bars = bars.slice(0, MAX_BARS);
+    }
     var maxDur = 0;
     bars.forEach(function (i) { maxDur = Math.max(maxDur, t.get('dur', i) || 0); });
     var wrap = el('div', {'class': 'chart-wrap'});
@@ -607,6 +613,11 @@
     }
     ranks.sort(function (a, b) { return a - b; });
     steps.sort(function (a, b) { return a - b; });
+    var MAX_STEPS = 300;
+    if (steps.length > MAX_STEPS) {
+      body.appendChild(el('p', {'class': 'note'}, 'The first ' + MAX_STEPS + ' of ' + steps.length + ' steps are drawn.'));
+      steps = steps.slice(0, MAX_STEPS);
+    }
     var left = 60, top = 22, cw = Math.max(8, Math.min(60, Math.floor(900 / steps.length))), ch = Math.max(8, Math.min(28, Math.floor(420 / ranks.length)));
     var W = left + steps.length * cw + 10, H = top + ranks.length * ch + 10;
     var wrap = el('div', {'class': 'chart-wrap'});
@@ -749,6 +760,31 @@
     }
   }
 
+  // Every derived table the sections above do not draw, collapsed.
+  var DRAWN = ['kernel_stats', 'op_stats', 'hlo_op_stats', 'gpu_efficiency', 'overlap', 'stragglers', 'straggler_steps',
+    'oom_risk', 'step_breakdown', 'step_breakdown_summary'];
+  function renderOtherTables(body) {
+    var names = Object.keys(D.tables || {}).filter(function (n) { return DRAWN.indexOf(n) < 0; }).sort();
+    var shown = 0;
+    names.forEach(function (n) {
+      var t = table(n);
+      if (!t) return;
+      shown++;
+      var det = el('details', {'class': 'other-table'});
+      det.appendChild(el('summary', null, '<b>' + esc(n) + '</b> (' + esc(D.tables[n].plugin) + ', ' + t.total + ' rows)'));
+      var filled = false;
+      det.addEventListener('toggle', function () {
+        if (filled || !det.open) return;
+        filled = true;
+        det.appendChild(sortableTable(t, t.columns.map(function (c) { return c.name; }), 'table-' + n));
+      });
+      body.appendChild(det);
+    });
+    if (!shown) na(body, 'no other derived table has rows');
+    else body.insertBefore(el('p', {'class': 'note'}, 'The other tables the plugins published (see each plugin\'s README ' +
+      'for the columns); open one to read it, click a header to sort.'), body.firstChild);
+  }
+
   // ---------- checks, trust, reductions ----------
   function renderChecks(body) {
     var c = D.checks || [];
@@ -791,6 +827,7 @@
   (D.findings || []).forEach(function (f) { findingById[f.id] = f; });
   var renderers = {verdict: renderVerdict, findings: renderFindings, breakdown: renderBreakdown, swimlane: Swim.render,
     efficiency: renderEfficiency, stragglers: renderStragglers, memory: renderMemory, kernels: renderKernels, ops: renderOps,
+    tables: renderOtherTables,
     checks: renderChecks, trust: renderTrust, reductions: renderReductions};
   SECTIONS.forEach(function (s) {
     try {
