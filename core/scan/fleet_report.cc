@@ -280,8 +280,11 @@ std::vector<Section> Sections(const FleetReport& r) {
                 Duration(r.baseline_median_ns) + " (measured, " + std::to_string(r.baseline_runs) +
                 " run" + (r.baseline_runs == 1 ? "" : "s") +
                 "). Threshold: ratio >= " + Fixed(1 + r.threshold, 2) + ". " +
-                std::to_string(r.regressions.size()) + " of " + std::to_string(r.runs_compared) +
+                std::to_string(r.regressions_total) + " of " + std::to_string(r.runs_compared) +
                 " runs compared regress" +
+                (r.regressions_total > static_cast<int64_t>(r.regressions.size())
+                     ? " (the worst " + std::to_string(r.regressions.size()) + " below)"
+                     : std::string()) +
                 (r.runs_without_steps
                      ? "; " + std::to_string(r.runs_without_steps) + " ok runs have no steps"
                      : std::string()) +
@@ -610,6 +613,8 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
               if (a.ratio != b.ratio) return a.ratio > b.ratio;
               return a.run_id < b.run_id;
             });
+  report.regressions_total = static_cast<int64_t>(report.regressions.size());
+  if (report.regressions.size() > options.top) report.regressions.resize(options.top);
   return report;
 }
 
@@ -715,7 +720,8 @@ std::string FleetReportJson(const FleetReport& r) {
            ", \"median_step\": " + Figure(r.baseline_median_ns, "ns", "measured") +
            "}, \"threshold_ratio\": " + Figure(1 + r.threshold, "x", "read") +
            ", \"runs_compared\": " + count(r.runs_compared) +
-           ", \"runs_without_steps\": " + count(r.runs_without_steps) + ", \"regressions\": [";
+           ", \"runs_without_steps\": " + count(r.runs_without_steps) +
+           ", \"regressions_total\": " + count(r.regressions_total) + ", \"regressions\": [";
     for (size_t i = 0; i < r.regressions.size(); ++i) {
       const RunStepTime& x = r.regressions[i];
       out += std::string(i ? "," : "") + "\n    {\"run_id\": " + JsonString(x.run_id) +

@@ -32,7 +32,7 @@ struct FleetReportOptions {
   std::string baseline_run;  // run_id, a unique run_id prefix, or a unique run name
   std::optional<int64_t> since_ns, until_ns;  // baseline window [since, until), epoch ns
   double regression_threshold = 0.10;         // regression when ratio >= 1 + threshold
-  size_t top = 10;                            // rows per top-findings table
+  size_t top = 10;                            // rows per table (findings, regressions)
   size_t min_straggler_runs = 2;              // "repeatedly": flagged in at least this many runs
 };
 
@@ -83,7 +83,8 @@ struct FleetReport {
   double baseline_median_ns = 0;
   double threshold = 0;
   int64_t runs_compared = 0, runs_without_steps = 0;
-  std::vector<RunStepTime> regressions;  // ratio >= 1 + threshold, worst first
+  int64_t regressions_total = 0;         // runs with ratio >= 1 + threshold
+  std::vector<RunStepTime> regressions;  // the worst `top` of them, worst first
   std::vector<FailedRun> failures;
 };
 

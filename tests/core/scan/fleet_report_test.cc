@@ -179,6 +179,16 @@ TEST_P(FleetReportTest, RegressionsAgainstABaselineRun) {
   EXPECT_EQ(r.regressions[1].name, "A");
   EXPECT_EQ(r.regressions[2].name, "D");
   EXPECT_DOUBLE_EQ(r.regressions[2].ratio, 1.04);
+  EXPECT_EQ(r.regressions_total, 3);
+
+  o.top = 2;  // the worst two are listed, all three counted
+  r = Build(o);
+  ASSERT_EQ(r.regressions.size(), 2u);
+  EXPECT_EQ(r.regressions_total, 3);
+  EXPECT_EQ(r.regressions[1].name, "A");
+  EXPECT_NE(FleetReportMarkdown(r).find("3 of 3 runs compared regress (the worst 2 below)"),
+            std::string::npos)
+      << FleetReportMarkdown(r);
 }
 
 TEST_P(FleetReportTest, RegressionsAgainstATimeWindow) {
