@@ -68,6 +68,7 @@ void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits&
                             std::to_string(t.rows) + " rows (in the plugin's order)");
     }
     size_t cut = 0;
+    size_t max_chars = IsMainTable(name) ? limits.max_main_cell_chars : limits.max_cell_chars;
     w.Key(name).BeginObject();
     w.Field("plugin", t.plugin).Field("rows", static_cast<int64_t>(t.rows));
     w.Field("shown", static_cast<int64_t>(shown));
@@ -83,8 +84,8 @@ void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits&
       } else {
         const auto& s = std::get<std::vector<std::string>>(c.values);
         for (size_t k = 0; k < n; ++k) {
-          if (s[k].size() > limits.max_cell_chars) ++cut;
-          w.String(Cut(s[k], limits.max_cell_chars));
+          if (s[k].size() > max_chars) ++cut;
+          w.String(Cut(s[k], max_chars));
         }
       }
       w.EndArray().EndObject();
@@ -92,7 +93,7 @@ void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits&
     w.EndArray().EndObject();
     if (cut) {
       reductions->push_back("table " + name + ": " + std::to_string(cut) + " text cells cut to " +
-                            std::to_string(limits.max_cell_chars) + " bytes");
+                            std::to_string(max_chars) + " bytes");
     }
   }
   w.EndObject();

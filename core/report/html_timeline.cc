@@ -56,9 +56,10 @@ std::string TrackName(const EventGraph& g, const Track& t) {
     std::string s = "GPU " + std::to_string(t.device) + " stream " + std::to_string(t.stream);
     return s;
   }
+  // Kineto names threads "thread 1234 (python)" already.
+  if (t.thread_name != kEmptyString) return std::string(g.strings.Get(t.thread_name));
   std::string s = "thread ";
   s += t.tid_str != kEmptyString ? std::string(g.strings.Get(t.tid_str)) : std::to_string(t.tid);
-  if (t.thread_name != kEmptyString) s += " (" + std::string(g.strings.Get(t.thread_name)) + ")";
   return s;
 }
 

@@ -136,11 +136,28 @@
       (D.pipeline ? ' · pipeline <code>' + esc(D.pipeline) + '</code>' : '') +
       ' · ' + (D.findings || []).length + ' finding' + ((D.findings || []).length === 1 ? '' : 's');
     body.appendChild(el('p', null, p));
+    var fs = D.findings || [];
+    if (fs.length) {
+      var sev = {P0: 0, P1: 0, P2: 0};
+      fs.forEach(function (f) { sev[f.severity] = (sev[f.severity] || 0) + 1; });
+      var rank = {P0: 0, P1: 1, P2: 2};
+      var cause = (D.changes || []).length ? findingById[D.changes[0].finding] : fs.slice().sort(function (a, b) {
+        return rank[a.severity] - rank[b.severity];
+      })[0];
+      body.appendChild(el('p', null, ['P0', 'P1', 'P2'].map(function (s) {
+        return '<span class="sev ' + s + '">' + s + '</span> ' + sev[s];
+      }).join(' &nbsp; ') + (cause ? ' &nbsp;·&nbsp; <b>Cause:</b> <a href="#f-' + esc(cause.id) + '">' + esc(cause.severity) +
+        ' ' + esc(cause.plugin) + ' · ' + esc(cause.title) + '</a>' : '')));
+    }
     if (traces.length) {
       var rows = traces.map(function (t) {
-        var devs = (t.devices || []).map(function (d) {
-          return esc(d.name || ('device ' + d.id)) + (d.memory > 0 ? ' (' + fmtBytes(d.memory) + ')' : '');
-        }).join(', ');
+        var count = {}, order = [];
+        (t.devices || []).forEach(function (d) {
+          var k = (d.name || 'device') + (d.memory > 0 ? ' (' + fmtBytes(d.memory) + ')' : '');
+          if (!count[k]) order.push(k);
+          count[k] = (count[k] || 0) + 1;
+        });
+        var devs = order.map(function (k) { return (count[k] > 1 ? count[k] + ' × ' : '') + esc(k); }).join(', ');
         return '<tr><td class="num">' + t.rank + '</td><td class="name">' + esc(t.path) + '</td><td>' +
           esc(t.format) + '</td><td class="num">' + t.events + '</td><td>' + (devs || '–') + '</td></tr>';
       }).join('');
@@ -459,7 +476,7 @@
         'Times are ' + kindTag('measured') + '. Keys: <b>W/S</b> zoom, <b>A/D</b> pan; drag to pan, hover for ' +
         'details (a kernel\'s launch is linked in red); click a finding to jump to it.'));
       var bar = el('div', {'class': 'swimlane-bar'});
-      var reset = el('button', {type: 'button'}, 'whole step');
+      var reset = el('button', {type: 'button'}, S.step != null ? 'whole step' : 'whole capture');
       reset.addEventListener('click', function () { selected = null; setView(0, S.span_ns || 1); });
       bar.appendChild(reset);
       info = el('span', {id: 'swimlane-view'});
