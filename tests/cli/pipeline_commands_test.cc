@@ -166,6 +166,10 @@ TEST(AnalyzeCommand, RunsTheDefaultPipeline) {
   EXPECT_NE(md.find("### step_breakdown"), std::string::npos);
   EXPECT_NE(md.find("## Changes"), std::string::npos);
   EXPECT_NE(md.find("## Trust"), std::string::npos);
+  // And the self-contained HTML page beside it (tests/browser opens one).
+  std::string html = testing::ReadFile(dir + "/tracehound-report.html");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("\"verdict\":\""), std::string::npos);
   EXPECT_EQ(Tracehound("analyze " + testing::TempDir() + "/nothing-here.json").status, 2);
 }
 
