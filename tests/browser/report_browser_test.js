@@ -123,7 +123,7 @@ async function main() {
   const artefacts = path.resolve(args.artefacts);
   fs.mkdirSync(artefacts, {recursive: true});
   const profile = path.join(path.resolve(args.work), 'profile');
-  const proc = childProcess.spawn(chromium, ['--headless=new', '--no-sandbox', '--disable-gpu',
+  const proc = childProcess.spawn(chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
     '--remote-debugging-pipe', '--user-data-dir=' + profile, '--no-first-run', '--no-default-browser-check',
     '--disable-extensions', '--disable-background-networking', '--disable-component-update', '--disable-sync',
     '--disable-default-apps', '--host-resolver-rules=MAP * ~NOTFOUND', '--proxy-server=127.0.0.1:9',

@@ -630,6 +630,7 @@
     }
     ranks.sort(function (a, b) { return a - b; });
     steps.sort(function (a, b) { return a - b; });
+    body.appendChild(el('p', {'class': 'note'}, 'Full colour at ±' + fmtNs(maxAbs) + '; grey: the rank has no cell for the step.'));
     var MAX_STEPS = 300;
     if (steps.length > MAX_STEPS) {
       body.appendChild(el('p', {'class': 'note'}, 'The first ' + MAX_STEPS + ' of ' + steps.length + ' steps are drawn.'));
