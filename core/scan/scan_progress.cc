@@ -8,9 +8,9 @@ namespace {
 
 std::string Size(uint64_t bytes) {
   char buf[32];
-  if (bytes >= (1ull << 30))
+  if (bytes >= 1000000000)
     std::snprintf(buf, sizeof buf, "%.2f GB", static_cast<double>(bytes) / 1e9);
-  else if (bytes >= (1ull << 20))
+  else if (bytes >= 1000000)
     std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
   else
     std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1e3);

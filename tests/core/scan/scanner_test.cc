@@ -288,6 +288,25 @@ INSTANTIATE_TEST_SUITE_P(Dialects, ScannerTest,
                            return info.param == SqlDialect::kSqlite ? "sqlite" : "postgresql";
                          });
 
+TEST(PipelineHashTest, CoversOptionsNotThreadsOrOutputs) {
+  const Plugins& p = FleetPipeline();
+  std::string path = std::string(TRACEHOUND_SOURCE_DIR) + "/configs/fleet-scan.yaml";
+  auto load = [&](std::vector<std::string> set) {
+    LoadPipelineOptions o;
+    o.set_overrides = std::move(set);
+    auto pipeline = LoadPipeline(path, p.registry.Declarations(), o);
+    EXPECT_TRUE(pipeline.ok()) << pipeline.status().message();
+    return PipelineHash(*pipeline, p.registry);
+  };
+  std::string base = load({});
+  EXPECT_EQ(base.size(), 32u);
+  EXPECT_EQ(base, PipelineHash(p.pipeline, p.registry));
+  EXPECT_EQ(base, load({"execution.threads=3"}));
+  EXPECT_EQ(base, load({"outputs=[{type: json, path: x.json}]"}));
+  EXPECT_NE(base, load({"plugins.steps.warmup_steps=2"}));
+  EXPECT_NE(base, load({"fail_on=P2"}));
+}
+
 TEST(FindingTimeLostTest, FirstTimeEvidenceInNanoseconds) {
   Finding f;
   f.evidence = {{"arrived_last", 7, "count"}, {"lateness", 2.5, "ms"}, {"span", 9, "ns"}};
