@@ -558,18 +558,26 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
   if (!options.baseline_run.empty() && window)
     return InvalidInput("give either --baseline RUN or a --since/--until window, not both");
   if (options.baseline_run.empty() && !window) return report;
-  auto step_rows = db.Query("SELECT run_id, dur_ns FROM steps");
-  if (!step_rows.ok()) return step_rows.status();
-  std::map<std::string, std::vector<double>> durations;
-  for (const SqlRow& row : step_rows->rows)
-    durations[SqlText(row[0])].push_back(static_cast<double>(SqlInt(row[1])));
+  // Per ok run: (steps, median step ns), one query per run so memory stays
+  // bounded by the largest run, not the fleet.
+  std::map<std::string, std::pair<int64_t, double>> medians;
+  for (const RunRow& r : runs) {
+    if (r.status != "ok") continue;
+    auto rows = db.Query("SELECT dur_ns FROM steps WHERE run_id = $1", {SqlValue{r.run_id}});
+    if (!rows.ok()) return rows.status();
+    if (rows->rows.empty()) continue;
+    std::vector<double> d;
+    d.reserve(rows->rows.size());
+    for (const SqlRow& row : rows->rows) d.push_back(static_cast<double>(SqlInt(row[0])));
+    medians[r.run_id] = {static_cast<int64_t>(d.size()), Median(std::move(d))};
+  }
   std::set<std::string> baseline;
   if (window) {
     const int64_t since = options.since_ns.value_or(INT64_MIN);
     const int64_t until = options.until_ns.value_or(INT64_MAX);
     for (const RunRow& r : runs)
       if (r.status == "ok" && r.captured_at_ns && *r.captured_at_ns >= since &&
-          *r.captured_at_ns < until && durations.count(r.run_id))
+          *r.captured_at_ns < until && medians.count(r.run_id))
         baseline.insert(r.run_id);
     report.baseline_kind = "window";
     report.baseline_label =
@@ -584,27 +592,25 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
     const RunRow& b = runs[run_index[*id]];
     if (b.status != "ok")
       return InvalidInput("--baseline " + *id + ": the run failed to scan (" + b.error + ")");
-    if (!durations.count(*id))
+    if (!medians.count(*id))
       return InvalidInput("--baseline " + *id + ": the run has no rows in the steps table");
     baseline.insert(*id);
     report.baseline_kind = "run";
     report.baseline_label = "run " + RunLabel(b.run_id, b.name);
   }
   std::vector<double> baseline_medians;
-  for (const std::string& id : baseline) baseline_medians.push_back(Median(durations[id]));
+  for (const std::string& id : baseline) baseline_medians.push_back(medians[id].second);
   report.baseline_runs = static_cast<int64_t>(baseline.size());
   report.baseline_median_ns = Median(baseline_medians);
   for (const RunRow& r : runs) {
     if (r.status != "ok" || baseline.count(r.run_id)) continue;
-    auto it = durations.find(r.run_id);
-    if (it == durations.end()) {
+    auto it = medians.find(r.run_id);
+    if (it == medians.end()) {
       ++report.runs_without_steps;
       continue;
     }
     ++report.runs_compared;
-    RunStepTime x{r.run_id,           r.name,
-                  r.captured_at_ns,   static_cast<int64_t>(it->second.size()),
-                  Median(it->second), 0};
+    RunStepTime x{r.run_id, r.name, r.captured_at_ns, it->second.first, it->second.second, 0};
     x.ratio = report.baseline_median_ns > 0 ? x.median_step_ns / report.baseline_median_ns : 0;
     if (x.ratio >= 1 + options.regression_threshold) report.regressions.push_back(x);
   }
