@@ -246,14 +246,17 @@ void WriteMemory(JsonWriter& w, const MemoryTimeline& m, const TimelineLimits& l
   }
 }
 
-// "</" inside the blob would end the <script> element that holds it; "<\/"
-// means the same in JSON.
+// "</script" or "<!--" inside the blob would end (or change how the browser
+// reads) the <script> element that holds it. '<' occurs only inside JSON
+// strings, where "\u003c" means the same.
 std::string ScriptSafe(std::string_view json) {
   std::string out;
-  out.reserve(json.size() + 16);
-  for (size_t i = 0; i < json.size(); ++i) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+  out.reserve(json.size() + 64);
+  for (char c : json) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
   }
   return out;
 }

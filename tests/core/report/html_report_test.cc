@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cctype>
 #include <regex>
 #include <sstream>
 #include <string>
 
 #include "core/import/trace_loader.h"
+#include "core/report/html_assets.h"
 #include "core/synth/kineto_generator.h"
 #include "tests/support/test_files.h"
 
@@ -76,7 +78,7 @@ TEST(HtmlReport, PageFetchesNothingAndHoldsEverySection) {
   Finding f;
   f.plugin = "test";
   f.severity = 0;
-  f.title = "a title with </script><script>alert(1)</script> in it";
+  f.title = "a title with </script><script>alert(1)</script> and <!--<script> in it";
   f.scope.rank = 1;
   r.results.findings.push_back(f);
   std::string page = RenderHtmlReport(r);
@@ -92,6 +94,19 @@ TEST(HtmlReport, PageFetchesNothingAndHoldsEverySection) {
   for (size_t p = page.find("</script>"); p != std::string::npos; p = page.find("</script>", p + 1))
     ++closings;
   EXPECT_EQ(closings, 3u);
+  EXPECT_EQ(page.find("<!--"), std::string::npos);
+  // Nor can the embedded assets.
+  const HtmlAssets& a = EmbeddedHtmlAssets();
+  for (std::string_view asset :
+       {a.report_js, a.uplot_js, a.uplot_license, a.report_css, a.uplot_css}) {
+    std::string lower(asset);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_GT(asset.size(), 0u);
+    EXPECT_EQ(lower.find("</script"), std::string::npos);
+    EXPECT_EQ(lower.find("</style"), std::string::npos);
+    EXPECT_EQ(lower.find("<!--"), std::string::npos);
+  }
+  EXPECT_EQ(a.uplot_license.find("*/"), std::string_view::npos);  // it sits in a comment
   EXPECT_NE(page.find("uPlot 1.6.32, MIT licence"),
             std::string::npos);  // vendored, with its licence
   EXPECT_NE(page.find("Permission is hereby granted"), std::string::npos);
