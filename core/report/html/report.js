@@ -572,7 +572,7 @@
         }
         var w = (W - left - 40) * Math.min(v, 100) / 100;
         ctx.fillRect(left, yy, Math.max(1, w), 12);
-        ctx.fillStyle = '#1d2330'; ctx.fillText(fmtNum(v) + ' %', left + w + 3, yy + 10);
+        ctx.fillStyle = '#1d2330'; ctx.fillText(fmtNum(v) + ' %', Math.min(left + w + 3, W - 52), yy + 10);
       });
     });
     return canvas;
