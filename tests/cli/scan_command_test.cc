@@ -210,6 +210,32 @@ TEST(ScanCommand, EveryRealTraceGetsOneRowWithThePipelinesMetrics) {
   EXPECT_EQ(members, tar_members);
   EXPECT_EQ(rows->rows.size(), want.size() - 1 + tar_members + 1);
   EXPECT_EQ(Count(url, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
+
+  // Real traces (Kineto, XSpace, an archive) give the same rows with one job.
+  std::string serial = "sqlite:" + testing::TempDir() + "/shared-serial.db";
+  CommandResult one = Tracehound("scan " + data + " --jobs 1 --progress none --db " + serial);
+  EXPECT_EQ(one.status, 11) << one.out;
+  EXPECT_EQ(Rows(serial), Rows(url));
+}
+
+TEST(ScanCommand, ListsRunsAndDrawsABarWhenAsked) {
+  std::string fleet = Fleet("fleet-bar", 3);
+  CommandResult list = Tracehound("scan " + fleet + " --list");
+  ASSERT_EQ(list.status, 0) << list.out;
+  EXPECT_NE(list.out.find(fleet + "/run000/rank*\t2 files\t"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(fleet + "/run002/rank*\t2 files\t"), std::string::npos) << list.out;
+  std::string url = "sqlite:" + testing::TempDir() + "/bar.db";
+  CommandResult bar = Tracehound("scan " + fleet + " --progress bar --db " + url);
+  ASSERT_EQ(bar.status, 0) << bar.out;
+  EXPECT_NE(bar.out.find("\r\033[K[########################] 3/3 runs"), std::string::npos)
+      << bar.out;
+  EXPECT_NE(bar.out.find("ETA"), std::string::npos);
+  EXPECT_EQ(bar.out.find("[1/3]"), std::string::npos) << bar.out;
+  EXPECT_EQ(Count(url, "SELECT COUNT(*) FROM runs"), 3);
+  // A database it cannot use is exit status 2, naming it.
+  CommandResult bad = Tracehound("scan " + fleet + " --db sqlite:/nonexistent-dir/x.db");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("/nonexistent-dir/x.db"), std::string::npos) << bad.out;
 }
 
 }  // namespace
