@@ -6,14 +6,22 @@
 //   runs     one row per (content_hash, pipeline_hash): the idempotency key.
 //            run_id = the two hashes joined by ':'. status ok | failed (then
 //            error holds the message naming the file); verdict, exit_code,
-//            counts, the capture's start time, and bookkeeping of the scan
-//            (scanned_at, scan_seconds, worker) that differs between scans
-//            of the same content and is left out of content comparisons.
-//   traces   one row per trace file of a run (path, rank, host, file hash).
+//            counts, the capture's start time (captured_at_ns: the smallest
+//            baseTimeNanoseconds of its traces, NULL without one), and
+//            bookkeeping of the scan (scanned_at, scan_seconds, worker) that
+//            differs between scans of the same content and is left out of
+//            content comparisons.
+//   traces   one row per trace file of a run (path, rank, host, file hash);
+//            an archive member's path is "<archive>:<member>" with the
+//            archive's hash. A failed run lists its files (events NULL).
 //   metrics  every metric the pipeline's plugins reported, in report order
 //            (seq), with unit, kind (measured|read|inferred) and scope.
-//   findings every finding: severity 0..2 (P0..P2), texts, evidence as JSON,
-//            scope, and time_lost_ns (the finding's time evidence, when any).
+//   findings every finding: severity 0..2 (P0..P2), texts, evidence as JSON
+//            ([{name, value, unit, kind}], in the plugin's order), scope, and
+//            time_lost_ns: the value of the finding's FIRST evidence item whose
+//            unit is a time unit (ns, us, µs, ms, s), converted to ns; NULL when
+//            it has none or that value is negative or not finite
+//            (FindingTimeLostNs, core/scan/result_writer.h).
 //   steps    per rank and step: start and duration in ns (from the steps
 //            plugin), for step-time regressions across runs.
 #pragma once
