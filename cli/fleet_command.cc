@@ -15,7 +15,7 @@ constexpr int kExitBadInput = 2;
 
 struct FleetReportCommandOptions {
   std::string db = "sqlite:tracehound.db";
-  std::string baseline, since, until;
+  std::string pipeline, baseline, since, until;
   double threshold = 0.10;
   size_t top = 10;
   size_t min_runs = 2;
@@ -34,6 +34,7 @@ int Report(const FleetReportCommandOptions& o) {
     return kExitBadInput;
   };
   scan::FleetReportOptions options;
+  options.pipeline = o.pipeline;
   options.baseline_run = o.baseline;
   options.regression_threshold = o.threshold;
   options.top = o.top;
@@ -82,6 +83,9 @@ void AddFleetCommand(CLI::App& app, int* exit_code) {
       "step-time regressions against a baseline, failed runs");
   cmd->add_option("--db", o->db, "results database: sqlite:PATH, PATH.db or postgresql://...")
       ->capture_default_str();
+  cmd->add_option("--pipeline", o->pipeline,
+                  "report the runs of this pipeline_hash (a prefix) when the database holds "
+                  "several (default: the one with the most runs)");
   auto* baseline = cmd->add_option(
       "--baseline", o->baseline, "baseline run for step-time regressions: run_id, prefix or name");
   auto* since = cmd->add_option("--since", o->since,

@@ -307,7 +307,11 @@ std::vector<Section> Sections(const FleetReport& r) {
 }
 
 std::string SummaryLine(const FleetReport& r) {
-  std::string s = std::to_string(r.runs) + " runs (" + std::to_string(r.runs_ok) + " ok, " +
+  std::string s = (r.pipelines > 1 ? "pipeline " + r.pipeline_hash.substr(0, 12) + " (of " +
+                                         std::to_string(r.pipelines) +
+                                         " in the database; choose with --pipeline): "
+                                   : std::string()) +
+                  std::to_string(r.runs) + " runs (" + std::to_string(r.runs_ok) + " ok, " +
                   std::to_string(r.runs_failed) + " failed), " + std::to_string(r.traces) +
                   " traces, " + std::to_string(r.hosts) + " hosts";
   if (r.first_capture_ns)
@@ -368,9 +372,40 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
   report.threshold = options.regression_threshold;
   report.min_straggler_runs = static_cast<int64_t>(options.min_straggler_runs);
 
+  // The pipeline: runs of one content scanned by two pipelines (a plugin
+  // upgraded, an option changed) are two rows; a report mixing them would
+  // count each run twice. One pipeline per report: the one asked for, else
+  // the one with the most runs.
+  auto pipelines = db.Query(
+      "SELECT pipeline_hash, COUNT(*) FROM runs GROUP BY pipeline_hash ORDER BY pipeline_hash");
+  if (!pipelines.ok()) return pipelines.status();
+  report.pipelines = static_cast<int64_t>(pipelines->rows.size());
+  int64_t best = -1;
+  std::vector<std::string> matches;
+  for (const SqlRow& row : pipelines->rows) {
+    const std::string hash = SqlText(row[0]);
+    if (!options.pipeline.empty()) {
+      if (hash.rfind(options.pipeline, 0) == 0) matches.push_back(hash);
+    } else if (SqlInt(row[1]) > best) {
+      best = SqlInt(row[1]);
+      report.pipeline_hash = hash;
+    }
+  }
+  if (!options.pipeline.empty()) {
+    if (matches.size() != 1)
+      return InvalidInput("--pipeline '" + options.pipeline + "' matches " +
+                          std::to_string(matches.size()) + " of the " +
+                          std::to_string(report.pipelines) +
+                          " pipeline hashes in the database: give a longer prefix");
+    report.pipeline_hash = matches[0];
+  }
+  const std::vector<SqlValue> pipeline_param = {SqlValue{report.pipeline_hash}};
+
   // Runs.
   auto run_rows = db.Query(
-      "SELECT run_id, name, location, host, status, error, captured_at_ns, ranks FROM runs");
+      "SELECT run_id, name, location, host, status, error, captured_at_ns, ranks FROM runs "
+      "WHERE pipeline_hash = $1",
+      pipeline_param);
   if (!run_rows.ok()) return run_rows.status();
   std::vector<RunRow> runs;
   std::unordered_map<std::string, size_t> run_index;
@@ -403,7 +438,10 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
   }
 
   // Traces: which (rank -> host) each run had.
-  auto trace_rows = db.Query("SELECT run_id, rank, host FROM traces");
+  auto trace_rows = db.Query(
+      "SELECT t.run_id, t.rank, t.host FROM traces t JOIN runs r ON r.run_id = t.run_id "
+      "WHERE r.pipeline_hash = $1",
+      pipeline_param);
   if (!trace_rows.ok()) return trace_rows.status();
   std::map<std::pair<std::string, int64_t>, std::string> rank_host;  // (run, rank) -> host
   std::map<std::string, std::set<int64_t>> run_ranks;
@@ -428,8 +466,10 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
   };
 
   // Findings.
-  auto finding_rows =
-      db.Query("SELECT run_id, plugin, severity, title, time_lost_ns, rank FROM findings");
+  auto finding_rows = db.Query(
+      "SELECT f.run_id, f.plugin, f.severity, f.title, f.time_lost_ns, f.rank FROM findings f "
+      "JOIN runs r ON r.run_id = f.run_id WHERE r.pipeline_hash = $1",
+      pipeline_param);
   if (!finding_rows.ok()) return finding_rows.status();
   struct GroupAcc {
     FindingGroup group;
@@ -671,6 +711,8 @@ std::string FleetReportJson(const FleetReport& r) {
   auto count = [](int64_t v) { return Figure(static_cast<double>(v), "count", "measured"); };
   std::string out =
       "{\n  \"schema\": \"tracehound.fleet_report/1\",\n  \"database\": " + JsonString(r.database) +
+      ",\n  \"pipeline_hash\": " + JsonString(r.pipeline_hash) +
+      ",\n  \"pipelines_in_database\": " + count(r.pipelines) +
       ",\n  \"summary\": {\"runs\": " + count(r.runs) + ", \"runs_ok\": " + count(r.runs_ok) +
       ", \"runs_failed\": " + count(r.runs_failed) + ", \"traces\": " + count(r.traces) +
       ", \"hosts\": " + count(r.hosts) + ", \"findings\": " + count(r.findings) +

@@ -14,8 +14,10 @@
 //                     in a time window (--since/--until, on captured_at_ns);
 //                     ratio >= 1 + threshold is a regression
 //   failures          runs whose scan failed, with the error
-// Only results columns are read (never the scan's bookkeeping), so the report
-// of a merged database equals that of one scan over the same traces.
+// One pipeline per report (runs.pipeline_hash): the one asked for, else the
+// one with the most runs (ties: the smallest hash); the summary says when the
+// database holds others. Only results columns are read (never the scan's
+// bookkeeping), so the report of a merged database equals that of one scan.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@
 namespace th::scan {
 
 struct FleetReportOptions {
+  std::string pipeline;      // pipeline_hash prefix; "" = the pipeline with the most runs
   std::string baseline_run;  // run_id, a unique run_id prefix, or a unique run name
   std::optional<int64_t> since_ns, until_ns;  // baseline window [since, until), epoch ns
   double regression_threshold = 0.10;         // regression when ratio >= 1 + threshold
@@ -70,6 +73,8 @@ struct FailedRun {
 
 struct FleetReport {
   std::string database;
+  std::string pipeline_hash;  // the pipeline whose runs the report covers
+  int64_t pipelines = 0;      // distinct pipeline hashes in the database
   int64_t runs = 0, runs_ok = 0, runs_failed = 0, traces = 0, hosts = 0, findings = 0;
   std::optional<int64_t> first_capture_ns, last_capture_ns;
   std::vector<FindingGroup> by_count, by_time_lost;

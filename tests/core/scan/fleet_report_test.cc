@@ -81,6 +81,8 @@ class FleetReportTest : public ::testing::TestWithParam<SqlDialect> {
 
 TEST_P(FleetReportTest, SummaryAndTopFindings) {
   FleetReport r = Build();
+  EXPECT_EQ(r.pipelines, 1);
+  EXPECT_EQ(r.pipeline_hash, "p1");
   EXPECT_EQ(r.runs, 5);
   EXPECT_EQ(r.runs_ok, 4);
   EXPECT_EQ(r.runs_failed, 1);
@@ -120,6 +122,39 @@ TEST_P(FleetReportTest, SummaryAndTopFindings) {
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0].name, "E");
   EXPECT_EQ(r.failures[0].error, "x.json: truncated <gzip> & more");
+}
+
+// A second pipeline over runs A and B (a plugin upgraded): one pipeline per
+// report, the one with the most runs unless --pipeline says otherwise.
+TEST_P(FleetReportTest, OnePipelinePerReport) {
+  for (FixtureRun run : {Fleet()[0], Fleet()[1]}) {
+    run.run_id = run.run_id.substr(0, run.run_id.find(':')) + ":p2";
+    run.findings.push_back({"overlap", 0, "99% of NCCL time is exposed", 1e9, std::nullopt});
+    ASSERT_TRUE(WriteFixtureRun(*db_, run).ok());
+  }
+  FleetReport r = Build();
+  EXPECT_EQ(r.pipelines, 2);
+  EXPECT_EQ(r.pipeline_hash, "p1");
+  EXPECT_EQ(r.runs, 5);
+  EXPECT_EQ(r.traces, 7);
+  EXPECT_EQ(r.findings, 7);
+  EXPECT_EQ(r.straggler_ranks.size(), 1u);
+  EXPECT_NE(FleetReportMarkdown(r).find("pipeline p1 (of 2 in the database; choose with "
+                                        "--pipeline): 5 runs"),
+            std::string::npos);
+  FleetReportOptions o;
+  o.pipeline = "p2";
+  r = Build(o);
+  EXPECT_EQ(r.runs, 2);
+  EXPECT_EQ(r.traces, 4);
+  EXPECT_EQ(r.findings, 7);
+  EXPECT_EQ(r.by_count[0].worst_severity, 0);
+  o.pipeline = "p";
+  auto ambiguous = BuildFleetReport(*db_, o);
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_NE(ambiguous.status().message().find("--pipeline 'p' matches 2 of the 2"),
+            std::string::npos)
+      << ambiguous.status().message();
 }
 
 TEST_P(FleetReportTest, RepeatedStragglers) {
