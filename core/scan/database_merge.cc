@@ -84,7 +84,9 @@ std::string FormatValue(const SqlValue& v) {
   }
   std::string out = "'";
   for (char c : std::get<std::string>(v)) {
-    if (c == '\'')
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\'')
       out += "''";
     else if (c == '\n')
       out += "\\n";

@@ -198,5 +198,15 @@ TEST(Merge, DumpLeavesOutBookkeepingButSeesEveryResult) {
   EXPECT_NE(Dump(*a), Dump(*b));
 }
 
+TEST(Merge, DumpTellsANewlineFromAnEscapedOne) {
+  auto a = OpenSqlite("a");
+  auto b = OpenSqlite("b");
+  ASSERT_TRUE(WriteFixtureRun(*a, SyntheticRun(5)).ok());  // a failed run: error text
+  ASSERT_TRUE(WriteFixtureRun(*b, SyntheticRun(5)).ok());
+  ASSERT_TRUE(a->Exec("UPDATE runs SET error = $1", {std::string("line\nbreak")}).ok());
+  ASSERT_TRUE(b->Exec("UPDATE runs SET error = $1", {std::string("line\\nbreak")}).ok());
+  EXPECT_NE(Dump(*a), Dump(*b));
+}
+
 }  // namespace
 }  // namespace th::scan
