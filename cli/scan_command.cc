@@ -1,7 +1,9 @@
 #include "cli/scan_command.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
 #include <memory>
 
@@ -20,6 +22,7 @@ namespace th::cli {
 namespace {
 
 constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;
 
 struct ScanCommandOptions {
   std::vector<std::string> inputs;
@@ -36,6 +39,16 @@ struct ScanCommandOptions {
   bool verbose = false;
   std::string shard;
 };
+
+// SIGINT / SIGTERM: the first asks the scan to stop after the runs in flight
+// (they commit); the second ends the process (whole runs only, as always).
+std::atomic<bool> interrupt_requested{false};
+extern "C" void OnInterrupt(int sig) {
+  if (interrupt_requested.exchange(true)) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+}
 
 int Fail(const std::string& message) {
   std::cerr << "tracehound scan: error: " << message << "\n";
@@ -94,8 +107,19 @@ int Scan(const ScanCommandOptions& o) {
       o.progress == "bar" || (o.progress == "auto" && part.primary() && isatty(STDERR_FILENO));
   std::unique_ptr<scan::ScanProgress> progress;
   if (o.progress != "none") progress = std::make_unique<scan::ScanProgress>(std::cerr, terminal);
+  options.interrupt = &interrupt_requested;
+  signal(SIGINT, OnInterrupt);
+  signal(SIGTERM, OnInterrupt);
   auto summary = scan::RunScan(options, *runs, part.dispatcher(), **db, progress.get());
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   if (!summary.ok()) return fail(summary.status().message());
+  if (summary->interrupted) {
+    std::cerr << "tracehound scan: interrupted; the runs scanned so far are committed, run the "
+                 "same command again to resume\n";
+    part.Fail(kExitInterrupted);
+    return kExitInterrupted;
+  }
   std::string db_name = (*db)->name();
   db->reset();  // closed before Finish (MPI: rank 0 merges the rank files)
   std::string finished;

@@ -192,8 +192,13 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
     }
   };
 
+  std::atomic<bool> interrupted{false};
   auto work = [&] {
     while (!stop) {
+      if (options.interrupt && options.interrupt->load()) {
+        interrupted = true;
+        break;
+      }
       auto next = dispatcher.Next();
       if (!next) break;
       if (*next >= runs.size()) {
@@ -216,6 +221,7 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
   summary.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (auto& [i, f] : failures) summary.failures.push_back(std::move(f));
+  summary.interrupted = interrupted;
   if (progress) progress->Finish();
   if (!fatal.ok()) return fatal;
   return summary;

@@ -17,6 +17,7 @@
 // The pipeline's outputs are not written (the database is the output).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct ScanOptions {
   std::string worker;                        // runs.worker; "" = "<hostname>:<pid>"
   size_t expected_runs = 0;                  // for the progress total; 0 = runs.size()
   LoadOptions load;
+  // When set and it becomes true (e.g. from a SIGINT handler), no further run
+  // is started; runs in flight finish and commit (ScanSummary.interrupted).
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct ScanSummary {
@@ -50,6 +54,7 @@ struct ScanSummary {
   uint64_t bytes_scanned = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "<location>: <error>", in run order
+  bool interrupted = false;           // stopped by ScanOptions.interrupt
 };
 
 // `db` must already hold the results schema (MigrateResultsSchema).

@@ -68,29 +68,35 @@ std::vector<std::string> Rows(const std::string& url) {
   return rows.ok() ? *rows : std::vector<std::string>{};
 }
 
-// Starts `tracehound scan <args>`, kills it with SIGKILL once `url` holds at
-// least `after` committed runs, and returns how many it held then.
-int64_t ScanAndKill(const std::string& args, const std::string& url, int64_t after) {
+// Starts `tracehound scan <args>`, sends it `sig` once `url` holds at least
+// `after` committed runs, waits for it, and returns how many runs `url` held
+// then (-1 when the scan ended by itself first); `status` gets its wait status.
+int64_t ScanAndSignal(const std::string& args, const std::string& url, int64_t after, int sig,
+                      int* status) {
   pid_t pid = fork();
   if (pid == 0) {
     std::string cmd = "exec " + std::string(TRACEHOUND_BINARY) + " " + args + " >/dev/null 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  int64_t seen = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < deadline) {
-    seen = Count(url, "SELECT COUNT(*) FROM runs");
-    if (seen >= after) break;
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return -1;  // ended by itself
+    if (Count(url, "SELECT COUNT(*) FROM runs") >= after) break;
+    if (waitpid(pid, status, WNOHANG) == pid) return -1;  // ended by itself
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  kill(pid, sig);
+  waitpid(pid, status, 0);
   return Count(url, "SELECT COUNT(*) FROM runs");
+}
+
+int64_t ScanAndKill(const std::string& args, const std::string& url, int64_t after) {
+  int status = 0;
+  int64_t n = ScanAndSignal(args, url, after, SIGKILL, &status);
+  if (n >= 0) {
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+  return n;
 }
 
 void KilledThenResumedEqualsUninterrupted(const std::string& fleet, const std::string& ref_url,
@@ -124,6 +130,22 @@ TEST(ScanCommand, KilledWithSigkillHalfwayThenRerunEqualsAnUninterruptedScanPost
   if (!server) GTEST_SKIP() << "no PostgreSQL server: " << why;
   std::string fleet = Fleet("fleet-kill-pg", 60);
   KilledThenResumedEqualsUninterrupted(fleet, server->NewDatabase(), server->NewDatabase());
+}
+
+TEST(ScanCommand, SigtermStopsAfterTheRunsInFlightAndTheRerunCompletes) {
+  std::string fleet = Fleet("fleet-term", 40);
+  std::string url = "sqlite:" + testing::TempDir() + "/term.db";
+  int status = 0;
+  int64_t at_signal =
+      ScanAndSignal("scan " + fleet + " --jobs 2 --db " + url, url, 5, SIGTERM, &status);
+  ASSERT_GE(at_signal, 5) << "the scan ended before the signal";
+  ASSERT_TRUE(WIFEXITED(status)) << "not a clean exit";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(at_signal, 40);
+  CommandResult rerun = Tracehound("scan " + fleet + " --jobs 2 --db " + url);
+  ASSERT_EQ(rerun.status, 0) << rerun.out;
+  EXPECT_NE(rerun.out.find("skipped " + std::to_string(at_signal)), std::string::npos) << rerun.out;
+  EXPECT_EQ(Count(url, "SELECT COUNT(*) FROM runs"), 40);
 }
 
 TEST(ScanCommand, ACorruptTraceAmongAHundredIsTheOnlyFailure) {
