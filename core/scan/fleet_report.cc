@@ -74,6 +74,12 @@ std::string Duration(double ns) {
   return sig3(ns / 1e9) + " s";
 }
 
+// Time lost of a group: "not reported" when none of its findings gave one
+// (not observed is not zero).
+std::string TimeLost(const FindingGroup& g) {
+  return g.with_time_lost ? Duration(g.time_lost_ns) : "not reported";
+}
+
 std::string Percent(double share) { return Fixed(100.0 * share, 1) + "%"; }
 
 std::string Share(int64_t part, int64_t whole) {
@@ -227,7 +233,7 @@ Table FindingTable(const std::vector<FindingGroup>& groups, int64_t runs_ok) {
           {}};
   for (const FindingGroup& g : groups)
     t.rows.push_back({g.plugin, g.pattern, Severity(g.worst_severity), std::to_string(g.findings),
-                      std::to_string(g.runs), Share(g.runs, runs_ok), Duration(g.time_lost_ns)});
+                      std::to_string(g.runs), Share(g.runs, runs_ok), TimeLost(g)});
   return t;
 }
 
@@ -497,6 +503,7 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
     ++g.group.findings;
     g.group.worst_severity = std::min(g.group.worst_severity, SqlInt(row[2]));
     g.group.time_lost_ns += lost;
+    if (!SqlIsNull(row[4])) ++g.group.with_time_lost;
     g.runs.insert(run_id);
     if (plugin == "stragglers" && !SqlIsNull(row[5])) {
       int64_t rank = SqlInt(row[5]);
@@ -529,7 +536,7 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
             });
   if (report.by_count.size() > options.top) report.by_count.resize(options.top);
   for (const FindingGroup& g : all)
-    if (g.time_lost_ns > 0) report.by_time_lost.push_back(g);
+    if (g.with_time_lost > 0) report.by_time_lost.push_back(g);
   std::sort(report.by_time_lost.begin(), report.by_time_lost.end(),
             [&](const FindingGroup& a, const FindingGroup& b) {
               if (a.time_lost_ns != b.time_lost_ns) return a.time_lost_ns > b.time_lost_ns;
@@ -733,7 +740,9 @@ std::string FleetReportJson(const FleetReport& r) {
              Figure(r.runs_ok ? 100.0 * static_cast<double>(g.runs) / static_cast<double>(r.runs_ok)
                               : NAN,
                     "%", "measured") +
-             ", \"time_lost\": " + Figure(g.time_lost_ns, "ns", "inferred") + "}";
+             ", \"findings_with_time_lost\": " + count(g.with_time_lost) + ", \"time_lost\": " +
+             (g.with_time_lost ? Figure(g.time_lost_ns, "ns", "inferred") : std::string("null")) +
+             "}";
     }
     out += v.empty() ? "],\n" : "\n  ],\n";
   };

@@ -47,6 +47,7 @@ struct FindingGroup {
   std::string plugin, pattern, example_title;
   int64_t worst_severity = 2;  // 0 = P0
   int64_t findings = 0, runs = 0;
+  int64_t with_time_lost = 0;  // findings that report time lost (the rest: not reported)
   double time_lost_ns = 0;
 };
 

@@ -104,6 +104,8 @@ TEST_P(FleetReportTest, SummaryAndTopFindings) {
   EXPECT_EQ(r.by_count[1].plugin, "idle-launch");
   EXPECT_EQ(r.by_count[1].pattern, "stream # idles #% waiting on the host");
   EXPECT_EQ(r.by_count[1].worst_severity, 2);
+  EXPECT_EQ(r.by_count[1].with_time_lost, 0);  // not reported, not zero
+  EXPECT_EQ(r.by_count[0].with_time_lost, 3);
   EXPECT_EQ(r.by_count[2].plugin, "overlap");
   EXPECT_EQ(r.by_count[2].worst_severity, 1);
 
@@ -278,6 +280,10 @@ TEST_P(FleetReportTest, MarkdownJsonAndHtmlCarryTheFigures) {
                     "| 75.0% | 11.0 ms |"),
             std::string::npos)
       << md;
+  EXPECT_NE(md.find("| idle-launch | stream # idles #% waiting on the host | P2 | 2 | 2 | 50.0% "
+                    "| not reported |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("| rank 1 | 2 | 3 | 66.7% | h2, h3 | 10.0 ms | B (cb:p1) |"), std::string::npos)
       << md;
   EXPECT_NE(md.find("median step 112 ms (measured, 1 run)"), std::string::npos) << md;
@@ -291,6 +297,10 @@ TEST_P(FleetReportTest, MarkdownJsonAndHtmlCarryTheFigures) {
   ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
   EXPECT_EQ(doc["summary"]["runs"]["value"].get_double().value(), 5.0);
   EXPECT_EQ(doc["summary"]["runs"]["unit"].get_string().value(), "count");
+  EXPECT_TRUE(doc["top_findings_by_count"].at(1)["time_lost"].is_null());
+  EXPECT_EQ(
+      doc["top_findings_by_count"].at(1)["findings_with_time_lost"]["value"].get_double().value(),
+      0.0);
   auto top = doc["top_findings_by_time_lost"].get_array().value();
   EXPECT_EQ(top.size(), 2u);
   EXPECT_EQ(top.at(0)["time_lost"]["value"].get_double().value(), 30.0 * kMs);
