@@ -93,8 +93,9 @@ int Scan(const ScanCommandOptions& o) {
   Status migrated = scan::MigrateResultsSchema(**db);
   if (!migrated.ok()) return fail(migrated.message());
 
-  // Thousands of runs: the plugins' notes only with --verbose.
-  SetPluginLogLevel(o.verbose ? 0 : 1);
+  // Thousands of runs: the plugins' notes and warnings (which do not name the
+  // run) only with --verbose; what they found is in the rows.
+  SetPluginLogLevel(o.verbose ? 0 : 2);
   scan::ScanOptions options;
   options.pipeline = &*pipeline;
   options.registry = &registry;
@@ -168,7 +169,7 @@ void AddScanCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--shard", o->shard,
                   "scan one shard of a scheduler array: i/N, /N (index from SLURM_ARRAY_TASK_ID "
                   "or JOB_COMPLETION_INDEX) or auto; --db may hold {shard}");
-  cmd->add_flag("--verbose,-v", o->verbose, "also print the plugins' notes");
+  cmd->add_flag("--verbose,-v", o->verbose, "also print the plugins' notes and warnings");
   cmd->add_option("--set", o->set, "override a pipeline value (as in `tracehound run`)");
   cmd->add_option("--plugin-path", o->plugin_paths, "also look for plugins in this directory");
   cmd->callback([o, exit_code] { *exit_code = Scan(*o); });

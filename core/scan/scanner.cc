@@ -127,6 +127,17 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
         // The traces are freed at the end of this scope, before the memory
         // is given back.
         auto result = RunPipeline(*options.pipeline, *options.registry, paths, options.load);
+        // A file of a several-file run that is not a trace (a JSON config
+        // beside the rank traces) is left out, and the rest imported again.
+        while (!result.ok() && result.status().code() == StatusCode::kUnsupported &&
+               paths.size() > 1) {
+          auto bad = std::find_if(paths.begin(), paths.end(), [&](const std::string& p) {
+            return result.status().message().rfind(p + ":", 0) == 0;
+          });
+          if (bad == paths.end()) break;
+          paths.erase(bad);
+          result = RunPipeline(*options.pipeline, *options.registry, paths, options.load);
+        }
         if (result.ok()) {
           FillRunRecord(run, hashes, **result, &record);
         } else {

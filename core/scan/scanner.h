@@ -9,8 +9,9 @@
 // A run that cannot be read or imported is written as a failed row whose
 // error names the file, and the scan goes on. A run whose files are not
 // traces (the importer says Unsupported: no traceEvents, not JSON) is counted
-// as not a trace and writes nothing. A database error stops the scan (the
-// runs committed so far stay; a rerun resumes after them).
+// as not a trace and writes nothing; in a run of several files, a file that
+// is not a trace is left out and the others scanned (no traces row for it). A database error stops
+// the scan (the runs committed so far stay; a rerun resumes after them).
 //
 // The rows depend only on the runs' bytes and the pipeline, not on the number
 // of jobs, the dispatcher or the order (bookkeeping columns aside).

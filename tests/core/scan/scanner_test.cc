@@ -282,6 +282,29 @@ TEST_P(ScannerTest, SameRowsWhateverTheJobCountAndOrder) {
   EXPECT_EQ(SqlInt(kept->rows[0][0]), 1);
 }
 
+TEST_P(ScannerTest, AFileThatIsNotATraceIsLeftOutOfItsRun) {
+  std::string fleet = MakeFleet(Name("fleet-d"), 1, false, 60);
+  // Named like a rank file, so it joins run0; a JSON document, not a trace.
+  th::testing::WriteTempFile(Name("fleet-d") + "/run0/rank9.pt.trace.json", "{\"config\": 1}");
+  th::testing::WriteTempFile(Name("fleet-d") + "/notes/summary.json", "{\"config\": 2}");
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  ASSERT_EQ((*runs)[1].files.size(), 3u);
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  auto summary = RunScan(Options(1), *runs, dispatcher, *db, nullptr);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->scanned, 1u);
+  EXPECT_EQ(summary->not_traces, 1u);  // notes/summary.json, a run of its own
+  EXPECT_EQ(summary->failed, 0u);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM runs"), 1);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM traces"), 2);
+  EXPECT_EQ(Count(*db, "SELECT ranks FROM runs"), 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, ScannerTest,
                          ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
                          [](const auto& info) {
