@@ -166,6 +166,9 @@ TEST_P(ScannerTest, WritesEveryRunWithThePipelinesMetricsAndRecordsTheCorruptOne
     auto direct = RunPipeline(p.pipeline, p.registry, paths);
     ASSERT_TRUE(direct.ok()) << direct.status().message();
     const PluginResults& r = (*direct)->report.results;
+    // The shipped fleet pipeline runs every plugin cleanly on these runs.
+    ASSERT_EQ((*direct)->report.plugins.size(), p.pipeline.plugins.size());
+    for (const PluginOutcome& o : (*direct)->report.plugins) EXPECT_TRUE(o.ok) << o.id << o.error;
     auto id = db->Query("SELECT run_id, verdict, ranks, events FROM runs WHERE location = $1",
                         {run.location});
     ASSERT_TRUE(id.ok());
