@@ -51,6 +51,25 @@ class IdColumn {
       }
     }
   }
+  // Appends values[0, n) (as push_back would, in one pass).
+  void AppendValues(const int64_t* values, size_t n) {
+    const size_t base = narrow_.size();
+    uint32_t* out = narrow_.grow_uninitialized(n);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t v = values[i];
+      if (v >= 0 && v < kWide) {
+        out[i] = static_cast<uint32_t>(v);
+      } else if (v == kAbsent) {
+        out[i] = kNone;
+      } else {
+        wide_.emplace_back(base + i, v);
+        out[i] = kWide;
+      }
+    }
+  }
+  // Appends n absent values.
+  void AppendAbsent(size_t n) { std::fill_n(narrow_.grow_uninitialized(n), n, kNone); }
+  void reserve(size_t n) { narrow_.reserve(n); }
   void Append(const IdColumn& other) {
     size_t base = narrow_.size();
     narrow_.append(other.narrow_.data(), other.narrow_.size());

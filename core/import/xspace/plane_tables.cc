@@ -90,6 +90,7 @@ void PlaneTables::Fill(uint32_t i) {
   info.device_kind = DeviceKind(info.name);
   info.memory = info.name == "MemoryAllocation" ? 1 : info.name == "MemoryDeallocation" ? 2 : 0;
   Take(m.stats, &info.labels, info.memo);
+  info.labels_any = info.labels.any();
   info.ready = true;
 }
 

@@ -72,6 +72,8 @@ struct EventLabels {
 
   LabelStr& hlo_op() { return str[kHloOp - kFirstStringSlot]; }
   LabelStr& hlo_module() { return str[kHloModule - kFirstStringSlot]; }
+  const LabelStr& hlo_op() const { return str[kHloOp - kFirstStringSlot]; }
+  const LabelStr& hlo_module() const { return str[kHloModule - kFirstStringSlot]; }
   const LabelStr& tf_op() const { return str[kTfOp - kFirstStringSlot]; }
   const LabelStr& name() const { return str[kName - kFirstStringSlot]; }
   const LabelStr& source() const { return str[kSource - kFirstStringSlot]; }
@@ -93,6 +95,7 @@ class PlaneTables {
   // What an event metadata implies, filled on first use.
   struct EventInfo {
     bool ready = false;
+    bool labels_any = false;                     // labels.any()
     uint8_t memory = 0;                          // 1 MemoryAllocation, 2 MemoryDeallocation
     EventKind device_kind = EventKind::kKernel;  // by name on stream / XLA Ops lines
     std::string_view name;                       // display_name, else name

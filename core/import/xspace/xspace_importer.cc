@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -103,318 +104,417 @@ bool SplitModuleEventName(std::string_view s, std::string_view* module, int64_t*
   return true;
 }
 
-}  // namespace
+// The model -> graph conversion, fed by the reader plane by plane and line by
+// line (XSpaceSink): from the streaming decoder, or replayed from a whole model.
+class Converter : public XSpaceSink {
+ public:
+  Converter(Trace* trace, std::string path, std::vector<EmbeddedHloProto>* hlo_protos)
+      : trace_(trace),
+        path_(std::move(path)),
+        hlo_protos_(hlo_protos),
+        shared_(&trace->graph.strings),
+        tables_(&shared_),
+        builder_(trace),
+        kernel_cat_(tables_.Intern("kernel")),
+        host_cat_(tables_.Intern("host")),
+        device_cat_(tables_.Intern("device")) {}
 
-StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
-                                                  std::vector<EmbeddedHloProto>* hlo_protos) {
-  auto started = std::chrono::steady_clock::now();
-  auto data = ReadXSpaceFile(path);
-  if (!data.ok()) return data.status();
+  std::vector<size_t> BeginPlane(const Plane& plane) override;
+  void Preview(const Plane& plane, size_t line, std::span<const Event> events) override;
+  void BeginLine(const Plane& plane, size_t line) override;
+  void LineEvents(const Plane& plane, size_t line, std::span<const Event> events) override;
+  void EndLine(const Plane& plane, size_t line, uint64_t events) override;
+  void EndPlane(const Plane& plane) override;
+  // After the last plane: derived lines, then the graph's second phase.
+  void Finish();
+
+ private:
+  struct Module {
+    std::string_view name;
+    StringId id = kUnsetId;
+  };
+
+  Trace* trace_;
+  std::string path_;
+  std::vector<EmbeddedHloProto>* hlo_protos_;
+  kineto::SharedTables shared_;
+  kineto::ThreadTables tables_;
+  kineto::ParsedChunk chunk_;
+  kineto::GraphBuilder builder_;
+  const StringId kernel_cat_, host_cat_, device_cat_;
+  int64_t rounded_ = 0;
+  int64_t profile_start_ns_ = 0, max_line_timestamp_ = 0;
+  std::vector<std::pair<int64_t, std::string>> gpu_planes_;  // id, name
+
+  // The plane being converted.
+  PlaneSummary summary_;
+  bool gpu_ = false, device_ = false;
+  std::optional<AllocatorStatIds> allocator_ids_;
+  std::optional<PlaneTables> plane_tables_;
+  std::vector<std::string> host_allocators_;
+  // TPU: program fingerprint -> module name, from the "XLA Modules" line.
+  std::unordered_map<int64_t, Module> module_by_fingerprint_;
+  int64_t last_fingerprint_ = 0;  // a one-entry cache in front of the map
+  Module* last_module_ = nullptr;
+
+  // The line being converted: what holds for every event of it. Events of
+  // stream and XLA Ops lines are device work (kernels, or copies by name);
+  // those of other lines never are, so the category is the line's.
+  uint32_t track_ = 0;
+  bool device_ops_ = false, gpu_line_ = false;
+  EventKind copy_kind_ = EventKind::kOther;  // kOther: none
+  EventKind plain_kind_ = EventKind::kOther;
+  StringId line_cat_ = kEmptyString;
+  int64_t stream_id_ = 0;
+  std::vector<int64_t> correlations_;  // of the batch being converted
+};
+
+std::vector<size_t> Converter::BeginPlane(const Plane& plane) {
+  Trace* trace = trace_;
+  summary_ = PlaneSummary();
+  summary_.name = plane.name;
+  for (const StatMetadata& m : plane.stat_metadata) summary_.stat_names.push_back(m.name);
+  std::sort(summary_.stat_names.begin(), summary_.stat_names.end());
+  const bool gpu = gpu_ = StartsWith(plane.name, "/device:GPU:");
+  device_ = StartsWith(plane.name, "/device:");
+  if (gpu || StartsWith(plane.name, "/device:TPU:")) {
+    DeviceInfo d;
+    d.name = plane.name;
+    d.id = plane.id;
+    // Device capabilities are plane stats (formats.md §1.7).
+    for (const Stat& st : plane.stats) {
+      const std::string& n = plane.StatName(st.metadata_id);
+      auto number = [&]() -> int64_t {
+        return st.kind == StatKind::kDouble ? static_cast<int64_t>(st.double_value())
+                                            : st.int64_value();
+      };
+      if (n == "memory_size") d.total_global_mem = number();
+      if (n == "core_count") d.num_sms = static_cast<int>(number());
+      if (n == "compute_cap_major") d.compute_major = static_cast<int>(number());
+      if (n == "compute_cap_minor") d.compute_minor = static_cast<int>(number());
+      // Named by model or vendor, like deviceProperties names: identical
+      // devices then group in reports ("8 × AMD GPU ...").
+      if (n == "device_type_string" && st.kind == StatKind::kStr) d.name = plane.StatString(st);
+      if (n == "device_vendor" && st.kind == StatKind::kStr && d.name == plane.name)
+        d.name = plane.StatString(st) + (gpu ? " GPU" : "");
+    }
+    trace->info.devices.push_back(std::move(d));
+  }
+  if (plane.name == "/host:metadata") {  // one "Hlo Proto" stat per compiled module
+    auto take = [&](const Stat& s, std::string_view where) {
+      if (plane.StatName(s.metadata_id) != "Hlo Proto") return;
+      ++trace->info.hlo_protos;
+      if (hlo_protos_ && (s.kind == StatKind::kBytes || s.kind == StatKind::kStr)) {
+        hlo_protos_->push_back({path_ + ": metadata plane " + std::string(where), s.str});
+      }
+    };
+    for (const Stat& s : plane.stats) take(s, "stat");
+    for (const EventMetadata& m : plane.event_metadata)
+      for (const Stat& s : m.stats) take(s, "event '" + m.name + "'");
+  }
+  allocator_ids_.emplace(plane);
+  plane_tables_.emplace(plane);
+  host_allocators_.clear();
+  module_by_fingerprint_.clear();
+  last_module_ = nullptr;
+  std::vector<size_t> previews;
+  if (device_ && !gpu_) {
+    for (size_t i = 0; i < plane.lines.size(); ++i)
+      if (plane.lines[i].name == "XLA Modules") previews.push_back(i);
+  }
+  return previews;
+}
+
+void Converter::Preview(const Plane& plane, size_t, std::span<const Event> events) {
+  for (const Event& ev : events) {
+    const EventMetadata* md = plane.FindEventMetadata(ev.metadata_id);
+    std::string_view module;
+    int64_t fingerprint = 0;
+    if (md && SplitModuleEventName(md->name, &module, &fingerprint))
+      module_by_fingerprint_.emplace(fingerprint, Module{module});
+  }
+}
+
+void Converter::BeginLine(const Plane& plane, size_t index) {
+  const Line& line = plane.lines[index];
+  const std::string& line_name = line.display_name.empty() ? line.name : line.display_name;
+  const bool stream = gpu_ && (StartsWith(line.name, "Stream") || StartsWith(line_name, "Stream"));
+  device_ops_ = device_ && !gpu_ && line.name == "XLA Ops";
+  kineto::TrackKey key;
+  key.pid = plane.id;
+  key.tid = line.id;
+  key.pid_str = tables_.Intern(plane.name);
+  track_ = tables_.Track(key);
+  chunk_.names.push_back({kineto::NameRecord::kProcessName, track_, tables_.Intern(plane.name)});
+  chunk_.names.push_back({kineto::NameRecord::kThreadName, track_, tables_.Intern(line_name)});
+  gpu_line_ = stream || device_ops_;
+  copy_kind_ = EventKind::kOther;
+  // XLA names copy streams "Stream #N(MemcpyH2D)", "(MemcpyOther)", ...
+  if (stream && line_name.find("Memcpy") != std::string::npos) copy_kind_ = EventKind::kMemcpy;
+  if (stream && line_name.find("Memset") != std::string::npos) copy_kind_ = EventKind::kMemset;
+  plain_kind_ = device_ ? EventKind::kOther : EventKind::kCpuOp;
+  line_cat_ = gpu_line_ ? kernel_cat_ : device_ ? device_cat_ : host_cat_;
+  stream_id_ = line.display_id ? line.display_id : line.id;
+}
+
+void Converter::EndLine(const Plane& plane, size_t index, uint64_t events) {
+  const Line& line = plane.lines[index];
+  summary_.lines.emplace_back(line.display_name.empty() ? line.name : line.display_name,
+                              static_cast<int64_t>(events));
+  summary_.events += static_cast<int64_t>(events);
+}
+
+// Rows are written through pointers into columns grown by the batch's event
+// count, then cut to the rows written; constant columns are filled in bulk.
+void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Event> events) {
+  const Line& line = plane.lines[index];
+  PlaneTables& plane_tables = *plane_tables_;
+  const AllocatorStatIds& allocator_ids = *allocator_ids_;
+  kineto::ThreadTables& tables = tables_;
+  int64_t rounded = 0;
+  const bool device = device_, device_ops = device_ops_, gpu_line = gpu_line_;
+  const EventKind copy_kind = copy_kind_, plain_kind = plain_kind_;
+  const size_t n = events.size();
+  EventColumns& e = chunk_.events;
+  const size_t first = e.size();
+  int64_t* ts = e.ts.grow_uninitialized(n);
+  int64_t* dur = e.dur.grow_uninitialized(n);
+  StringId* names = e.name.grow_uninitialized(n);
+  EventKind* kinds = e.kind.grow_uninitialized(n);
+  uint32_t* args = e.args_row.grow_uninitialized(n);
+  if (correlations_.size() < n) correlations_.resize(n);
+  int64_t* correlations = correlations_.data();
+  GpuArgsTable& g = chunk_.gpu_args;
+  const size_t gpu_first = g.size();
+  EventId* gpu_event = gpu_line ? g.event.grow_uninitialized(n) : nullptr;
+  XlaLabelTable& x = chunk_.xla_labels;
+  const size_t x_first = x.size();
+  EventId* x_event = x.event.grow_uninitialized(n);
+  StringId* x_hlo_op = x.hlo_op.grow_uninitialized(n);
+  StringId* x_hlo_module = x.hlo_module.grow_uninitialized(n);
+  int64_t* x_program_id = x.program_id.grow_uninitialized(n);
+  StringId* x_op_name = x.op_name.grow_uninitialized(n);
+  StringId* x_source = x.source.grow_uninitialized(n);
+  int64_t* x_group_id = x.group_id.grow_uninitialized(n);
+  static const EventLabels kNoLabels;
+  EventLabels labels;
+  size_t w = 0, xw = 0;
+  for (const Event& ev : events) {
+    if (ev.has_num_occurrences) continue;  // aggregated counts, not timed events
+    PlaneTables::EventInfo* md = plane_tables.Find(ev.metadata_id);
+    StringId name_id = kEmptyString;
+    if (md) {
+      if (md->name_id == kUnsetId) md->name_id = tables.Intern(md->name);
+      name_id = md->name_id;
+    }
+    // The metadata's labels as they are, or a copy the event's own stats
+    // (and, on XLA Ops lines, the op and module names) change.
+    const EventLabels* lp = md ? &md->labels : &kNoLabels;
+    bool any_label = md && md->labels_any;
+    if (ev.stats_count || device_ops) {
+      labels = *lp;
+      lp = &labels;
+      if (ev.stats_count) plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
+      if (device_ops) {  // TPU: the op is its own label
+        if (labels.hlo_op().v.empty() && md) labels.hlo_op() = {md->name, &md->name_id};
+        if (labels.hlo_module().v.empty() && labels.program_id != kNoValue) {
+          if (!last_module_ || last_fingerprint_ != labels.program_id) {
+            auto it = module_by_fingerprint_.find(labels.program_id);
+            last_module_ = it == module_by_fingerprint_.end() ? nullptr : &it->second;
+            last_fingerprint_ = labels.program_id;
+          }
+          if (last_module_) labels.hlo_module() = {last_module_->name, &last_module_->id};
+        }
+      }
+      any_label = labels.any();
+    }
+    EventKind kind = plain_kind;
+    if (gpu_line) {
+      kind = copy_kind != EventKind::kOther ? copy_kind : md ? md->device_kind : EventKind::kKernel;
+    }
+    const int64_t correlation = lp->correlation;
+    // A host event with a correlation id is the API call that launched GPU work.
+    if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
+    const auto row = static_cast<EventId>(first + w);
+    uint32_t args_row = kNoRow;
+    if (!device && md && md->memory) [[unlikely]] {
+      const bool allocation = md->memory == 1;
+      kind = EventKind::kMemory;
+      MemoryArgsTable& m = chunk_.memory_args;
+      args_row = static_cast<uint32_t>(m.size());
+      int64_t bytes = kNoValue, total = kNoValue, reserved = kNoValue, addr = 0;
+      int8_t type = 0;
+      int16_t id = -1;
+      bool named = false;
+      for (const Stat& st : plane.StatsOf(ev)) {
+        if (st.metadata_id == allocator_ids.allocator) {
+          AllocatorDevice(plane.StatString(st), &host_allocators_, &type, &id);
+          named = true;
+        } else if (st.metadata_id == allocator_ids.index_on_host && !named) {
+          type = 9;  // c10 XLA: a TPU's allocator, by its index on the host
+          id = static_cast<int16_t>(st.int64_value());
+        } else if (st.metadata_id == allocator_ids.allocated) {
+          total = st.int64_value();
+        } else if (st.metadata_id == allocator_ids.reserved) {
+          reserved = st.int64_value();
+        } else if (st.metadata_id == allocator_ids.allocation_bytes) {
+          bytes = st.int64_value();
+        } else if (st.metadata_id == allocator_ids.addr) {
+          addr = st.int64_value();
+        }
+      }
+      m.event.push_back(row);
+      m.device_type.push_back(type);
+      m.device_id.push_back(id);
+      m.addr.push_back(addr);
+      // Without allocation_bytes the size is the step of the allocator's
+      // running total, filled in time order once every event is read.
+      m.bytes.push_back(bytes == kNoValue ? kNoValue : allocation ? bytes : -bytes);
+      m.total_allocated.push_back(total);
+      m.total_reserved.push_back(reserved);
+    } else if (gpu_line) {
+      args_row = static_cast<uint32_t>(gpu_first + w);
+      gpu_event[w] = row;
+    }
+    ts[w] = line.timestamp_ns + PsToNs(ev.offset_ps, &rounded);
+    dur[w] = PsToNs(ev.duration_ps, &rounded);
+    names[w] = name_id;
+    kinds[w] = kind;
+    args[w] = args_row;
+    correlations[w] = correlation;
+    if (any_label) {
+      x_event[xw] = row;
+      x_hlo_op[xw] = plane_tables.Id(lp->hlo_op(), &tables);
+      x_hlo_module[xw] = plane_tables.Id(lp->hlo_module(), &tables);
+      x_program_id[xw] = lp->program_id;
+      x_op_name[xw] = plane_tables.Id(lp->op_name(), &tables);
+      x_source[xw] = plane_tables.Id(lp->source(), &tables);
+      x_group_id[xw] = lp->group_id;
+      ++xw;
+    }
+    ++w;
+  }
+  rounded_ += rounded;
+  e.ts.resize(first + w);
+  e.dur.resize(first + w);
+  e.name.resize(first + w);
+  e.kind.resize(first + w);
+  e.args_row.resize(first + w);
+  std::fill_n(e.cat.grow_uninitialized(w), w, line_cat_);
+  std::fill_n(e.track.grow_uninitialized(w), w, track_);
+  std::fill_n(e.parent.grow_uninitialized(w), w, kNoRow);
+  std::fill_n(e.depth.grow_uninitialized(w), w, uint16_t{0});
+  std::fill_n(e.ph.grow_uninitialized(w), w, 'X');
+  std::fill_n(e.flags.grow_uninitialized(w), w, uint8_t{0});
+  e.correlation.AppendValues(correlations, w);
+  e.external_id.AppendAbsent(w);
+  if (gpu_line) {
+    g.event.resize(gpu_first + w);
+    std::fill_n(g.device.grow_uninitialized(w), w, static_cast<int32_t>(plane.id));
+    std::fill_n(g.stream.grow_uninitialized(w), w, stream_id_);
+    for (int i = 0; i < 3; ++i) {
+      std::fill_n(g.grid[i].grow_uninitialized(w), w, 0);
+      std::fill_n(g.block[i].grow_uninitialized(w), w, 0);
+    }
+    std::fill_n(g.registers.grow_uninitialized(w), w, 0);
+    std::fill_n(g.shared_mem.grow_uninitialized(w), w, 0);
+    std::fill_n(g.occupancy.grow_uninitialized(w), w, -1.0f);
+    std::fill_n(g.bytes.grow_uninitialized(w), w, int64_t{-1});
+  }
+  x.event.resize(x_first + xw);
+  x.hlo_op.resize(x_first + xw);
+  x.hlo_module.resize(x_first + xw);
+  x.program_id.resize(x_first + xw);
+  x.op_name.resize(x_first + xw);
+  x.source.resize(x_first + xw);
+  x.group_id.resize(x_first + xw);
+}
+
+void Converter::EndPlane(const Plane& plane) {
+  // The capture's wall-clock anchor (formats.md §1.3): JAX/TF rewrite line
+  // timestamps relative to the session start, which this plane records.
+  if (plane.name == "Task Environment") {
+    for (const Stat& st : plane.stats) {
+      if (plane.StatName(st.metadata_id) == "profile_start_time" &&
+          (st.kind == StatKind::kUint64 || st.kind == StatKind::kInt64) && st.raw > 0)
+        profile_start_ns_ = static_cast<int64_t>(st.raw);
+    }
+  }
+  for (const Line& line : plane.lines)
+    max_line_timestamp_ = std::max(max_line_timestamp_, line.timestamp_ns);
+  trace_->info.planes.push_back(std::move(summary_));
+  if (gpu_) gpu_planes_.emplace_back(plane.id, plane.name);
+  plane_tables_.reset();
+}
+
+void Converter::Finish() {
+  Trace* trace = trace_;
+  FillAllocationSizes(&chunk_);
+  // Relative line origins (all below ~1e18 ns, i.e. not epoch) take the
+  // session start as their base.
+  if (profile_start_ns_ > 0 && max_line_timestamp_ < 1'000'000'000'000'000'000LL)
+    trace->info.base_time_ns = profile_start_ns_;
+  // GPU captures hold only stream lines: derive Steps / XLA Modules / XLA Ops.
+  int64_t derived = 0;
+  for (const auto& [id, name] : gpu_planes_)
+    derived += AppendDerivedXlaLines(id, name, static_cast<int32_t>(id), trace->graph.strings,
+                                     &tables_, &chunk_);
+  trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
+                   Severity::kInfo, derived);
+  builder_.Append(std::move(chunk_));
+  trace->trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
+                   rounded_);
+  builder_.Finish(shared_.tracks());
+}
+
+std::unique_ptr<Trace> NewTrace(const std::string& path) {
   auto trace = std::make_unique<Trace>();
   trace->info.path = path;
   trace->info.format = "xspace";
+  return trace;
+}
 
-  kineto::SharedTables shared(&trace->graph.strings);
-  kineto::ThreadTables tables(&shared);
-  kineto::ParsedChunk chunk;
-  kineto::GraphBuilder builder(trace.get());
-  int64_t rounded = 0;
-  int64_t profile_start_ns = 0, max_line_timestamp = 0;
-  const StringId kernel_cat = tables.Intern("kernel"), host_cat = tables.Intern("host"),
-                 device_cat = tables.Intern("device");
-
-  {  // Every event column once, for all the capture's events (no regrowth).
-    size_t total = 0;
-    for (const Plane& plane : data->planes)
-      for (const Line& line : plane.lines) total += line.events.size();
-    EventColumns& e = chunk.events;
-    e.ts.reserve(total);
-    e.dur.reserve(total);
-    e.name.reserve(total);
-    e.cat.reserve(total);
-    e.track.reserve(total);
-    e.parent.reserve(total);
-    e.depth.reserve(total);
-    e.ph.reserve(total);
-    e.kind.reserve(total);
-    e.flags.reserve(total);
-    e.args_row.reserve(total);
-  }
-  for (const Plane& plane : data->planes) {
-    PlaneSummary summary;
-    summary.name = plane.name;
-    for (const StatMetadata& m : plane.stat_metadata) summary.stat_names.push_back(m.name);
-    std::sort(summary.stat_names.begin(), summary.stat_names.end());
-    const bool gpu = StartsWith(plane.name, "/device:GPU:");
-    const bool device = StartsWith(plane.name, "/device:");
-    if (gpu || StartsWith(plane.name, "/device:TPU:")) {
-      DeviceInfo d;
-      d.name = plane.name;
-      d.id = plane.id;
-      // Device capabilities are plane stats (formats.md §1.7).
-      for (const Stat& st : plane.stats) {
-        const std::string& n = plane.StatName(st.metadata_id);
-        auto number = [&]() -> int64_t {
-          return st.kind == StatKind::kDouble ? static_cast<int64_t>(st.double_value())
-                                              : st.int64_value();
-        };
-        if (n == "memory_size") d.total_global_mem = number();
-        if (n == "core_count") d.num_sms = static_cast<int>(number());
-        if (n == "compute_cap_major") d.compute_major = static_cast<int>(number());
-        if (n == "compute_cap_minor") d.compute_minor = static_cast<int>(number());
-        // Named by model or vendor, like deviceProperties names: identical
-        // devices then group in reports ("8 × AMD GPU ...").
-        if (n == "device_type_string" && st.kind == StatKind::kStr) d.name = plane.StatString(st);
-        if (n == "device_vendor" && st.kind == StatKind::kStr && d.name == plane.name)
-          d.name = plane.StatString(st) + (gpu ? " GPU" : "");
-      }
-      trace->info.devices.push_back(std::move(d));
-    }
-    if (plane.name == "/host:metadata") {  // one "Hlo Proto" stat per compiled module
-      auto take = [&](const Stat& s, std::string_view where) {
-        if (plane.StatName(s.metadata_id) != "Hlo Proto") return;
-        ++trace->info.hlo_protos;
-        if (hlo_protos && (s.kind == StatKind::kBytes || s.kind == StatKind::kStr)) {
-          hlo_protos->push_back({path + ": metadata plane " + std::string(where), s.str});
-        }
-      };
-      for (const Stat& s : plane.stats) take(s, "stat");
-      for (const EventMetadata& m : plane.event_metadata)
-        for (const Stat& s : m.stats) take(s, "event '" + m.name + "'");
-    }
-    const AllocatorStatIds allocator_ids(plane);
-    PlaneTables plane_tables(plane);
-    std::vector<std::string> host_allocators;
-    // TPU: program fingerprint -> module name, from the "XLA Modules" line.
-    struct Module {
-      std::string_view name;
-      StringId id = kUnsetId;
-    };
-    std::unordered_map<int64_t, Module> module_by_fingerprint;
-    if (device && !gpu) {
-      for (const Line& line : plane.lines) {
-        if (line.name != "XLA Modules") continue;
-        for (const Event& ev : line.events) {
-          const EventMetadata* md = plane.FindEventMetadata(ev.metadata_id);
-          std::string_view module;
-          int64_t fingerprint = 0;
-          if (md && SplitModuleEventName(md->name, &module, &fingerprint))
-            module_by_fingerprint.emplace(fingerprint, Module{module});
-        }
-      }
-    }
-    int64_t last_fingerprint = 0;  // a one-entry cache in front of the map
-    Module* last_module = nullptr;
-
-    for (const Line& line : plane.lines) {
-      summary.lines.emplace_back(line.display_name.empty() ? line.name : line.display_name,
-                                 static_cast<int64_t>(line.events.size()));
-      summary.events += static_cast<int64_t>(line.events.size());
-      const std::string& line_name = line.display_name.empty() ? line.name : line.display_name;
-      const bool stream =
-          gpu && (StartsWith(line.name, "Stream") || StartsWith(line_name, "Stream"));
-      const bool device_ops = device && !gpu && line.name == "XLA Ops";
-      kineto::TrackKey key;
-      key.pid = plane.id;
-      key.tid = line.id;
-      key.pid_str = tables.Intern(plane.name);
-      uint32_t track = tables.Track(key);
-      chunk.names.push_back({kineto::NameRecord::kProcessName, track, tables.Intern(plane.name)});
-      chunk.names.push_back({kineto::NameRecord::kThreadName, track, tables.Intern(line_name)});
-
-      // What holds for every event of the line. Events of stream and XLA Ops
-      // lines are device work (kernels, or copies by name); those of other
-      // lines never are, so the category is the line's.
-      const bool gpu_line = stream || device_ops;
-      EventKind copy_kind = EventKind::kOther;  // kOther: none
-      // XLA names copy streams "Stream #N(MemcpyH2D)", "(MemcpyOther)", ...
-      if (stream && line_name.find("Memcpy") != std::string::npos) copy_kind = EventKind::kMemcpy;
-      if (stream && line_name.find("Memset") != std::string::npos) copy_kind = EventKind::kMemset;
-      const EventKind plain_kind = device ? EventKind::kOther : EventKind::kCpuOp;
-      const StringId line_cat = gpu_line ? kernel_cat : device ? device_cat : host_cat;
-
-      // Rows are written through pointers into columns grown by the line's
-      // event count, then cut to the rows written; constant columns are
-      // filled in bulk after the loop.
-      const size_t n = line.events.size();
-      EventColumns& e = chunk.events;
-      const size_t first = e.size();
-      int64_t* ts = e.ts.grow_uninitialized(n);
-      int64_t* dur = e.dur.grow_uninitialized(n);
-      StringId* names = e.name.grow_uninitialized(n);
-      EventKind* kinds = e.kind.grow_uninitialized(n);
-      uint32_t* args = e.args_row.grow_uninitialized(n);
-      GpuArgsTable& g = chunk.gpu_args;
-      const size_t gpu_first = g.size();
-      EventId* gpu_event = gpu_line ? g.event.grow_uninitialized(n) : nullptr;
-      XlaLabelTable& x = chunk.xla_labels;
-      const size_t x_first = x.size();
-      EventId* x_event = x.event.grow_uninitialized(n);
-      StringId* x_hlo_op = x.hlo_op.grow_uninitialized(n);
-      StringId* x_hlo_module = x.hlo_module.grow_uninitialized(n);
-      int64_t* x_program_id = x.program_id.grow_uninitialized(n);
-      StringId* x_op_name = x.op_name.grow_uninitialized(n);
-      StringId* x_source = x.source.grow_uninitialized(n);
-      int64_t* x_group_id = x.group_id.grow_uninitialized(n);
-      size_t w = 0, xw = 0;
-      for (const Event& ev : line.events) {
-        if (ev.has_num_occurrences) continue;  // aggregated counts, not timed events
-        PlaneTables::EventInfo* md = plane_tables.Find(ev.metadata_id);
-        EventLabels labels;
-        StringId name_id = kEmptyString;
-        if (md) {
-          labels = md->labels;
-          if (md->name_id == kUnsetId) md->name_id = tables.Intern(md->name);
-          name_id = md->name_id;
-        }
-        if (ev.stats_count) plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
-        EventKind kind = plain_kind;
-        if (gpu_line) {
-          kind = copy_kind != EventKind::kOther ? copy_kind
-                 : md                           ? md->device_kind
-                                                : EventKind::kKernel;
-        }
-        const int64_t correlation = labels.correlation;
-        if (device_ops) {  // TPU: the op is its own label
-          if (labels.hlo_op().v.empty() && md) labels.hlo_op() = {md->name, &md->name_id};
-          if (labels.hlo_module().v.empty() && labels.program_id != kNoValue) {
-            if (!last_module || last_fingerprint != labels.program_id) {
-              auto it = module_by_fingerprint.find(labels.program_id);
-              last_module = it == module_by_fingerprint.end() ? nullptr : &it->second;
-              last_fingerprint = labels.program_id;
-            }
-            if (last_module) labels.hlo_module() = {last_module->name, &last_module->id};
-          }
-        }
-        // A host event with a correlation id is the API call that launched GPU work.
-        if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
-        const auto row = static_cast<EventId>(first + w);
-        uint32_t args_row = kNoRow;
-        if (!device && md && md->memory) [[unlikely]] {
-          const bool allocation = md->memory == 1;
-          kind = EventKind::kMemory;
-          MemoryArgsTable& m = chunk.memory_args;
-          args_row = static_cast<uint32_t>(m.size());
-          int64_t bytes = kNoValue, total = kNoValue, reserved = kNoValue, addr = 0;
-          int8_t type = 0;
-          int16_t id = -1;
-          bool named = false;
-          for (const Stat& st : plane.StatsOf(ev)) {
-            if (st.metadata_id == allocator_ids.allocator) {
-              AllocatorDevice(plane.StatString(st), &host_allocators, &type, &id);
-              named = true;
-            } else if (st.metadata_id == allocator_ids.index_on_host && !named) {
-              type = 9;  // c10 XLA: a TPU's allocator, by its index on the host
-              id = static_cast<int16_t>(st.int64_value());
-            } else if (st.metadata_id == allocator_ids.allocated) {
-              total = st.int64_value();
-            } else if (st.metadata_id == allocator_ids.reserved) {
-              reserved = st.int64_value();
-            } else if (st.metadata_id == allocator_ids.allocation_bytes) {
-              bytes = st.int64_value();
-            } else if (st.metadata_id == allocator_ids.addr) {
-              addr = st.int64_value();
-            }
-          }
-          m.event.push_back(row);
-          m.device_type.push_back(type);
-          m.device_id.push_back(id);
-          m.addr.push_back(addr);
-          // Without allocation_bytes the size is the step of the allocator's
-          // running total, filled in time order once every event is read.
-          m.bytes.push_back(bytes == kNoValue ? kNoValue : allocation ? bytes : -bytes);
-          m.total_allocated.push_back(total);
-          m.total_reserved.push_back(reserved);
-        } else if (gpu_line) {
-          args_row = static_cast<uint32_t>(gpu_first + w);
-          gpu_event[w] = row;
-        }
-        ts[w] = line.timestamp_ns + PsToNs(ev.offset_ps, &rounded);
-        dur[w] = PsToNs(ev.duration_ps, &rounded);
-        names[w] = name_id;
-        kinds[w] = kind;
-        args[w] = args_row;
-        e.correlation.push_back(correlation);
-        if (labels.any()) {
-          x_event[xw] = row;
-          x_hlo_op[xw] = plane_tables.Id(labels.hlo_op(), &tables);
-          x_hlo_module[xw] = plane_tables.Id(labels.hlo_module(), &tables);
-          x_program_id[xw] = labels.program_id;
-          x_op_name[xw] = plane_tables.Id(labels.op_name(), &tables);
-          x_source[xw] = plane_tables.Id(labels.source(), &tables);
-          x_group_id[xw] = labels.group_id;
-          ++xw;
-        }
-        ++w;
-      }
-      e.ts.resize(first + w);
-      e.dur.resize(first + w);
-      e.name.resize(first + w);
-      e.kind.resize(first + w);
-      e.args_row.resize(first + w);
-      std::fill_n(e.cat.grow_uninitialized(w), w, line_cat);
-      std::fill_n(e.track.grow_uninitialized(w), w, track);
-      std::fill_n(e.parent.grow_uninitialized(w), w, kNoRow);
-      std::fill_n(e.depth.grow_uninitialized(w), w, uint16_t{0});
-      std::fill_n(e.ph.grow_uninitialized(w), w, 'X');
-      std::fill_n(e.flags.grow_uninitialized(w), w, uint8_t{0});
-      for (size_t i = 0; i < w; ++i) e.external_id.push_back(kNoValue);
-      if (gpu_line) {
-        g.event.resize(gpu_first + w);
-        std::fill_n(g.device.grow_uninitialized(w), w, static_cast<int32_t>(plane.id));
-        std::fill_n(g.stream.grow_uninitialized(w), w, line.display_id ? line.display_id : line.id);
-        for (int i = 0; i < 3; ++i) {
-          std::fill_n(g.grid[i].grow_uninitialized(w), w, 0);
-          std::fill_n(g.block[i].grow_uninitialized(w), w, 0);
-        }
-        std::fill_n(g.registers.grow_uninitialized(w), w, 0);
-        std::fill_n(g.shared_mem.grow_uninitialized(w), w, 0);
-        std::fill_n(g.occupancy.grow_uninitialized(w), w, -1.0f);
-        std::fill_n(g.bytes.grow_uninitialized(w), w, int64_t{-1});
-      }
-      x.event.resize(x_first + xw);
-      x.hlo_op.resize(x_first + xw);
-      x.hlo_module.resize(x_first + xw);
-      x.program_id.resize(x_first + xw);
-      x.op_name.resize(x_first + xw);
-      x.source.resize(x_first + xw);
-      x.group_id.resize(x_first + xw);
-    }
-    // The capture's wall-clock anchor (formats.md §1.3): JAX/TF rewrite line
-    // timestamps relative to the session start, which this plane records.
-    if (plane.name == "Task Environment") {
-      for (const Stat& st : plane.stats) {
-        if (plane.StatName(st.metadata_id) == "profile_start_time" &&
-            (st.kind == StatKind::kUint64 || st.kind == StatKind::kInt64) && st.raw > 0)
-          profile_start_ns = static_cast<int64_t>(st.raw);
-      }
-    }
-    for (const Line& line : plane.lines)
-      max_line_timestamp = std::max(max_line_timestamp, line.timestamp_ns);
-    trace->info.planes.push_back(std::move(summary));
-  }
-  FillAllocationSizes(&chunk);
-  // Relative line origins (all below ~1e18 ns, i.e. not epoch) take the
-  // session start as their base.
-  if (profile_start_ns > 0 && max_line_timestamp < 1'000'000'000'000'000'000LL)
-    trace->info.base_time_ns = profile_start_ns;
-  // GPU captures hold only stream lines: derive Steps / XLA Modules / XLA Ops.
-  int64_t derived = 0;
-  for (const Plane& plane : data->planes) {
-    if (StartsWith(plane.name, "/device:GPU:"))
-      derived += AppendDerivedXlaLines(plane.id, plane.name, static_cast<int32_t>(plane.id),
-                                       trace->graph.strings, &tables, &chunk);
-  }
-  trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
-                   Severity::kInfo, derived);
-  builder.Append(std::move(chunk));
-  trace->trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
-                   rounded);
-  builder.Finish(shared.tracks());
+void Done(Trace* trace, const std::string& path, std::chrono::steady_clock::time_point started) {
   std::error_code ec;
   trace->info.file_bytes = std::filesystem::file_size(path, ec);
   trace->info.import_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileFromModel(
+    const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos) {
+  auto started = std::chrono::steady_clock::now();
+  auto data = ReadXSpaceFile(path);
+  if (!data.ok()) return data.status();
+  auto trace = NewTrace(path);
+  {
+    Converter converter(trace.get(), path, hlo_protos);
+    ReplayXSpace(*data, &converter);
+    converter.Finish();
+  }
+  Done(trace.get(), path, started);
+  return trace;
+}
+
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
+                                                  std::vector<EmbeddedHloProto>* hlo_protos) {
+  auto started = std::chrono::steady_clock::now();
+  auto trace = NewTrace(path);
+  const size_t hlo_before = hlo_protos ? hlo_protos->size() : 0;
+  Status streamed;
+  {
+    Converter converter(trace.get(), path, hlo_protos);
+    streamed = StreamXSpaceFile(path, &converter);
+    if (streamed.ok()) converter.Finish();
+  }
+  if (!streamed.ok()) {
+    if (hlo_protos) hlo_protos->resize(hlo_before);
+    if (streamed.code() != StatusCode::kInternal) return streamed;
+    return ImportXSpaceFileFromModel(path, hlo_protos);  // not expected: see StreamXSpaceFile
+  }
+  Done(trace.get(), path, started);
   return trace;
 }
 

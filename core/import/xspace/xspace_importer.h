@@ -31,7 +31,14 @@ struct EmbeddedHloProto {
 // from the "XLA Modules" line ("jit_f(<program fingerprint>)").
 // When `hlo_protos` is given, the metadata plane's HLO modules are copied
 // there, undecoded (core/import/hlo joins them to the trace).
+// The file is decoded straight into the graph, a batch of events at a time
+// (StreamXSpaceFile): no model of the whole capture is held.
 StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(
+    const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos = nullptr);
+
+// The same through the whole in-memory model (ReadXSpaceFile, then the same
+// conversion): what ImportXSpaceFile falls back to, and a check for tests.
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileFromModel(
     const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos = nullptr);
 
 }  // namespace th::xspace

@@ -110,10 +110,15 @@ class Decoder : public MessageDecoder {
   Decoder(std::string_view whole, bool fast)
       : MessageDecoder(whole), whole_end_(U(whole.data()) + whole.size()), fast_(fast) {}
 
-  bool ParseSpace(XSpaceData* out);
+  // With a sink, planes go to it (StreamXSpaceFile) instead of out->planes.
+  bool ParseSpace(XSpaceData* out, XSpaceSink* sink = nullptr);
 
  private:
-  bool ParsePlane(std::string_view msg, Plane* pl);
+  bool ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink = nullptr);
+  // Streaming: a line's fields but its events, then its events in batches.
+  bool ParseLineHeader(std::string_view msg, Line* ln);
+  bool StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XSpaceSink* sink,
+                        bool preview);
   bool ParseLine(std::string_view msg, Line* ln, Plane* pl);
   bool ParseEvent(std::string_view msg, Event* ev, Plane* pl);
   bool ParseStat(std::string_view msg, Stat* st, Plane* pl);
@@ -149,15 +154,24 @@ class Decoder : public MessageDecoder {
   uint64_t unknown_ = 0;
   const uint8_t* plane_end_ = nullptr;  // end of the plane being decoded
   size_t plane_event_bytes_ = 0;        // bytes of its lines decoded so far
+  size_t plane_strings_ = 0;            // streaming: string values kept across batches
+  std::vector<Event> batch_;            // streaming: the events of one batch
 };
 
-bool Decoder::ParseSpace(XSpaceData* out) {
+bool Decoder::ParseSpace(XSpaceData* out, XSpaceSink* sink) {
   WireReader r = Reader(whole_);
   WireField f;
+  size_t planes = 0;
   while (r.Next(&f)) {
     if (f.wire_type == kLengthDelimited) {
       switch (f.number) {
         case 1: {
+          if (sink) {
+            Plane pl;
+            if (!ParsePlane(f.bytes, &pl, sink)) return Prepend("planes", planes);
+            ++planes;
+            continue;
+          }
           size_t i = out->planes.size();
           out->planes.emplace_back();
           if (!ParsePlane(f.bytes, &out->planes.back())) return Prepend("planes", i);
@@ -186,7 +200,7 @@ bool Decoder::ParseSpace(XSpaceData* out) {
   return true;
 }
 
-bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
+bool Decoder::ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink) {
   if (msg.size() >=
       (uint64_t{1} << 41)) {  // Event::stats_begin has 40 bits; a stat takes >= 2 bytes
     error_.what = "plane of 2 TiB or more (not supported)";
@@ -195,6 +209,7 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
   }
   plane_end_ = U(msg.data()) + msg.size();
   plane_event_bytes_ = 0;
+  std::vector<std::string_view> line_msgs;  // streaming: decoded after the plane's other fields
   WireReader r = Reader(msg);
   WireField f;
   while (r.Next(&f)) {
@@ -211,6 +226,11 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
         if (f.wire_type != kLengthDelimited) break;
         size_t i = pl->lines.size();
         pl->lines.emplace_back();
+        if (sink) {
+          line_msgs.push_back(f.bytes);
+          if (!ParseLineHeader(f.bytes, &pl->lines.back())) return Prepend("lines", i);
+          continue;
+        }
         if (!ParseLine(f.bytes, &pl->lines.back(), pl)) return Prepend("lines", i);
         continue;
       }
@@ -241,7 +261,132 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl) {
     }
     ++unknown_;
   }
-  return r.failed() ? FromReader(r) : true;
+  if (r.failed()) return FromReader(r);
+  if (!sink) return true;
+  plane_strings_ = pl->string_values ? pl->string_values->size() : 0;
+  for (size_t i : sink->BeginPlane(*pl)) {
+    if (i >= line_msgs.size()) continue;
+    if (!StreamLineEvents(line_msgs[i], i, pl, sink, /*preview=*/true)) return Prepend("lines", i);
+  }
+  for (size_t i = 0; i < line_msgs.size(); ++i) {
+    sink->BeginLine(*pl, i);
+    if (!StreamLineEvents(line_msgs[i], i, pl, sink, /*preview=*/false)) return Prepend("lines", i);
+  }
+  sink->EndPlane(*pl);
+  return true;
+}
+
+// The fields of a line but its events (skipped: StreamLineEvents decodes them).
+bool Decoder::ParseLineHeader(std::string_view msg, Line* ln) {
+  const uint8_t* p = U(msg.data());
+  const uint8_t* const end = p + msg.size();
+  while (p < end) {
+    if (*p == 0x22) {  // an event: skip
+      uint64_t len;
+      const uint8_t* q = Varint(p + 1, end, &len);
+      if (q && len <= static_cast<uint64_t>(end - q)) [[likely]] {
+        p = q + len;
+        continue;
+      }
+    }
+    WireReader r = Reader(View(p, end));
+    WireField f;
+    if (!r.Next(&f)) return FromReader(r);  // p < end: only fails on an error
+    p = U(whole_.data()) + r.offset();
+    if (f.wire_type == kVarint) {
+      switch (f.number) {
+        case 1:
+          ln->id = static_cast<int64_t>(f.value);
+          continue;
+        case 10:
+          ln->display_id = static_cast<int64_t>(f.value);
+          continue;
+        case 3:
+          ln->timestamp_ns = static_cast<int64_t>(f.value);
+          continue;
+        case 9:
+          ln->duration_ps = static_cast<int64_t>(f.value);
+          continue;
+        default:
+          break;
+      }
+    } else if (f.wire_type == kLengthDelimited) {
+      switch (f.number) {
+        case 4:
+          continue;
+        case 2:
+          if (!String(f.bytes, &ln->name)) return false;
+          continue;
+        case 11:
+          if (!String(f.bytes, &ln->display_name)) return false;
+          continue;
+        default:
+          break;
+      }
+    }
+    ++unknown_;
+  }
+  return true;
+}
+
+// The events of a line to the sink, in batches decoded into the same buffers
+// (the batch's events, the plane's event_stats and the string values past
+// the plane's own).
+bool Decoder::StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XSpaceSink* sink,
+                               bool preview) {
+  constexpr size_t kBatch = 4096;
+  const uint8_t* p = U(msg.data());
+  const uint8_t* const end = p + msg.size();
+  std::vector<Event>& events = batch_;
+  std::vector<Stat>& stats = pl->event_stats;
+  events.clear();
+  stats.clear();
+  if (events.capacity() < kBatch) events.reserve(kBatch);
+  uint64_t count = 0;
+  auto flush = [&] {
+    if (!events.empty()) {
+      if (preview) {
+        sink->Preview(*pl, index, events);
+      } else {
+        sink->LineEvents(*pl, index, events);
+      }
+    }
+    events.clear();
+    stats.clear();
+    if (pl->string_values && pl->string_values->size() > plane_strings_)
+      pl->string_values->resize(plane_strings_);
+  };
+  while (p < end) {
+    if (*p == 0x22) {  // an event (field 4, length-delimited): the hot path
+      uint64_t len;
+      const uint8_t* q = Varint(p + 1, end, &len);
+      if (q && len <= static_cast<uint64_t>(end - q)) [[likely]] {
+        if (events.size() == kBatch) flush();
+        const size_t stats_begin = stats.size();
+        Event& ev = events.emplace_back();
+        if (!FastEvent(q, q + len, &ev, stats_begin, pl)) [[unlikely]] {
+          stats.resize(stats_begin);
+          ev = Event();
+          if (!ParseEvent(View(q, q + len), &ev, pl)) return Prepend("events", count);
+        }
+        ++count;
+        p = q + len;
+        continue;
+      }
+    }
+    WireReader r = Reader(View(p, end));
+    WireField f;
+    if (!r.Next(&f)) return FromReader(r);
+    p = U(whole_.data()) + r.offset();
+    if (f.wire_type == kLengthDelimited && f.number == 4) {  // not the one-byte tag
+      if (events.size() == kBatch) flush();
+      if (!ParseEvent(f.bytes, &events.emplace_back(), pl)) return Prepend("events", count);
+      ++count;
+    }  // the line's other fields: ParseLineHeader
+  }
+  flush();
+  if (!preview) sink->EndLine(*pl, index, count);
+  return true;
 }
 
 // Stats (field 4) of one event, as far as a skim of its fields can tell.
@@ -722,6 +867,75 @@ th::StatusOr<XSpaceData> ReadXSpace(std::string_view bytes, const std::string& n
 
 th::StatusOr<XSpaceData> ReadXSpaceStrictOnly(std::string_view bytes, const std::string& name) {
   return Read(bytes, name, /*fast=*/false);
+}
+
+void ReplayXSpace(const XSpaceData& data, XSpaceSink* sink) {
+  for (const Plane& plane : data.planes) {
+    for (size_t i : sink->BeginPlane(plane))
+      if (i < plane.lines.size()) sink->Preview(plane, i, plane.lines[i].events);
+    for (size_t i = 0; i < plane.lines.size(); ++i) {
+      const std::vector<Event>& events = plane.lines[i].events;
+      sink->BeginLine(plane, i);
+      if (!events.empty()) sink->LineEvents(plane, i, events);
+      sink->EndLine(plane, i, events.size());
+    }
+    sink->EndPlane(plane);
+  }
+}
+
+namespace {
+
+// The file mapped read-only (empty for an empty file).
+class MappedFile {
+ public:
+  th::Status Open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return th::IoError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      int e = errno;
+      ::close(fd);
+      return th::IoError(path + ": cannot stat: " + std::strerror(e));
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ == 0) {
+      ::close(fd);
+      return th::Ok();
+    }
+    void* map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    ::close(fd);
+    if (map == MAP_FAILED) {
+      size_ = 0;
+      return th::IoError(path + ": cannot map: " + std::strerror(e));
+    }
+    map_ = map;
+    ::madvise(map, size_, MADV_SEQUENTIAL);
+    return th::Ok();
+  }
+  ~MappedFile() {
+    if (map_) ::munmap(map_, size_);
+  }
+  std::string_view bytes() const { return {static_cast<const char*>(map_), map_ ? size_ : 0}; }
+
+ private:
+  void* map_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink) {
+  MappedFile file;
+  TH_RETURN_IF_ERROR(file.Open(path));
+  XSpaceData rest;  // the capture's own fields (hostnames, errors, ...)
+  Decoder d(file.bytes(), /*fast=*/true);
+  if (d.ParseSpace(&rest, sink)) return th::Ok();
+  // The whole-model decoder names the error (offset and path) as ReadXSpaceFile does.
+  auto whole = ReadXSpace(file.bytes(), path);
+  if (!whole.ok()) return whole.status();
+  return th::Internal(path + ": streaming decoder failed: " + d.error().what + " at byte offset " +
+                      std::to_string(d.error().offset));
 }
 
 th::StatusOr<XSpaceData> ReadXSpaceFile(const std::string& path) {

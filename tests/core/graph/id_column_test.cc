@@ -28,6 +28,21 @@ TEST(IdColumn, StoresNarrowWideAndAbsentValues) {
   EXPECT_EQ(m[2], kNoValue);
 }
 
+TEST(IdColumn, BulkAppendsMatchPushBack) {
+  const int64_t values[] = {0, 7, kNoValue, 0xFFFFFFFDLL, 0xFFFFFFFELL, -5, INT64_MAX, 42};
+  IdColumn one_by_one, bulk;
+  one_by_one.push_back(-9);  // a wide value before: rows of later wide values are offset
+  bulk.push_back(-9);
+  for (int64_t v : values) one_by_one.push_back(v);
+  for (int i = 0; i < 3; ++i) one_by_one.push_back(kNoValue);
+  bulk.AppendValues(values, std::size(values));
+  bulk.AppendAbsent(3);
+  bulk.AppendValues(values, 0);
+  ASSERT_EQ(bulk.size(), one_by_one.size());
+  for (size_t i = 0; i < bulk.size(); ++i) EXPECT_EQ(bulk[i], one_by_one[i]) << i;
+  EXPECT_EQ(bulk.bytes(), one_by_one.bytes());
+}
+
 TEST(IdIndex, DenseAndSparseAgreeAndFirstWins) {
   // Strides give the dense, ranked and hashed layouts.
   for (int64_t stride : {1, 7, 1000003}) {

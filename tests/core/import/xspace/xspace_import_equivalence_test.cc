@@ -4,7 +4,9 @@
 // cases the fast importer treats specially (metadata stats overridden by event
 // stats, unknown or sparse metadata ids, copy streams, allocator events, TPU
 // module lookup) must give the same graph, column by column, string ids
-// included.
+// included; damaged copies the same error. Both ways of importing are
+// checked: streaming from the file (ImportXSpaceFile) and through the whole
+// model (ImportXSpaceFileFromModel).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,6 +15,7 @@
 
 #include "benchmarks/xspace_amplifier.h"
 #include "core/import/xspace/xspace_importer.h"
+#include "core/import/xspace/xspace_reader.h"
 #include "tests/core/import/xspace/reference_xspace_importer.h"
 #include "tests/support/test_files.h"
 #include "xplane.pb.h"
@@ -142,14 +145,19 @@ void ExpectSameTrace(const Trace& a, const Trace& b) {
   }
 }
 
-// Imports `path` both ways; both must succeed or fail alike.
-void ExpectSameImport(const std::string& path) {
+using ImportFn = StatusOr<std::unique_ptr<Trace>> (*)(const std::string&,
+                                                      std::vector<xspace::EmbeddedHloProto>*);
+
+// Imports `path` with `fn` and with the reference; both must succeed or fail
+// alike (with the same message).
+void ExpectSameImport(const std::string& path, ImportFn fn) {
   std::vector<xspace::EmbeddedHloProto> hlo_a, hlo_b;
-  auto a = xspace::ImportXSpaceFile(path, &hlo_a);
+  auto a = fn(path, &hlo_a);
   auto b = xspace::reference::ImportXSpaceFileReference(path, &hlo_b);
-  ASSERT_EQ(a.ok(), b.ok()) << path;
+  ASSERT_EQ(a.ok(), b.ok()) << path << ": " << (a.ok() ? b : a).status().message();
   if (!a.ok()) {
     EXPECT_EQ(a.status().message(), b.status().message());
+    EXPECT_EQ(a.status().code(), b.status().code());
     return;
   }
   ExpectSameTrace(**a, **b);
@@ -157,6 +165,19 @@ void ExpectSameImport(const std::string& path) {
   for (size_t i = 0; i < hlo_a.size(); ++i) {
     EXPECT_EQ(hlo_a[i].where, hlo_b[i].where);
     EXPECT_EQ(hlo_a[i].bytes, hlo_b[i].bytes);
+  }
+}
+
+// The streaming import (what ImportXSpaceFile does) and the import through
+// the whole model, each against the reference.
+void ExpectSameImport(const std::string& path) {
+  {
+    SCOPED_TRACE("streaming");
+    ExpectSameImport(path, &xspace::ImportXSpaceFile);
+  }
+  {
+    SCOPED_TRACE("whole model");
+    ExpectSameImport(path, &xspace::ImportXSpaceFileFromModel);
   }
 }
 
@@ -179,6 +200,121 @@ TEST_P(XSpaceEquivalence, AmplifiedSameGraphAsReference) {
       bench::AmplifyXSpace(src, options, [&](std::string_view piece) { out.append(piece); });
   if (!stats.ok()) GTEST_SKIP() << "the strict reader refuses the source: " << GetParam();
   ExpectSameImport(testing::WriteTempFile(testing::ParamName(GetParam()) + ".x3.xplane.pb", out));
+}
+
+// Damaged copies: cut short, or with a byte changed. The streaming decoder
+// must refuse exactly what the whole-model decoder refuses, with the same
+// message (file, byte offset, path), and import the rest the same.
+TEST_P(XSpaceEquivalence, DamagedCopiesSameResultAsReference) {
+  if (GetParam().empty()) GTEST_SKIP() << "no .xplane.pb under ../shared/data";
+  const std::string src = testing::ReadFile(testing::SharedDataDir() + "/" + GetParam());
+  ASSERT_FALSE(src.empty());
+  const std::string path = testing::WriteTempFile(testing::ParamName(GetParam()) + ".damaged", "");
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int copy = 0; copy < 60; ++copy) {
+    std::string bytes = src;
+    if (copy % 3 == 0) {
+      bytes.resize(next() % bytes.size());
+    } else {
+      for (int k = 0; k <= copy % 4; ++k)
+        bytes[next() % bytes.size()] = static_cast<char>(next() & 0xff);
+    }
+    testing::WriteTempFile(testing::ParamName(GetParam()) + ".damaged", bytes);
+    SCOPED_TRACE(copy);
+    ExpectSameImport(path);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The streaming decoder hands over every event of the whole-model decoder,
+// line by line, with the same fields and stats (so ImportXSpaceFile does
+// stream, and does not fall back to the model).
+class RecordingSink : public xspace::XSpaceSink {
+ public:
+  explicit RecordingSink(const xspace::XSpaceData& model) : model_(model) {}
+  std::vector<size_t> BeginPlane(const xspace::Plane& plane) override {
+    EXPECT_LT(plane_, model_.planes.size());
+    const xspace::Plane& m = model_.planes[plane_];
+    EXPECT_EQ(plane.name, m.name);
+    EXPECT_EQ(plane.lines.size(), m.lines.size());
+    EXPECT_EQ(plane.event_metadata.size(), m.event_metadata.size());
+    previewed_ = 0;
+    std::vector<size_t> previews;
+    if (!plane.lines.empty()) previews.push_back(plane.lines.size() - 1);
+    return previews;
+  }
+  void Preview(const xspace::Plane& plane, size_t line,
+               std::span<const xspace::Event> events) override {
+    previewed_ += events.size();
+    Compare(plane, line, events, previewed_ - events.size());
+  }
+  void BeginLine(const xspace::Plane& plane, size_t line) override {
+    const xspace::Line& m = model_.planes[plane_].lines[line];
+    EXPECT_EQ(plane.lines[line].name, m.name);
+    EXPECT_EQ(plane.lines[line].display_name, m.display_name);
+    EXPECT_EQ(plane.lines[line].timestamp_ns, m.timestamp_ns);
+    EXPECT_EQ(plane.lines[line].display_id, m.display_id);
+    seen_ = 0;
+  }
+  void LineEvents(const xspace::Plane& plane, size_t line,
+                  std::span<const xspace::Event> events) override {
+    Compare(plane, line, events, seen_);
+    seen_ += events.size();
+  }
+  void EndLine(const xspace::Plane&, size_t line, uint64_t events) override {
+    EXPECT_EQ(events, model_.planes[plane_].lines[line].events.size());
+    EXPECT_EQ(seen_, events);
+    events_ += events;
+  }
+  void EndPlane(const xspace::Plane&) override { ++plane_; }
+  uint64_t events() const { return events_; }
+  size_t planes() const { return plane_; }
+
+ private:
+  void Compare(const xspace::Plane& plane, size_t line, std::span<const xspace::Event> events,
+               size_t first) {
+    const xspace::Plane& mp = model_.planes[plane_];
+    const std::vector<xspace::Event>& m = mp.lines[line].events;
+    ASSERT_LE(first + events.size(), m.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      const xspace::Event &a = events[i], &b = m[first + i];
+      ASSERT_TRUE(a.metadata_id == b.metadata_id && a.offset_ps == b.offset_ps &&
+                  a.duration_ps == b.duration_ps &&
+                  a.has_num_occurrences == b.has_num_occurrences && a.stats_count == b.stats_count)
+          << "line " << line << " event " << first + i;
+      auto sa = plane.StatsOf(a), sb = mp.StatsOf(b);
+      for (size_t k = 0; k < sa.size(); ++k) {
+        ASSERT_TRUE(sa[k].metadata_id == sb[k].metadata_id && sa[k].kind == sb[k].kind &&
+                    sa[k].raw == sb[k].raw && sa[k].str == sb[k].str)
+            << "line " << line << " event " << first + i << " stat " << k;
+      }
+    }
+  }
+  const xspace::XSpaceData& model_;
+  size_t plane_ = 0;
+  uint64_t seen_ = 0, events_ = 0, previewed_ = 0;
+};
+
+TEST_P(XSpaceEquivalence, StreamingDecoderHandsOverTheModelsEvents) {
+  if (GetParam().empty()) GTEST_SKIP() << "no .xplane.pb under ../shared/data";
+  const std::string path = testing::SharedDataDir() + "/" + GetParam();
+  auto model = xspace::ReadXSpaceFile(path);
+  xspace::XSpaceData none;
+  RecordingSink sink(model.ok() ? *model : none);
+  Status streamed = xspace::StreamXSpaceFile(path, &sink);
+  ASSERT_EQ(streamed.ok(), model.ok());
+  if (!model.ok()) {
+    EXPECT_EQ(streamed.message(), model.status().message());
+    return;
+  }
+  EXPECT_EQ(sink.planes(), model->planes.size());
+  EXPECT_EQ(sink.events(), model->EventsTotal());
 }
 
 std::vector<std::string> Captures() {
