@@ -98,7 +98,7 @@ void AddFleetCommand(CLI::App& app, int* exit_code) {
                   "a run regresses when its median step is at least (1 + this) x the baseline's")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
-  cmd->add_option("--top", o->top, "rows per top-findings table")
+  cmd->add_option("--top", o->top, "rows per table (top findings, step-time regressions)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--min-runs", o->min_runs,
