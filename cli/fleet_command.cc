@@ -12,6 +12,7 @@ namespace th::cli {
 namespace {
 
 constexpr int kExitBadInput = 2;
+constexpr int kExitRegressions = 3;  // --fail-on-regression and a run regressed
 
 struct FleetReportCommandOptions {
   std::string db = "sqlite:tracehound.db";
@@ -21,6 +22,7 @@ struct FleetReportCommandOptions {
   size_t min_runs = 2;
   std::string format;  // "" = from --out's extension, else md
   std::string out;
+  bool fail_on_regression = false;
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -68,6 +70,11 @@ int Report(const FleetReportCommandOptions& o) {
   if (!written.ok()) return fail(written.message());
   if (!o.out.empty() && o.out != "-")
     std::cerr << "fleet report (" << format << "): " << o.out << "\n";
+  if (o.fail_on_regression && report->regressions_total > 0) {
+    std::cerr << "tracehound fleet report: " << report->regressions_total
+              << " run(s) regress against the baseline (exit status " << kExitRegressions << ")\n";
+    return kExitRegressions;
+  }
   return 0;
 }
 
@@ -108,6 +115,9 @@ void AddFleetCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--format", o->format, "md, json or html (default: from --out, else md)")
       ->check(CLI::IsMember({"md", "json", "html"}));
   cmd->add_option("--out,-o", o->out, "write here (atomically) instead of standard output");
+  cmd->add_flag("--fail-on-regression", o->fail_on_regression,
+                "exit with status 3 when a run regresses against the baseline (for CI gates); "
+                "the report is written all the same");
   cmd->callback([o, exit_code] { *exit_code = Report(*o); });
 }
 

@@ -107,6 +107,21 @@ TEST(FleetReportCommand, MarkdownOnStdoutJsonAndHtmlToFiles) {
   EXPECT_EQ(text.find("<script"), std::string::npos);
 }
 
+// SyntheticRun(i)'s steps grow with i: every later run is slower than job0,
+// by 0.1% per run, so a 0.5% threshold flags runs 5.. (5 is failed: 6..11).
+TEST(FleetReportCommand, FailOnRegressionGatesCi) {
+  const Fleet& f = Databases();
+  const std::string base = "fleet report --db " + f.all + " --baseline job0 --format json";
+  CommandResult r = Tracehound(base + " --threshold 0.005 --fail-on-regression");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("6 run(s) regress against the baseline"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"regressions_total\": {\"value\": 6,"), std::string::npos) << r.out;
+  r = Tracehound(base + " --threshold 0.5 --fail-on-regression");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = Tracehound(base + " --threshold 0.005");
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
 TEST(FleetReportCommand, BadOptionsExit2) {
   const Fleet& f = Databases();
   CommandResult r = Tracehound("fleet report --db " + f.all + " --since yesterday");
