@@ -77,9 +77,12 @@ void FillAllocationSizes(kineto::ParsedChunk* chunk) {
   for (uint32_t r = 0; r < m.size(); ++r)
     by_allocator[{m.device_type[r], m.device_id[r]}].push_back(r);
   for (auto& [key, rows] : by_allocator) {
-    std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+    auto earlier = [&](uint32_t a, uint32_t b) {
       return chunk->events.ts[m.event[a]] < chunk->events.ts[m.event[b]];
-    });
+    };
+    // Usually in time order already (one host line per allocator).
+    if (!std::is_sorted(rows.begin(), rows.end(), earlier))
+      std::stable_sort(rows.begin(), rows.end(), earlier);
     int64_t previous = 0;
     for (uint32_t r : rows) {
       int64_t total = m.total_allocated[r];
