@@ -89,9 +89,11 @@ void ScanProgress::Draw(bool force) {
   bar.append(kWidth - filled, '.');
   double rate = elapsed > 0 ? static_cast<double>(scanned_bytes_) / elapsed / 1e9 : 0;
   std::string eta = "--:--";
-  if (done_bytes_ > 0 && elapsed > 0 && total_bytes_ >= done_bytes_) {
+  // The bytes left at the rate of the runs actually scanned (runs skipped as
+  // already stored take almost no time and would make the ETA too short).
+  if (scanned_bytes_ > 0 && elapsed > 0 && total_bytes_ >= done_bytes_) {
     eta = Clock(elapsed * static_cast<double>(total_bytes_ - done_bytes_) /
-                static_cast<double>(done_bytes_));
+                static_cast<double>(scanned_bytes_));
   }
   char line[200];
   std::snprintf(line, sizeof line, "\r\033[K[%s] %zu/%zu runs  %.2f GB/s  ETA %s  %zu failed",
