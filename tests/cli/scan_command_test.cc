@@ -11,11 +11,12 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
-#include "core/scan/content_rows.h"
 #include "core/scan/database.h"
+#include "core/scan/database_merge.h"
 #include "core/synth/kineto_generator.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/postgres_server.h"
@@ -63,9 +64,12 @@ std::vector<std::string> Rows(const std::string& url) {
   auto db = scan::OpenDatabase(url);
   EXPECT_TRUE(db.ok()) << db.status().message();
   if (!db.ok()) return {};
-  auto rows = scan::ContentRows(**db);
-  EXPECT_TRUE(rows.ok()) << rows.status().message();
-  return rows.ok() ? *rows : std::vector<std::string>{};
+  auto dump = scan::DumpResultsContent(**db);
+  EXPECT_TRUE(dump.ok()) << dump.status().message();
+  std::vector<std::string> lines;
+  std::istringstream in(dump.ok() ? *dump : "");
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 // Starts `tracehound scan <args>`, sends it `sig` once `url` holds at least

@@ -14,7 +14,7 @@
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
 #include "core/scan/content_hash.h"
-#include "core/scan/content_rows.h"
+#include "core/scan/database_merge.h"
 #include "core/scan/result_writer.h"
 #include "core/scan/results_schema.h"
 #include "core/synth/kineto_generator.h"
@@ -232,7 +232,7 @@ TEST_P(ScannerTest, RerunSkipsWhatIsStoredAndRetriesFailuresOnlyWhenAsked) {
   ASSERT_TRUE(db);
   LocalRunDispatcher first(runs->size());
   ASSERT_TRUE(RunScan(Options(2), *runs, first, *db, nullptr).ok());
-  auto before = ContentRows(*db);
+  auto before = DumpResultsContent(*db);
   ASSERT_TRUE(before.ok());
 
   LocalRunDispatcher second(runs->size());
@@ -240,7 +240,7 @@ TEST_P(ScannerTest, RerunSkipsWhatIsStoredAndRetriesFailuresOnlyWhenAsked) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->skipped, 4u);
   EXPECT_EQ(again->scanned + again->failed, 0u);
-  auto after = ContentRows(*db);
+  auto after = DumpResultsContent(*db);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, *before);
 
@@ -251,7 +251,7 @@ TEST_P(ScannerTest, RerunSkipsWhatIsStoredAndRetriesFailuresOnlyWhenAsked) {
   ASSERT_TRUE(retried.ok());
   EXPECT_EQ(retried->skipped, 3u);
   EXPECT_EQ(retried->failed, 1u);
-  auto retried_rows = ContentRows(*db);
+  auto retried_rows = DumpResultsContent(*db);
   ASSERT_TRUE(retried_rows.ok());
   EXPECT_EQ(*retried_rows, *before);
 }
@@ -275,8 +275,8 @@ TEST_P(ScannerTest, SameRowsWhateverTheJobCountAndOrder) {
   auto b = RunScan(Options(3), *runs, backward, *three, nullptr);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->skipped, 2u);  // the copies after acopy
-  auto rows_one = ContentRows(*one);
-  auto rows_three = ContentRows(*three);
+  auto rows_one = DumpResultsContent(*one);
+  auto rows_three = DumpResultsContent(*three);
   ASSERT_TRUE(rows_one.ok() && rows_three.ok());
   EXPECT_EQ(*rows_one, *rows_three);
   EXPECT_EQ(Count(*one, "SELECT COUNT(*) FROM runs"), 6);
