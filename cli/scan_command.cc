@@ -59,6 +59,7 @@ int Scan(const ScanCommandOptions& o) {
   TrustTable skipped;
   auto runs = scan::DiscoverRuns(o.inputs, &skipped);
   if (!runs.ok()) return Fail(runs.status().message());
+  if (runs->empty()) return Fail("no trace files found in the inputs given");
   if (o.list) {
     for (const scan::Run& r : *runs)
       std::cout << r.location << "\t" << r.files.size() << " files\t" << r.bytes << " B\n";

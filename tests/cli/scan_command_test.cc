@@ -258,7 +258,11 @@ TEST(ScanCommand, ListsRunsAndDrawsABarWhenAsked) {
   EXPECT_NE(bar.out.find("ETA"), std::string::npos);
   EXPECT_EQ(bar.out.find("[1/3]"), std::string::npos) << bar.out;
   EXPECT_EQ(Count(url, "SELECT COUNT(*) FROM runs"), 3);
-  // A database it cannot use is exit status 2, naming it.
+  // Nothing to scan, or a database it cannot use: exit status 2, saying so.
+  fs::create_directories(testing::TempDir() + "/empty-fleet");
+  CommandResult empty = Tracehound("scan " + testing::TempDir() + "/empty-fleet --db " + url);
+  EXPECT_EQ(empty.status, 2) << empty.out;
+  EXPECT_NE(empty.out.find("no trace files found"), std::string::npos) << empty.out;
   CommandResult bad = Tracehound("scan " + fleet + " --db sqlite:/nonexistent-dir/x.db");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_NE(bad.out.find("/nonexistent-dir/x.db"), std::string::npos) << bad.out;
