@@ -185,8 +185,26 @@ StatusOr<StoredRun> CheckStoredRun(Database& db, const RunRecord& record, bool r
 
 namespace {
 
+Status DeleteRun(Database& db, const std::string& run_id) {
+  for (const char* table : {"traces", "metrics", "findings", "steps", "runs"}) {
+    TH_RETURN_IF_ERROR(
+        db.Exec(std::string("DELETE FROM ") + table + " WHERE run_id = $1", {run_id}));
+  }
+  return Ok();
+}
+
 Status WriteRows(Database& db, const RunRecord& r) {
   const SqlValue id{r.run_id};
+  if (!r.failed) {
+    // A failure stored for this location and pipeline under other content (the
+    // file was unreadable or corrupt then) is superseded by this run.
+    const char* kStale =
+        "SELECT run_id FROM runs WHERE location = $1 AND pipeline_hash = $2 AND status = "
+        "'failed' AND run_id <> $3";
+    auto stale = db.Query(kStale, {r.location, r.pipeline_hash, r.run_id});
+    if (!stale.ok()) return stale.status();
+    for (const SqlRow& row : stale->rows) TH_RETURN_IF_ERROR(DeleteRun(db, SqlText(row[0])));
+  }
   TH_RETURN_IF_ERROR(db.Exec(
       "INSERT INTO runs (run_id, content_hash, pipeline_hash, location, name, host, status, "
       "error, verdict, exit_code, traces, ranks, bytes, events, captured_at_ns, scanned_at, "
@@ -240,14 +258,6 @@ Status WriteRows(Database& db, const RunRecord& r) {
     v.insert(v.end(), {id, s.rank, s.step, s.start_ns, s.dur_ns});
   }
   return InsertRows(db, "steps", {"run_id", "rank", "step", "start_ns", "dur_ns"}, v);
-}
-
-Status DeleteRun(Database& db, const std::string& run_id) {
-  for (const char* table : {"traces", "metrics", "findings", "steps", "runs"}) {
-    TH_RETURN_IF_ERROR(
-        db.Exec(std::string("DELETE FROM ") + table + " WHERE run_id = $1", {run_id}));
-  }
-  return Ok();
 }
 
 StatusOr<bool> WriteOnce(Database& db, const RunRecord& record, bool retry_failed) {

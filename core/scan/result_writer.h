@@ -4,7 +4,9 @@
 // Idempotency: runs.run_id = content_hash:pipeline_hash. When a run with the
 // same id is already stored, the row with the smaller location is kept (two
 // copies of one run in a fleet end as the same row whatever order they were
-// scanned in); a failed row is replaced when retrying failures.
+// scanned in); a failed row is replaced when retrying failures. An ok run
+// also replaces the failed rows of its location under the same pipeline (the
+// file was corrupt or unreadable then, and has been fixed since).
 #pragma once
 
 #include <optional>

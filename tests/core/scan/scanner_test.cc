@@ -254,6 +254,19 @@ TEST_P(ScannerTest, RerunSkipsWhatIsStoredAndRetriesFailuresOnlyWhenAsked) {
   auto retried_rows = DumpResultsContent(*db);
   ASSERT_TRUE(retried_rows.ok());
   EXPECT_EQ(*retried_rows, *before);
+
+  // The corrupt file is fixed: the run at its location is scanned and its
+  // failure row goes.
+  std::string good = th::testing::ReadFile(fleet + "/run1/rank0.pt.trace.json.gz");
+  th::testing::WriteTempFile(Name("fleet-b") + "/bad/rank0.pt.trace.json.gz", good);
+  LocalRunDispatcher fourth(runs->size());
+  auto fixed = RunScan(Options(2), *runs, fourth, *db, nullptr);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(fixed->scanned, 1u);
+  EXPECT_EQ(fixed->skipped, 3u);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 0);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM runs"), 4);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM traces"), 3 * 2 + 1);
 }
 
 TEST_P(ScannerTest, SameRowsWhateverTheJobCountAndOrder) {
