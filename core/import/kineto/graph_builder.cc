@@ -171,7 +171,7 @@ void GraphBuilder::OrderTracks() {
     if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker)) ++offsets[e.track[i] + 1];
   for (size_t t = 0; t < tracks; ++t) offsets[t + 1] += offsets[t];
   g.track_order.Clear();
-  g.track_order.resize(offsets[tracks]);
+  g.track_order.grow_uninitialized(offsets[tracks]);  // every slot is written below
   std::vector<uint32_t> fill(offsets.begin(), offsets.end() - 1);
   for (EventId i = 0; i < e.size(); ++i)
     if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker))
@@ -313,7 +313,8 @@ void GraphBuilder::LinkFlows() {
   };
   constexpr size_t kBlock = 1 << 15;
   std::vector<Block> blocks((flows.size() + kBlock - 1) / kBlock);
-  std::vector<std::atomic<uint8_t>> start_used(e.size());
+  // Per event: a flow start some end was matched to (sized only when there are flows).
+  std::vector<std::atomic<uint8_t>> start_used(flows.empty() ? 0 : e.size());
   tbb::parallel_for(size_t{0}, blocks.size(), [&](size_t b) {
     Block& out = blocks[b];
     size_t end_flow = std::min(flows.size(), (b + 1) * kBlock);

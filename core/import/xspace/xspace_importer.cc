@@ -470,6 +470,11 @@ void Converter::Finish() {
   builder_.Finish(shared_.tracks());
 }
 
+double Seconds(std::chrono::steady_clock::time_point from,
+               std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
 std::unique_ptr<Trace> NewTrace(const std::string& path) {
   auto trace = std::make_unique<Trace>();
   trace->info.path = path;
@@ -492,10 +497,15 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileFromModel(
   auto data = ReadXSpaceFile(path);
   if (!data.ok()) return data.status();
   auto trace = NewTrace(path);
+  auto read = std::chrono::steady_clock::now();
+  trace->info.read_seconds = Seconds(started, read);
   {
     Converter converter(trace.get(), path, hlo_protos);
     ReplayXSpace(*data, &converter);
+    auto parsed = std::chrono::steady_clock::now();
+    trace->info.parse_seconds = Seconds(read, parsed);
     converter.Finish();
+    trace->info.finish_seconds = Seconds(parsed, std::chrono::steady_clock::now());
   }
   Done(trace.get(), path, started);
   return trace;
@@ -510,7 +520,12 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
   {
     Converter converter(trace.get(), path, hlo_protos);
     streamed = StreamXSpaceFile(path, &converter);
-    if (streamed.ok()) converter.Finish();
+    if (streamed.ok()) {
+      auto parsed = std::chrono::steady_clock::now();
+      trace->info.parse_seconds = Seconds(started, parsed);  // decode and convert, interleaved
+      converter.Finish();
+      trace->info.finish_seconds = Seconds(parsed, std::chrono::steady_clock::now());
+    }
   }
   if (!streamed.ok()) {
     if (hlo_protos) hlo_protos->resize(hlo_before);
