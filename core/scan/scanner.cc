@@ -97,7 +97,7 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
       named.emplace_back(std::filesystem::path(f.path).filename().string(), hashes.back());
     }
     record.content_hash =
-        read_error.empty() ? CombineFileHashes(named) : "unreadable:" + HashBytes(run.location);
+        read_error.empty() ? CombineFileHashes(named) : "unreadable-" + HashBytes(run.location);
     record.run_id = record.content_hash + ":" + pipeline_hash;
 
     // 2. Already stored?

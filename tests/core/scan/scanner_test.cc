@@ -13,6 +13,7 @@
 
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
+#include "core/plugin/plugin_host.h"
 #include "core/scan/content_hash.h"
 #include "core/scan/database_merge.h"
 #include "core/scan/result_writer.h"
@@ -48,6 +49,7 @@ struct Plugins {
 
 const Plugins& FleetPipeline() {
   static const Plugins* p = [] {
+    SetPluginLogLevel(1);  // the plugins' notes would fill the test log
     auto* out = new Plugins;
     Status s = out->registry.LoadDirectories({TRACEHOUND_PLUGIN_DIR});
     EXPECT_TRUE(s.ok()) << s.message();
@@ -319,6 +321,32 @@ TEST_P(ScannerTest, AFileThatIsNotATraceIsLeftOutOfItsRun) {
   EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM runs"), 1);
   EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM traces"), 2);
   EXPECT_EQ(Count(*db, "SELECT ranks FROM runs"), 2);
+}
+
+TEST_P(ScannerTest, AFileGoneAfterDiscoveryIsAFailureNamingIt) {
+  std::string fleet = MakeFleet(Name("fleet-e"), 2, false, 70);
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok());
+  std::string gone = fleet + "/run1/rank1.pt.trace.json.gz";
+  ASSERT_TRUE(fs::remove(gone));
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  auto summary = RunScan(Options(2), *runs, dispatcher, *db, nullptr);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->scanned, 1u);
+  ASSERT_EQ(summary->failed, 1u);
+  auto row = db->Query("SELECT content_hash, error FROM runs WHERE status = 'failed'");
+  ASSERT_TRUE(row.ok());
+  ASSERT_EQ(row->rows.size(), 1u);
+  EXPECT_EQ(SqlText(row->rows[0][0]).rfind("unreadable-", 0), 0u);
+  EXPECT_NE(SqlText(row->rows[0][1]).find(gone), std::string::npos) << SqlText(row->rows[0][1]);
+  // Rerun: the same failure is not scanned again.
+  LocalRunDispatcher again(runs->size());
+  auto rerun = RunScan(Options(2), *runs, again, *db, nullptr);
+  ASSERT_TRUE(rerun.ok());
+  EXPECT_EQ(rerun->skipped, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dialects, ScannerTest,
