@@ -626,6 +626,78 @@ TEST(XSpaceReaderTest, FastPathAgreesWithStrictDecoderOnRealAndDamagedFiles) {
               files, damaged_ok);
 }
 
+// ---- the streaming decoder (StreamXSpaceFile) ----
+
+// Counts what the streaming decoder hands over, reading every stat and string
+// value while it is valid (so the sanitizer build catches a dangling one).
+class CountingSink : public XSpaceSink {
+ public:
+  std::vector<size_t> BeginPlane(const Plane& plane) override {
+    ++planes;
+    std::vector<size_t> all(plane.lines.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return all;  // every line previewed too
+  }
+  void Preview(const Plane& plane, size_t, std::span<const Event> events) override {
+    previewed += events.size();
+    Touch(plane, events);
+  }
+  void BeginLine(const Plane&, size_t) override {}
+  void LineEvents(const Plane& plane, size_t, std::span<const Event> events) override {
+    Touch(plane, events);
+  }
+  void EndLine(const Plane&, size_t, uint64_t n) override { events += n; }
+  void EndPlane(const Plane&) override {}
+
+  size_t planes = 0;
+  uint64_t events = 0, previewed = 0, checksum = 0;
+
+ private:
+  void Touch(const Plane& plane, std::span<const Event> batch) {
+    for (const Event& e : batch)
+      for (const Stat& s : plane.StatsOf(e))
+        checksum += s.raw + s.str.size() + plane.StatString(s).size();
+  }
+};
+
+TEST(XSpaceReaderTest, StreamingDecoderAgreesWithModelOnRealAndDamagedFiles) {
+  std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "shared data folder absent: no real XSpace files";
+  std::mt19937_64 rng(7);
+  size_t checked = 0, decoded = 0;
+  for (const std::string& rel : testing::FilesWithOracle(".xplane.pb", /*with_corrupt=*/true)) {
+    SCOPED_TRACE(rel);
+    const std::string good = th::testing::ReadFile(data + "/" + rel);
+    for (int trial = 0; trial < 16; ++trial) {
+      std::string bytes = good;
+      if (trial % 4 == 1) {
+        bytes.resize(rng() % bytes.size());
+      } else if (trial > 0) {
+        for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k) {
+          size_t at = rng() % bytes.size();
+          bytes[at] = static_cast<char>(rng() % 2 ? rng() : bytes[at] ^ (1 << (rng() % 8)));
+        }
+      }
+      const std::string path = th::testing::WriteTempFile("stream.xplane.pb", bytes);
+      auto model = ReadXSpaceFile(path);
+      CountingSink sink;
+      th::Status streamed = StreamXSpaceFile(path, &sink);
+      ASSERT_EQ(streamed.ok(), model.ok()) << "trial " << trial << ": " << streamed.message();
+      ++checked;
+      if (!model.ok()) {
+        EXPECT_EQ(streamed.message(), model.status().message()) << "trial " << trial;
+        continue;
+      }
+      ++decoded;
+      EXPECT_EQ(sink.planes, model->planes.size());
+      EXPECT_EQ(sink.events, model->EventsTotal());
+      EXPECT_EQ(sink.previewed, model->EventsTotal());
+    }
+  }
+  EXPECT_GT(decoded, 0u);
+  std::printf("streaming == model decoder on %zu real and damaged copies (%zu decoded)\n", checked, decoded);
+}
+
 // ---- the XSpace amplifier (benchmarks/xspace_amplifier.h) ----
 
 // Amplifies `src` K times and checks the result event by event against it.
