@@ -72,6 +72,17 @@ class PodColumn {
     size_ += n;
     return data_ + old;
   }
+  // Replaces the values with n all-zero-bytes values. The memory comes from
+  // calloc: a big block is a fresh mapping that is not touched here, so
+  // pages that are only ever read cost neither zeroing nor memory.
+  void assign_zeros(size_t n) {
+    Clear();
+    if (n == 0) return;
+    void* p = std::calloc(n, sizeof(T));
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
+    size_ = capacity_ = populated_ = n;
+  }
   // Appends n values copied from src.
   void append(const T* src, size_t n) {
     if (size_ + n > capacity_) Grow(size_ + n);

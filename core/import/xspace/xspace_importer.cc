@@ -408,19 +408,13 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   std::fill_n(e.parent.grow_uninitialized(w), w, kNoRow);
   std::fill_n(e.depth.grow_uninitialized(w), w, uint16_t{0});
   std::fill_n(e.ph.grow_uninitialized(w), w, 'X');
-  std::fill_n(e.flags.grow_uninitialized(w), w, uint8_t{0});
   e.correlation.AppendValues(correlations, w);
   e.external_id.AppendAbsent(w);
   if (gpu_line) {
     g.event.resize(gpu_first + w);
     std::fill_n(g.device.grow_uninitialized(w), w, static_cast<int32_t>(plane.id));
     std::fill_n(g.stream.grow_uninitialized(w), w, stream_id_);
-    for (int i = 0; i < 3; ++i) {
-      std::fill_n(g.grid[i].grow_uninitialized(w), w, 0);
-      std::fill_n(g.block[i].grow_uninitialized(w), w, 0);
-    }
-    std::fill_n(g.registers.grow_uninitialized(w), w, 0);
-    std::fill_n(g.shared_mem.grow_uninitialized(w), w, 0);
+    // grid, block, registers and shared_mem: all zero, made once in Finish.
     std::fill_n(g.occupancy.grow_uninitialized(w), w, -1.0f);
     std::fill_n(g.bytes.grow_uninitialized(w), w, int64_t{-1});
   }
@@ -452,6 +446,16 @@ void Converter::EndPlane(const Plane& plane) {
 
 void Converter::Finish() {
   Trace* trace = trace_;
+  // Columns that are zero for every XSpace row, made at their full length in
+  // one untouched block (pages that are only read cost no memory).
+  chunk_.events.flags.assign_zeros(chunk_.events.size());
+  GpuArgsTable& g = chunk_.gpu_args;
+  for (int i = 0; i < 3; ++i) {
+    g.grid[i].assign_zeros(g.size());
+    g.block[i].assign_zeros(g.size());
+  }
+  g.registers.assign_zeros(g.size());
+  g.shared_mem.assign_zeros(g.size());
   FillAllocationSizes(&chunk_);
   // Relative line origins (all below ~1e18 ns, i.e. not epoch) take the
   // session start as their base.
