@@ -23,13 +23,6 @@ std::vector<const Finding*> Ordered(const AnalysisReport& r) {
 }
 
 // Stable id of a finding: plugin and its position among that plugin's findings.
-std::vector<std::string> FindingIds(const AnalysisReport& r) {
-  std::map<std::string, int> seen;
-  std::vector<std::string> ids;
-  for (const Finding& f : r.results.findings)
-    ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
-  return ids;
-}
 
 TrustTable AllTrust(const AnalysisReport& r) {
   TrustTable t;
@@ -82,6 +75,26 @@ std::string ScopeText(const ReportScope& s) {
   return out.empty() ? "all" : out;
 }
 
+std::string Cell(const DerivedColumn& c, size_t row) {
+  if (auto* i = std::get_if<std::vector<int64_t>>(&c.values))
+    return WithUnit(static_cast<double>((*i)[row]), c.unit);
+  if (auto* d = std::get_if<std::vector<double>>(&c.values)) return WithUnit((*d)[row], c.unit);
+  std::string s = std::get<std::vector<std::string>>(c.values)[row];
+  for (char& ch : s)
+    if (ch == '|') ch = '/';
+  return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+}  // namespace
+
+std::vector<std::string> FindingIds(const AnalysisReport& r) {
+  std::map<std::string, int> seen;
+  std::vector<std::string> ids;
+  for (const Finding& f : r.results.findings)
+    ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
+  return ids;
+}
+
 void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
   w.BeginObject();
   auto field = [&](const char* k, int64_t v) {
@@ -95,18 +108,6 @@ void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
   field("step_last", s.step_last);
   w.EndObject();
 }
-
-std::string Cell(const DerivedColumn& c, size_t row) {
-  if (auto* i = std::get_if<std::vector<int64_t>>(&c.values))
-    return WithUnit(static_cast<double>((*i)[row]), c.unit);
-  if (auto* d = std::get_if<std::vector<double>>(&c.values)) return WithUnit((*d)[row], c.unit);
-  std::string s = std::get<std::vector<std::string>>(c.values)[row];
-  for (char& ch : s)
-    if (ch == '|') ch = '/';
-  return s.size() > 80 ? s.substr(0, 77) + "..." : s;
-}
-
-}  // namespace
 
 std::string_view Verdict(const AnalysisReport& r) {
   return r.results.findings.empty() ? "OPTIMAL" : "NEEDS_ATTENTION";

@@ -38,6 +38,14 @@ struct AnalysisReport {
 // OPTIMAL when nothing was found (no finding from any plugin or the host).
 std::string_view Verdict(const AnalysisReport& report);
 
+// "plugin/N": the N-th finding of its plugin, in report order (stable ids
+// shared by the JSON findings and the HTML report).
+std::vector<std::string> FindingIds(const AnalysisReport& report);
+
+class JsonWriter;
+// {rank, device, stream, step_first, step_last}, null where unscoped (-1).
+void WriteScopeJson(JsonWriter& w, const ReportScope& scope);
+
 void WriteReportJson(const AnalysisReport& report, std::ostream& out);
 void WriteReportMarkdown(const AnalysisReport& report, std::ostream& out);
 void WriteReportTerminal(const AnalysisReport& report, std::ostream& out);

@@ -14,30 +14,6 @@ namespace th {
 
 namespace {
 
-// Stable id of a finding: plugin and its position among that plugin's
-// findings (as in the JSON report).
-std::vector<std::string> FindingIds(const AnalysisReport& r) {
-  std::map<std::string, int> seen;
-  std::vector<std::string> ids;
-  for (const Finding& f : r.results.findings)
-    ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
-  return ids;
-}
-
-void WriteScope(JsonWriter& w, const ReportScope& s) {
-  w.BeginObject();
-  auto field = [&](const char* k, int64_t v) {
-    w.Key(k);
-    v >= 0 ? w.Int(v) : w.Null();
-  };
-  field("rank", s.rank);
-  field("device", s.device);
-  field("stream", s.stream);
-  field("step_first", s.step_first);
-  field("step_last", s.step_last);
-  w.EndObject();
-}
-
 bool IsGridTable(const std::string& name) {
   return name == "steps" || name == "step_breakdown" || name == "straggler_steps" ||
          name == "overlap" || name == "oom_risk_steps" || name == "cuda_sync_per_step";
@@ -297,7 +273,7 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
     w.Field("severity", SeverityLabel(f.severity)).Field("title", f.title).Field("what", f.what);
     w.Field("suggestion", f.suggestion).Field("confidence", f.confidence);
     w.Key("scope");
-    WriteScope(w, f.scope);
+    WriteScopeJson(w, f.scope);
     w.Key("evidence").BeginArray();
     for (const Evidence& e : f.evidence) {
       w.BeginObject().Field("name", e.name).Field("value", e.value).Field("unit", e.unit);
@@ -368,7 +344,7 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
     w.BeginObject().Field("plugin", m.plugin).Field("name", m.name).Field("unit", m.unit);
     w.Field("value", m.value).Field("kind", NumberKindName(m.kind));
     w.Key("scope");
-    WriteScope(w, m.scope);
+    WriteScopeJson(w, m.scope);
     w.EndObject();
   }
   w.EndArray();
