@@ -391,9 +391,15 @@ void GraphBuilder::CollectSteps() {
 void GraphBuilder::ClassifyTracks() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
+  // An event of the same track and kind as the one before it changes nothing.
+  TrackId last_track = 0;
+  EventKind last_kind = EventKind::kOther;
   for (EventId i = 0; i < e.size(); ++i) {
-    Track& t = g.tracks[e.track[i]];
     EventKind k = e.kind[i];
+    if (i > 0 && e.track[i] == last_track && k == last_kind) continue;
+    last_track = e.track[i];
+    last_kind = k;
+    Track& t = g.tracks[last_track];
     if (IsGpuActivity(k)) {
       if (t.kind != TrackKind::kGpuStream) {
         t.kind = TrackKind::kGpuStream;
