@@ -11,6 +11,7 @@
 #include "core/pipeline/pipeline_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/scan/database.h"
+#include "core/scan/database_merge.h"
 #include "core/scan/results_schema.h"
 #include "core/scan/run_discovery.h"
 #include "core/scan/run_dispatcher.h"
@@ -94,6 +95,17 @@ int Scan(const ScanCommandOptions& o) {
   Status migrated = scan::MigrateResultsSchema(**db);
   if (!migrated.ok()) return fail(migrated.message());
 
+  // An MPI rank writing a file of its own skips what --db already holds
+  // (when it exists and has this schema; it is only read).
+  std::unique_ptr<scan::Database> skip_db;
+  if (std::string skip_url = part.skip_db_url(); !skip_url.empty()) {
+    auto opened = scan::OpenExistingDatabase(skip_url);
+    if (opened.ok()) {
+      auto version = scan::ResultsSchemaVersion(**opened);
+      if (version.ok() && *version == scan::kResultsSchemaVersion) skip_db = std::move(*opened);
+    }
+  }
+
   // Thousands of runs: the plugins' notes and warnings (which do not name the
   // run) only with --verbose; what they found is in the rows.
   SetPluginLogLevel(o.verbose ? 0 : 2);
@@ -103,6 +115,7 @@ int Scan(const ScanCommandOptions& o) {
   options.jobs = o.jobs;
   options.memory_bytes = static_cast<uint64_t>(o.memory_gb * 1e9);
   options.retry_failed = o.retry_failed;
+  options.skip_db = skip_db.get();
   options.load.import.keep_truncated = o.keep_truncated;
   options.expected_runs = part.planned_runs().value_or(runs->size());
   bool terminal =
@@ -124,6 +137,7 @@ int Scan(const ScanCommandOptions& o) {
   }
   std::string db_name = (*db)->name();
   db->reset();  // closed before Finish (MPI: rank 0 merges the rank files)
+  skip_db.reset();
   std::string finished;
   Status done = part.Finish(&finished);
   if (!done.ok()) return Fail(done.message());

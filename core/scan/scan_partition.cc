@@ -74,6 +74,7 @@ class MpiPartition final : public ScanPartition {
   }
   RunDispatcher& dispatcher() override { return dispatcher_; }
   const std::string& db_url() const override { return db_url_; }
+  std::string skip_db_url() const override { return db_url_ == main_url_ ? "" : main_url_; }
   const std::string& label() const override { return label_; }
   bool primary() const override { return world_->rank() == 0; }
   std::optional<size_t> planned_runs() const override { return std::nullopt; }

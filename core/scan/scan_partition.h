@@ -10,7 +10,9 @@
 //                          SQLite --db: rank r > 0 writes to a file of its own
 //                          (res.db -> res.rank<r>.db) and at Finish rank 0
 //                          merges those into --db and removes them, so the
-//                          result is one database as from one process
+//                          result is one database as from one process; such a
+//                          rank also skips the runs --db already holds
+//                          (skip_db_url), so a rerun of the job resumes
 //
 // Use: MakeRunDispatcher after discovery (the run count) and before the
 // scanner's threads start; open the database at db_url(); scan with
@@ -41,6 +43,9 @@ class ScanPartition {
   virtual RunDispatcher& dispatcher() = 0;
   // The database this process writes.
   virtual const std::string& db_url() const = 0;
+  // A database this process only reads, to skip the runs it already holds
+  // ("" = none): --db for MPI ranks that write a SQLite file of their own.
+  virtual std::string skip_db_url() const { return ""; }
   // "" (one process), "shard 1/4 (SLURM_ARRAY_TASK_ID=1 ...)", "MPI rank 2 of 4".
   virtual const std::string& label() const = 0;
   // Whether this process reports on the whole scan (not an MPI rank > 0).

@@ -105,6 +105,11 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
       std::lock_guard<std::mutex> lock(db_mu);
       auto stored = CheckStoredRun(db, record, options.retry_failed);
       if (!stored.ok()) return set_fatal(stored.status());
+      if (*stored == StoredRun::kAbsent && options.skip_db) {
+        stored = CheckStoredRun(*options.skip_db, record, options.retry_failed);
+        if (!stored.ok()) return set_fatal(stored.status());
+        if (*stored != StoredRun::kKeep) stored = StoredRun::kAbsent;
+      }
       if (*stored == StoredRun::kKeep) {
         {
           std::lock_guard<std::mutex> s(summary_mu);

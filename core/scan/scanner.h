@@ -41,8 +41,11 @@ struct ScanOptions {
   int jobs = 0;                              // runs scanned at once; 0 = hardware threads
   uint64_t memory_bytes = 0;                 // memory budget; 0 = DefaultMemoryBudget()
   bool retry_failed = false;                 // rescan runs stored as failed
-  std::string worker;                        // runs.worker; "" = "<hostname>:<pid>"
-  size_t expected_runs = 0;                  // for the progress total; 0 = runs.size()
+  // Also consulted (never written) in step 2: a run it holds is skipped too.
+  // Used by one thread at a time (the scanner serialises its lookups).
+  Database* skip_db = nullptr;
+  std::string worker;        // runs.worker; "" = "<hostname>:<pid>"
+  size_t expected_runs = 0;  // for the progress total; 0 = runs.size()
   LoadOptions load;
   // When set and it becomes true (e.g. from a SIGINT handler), no further run
   // is started; runs in flight finish and commit (ScanSummary.interrupted).

@@ -112,6 +112,19 @@ TEST(FleetScan, MpirunFourRanksIntoSqliteEqualsOneProcess) {
   }
   EXPECT_EQ(Dump(url), Reference());
   EXPECT_GE(Workers(url).size(), 2u) << "the runs were not shared out: " << out;
+
+  // The same job again: every rank finds every run in --db (rank 0 writes
+  // there; the others read it beside their own files), so nothing is scanned.
+  p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  out.clear();
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  size_t ranks_idle = 0;
+  for (size_t at = 0; (at = out.find("scanned 0, skipped ", at)) != std::string::npos; ++at)
+    ++ranks_idle;
+  EXPECT_EQ(ranks_idle, 4u) << out;
+  EXPECT_EQ(Dump(url), Reference());
 }
 
 TEST(FleetScan, MpirunFourRanksIntoPostgresEqualsOneProcess) {
