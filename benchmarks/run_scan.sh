@@ -7,6 +7,9 @@
 # Prints runs/s and GB/s (stored bytes) per repetition and the medians.
 # With PG=1 also into a fresh database of a local PostgreSQL 15 server started
 # for the benchmark (needs Debian's postgresql; run as root or postgres).
+# With SOURCE=<real trace .json[.gz]> the runs are copies of that trace
+# instead (one file each), made distinct by i trailing blanks after the JSON
+# (same events, different content hash) and gzip -1.
 #
 #   benchmarks/run_scan.sh [BUILD_DIR] [RUNS] [REPS]
 set -euo pipefail
@@ -14,16 +17,28 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 RUNS=${2:-1000}
 REPS=${3:-3}
-OUT=${BENCH_DIR:-$BUILD/bench-data}/fleet-$RUNS
+SOURCE=${SOURCE:-}
+OUT=${BENCH_DIR:-$BUILD/bench-data}/fleet-${SOURCE:+real-}$RUNS
 TH="$(pwd)/$BUILD/cli/tracehound"
 [ -x "$TH" ] || { echo "$TH not built" >&2; exit 2; }
 
 if [ ! -f "$OUT/.done" ]; then
   rm -rf "$OUT"
-  for i in $(seq 1 "$RUNS"); do
-    "$TH" generate --out "$OUT/$(printf 'run%04d' "$i")" --ranks 2 --steps 4 --seed "$i" \
-      --gzip > /dev/null
-  done
+  if [ -n "$SOURCE" ]; then
+    mkdir -p "$OUT"
+    base="$OUT/source.json.tmp"
+    case "$SOURCE" in *.gz) zcat "$SOURCE" > "$base" ;; *) cp "$SOURCE" "$base" ;; esac
+    for i in $(seq 1 "$RUNS"); do
+      mkdir -p "$OUT/$(printf 'run%04d' "$i")"
+      (cat "$base"; printf '\n%*s\n' "$i" '') | gzip -1 > "$OUT/$(printf 'run%04d' "$i")/trace.json.gz"
+    done
+    rm -f "$base"
+  else
+    for i in $(seq 1 "$RUNS"); do
+      "$TH" generate --out "$OUT/$(printf 'run%04d' "$i")" --ranks 2 --steps 4 --seed "$i" \
+        --gzip > /dev/null
+    done
+  fi
   touch "$OUT/.done"
 fi
 BYTES=$(find "$OUT" -name '*.json.gz' -printf '%s\n' | awk '{s+=$1} END {print s}')
