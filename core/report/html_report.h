@@ -21,9 +21,9 @@ namespace th {
 
 struct HtmlReportLimits {
   TimelineLimits timeline;
-  size_t max_table_rows = 1000;  // kernel and op tables
-  size_t max_grid_rows = 5000;   // rank x step tables (steps, breakdown, stragglers)
-  size_t max_other_rows = 200;   // every other derived table
+  size_t max_table_rows = 1000;       // kernel and op tables
+  size_t max_grid_rows = 5000;        // rank x step tables (steps, breakdown, stragglers)
+  size_t max_other_rows = 200;        // every other derived table
   size_t max_cell_chars = 300;        // per string cell
   size_t max_main_cell_chars = 1000;  // in kernel, op and the other drawn tables
   size_t max_metrics = 2000;

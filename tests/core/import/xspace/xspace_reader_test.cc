@@ -695,7 +695,8 @@ TEST(XSpaceReaderTest, StreamingDecoderAgreesWithModelOnRealAndDamagedFiles) {
     }
   }
   EXPECT_GT(decoded, 0u);
-  std::printf("streaming == model decoder on %zu real and damaged copies (%zu decoded)\n", checked, decoded);
+  std::printf("streaming == model decoder on %zu real and damaged copies (%zu decoded)\n", checked,
+              decoded);
 }
 
 // ---- the XSpace amplifier (benchmarks/xspace_amplifier.h) ----
