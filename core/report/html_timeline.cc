@@ -1,5 +1,7 @@
 #include "core/report/html_timeline.h"
 
+#include <tracehound/device_type.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -9,6 +11,8 @@
 namespace th {
 
 namespace {
+
+using sdk::DeviceTypeName;
 
 // A numeric cell of a derived table (int or double column), or `fallback`.
 double NumberAt(const DerivedColumn* c, size_t row, double fallback) {
@@ -149,28 +153,6 @@ void ChooseWindows(const AnalysisReport& r, Swimlane* s) {
   for (RankWindow& w : s->windows) {
     w.shift_ns = aligned ? w.begin_ns : lo;
     s->span_ns = std::max(s->span_ns, w.end_ns - w.shift_ns);
-  }
-}
-
-// c10::DeviceType names, spelled as the oom-risk plugin spells them.
-std::string DeviceTypeName(int type) {
-  switch (type) {
-    case 0:
-      return "CPU";
-    case 1:
-      return "CUDA";
-    case 6:
-      return "HIP";
-    case 12:
-      return "XPU";
-    case 13:
-      return "MPS";
-    case 19:
-      return "MTIA";
-    case 20:
-      return "PrivateUse1";
-    default:
-      return "device type " + std::to_string(type);
   }
 }
 

@@ -5,6 +5,7 @@
 // slope with its R²), fragmentation at peak (reserved − allocated), the largest
 // allocations live at peak with the op that made them, and a LOW / MEDIUM /
 // HIGH tier whose thresholds are options (README.md).
+#include <tracehound/device_type.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@ namespace {
 
 using th::sdk::Context;
 using th::sdk::Declaration;
+using th::sdk::DeviceTypeName;
 using th::sdk::kInferred;
 using th::sdk::kMeasured;
 using th::sdk::kNoRow;
@@ -29,28 +31,6 @@ using th::sdk::kRead;
 using th::sdk::Trace;
 
 constexpr int32_t kCpuDevice = 0;  // c10::DeviceType::CPU
-
-// c10::DeviceType names of the types profilers record.
-std::string DeviceTypeName(int32_t type) {
-  switch (type) {
-    case 0:
-      return "CPU";
-    case 1:
-      return "CUDA";
-    case 6:
-      return "HIP";
-    case 12:
-      return "XPU";
-    case 13:
-      return "MPS";
-    case 19:
-      return "MTIA";
-    case 20:
-      return "PrivateUse1";
-    default:
-      return "device type " + std::to_string(type);
-  }
-}
 
 std::string Bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
