@@ -98,13 +98,10 @@ TEST(FleetScan, MpirunFourRanksIntoSqliteEqualsOneProcess) {
   const std::string dir = testing::TempDir();
   const std::string url = "sqlite:" + dir + "/mpi.db";
   std::string cmd = Mpirun() + TRACEHOUND_BINARY + " scan " + FleetDir() + " --db " + url +
-                    " --progress none --jobs 1 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(p), 0) << out;
+                    " --progress none --jobs 1";
+  CommandResult r = testing::Shell(cmd);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string out = r.out;
   EXPECT_NE(out.find("merged 3 rank databases"), std::string::npos) << out;
   for (int rank = 1; rank < 4; ++rank) {
     struct stat st;
@@ -115,11 +112,9 @@ TEST(FleetScan, MpirunFourRanksIntoSqliteEqualsOneProcess) {
 
   // The same job again: every rank finds every run in --db (rank 0 writes
   // there; the others read it beside their own files), so nothing is scanned.
-  p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  out.clear();
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(p), 0) << out;
+  r = testing::Shell(cmd);
+  ASSERT_EQ(r.status, 0) << r.out;
+  out = r.out;
   size_t ranks_idle = 0;
   for (size_t at = 0; (at = out.find("scanned 0, skipped ", at)) != std::string::npos; ++at)
     ++ranks_idle;
@@ -137,13 +132,10 @@ TEST(FleetScan, MpirunFourRanksIntoPostgresEqualsOneProcess) {
   if (!server) GTEST_SKIP() << "no PostgreSQL server: " << why;
   const std::string url = server->NewDatabase();
   std::string cmd = Mpirun() + TRACEHOUND_BINARY + " scan " + FleetDir() + " --db " + url +
-                    " --progress none --jobs 1 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(p), 0) << out;
+                    " --progress none --jobs 1";
+  CommandResult r = testing::Shell(cmd);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string out = r.out;
   EXPECT_EQ(Dump(url), Reference());
 }
 

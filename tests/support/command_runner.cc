@@ -7,8 +7,8 @@
 
 namespace th::testing {
 
-CommandResult Tracehound(const std::string& args, const std::string& env) {
-  std::string cmd = env + " " + std::string(TRACEHOUND_BINARY) + " " + args + " 2>&1";
+CommandResult Shell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   CommandResult r;
   if (!p) return r;
@@ -18,6 +18,10 @@ CommandResult Tracehound(const std::string& args, const std::string& env) {
   int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+CommandResult Tracehound(const std::string& args, const std::string& env) {
+  return Shell(env + " " + std::string(TRACEHOUND_BINARY) + " " + args);
 }
 
 }  // namespace th::testing

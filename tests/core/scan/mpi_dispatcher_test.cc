@@ -6,9 +6,7 @@
 // tests/cli/fleet_scan_test.cc.)
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <map>
 #include <regex>
@@ -16,6 +14,7 @@
 
 #include "core/scan/database_merge.h"
 #include "tests/core/scan/results_fixture.h"
+#include "tests/support/command_runner.h"
 #include "tests/support/postgres_server.h"
 #include "tests/support/test_files.h"
 
@@ -24,22 +23,7 @@ namespace {
 
 constexpr size_t kRuns = 200;
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-Result Shell(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  Result r;
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using th::testing::Shell;
 
 std::string Mpirun(int np) {
   return std::string(TRACEHOUND_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
@@ -112,7 +96,8 @@ class MpiTest : public ::testing::Test {
 TEST_F(MpiTest, FourRanksOverSqliteGiveTheContentOfOneProcess) {
   const std::string dir = th::testing::TempDir();
   const std::string url = "sqlite:" + dir + "/mpi.db";
-  Result r = Shell(Mpirun(4) + TRACEHOUND_PROBE + " " + std::to_string(kRuns) + " " + url);
+  th::testing::CommandResult r =
+      Shell(Mpirun(4) + TRACEHOUND_PROBE + " " + std::to_string(kRuns) + " " + url);
   ASSERT_EQ(r.status, 0) << r.out;
   auto took = Took(r.out);
   ASSERT_EQ(took.size(), 4u) << r.out;
@@ -128,7 +113,8 @@ TEST_F(MpiTest, FourRanksOverSqliteGiveTheContentOfOneProcess) {
 
 TEST_F(MpiTest, RankZeroCanOnlyServe) {
   const std::string url = "sqlite:" + th::testing::TempDir() + "/serve.db";
-  Result r = Shell(Mpirun(3) + TRACEHOUND_PROBE + " 40 " + url + " --serve-only");
+  th::testing::CommandResult r =
+      Shell(Mpirun(3) + TRACEHOUND_PROBE + " 40 " + url + " --serve-only");
   ASSERT_EQ(r.status, 0) << r.out;
   auto took = Took(r.out);
   ASSERT_EQ(took.size(), 3u) << r.out;
@@ -141,7 +127,8 @@ TEST_F(MpiTest, FourRanksIntoPostgres) {
   auto* server = th::testing::PostgresServer::Shared(&why);
   if (!server) GTEST_SKIP() << "no PostgreSQL server: " << why;
   const std::string url = server->NewDatabase();
-  Result r = Shell(Mpirun(4) + TRACEHOUND_PROBE + " " + std::to_string(kRuns) + " " + url);
+  th::testing::CommandResult r =
+      Shell(Mpirun(4) + TRACEHOUND_PROBE + " " + std::to_string(kRuns) + " " + url);
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectEachRunOnce(Took(r.out), kRuns);
   EXPECT_EQ(Dump(url), Reference());
@@ -149,7 +136,8 @@ TEST_F(MpiTest, FourRanksIntoPostgres) {
 
 TEST_F(MpiTest, RanksThatDiscoverDifferentRunsAreRefused) {
   const std::string url = "sqlite:" + th::testing::TempDir() + "/skew.db";
-  Result r = Shell(Mpirun(2) + TRACEHOUND_PROBE + " 10 " + url + " --count-skew");
+  th::testing::CommandResult r =
+      Shell(Mpirun(2) + TRACEHOUND_PROBE + " 10 " + url + " --count-skew");
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("every rank must see the same inputs"), std::string::npos) << r.out;
 }
@@ -165,8 +153,8 @@ TEST(Shards, FourShardsThenMergeGiveTheContentOfOneProcess) {
       shard = " --shard auto";
       env = "SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4 ";
     }
-    Result r = Shell(env + TRACEHOUND_PROBE + " " + std::to_string(kRuns) + " 'sqlite:" + dir +
-                     "/shard{shard}.db'" + shard);
+    th::testing::CommandResult r = Shell(env + TRACEHOUND_PROBE + " " + std::to_string(kRuns) +
+                                         " 'sqlite:" + dir + "/shard{shard}.db'" + shard);
     ASSERT_EQ(r.status, 0) << r.out;
     for (auto& [label, v] : Took(r.out)) {
       EXPECT_NE(label.find("shard " + std::to_string(s) + "/4"), std::string::npos) << label;
@@ -189,7 +177,7 @@ TEST(Shards, FourShardsThenMergeGiveTheContentOfOneProcess) {
 }
 
 TEST(Shards, WithoutMpirunOneProcessTakesEveryRun) {
-  Result r =
+  th::testing::CommandResult r =
       Shell(std::string(TRACEHOUND_PROBE) + " 25 sqlite:" + th::testing::TempDir() + "/local.db");
   ASSERT_EQ(r.status, 0) << r.out;
   auto took = Took(r.out);
