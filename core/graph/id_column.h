@@ -2,6 +2,8 @@
 // stored in 4 bytes per event. Profilers hand these out from 32-bit counters,
 // so nearly every value fits; the rare one that does not is kept in a side
 // list. Read with operator[] (by value); kNoValue means "absent".
+// Stored as value + 1 with 0 for "absent", so a column of absent ids is
+// zero pages that cost nothing (PodColumn::grow_zeroed).
 #pragma once
 
 #include <algorithm>
@@ -18,8 +20,8 @@ class IdColumn {
   static constexpr int64_t kAbsent = INT64_MIN;  // == kNoValue
 
   int64_t operator[](size_t i) const {
-    uint32_t v = narrow_[i];
-    if (v < kWide) return v;
+    const uint32_t v = narrow_[i];
+    if (v - 1u < kWide - 1u) return v - 1u;  // 1 .. kWide - 1: a narrow value
     if (v == kNone) return kAbsent;
     auto it = std::lower_bound(wide_.begin(), wide_.end(),
                                std::make_pair(static_cast<uint64_t>(i), INT64_MIN));
@@ -28,8 +30,8 @@ class IdColumn {
   void push_back(int64_t v) {
     if (v == kAbsent) {
       narrow_.push_back(kNone);
-    } else if (v >= 0 && v < kWide) {
-      narrow_.push_back(static_cast<uint32_t>(v));
+    } else if (Narrow(v)) {
+      narrow_.push_back(static_cast<uint32_t>(v) + 1u);
     } else {
       wide_.emplace_back(narrow_.size(), v);
       narrow_.push_back(kWide);
@@ -43,32 +45,32 @@ class IdColumn {
       int64_t v = map(i, other[i]);
       if (v == kAbsent) {
         narrow_.push_back(kNone);
-      } else if (v >= 0 && v < kWide) {
-        narrow_.push_back(static_cast<uint32_t>(v));
+      } else if (Narrow(v)) {
+        narrow_.push_back(static_cast<uint32_t>(v) + 1u);
       } else {
         wide_.emplace_back(base + i, v);
         narrow_.push_back(kWide);
       }
     }
   }
-  // Appends values[0, n) (as push_back would, in one pass).
+  // Appends values[0, n) (as push_back would, in one pass). Absent values
+  // are not written: runs of them stay untouched zero pages.
   void AppendValues(const int64_t* values, size_t n) {
     const size_t base = narrow_.size();
-    uint32_t* out = narrow_.grow_uninitialized(n);
+    uint32_t* out = narrow_.grow_zeroed(n);
     for (size_t i = 0; i < n; ++i) {
       const int64_t v = values[i];
-      if (v >= 0 && v < kWide) {
-        out[i] = static_cast<uint32_t>(v);
-      } else if (v == kAbsent) {
-        out[i] = kNone;
+      if (v == kAbsent) continue;
+      if (Narrow(v)) {
+        out[i] = static_cast<uint32_t>(v) + 1u;
       } else {
         wide_.emplace_back(base + i, v);
         out[i] = kWide;
       }
     }
   }
-  // Appends n absent values.
-  void AppendAbsent(size_t n) { std::fill_n(narrow_.grow_uninitialized(n), n, kNone); }
+  // Appends n absent values (untouched zero pages in a big column).
+  void AppendAbsent(size_t n) { narrow_.grow_zeroed(n); }
   void reserve(size_t n) { narrow_.reserve(n); }
   void Append(const IdColumn& other) {
     size_t base = narrow_.size();
@@ -83,8 +85,10 @@ class IdColumn {
   }
 
  private:
-  static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  static constexpr uint32_t kWide = 0xFFFFFFFEu;
+  static constexpr uint32_t kNone = 0;            // absent
+  static constexpr uint32_t kWide = 0xFFFFFFFFu;  // the value is in wide_
+  // Values stored in 4 bytes: 0 .. kWide - 2 (as value + 1).
+  static bool Narrow(int64_t v) { return v >= 0 && v < int64_t{kWide} - 1; }
   PodColumn<uint32_t> narrow_;
   std::vector<std::pair<uint64_t, int64_t>> wide_;  // (row, value), rows ascending
 };

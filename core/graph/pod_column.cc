@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <new>
 
 namespace th {
 
@@ -24,6 +25,27 @@ void PopulateForWrite(void* begin, void* end) {
   (void)begin;
   (void)end;
 #endif
+}
+
+size_t PageRoundUp(size_t bytes) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) & ~(page - 1);
+}
+
+void* MapZeroedBlock(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+void* RemapBlock(void* block, size_t old_bytes, size_t new_bytes) {
+  void* p = mremap(block, old_bytes, new_bytes, MREMAP_MAYMOVE);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+void UnmapBlock(void* block, size_t bytes) {
+  if (block) munmap(block, bytes);
 }
 
 }  // namespace th

@@ -1,6 +1,10 @@
-// PodColumn<T>: a growable array of trivially copyable values backed by
-// malloc/realloc. Large blocks grow with mremap (no copy, no doubled resident
-// memory), which keeps the event graph's peak close to its final size.
+// PodColumn<T>: a growable array of trivially copyable values. Small blocks
+// live on the malloc heap; blocks of kMappedBlockBytes or more are anonymous
+// mappings of their own, grown with mremap (no copy, no doubled resident
+// memory), which keeps the event graph's peak close to its final size. A
+// mapping's pages that were never written are zero and cost no memory, which
+// grow_zeroed relies on: a column of mostly-zero values costs only the pages
+// that hold a non-zero one.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +22,18 @@ namespace th {
 // kernel lacks it. Only whole pages inside the range are touched.
 void PopulateForWrite(void* begin, void* end);
 
+// Blocks at least this big are mappings of their own (see PodColumn).
+inline constexpr size_t kMappedBlockBytes = size_t{1} << 20;
+// A fresh zero-filled mapping of `bytes` (a multiple of the page size); throws
+// std::bad_alloc when the kernel refuses.
+void* MapZeroedBlock(size_t bytes);
+// Grows or shrinks a mapping from MapZeroedBlock, maybe moving it; bytes past
+// the old size are zero. Throws std::bad_alloc.
+void* RemapBlock(void* block, size_t old_bytes, size_t new_bytes);
+void UnmapBlock(void* block, size_t bytes);
+// `bytes` rounded up to whole pages.
+size_t PageRoundUp(size_t bytes);
+
 template <typename T>
 class PodColumn {
   static_assert(std::is_trivially_copyable_v<T>);
@@ -34,7 +50,7 @@ class PodColumn {
     }
     return *this;
   }
-  ~PodColumn() { std::free(data_); }
+  ~PodColumn() { Release(); }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -55,6 +71,7 @@ class PodColumn {
     if (size_ == capacity_) Grow(size_ + 1);
     if (size_ >= populated_) PopulateAhead(size_ + 1);
     data_[size_++] = v;
+    Written();
   }
   void reserve(size_t n) {
     if (n > capacity_) Reallocate(n);
@@ -63,6 +80,7 @@ class PodColumn {
     reserve(n);
     for (size_t i = size_; i < n; ++i) data_[i] = fill;
     size_ = n;
+    Written();
   }
   // Grows to n values leaving the new ones unwritten (the caller fills them).
   T* grow_uninitialized(size_t n) {
@@ -70,18 +88,37 @@ class PodColumn {
     if (size_ + n > capacity_) Grow(size_ + n);
     if (size_ + n > populated_) PopulateAhead(size_ + n);
     size_ += n;
+    Written();
     return data_ + old;
   }
-  // Replaces the values with n all-zero-bytes values. The memory comes from
-  // calloc: a big block is a fresh mapping that is not touched here, so
-  // pages that are only ever read cost neither zeroing nor memory.
+  // Grows by n all-zero-bytes values. In a mapped block the part never
+  // written before is left untouched (it reads as zero at no cost), so a
+  // caller that then writes only its non-zero values pays only for the pages
+  // that hold one.
+  T* grow_zeroed(size_t n) {
+    const size_t old = size_;
+    if (size_ + n > capacity_) Grow(size_ + n);
+    const size_t dirty_end = mapped_ ? std::min(zero_from_, old + n) : old + n;
+    if (dirty_end > old)
+      std::memset(static_cast<void*>(data_ + old), 0, (dirty_end - old) * sizeof(T));
+    size_ += n;
+    populated_ = std::max(populated_, size_);  // nothing to fill ahead for these
+    Written();
+    return data_ + old;
+  }
+  // Cuts back to n values when the caller has left the values past n as
+  // grow_zeroed made them (all zero): they stay known-zero for the next
+  // grow_zeroed. Precondition: n <= size() and values [n, size()) are zero.
+  void shrink_zeroed(size_t n) {
+    if (zero_from_ <= size_) zero_from_ = n;
+    size_ = n;
+  }
+  // Replaces the values with n all-zero-bytes values (grow_zeroed on an
+  // empty column: a big one is a fresh mapping, untouched here).
   void assign_zeros(size_t n) {
     Clear();
-    if (n == 0) return;
-    void* p = std::calloc(n, sizeof(T));
-    if (!p) throw std::bad_alloc();
-    data_ = static_cast<T*>(p);
-    size_ = capacity_ = populated_ = n;
+    reserve(n);
+    grow_zeroed(n);
   }
   // Appends n values copied from src.
   void append(const T* src, size_t n) {
@@ -89,6 +126,7 @@ class PodColumn {
     if (size_ + n > populated_) PopulateAhead(size_ + n);
     if (n) std::memcpy(static_cast<void*>(data_ + size_), src, n * sizeof(T));
     size_ += n;
+    Written();
   }
   void shrink_to_fit() {
     if (capacity_ > size_) Reallocate(size_);
@@ -96,9 +134,10 @@ class PodColumn {
   // Drops the values, keeps the memory (for buffers reused across chunks).
   void clear() { size_ = 0; }
   void Clear() {
-    std::free(data_);
+    Release();
     data_ = nullptr;
-    size_ = capacity_ = populated_ = 0;
+    size_ = capacity_ = populated_ = zero_from_ = map_bytes_ = 0;
+    mapped_ = false;
   }
 
  private:
@@ -107,7 +146,19 @@ class PodColumn {
     std::swap(size_, o.size_);
     std::swap(capacity_, o.capacity_);
     std::swap(populated_, o.populated_);
+    std::swap(zero_from_, o.zero_from_);
+    std::swap(map_bytes_, o.map_bytes_);
+    std::swap(mapped_, o.mapped_);
   }
+  void Release() {
+    if (mapped_) {
+      UnmapBlock(data_, map_bytes_);
+    } else {
+      std::free(data_);
+    }
+  }
+  // Values [0, size_) may have been written through data().
+  void Written() { zero_from_ = std::max(zero_from_, size_); }
   // Keeps the page tables of big columns filled a step ahead of the writes.
   void PopulateAhead(size_t need) {
     constexpr size_t kStep = (size_t{1} << 20) / sizeof(T);
@@ -129,16 +180,52 @@ class PodColumn {
       Clear();
       return;
     }
-    void* p = std::realloc(static_cast<void*>(data_), cap * sizeof(T));
-    if (!p) throw std::bad_alloc();
+    if (cap * sizeof(T) >= kMappedBlockBytes) {
+      const size_t bytes = PageRoundUp(cap * sizeof(T));
+      if (mapped_) {
+        data_ = static_cast<T*>(RemapBlock(data_, map_bytes_, bytes));
+      } else {
+        void* p = MapZeroedBlock(bytes);
+        if (size_) std::memcpy(p, static_cast<const void*>(data_), size_ * sizeof(T));
+        std::free(data_);
+        data_ = static_cast<T*>(p);
+        zero_from_ = size_;
+        populated_ = size_;
+        mapped_ = true;
+      }
+      map_bytes_ = bytes;
+      capacity_ = bytes / sizeof(T);
+      populated_ = std::min(populated_, capacity_);
+      zero_from_ = std::min(zero_from_, capacity_);
+      return;
+    }
+    void* p;
+    if (mapped_) {
+      p = std::malloc(cap * sizeof(T));
+      if (!p) throw std::bad_alloc();
+      std::memcpy(p, static_cast<const void*>(data_), std::min(size_, cap) * sizeof(T));
+      UnmapBlock(data_, map_bytes_);
+      mapped_ = false;
+      map_bytes_ = 0;
+    } else {
+      p = std::realloc(static_cast<void*>(data_), cap * sizeof(T));
+      if (!p) throw std::bad_alloc();
+    }
     data_ = static_cast<T*>(p);
     capacity_ = cap;
+    size_ = std::min(size_, cap);
+    populated_ = std::min(populated_, cap);
   }
 
   T* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
   size_t populated_ = 0;  // elements whose pages are known to be mapped
+  // Mapped blocks: values at or past zero_from_ have never been written (or
+  // were left zero, see shrink_zeroed), so they are zero.
+  size_t zero_from_ = 0;
+  size_t map_bytes_ = 0;  // length of the mapping when mapped_
+  bool mapped_ = false;
 };
 
 }  // namespace th

@@ -20,6 +20,8 @@ namespace th::xspace {
 
 namespace {
 
+static_assert(kEmptyString == 0, "absent labels are left as zero pages (LineEvents)");
+
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Nearest ns of a picosecond value; `rounded` counts values with sub-ns digits.
@@ -313,11 +315,13 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   XlaLabelTable& x = chunk_.xla_labels;
   const size_t x_first = x.size();
   EventId* x_event = x.event.grow_uninitialized(n);
-  StringId* x_hlo_op = x.hlo_op.grow_uninitialized(n);
-  StringId* x_hlo_module = x.hlo_module.grow_uninitialized(n);
+  // Label strings are often absent (kEmptyString): only the others are
+  // written, so columns of them stay untouched zero pages.
+  StringId* x_hlo_op = x.hlo_op.grow_zeroed(n);
+  StringId* x_hlo_module = x.hlo_module.grow_zeroed(n);
   int64_t* x_program_id = x.program_id.grow_uninitialized(n);
-  StringId* x_op_name = x.op_name.grow_uninitialized(n);
-  StringId* x_source = x.source.grow_uninitialized(n);
+  StringId* x_op_name = x.op_name.grow_zeroed(n);
+  StringId* x_source = x.source.grow_zeroed(n);
   int64_t* x_group_id = x.group_id.grow_uninitialized(n);
   static const EventLabels kNoLabels;
   EventLabels labels;
@@ -407,11 +411,11 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     correlations[w] = correlation;
     if (any_label) {
       x_event[xw] = row;
-      x_hlo_op[xw] = plane_tables.Id(lp->hlo_op(), &tables);
-      x_hlo_module[xw] = plane_tables.Id(lp->hlo_module(), &tables);
+      if (StringId id = plane_tables.Id(lp->hlo_op(), &tables)) x_hlo_op[xw] = id;
+      if (StringId id = plane_tables.Id(lp->hlo_module(), &tables)) x_hlo_module[xw] = id;
       x_program_id[xw] = lp->program_id;
-      x_op_name[xw] = plane_tables.Id(lp->op_name(), &tables);
-      x_source[xw] = plane_tables.Id(lp->source(), &tables);
+      if (StringId id = plane_tables.Id(lp->op_name(), &tables)) x_op_name[xw] = id;
+      if (StringId id = plane_tables.Id(lp->source(), &tables)) x_source[xw] = id;
       x_group_id[xw] = lp->group_id;
       ++xw;
     }
@@ -426,7 +430,7 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   std::fill_n(e.cat.grow_uninitialized(w), w, line_cat_);
   std::fill_n(e.track.grow_uninitialized(w), w, track_);
   std::fill_n(e.parent.grow_uninitialized(w), w, kNoRow);
-  std::fill_n(e.depth.grow_uninitialized(w), w, uint16_t{0});
+  e.depth.grow_zeroed(w);  // Nest writes the nested depths
   std::fill_n(e.ph.grow_uninitialized(w), w, 'X');
   e.correlation.AppendValues(correlations, w);
   e.external_id.AppendAbsent(w);
@@ -439,11 +443,11 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     std::fill_n(g.bytes.grow_uninitialized(w), w, int64_t{-1});
   }
   x.event.resize(x_first + xw);
-  x.hlo_op.resize(x_first + xw);
-  x.hlo_module.resize(x_first + xw);
+  x.hlo_op.shrink_zeroed(x_first + xw);
+  x.hlo_module.shrink_zeroed(x_first + xw);
   x.program_id.resize(x_first + xw);
-  x.op_name.resize(x_first + xw);
-  x.source.resize(x_first + xw);
+  x.op_name.shrink_zeroed(x_first + xw);
+  x.source.shrink_zeroed(x_first + xw);
   x.group_id.resize(x_first + xw);
 }
 

@@ -43,6 +43,21 @@ TEST(IdColumn, BulkAppendsMatchPushBack) {
   EXPECT_EQ(bulk.bytes(), one_by_one.bytes());
 }
 
+// Absent ids are stored as zero and left unwritten: a reused column must
+// still read them as absent.
+TEST(IdColumn, AbsentAfterReuseOfTheSameMemory) {
+  const int64_t values[] = {3, kNoValue, 0, 9, kNoValue};
+  for (size_t n : {size_t{50}, size_t{2'000'000}}) {
+    IdColumn c;
+    for (size_t i = 0; i < n; ++i) c.push_back(static_cast<int64_t>(i));
+    c.clear();
+    c.AppendAbsent(n / 2);
+    for (size_t i = 0; i < n / 2; ++i) ASSERT_EQ(c[i], kNoValue) << i;
+    c.AppendValues(values, std::size(values));
+    for (size_t i = 0; i < std::size(values); ++i) EXPECT_EQ(c[n / 2 + i], values[i]) << i;
+  }
+}
+
 TEST(IdIndex, DenseAndSparseAgreeAndFirstWins) {
   // Strides give the dense, ranked and hashed layouts.
   for (int64_t stride : {1, 7, 1000003}) {
