@@ -42,6 +42,7 @@ PlaneTables::PlaneTables(const Plane& plane)
     : plane_(plane),
       md_index_(plane.event_metadata_index),
       stat_index_(plane.stat_metadata_index),
+      hot_(plane.event_metadata.size()),
       md_(plane.event_metadata.size()),
       stat_name_ids_(plane.stat_metadata.size(), kUnsetId) {
   // The label stats by name; the last stat metadata of a name wins.
@@ -86,12 +87,14 @@ PlaneTables::PlaneTables(const Plane& plane)
 void PlaneTables::Fill(uint32_t i) {
   const EventMetadata& m = plane_.event_metadata[i];
   EventInfo& info = md_[i];
+  EventHot& hot = hot_[i];
   info.name = m.display_name.empty() ? m.name : m.display_name;
-  info.device_kind = DeviceKind(info.name);
-  info.memory = info.name == "MemoryAllocation" ? 1 : info.name == "MemoryDeallocation" ? 2 : 0;
+  hot.device_kind = DeviceKind(info.name);
+  hot.memory = info.name == "MemoryAllocation" ? 1 : info.name == "MemoryDeallocation" ? 2 : 0;
   Take(m.stats, &info.labels, info.memo);
-  info.labels_any = info.labels.any();
-  info.ready = true;
+  hot.labels_any = info.labels.any();
+  hot.correlation = info.labels.correlation;
+  hot.ready = true;
 }
 
 }  // namespace th::xspace

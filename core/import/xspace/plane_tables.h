@@ -92,29 +92,36 @@ struct EventLabels {
 
 class PlaneTables {
  public:
-  // What an event metadata implies, filled on first use.
-  struct EventInfo {
+  // What an event metadata implies that every event of it needs, filled on
+  // first use: 16 bytes, so a plane's table stays in cache.
+  struct EventHot {
+    int64_t correlation = kNoValue;  // the metadata's correlation_id stat
+    StringId name_id = kUnsetId;     // of EventInfo::name, interned by the caller
     bool ready = false;
-    bool labels_any = false;                     // labels.any()
+    bool labels_any = false;                     // EventInfo::labels.any()
     uint8_t memory = 0;                          // 1 MemoryAllocation, 2 MemoryDeallocation
     EventKind device_kind = EventKind::kKernel;  // by name on stream / XLA Ops lines
-    std::string_view name;                       // display_name, else name
-    StringId name_id = kUnsetId;
-    EventLabels labels;  // from the metadata's stats
+  };
+  // The rest, for events that carry labels.
+  struct EventInfo {
+    std::string_view name;  // display_name, else name
+    EventLabels labels;     // from the metadata's stats
     StringId memo[5] = {kUnsetId, kUnsetId, kUnsetId, kUnsetId, kUnsetId};
   };
+  static constexpr uint32_t kNoMetadata = DenseIndex::kAbsent;
 
   explicit PlaneTables(const Plane& plane);
 
-  // Metadata of key `id`, or nullptr (unknown id).
-  EventInfo* Find(int64_t id) {
+  // Index of the metadata of key `id` (kNoMetadata: unknown id); its hot part
+  // is filled.
+  uint32_t Find(int64_t id) {
     const uint32_t i = md_index_.Find(id);
-    if (i == DenseIndex::kAbsent) return nullptr;
-    EventInfo& info = md_[i];
-    if (!info.ready) [[unlikely]]
+    if (i != kNoMetadata && !hot_[i].ready) [[unlikely]]
       Fill(i);
-    return &info;
+    return i;
   }
+  EventHot& hot(uint32_t i) { return hot_[i]; }
+  EventInfo& info(uint32_t i) { return md_[i]; }
   // Applies `stats` to `labels` in order; string values read from a metadata's
   // stats remember their ids in `md_memo` (5 slots), others only when they
   // are stat-metadata names (ref values).
@@ -137,6 +144,12 @@ class PlaneTables {
           break;
       }
     }
+  }
+  // Whether any of `stats` is a label (Take would change something).
+  bool AnyLabel(std::span<const Stat> stats) const {
+    for (const Stat& s : stats)
+      if (Slot(s.metadata_id) != kNotLabel) return true;
+    return false;
   }
   // Interned id of a label (memoised).
   StringId Id(const LabelStr& s, kineto::ThreadTables* tables) {
@@ -172,6 +185,7 @@ class PlaneTables {
   const Plane& plane_;
   DenseIndex md_index_;
   DenseIndex stat_index_;
+  std::vector<EventHot> hot_;            // by event_metadata index
   std::vector<EventInfo> md_;            // by event_metadata index
   std::vector<StringId> stat_name_ids_;  // by stat_metadata index
   // Label slot by stat metadata id (StatMetadata::id): a table over

@@ -324,26 +324,37 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   StringId* x_source = x.source.grow_zeroed(n);
   int64_t* x_group_id = x.group_id.grow_uninitialized(n);
   static const EventLabels kNoLabels;
+  // An event whose metadata id is unknown: no name, no labels, a kernel on
+  // device lines.
+  PlaneTables::EventHot no_metadata;
+  no_metadata.name_id = kEmptyString;
+  no_metadata.ready = true;
   EventLabels labels;
   size_t w = 0, xw = 0;
   for (const Event& ev : events) {
     if (ev.has_num_occurrences) continue;  // aggregated counts, not timed events
-    PlaneTables::EventInfo* md = plane_tables.Find(ev.metadata_id);
-    StringId name_id = kEmptyString;
-    if (md) {
-      if (md->name_id == kUnsetId) md->name_id = tables.Intern(md->name);
-      name_id = md->name_id;
-    }
+    const uint32_t mi = plane_tables.Find(ev.metadata_id);
+    const bool known = mi != PlaneTables::kNoMetadata;
+    PlaneTables::EventHot& hot = known ? plane_tables.hot(mi) : no_metadata;
+    if (hot.name_id == kUnsetId) hot.name_id = tables.Intern(plane_tables.info(mi).name);
+    const StringId name_id = hot.name_id;
     // The metadata's labels as they are, or a copy the event's own stats
     // (and, on XLA Ops lines, the op and module names) change.
-    const EventLabels* lp = md ? &md->labels : &kNoLabels;
-    bool any_label = md && md->labels_any;
-    if (ev.stats_count || device_ops) {
+    PlaneTables::EventInfo* md = nullptr;
+    const EventLabels* lp = &kNoLabels;
+    bool any_label = hot.labels_any;
+    int64_t correlation = hot.correlation;
+    if (ev.stats_count || device_ops || any_label) {  // (the labels are needed)
+      md = known ? &plane_tables.info(mi) : nullptr;
+      if (md) lp = &md->labels;
+    }
+    const bool own_labels = ev.stats_count && plane_tables.AnyLabel(plane.StatsOf(ev));
+    if (own_labels || device_ops) {
       labels = *lp;
       lp = &labels;
-      if (ev.stats_count) plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
+      if (own_labels) plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
       if (device_ops) {  // TPU: the op is its own label
-        if (labels.hlo_op().v.empty() && md) labels.hlo_op() = {md->name, &md->name_id};
+        if (labels.hlo_op().v.empty() && md) labels.hlo_op() = {md->name, &hot.name_id};
         if (labels.hlo_module().v.empty() && labels.program_id != kNoValue) {
           if (!last_module_ || last_fingerprint_ != labels.program_id) {
             auto it = module_by_fingerprint_.find(labels.program_id);
@@ -354,18 +365,18 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
         }
       }
       any_label = labels.any();
+      correlation = labels.correlation;
     }
     EventKind kind = plain_kind;
     if (gpu_line) {
-      kind = copy_kind != EventKind::kOther ? copy_kind : md ? md->device_kind : EventKind::kKernel;
+      kind = copy_kind != EventKind::kOther ? copy_kind : hot.device_kind;
     }
-    const int64_t correlation = lp->correlation;
     // A host event with a correlation id is the API call that launched GPU work.
     if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
     const auto row = static_cast<EventId>(first + w);
     uint32_t args_row = kNoRow;
-    if (!device && md && md->memory) [[unlikely]] {
-      const bool allocation = md->memory == 1;
+    if (!device && hot.memory) [[unlikely]] {
+      const bool allocation = hot.memory == 1;
       kind = EventKind::kMemory;
       MemoryArgsTable& m = chunk_.memory_args;
       args_row = static_cast<uint32_t>(m.size());
