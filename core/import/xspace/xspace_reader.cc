@@ -13,6 +13,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/import/xspace/varint_gather.h"
 #include "core/import/xspace/wire_reader.h"
 
 namespace th::xspace {
@@ -59,15 +60,6 @@ bool StatIdFits(uint64_t v) {
     }
   }
   return nullptr;
-}
-
-// The 7-bit groups of 8 varint bytes (continuation bits cleared) gathered
-// into 56 bits with three shifts.
-[[gnu::always_inline]] inline uint64_t Gather7(uint64_t x) {
-  x &= 0x7F7F7F7F7F7F7F7Full;
-  x = ((x & 0x7F007F007F007F00ull) >> 1) | (x & 0x007F007F007F007Full);
-  x = ((x & 0x3FFF00003FFF0000ull) >> 2) | (x & 0x00003FFF00003FFFull);
-  return ((x & 0x0FFFFFFF00000000ull) >> 4) | (x & 0x000000000FFFFFFFull);
 }
 
 // The same, where 8 bytes at p can be loaded (they may run past `end` but not
