@@ -1,6 +1,10 @@
 #include "core/import/xspace/derived_lines.h"
 
 #include <algorithm>
+#include <climits>
+#include <map>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace th::xspace {
@@ -15,20 +19,41 @@ struct Labelled {
   uint32_t label;  // row in chunk->xla_labels
 };
 
-}  // namespace
-
-int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, int32_t device,
-                              const StringPool& strings, kineto::ThreadTables* tables,
-                              kineto::ParsedChunk* chunk) {
-  const XlaLabelTable& x = chunk->xla_labels;
-  EventColumns& e = chunk->events;
-  std::vector<Labelled> rows;
+// The labelled GPU rows of each of `devices` (same order), in row order.
+std::vector<std::vector<Labelled>> LabelledRowsByDevice(const std::vector<int32_t>& devices,
+                                                        const kineto::ParsedChunk& chunk) {
+  const XlaLabelTable& x = chunk.xla_labels;
+  const EventColumns& e = chunk.events;
+  std::unordered_map<int32_t, size_t> slot;
+  for (size_t i = 0; i < devices.size(); ++i) slot.emplace(devices[i], i);
+  std::vector<std::vector<Labelled>> rows(devices.size());
+  int32_t last_device = INT32_MIN;
+  std::vector<Labelled>* last = nullptr;
   for (uint32_t l = 0; l < x.size(); ++l) {
     EventId ev = x.event[l];
     uint32_t g = e.args_row[ev];
-    if (!IsGpuActivity(e.kind[ev]) || g == kNoRow || chunk->gpu_args.device[g] != device) continue;
-    rows.push_back({e.ts[ev], e.ts[ev] + e.dur[ev], l});
+    if (!IsGpuActivity(e.kind[ev]) || g == kNoRow) continue;
+    const int32_t device = chunk.gpu_args.device[g];
+    if (device != last_device || !last) {
+      auto it = slot.find(device);
+      last = it == slot.end() ? nullptr : &rows[it->second];
+      last_device = device;
+      if (!last) continue;
+    }
+    last->push_back({e.ts[ev], e.ts[ev] + e.dur[ev], l});
   }
+  for (size_t i = 0; i < devices.size(); ++i) {  // a device listed twice gets its rows twice
+    const size_t first = slot[devices[i]];
+    if (first != i) rows[i] = rows[first];
+  }
+  return rows;
+}
+
+int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
+                           std::vector<Labelled> rows, const StringPool& strings,
+                           kineto::ThreadTables* tables, kineto::ParsedChunk* chunk) {
+  const XlaLabelTable& x = chunk->xla_labels;
+  EventColumns& e = chunk->events;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
   const StringId derived_cat = tables->Intern("derived");
@@ -58,7 +83,7 @@ int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, i
       }
       e.ts.push_back(begin);
       e.dur.push_back(end - begin);
-      e.name.push_back(tables->Intern(name(rows[i].label)));
+      e.name.push_back(name(rows[i].label));
       e.cat.push_back(derived_cat);
       e.track.push_back(track);
       e.parent.push_back(kNoRow);
@@ -74,13 +99,22 @@ int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, i
     }
   };
   auto text = [&](StringId s) { return strings.Get(s); };
+  // Names interned once per distinct key (interning the same text again
+  // gives the same id, so the ids are those of interning every event's).
+  std::unordered_map<int64_t, StringId> step_names;
+  std::map<std::pair<int64_t, StringId>, StringId> module_names;
+  std::unordered_map<StringId, StringId> op_names;
   using Key = std::pair<bool, std::pair<int64_t, std::pair<StringId, StringId>>>;
   derive(
       kStepLine, "Steps",
       [&](uint32_t l) {
         return Key{x.group_id[l] != kNoValue, {x.group_id[l], {kEmptyString, kEmptyString}}};
       },
-      [&](uint32_t l) { return std::to_string(x.group_id[l]); });
+      [&](uint32_t l) {
+        auto [it, added] = step_names.try_emplace(x.group_id[l], kEmptyString);
+        if (added) it->second = tables->Intern(std::to_string(x.group_id[l]));
+        return it->second;
+      });
   derive(
       kModuleLine, "XLA Modules",
       [&](uint32_t l) {
@@ -88,16 +122,47 @@ int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, i
         return Key{any, {x.program_id[l], {x.hlo_module[l], kEmptyString}}};
       },
       [&](uint32_t l) {
-        std::string n(text(x.hlo_module[l]));
-        if (x.program_id[l] != kNoValue) n += "(" + std::to_string(x.program_id[l]) + ")";
-        return n;
+        auto [it, added] =
+            module_names.try_emplace({x.program_id[l], x.hlo_module[l]}, kEmptyString);
+        if (added) {
+          std::string n(text(x.hlo_module[l]));
+          if (x.program_id[l] != kNoValue) n += "(" + std::to_string(x.program_id[l]) + ")";
+          it->second = tables->Intern(n);
+        }
+        return it->second;
       });
   derive(
       kOpLine, "XLA Ops",
       [&](uint32_t l) {
         return Key{x.hlo_op[l] != kEmptyString, {x.program_id[l], {x.hlo_module[l], x.hlo_op[l]}}};
       },
-      [&](uint32_t l) { return std::string(text(x.hlo_op[l])); });
+      [&](uint32_t l) {
+        auto [it, added] = op_names.try_emplace(x.hlo_op[l], kEmptyString);
+        if (added) it->second = tables->Intern(std::string(text(x.hlo_op[l])));
+        return it->second;
+      });
+  return appended;
+}
+
+}  // namespace
+
+int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, int32_t device,
+                              const StringPool& strings, kineto::ThreadTables* tables,
+                              kineto::ParsedChunk* chunk) {
+  auto rows = LabelledRowsByDevice({device}, *chunk);
+  return AppendDerivedLines(plane_id, plane_name, std::move(rows[0]), strings, tables, chunk);
+}
+
+int64_t AppendDerivedXlaLines(const std::vector<std::pair<int64_t, std::string>>& gpu_planes,
+                              const StringPool& strings, kineto::ThreadTables* tables,
+                              kineto::ParsedChunk* chunk) {
+  std::vector<int32_t> devices;
+  for (const auto& [id, name] : gpu_planes) devices.push_back(static_cast<int32_t>(id));
+  auto rows = LabelledRowsByDevice(devices, *chunk);
+  int64_t appended = 0;
+  for (size_t i = 0; i < gpu_planes.size(); ++i)
+    appended += AppendDerivedLines(gpu_planes[i].first, gpu_planes[i].second, std::move(rows[i]),
+                                   strings, tables, chunk);
   return appended;
 }
 

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/graph/string_pool.h"
 #include "core/import/kineto/parsed_chunk.h"
@@ -24,6 +26,11 @@ namespace th::xspace {
 // `device` selects the GPU rows of one device plane named `plane_name`.
 // Returns the number of derived events appended.
 int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, int32_t device,
+                              const StringPool& strings, kineto::ThreadTables* tables,
+                              kineto::ParsedChunk* chunk);
+// The same for each of `gpu_planes` ({plane id = device, name}) in order, with
+// one pass over the labels for all of them.
+int64_t AppendDerivedXlaLines(const std::vector<std::pair<int64_t, std::string>>& gpu_planes,
                               const StringPool& strings, kineto::ThreadTables* tables,
                               kineto::ParsedChunk* chunk);
 

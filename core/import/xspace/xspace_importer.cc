@@ -497,10 +497,8 @@ void Converter::Finish() {
   if (profile_start_ns_ > 0 && max_line_timestamp_ < 1'000'000'000'000'000'000LL)
     trace->info.base_time_ns = profile_start_ns_;
   // GPU captures hold only stream lines: derive Steps / XLA Modules / XLA Ops.
-  int64_t derived = 0;
-  for (const auto& [id, name] : gpu_planes_)
-    derived += AppendDerivedXlaLines(id, name, static_cast<int32_t>(id), trace->graph.strings,
-                                     &tables_, &chunk_);
+  const int64_t derived =
+      AppendDerivedXlaLines(gpu_planes_, trace->graph.strings, &tables_, &chunk_);
   trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
                    Severity::kInfo, derived);
   builder_.Append(std::move(chunk_));
