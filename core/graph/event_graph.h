@@ -42,8 +42,10 @@ struct EventColumns {
   PodColumn<StringId> cat;  // exact category string
   PodColumn<TrackId> track;
   PodColumn<EventId> parent;  // enclosing slice on the same track, kNoRow at top
-  PodColumn<uint16_t> depth;  // nesting depth on the track (0 = top)
-  PodColumn<char> ph;         // phase character as written ('\0' when missing)
+  // Nesting depth on the track (0 = top). 0 from the importer; Nest writes the
+  // nested depths (non-zero) only.
+  PodColumn<uint16_t> depth;
+  PodColumn<char> ph;  // phase character as written ('\0' when missing)
   PodColumn<EventKind> kind;
   PodColumn<uint8_t> flags;      // EventFlag bits
   IdColumn correlation;          // args.correlation, or a flow's id; kNoValue if none

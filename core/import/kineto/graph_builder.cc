@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cstring>
+#include <numeric>
 #include <string>
 
 #include "core/import/kineto/xprof_json.h"
@@ -140,7 +142,15 @@ void GraphBuilder::PairBeginEnd() {
   EventColumns& e = trace_->graph.events;
   std::unordered_map<TrackId, std::vector<EventId>> open;
   int64_t unmatched_end = 0;
-  for (EventId i = 0; i < e.size(); ++i) {
+  // Rows before the first B or E change nothing (XSpace graphs have none).
+  const size_t n = e.size();
+  size_t start = n;
+  for (char c : {'B', 'E'}) {
+    const void* at = n == 0 ? nullptr : std::memchr(e.ph.data(), c, n);
+    if (at)
+      start = std::min(start, static_cast<size_t>(static_cast<const char*>(at) - e.ph.data()));
+  }
+  for (EventId i = static_cast<EventId>(start); i < n; ++i) {
     char ph = e.ph[i];
     if (ph == 'B') {
       open[e.track[i]].push_back(i);
@@ -162,31 +172,119 @@ void GraphBuilder::PairBeginEnd() {
                     Severity::kDataLoss, unmatched_begin);
 }
 
+void GraphBuilder::Scan() {
+  EventGraph& g = trace_->graph;
+  const EventColumns& e = g.events;
+  const auto n = static_cast<EventId>(e.size());
+  const size_t tracks = g.tracks.size();
+  slices_.assign(tracks, 0);
+  first_slice_.assign(tracks, kNoRow);
+  end_slice_.assign(tracks, 0);
+  const EventKind* kind = e.kind.data();
+  const uint8_t* flags = e.flags.data();
+  const TrackId* track = e.track.data();
+  // A row of the same track and kind as the row before it changes no track kind.
+  TrackId last_track = kNoRow;
+  EventKind last_kind = EventKind::kOther;
+  for (EventId i = 0; i < n;) {
+    const TrackId t = track[i];
+    const EventKind k = kind[i];
+    const bool end_marker = (flags[i] & kFlagEndMarker) != 0;
+    // Rows [i, j): one track, one kind, no E marker (an E marker alone).
+    EventId j = i + 1;
+    if (!end_marker)
+      while (j < n && track[j] == t && kind[j] == k && !(flags[j] & kFlagEndMarker)) ++j;
+    if (t != last_track || k != last_kind) {
+      last_track = t;
+      last_kind = k;
+      const TrackKind now = g.tracks[t].kind;
+      if (IsGpuActivity(k) ? now != TrackKind::kGpuStream : now == TrackKind::kOther)
+        ClassifyTrack(i, t, k);
+    }
+    if (IsSliceKind(k) && !end_marker) {
+      slices_[t] += j - i;
+      if (first_slice_[t] == kNoRow) first_slice_[t] = i;
+      end_slice_[t] = j;
+    } else if (k == EventKind::kFlow) {
+      for (EventId r = i; r < j; ++r) flows_.push_back(r);
+    }
+    if (IsLaunch(k)) {
+      for (EventId r = i; r < j; ++r) {
+        const int64_t corr = e.correlation[r];
+        if (corr == kNoValue) continue;
+        launches_.push_back(r);
+        first_launch_ = std::min(first_launch_, corr);
+      }
+    } else if (IsGpuActivity(k)) {
+      for (EventId r = i; r < j; ++r) {
+        if (e.correlation[r] != kNoValue) {
+          gpu_with_id_.push_back(r);
+        } else if (k != EventKind::kKernel) {
+          ++copies_no_id_;
+        } else {
+          ++kernels_no_id_;
+        }
+      }
+    }
+    i = j;
+  }
+}
+
+void GraphBuilder::ClassifyTrack(EventId i, TrackId track, EventKind k) {
+  EventGraph& g = trace_->graph;
+  Track& t = g.tracks[track];
+  if (IsGpuActivity(k)) {
+    if (t.kind != TrackKind::kGpuStream) {
+      t.kind = TrackKind::kGpuStream;
+      uint32_t row = g.events.args_row[i];
+      int32_t device = row != kNoRow ? g.gpu_args.device[row] : -1;
+      int64_t stream = row != kNoRow ? g.gpu_args.stream[row] : -1;
+      t.device = device >= 0 ? device : static_cast<int32_t>(t.pid);
+      t.stream = stream >= 0 ? stream : t.tid;
+    }
+  } else if (t.kind == TrackKind::kOther &&
+             (k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver ||
+              k == EventKind::kPythonFunction || k == EventKind::kUserAnnotation)) {
+    t.kind = TrackKind::kCpu;
+  }
+}
+
 void GraphBuilder::OrderTracks() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
   const size_t tracks = g.tracks.size();
+  // A track whose slices are exactly the rows [first, end) (XSpace lines) is
+  // ordered by Nest, from its rows; the others are scattered and sorted here.
+  contiguous_.assign(tracks, 0);
+  bool scatter = false;
   std::vector<uint32_t> offsets(tracks + 1, 0);
-  for (EventId i = 0; i < e.size(); ++i)
-    if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker)) ++offsets[e.track[i] + 1];
-  for (size_t t = 0; t < tracks; ++t) offsets[t + 1] += offsets[t];
+  for (size_t t = 0; t < tracks; ++t) {
+    offsets[t + 1] = offsets[t] + slices_[t];
+    if (slices_[t] == 0) continue;
+    contiguous_[t] = end_slice_[t] - first_slice_[t] == slices_[t];
+    scatter |= !contiguous_[t];
+  }
   g.track_order.Clear();
-  g.track_order.grow_uninitialized(offsets[tracks]);  // every slot is written below
-  std::vector<uint32_t> fill(offsets.begin(), offsets.end() - 1);
-  for (EventId i = 0; i < e.size(); ++i)
-    if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker))
-      g.track_order[fill[e.track[i]]++] = i;
-  tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
-    EventId* first = g.track_order.data() + offsets[t];
-    EventId* last = g.track_order.data() + offsets[t + 1];
-    auto before = [&e](EventId a, EventId b) {
-      if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
-      if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
-      return a < b;
-    };
-    // Producers mostly write a thread's events in time order already.
-    if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
-  });
+  g.track_order.grow_uninitialized(offsets[tracks]);  // every slot is written here or in Nest
+  if (scatter) {
+    std::vector<uint32_t> fill(offsets.begin(), offsets.end() - 1);
+    for (EventId i = 0; i < e.size(); ++i) {
+      if (IsSliceKind(e.kind[i]) && !(e.flags[i] & kFlagEndMarker) && !contiguous_[e.track[i]])
+        g.track_order[fill[e.track[i]]++] = i;
+    }
+    tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
+      if (contiguous_[t]) return;
+      EventId* first = g.track_order.data() + offsets[t];
+      EventId* last = g.track_order.data() + offsets[t + 1];
+      auto before = [&e](EventId a, EventId b) {
+        if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
+        if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
+        return a < b;
+      };
+      // Producers mostly write a thread's events in time order already.
+      if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+    });
+  }
   g.track_offsets = std::move(offsets);
 }
 
@@ -196,19 +294,69 @@ void GraphBuilder::Nest() {
   const size_t tracks = g.tracks.size();
   std::vector<int64_t> crossing(tracks, 0);
   tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
-    std::vector<EventId> stack;
-    for (uint32_t k = g.track_offsets[t]; k < g.track_offsets[t + 1]; ++k) {
-      EventId id = g.track_order[k];
-      int64_t ts = e.ts[id];
-      while (!stack.empty() && e.ts[stack.back()] + e.dur[stack.back()] <= ts) stack.pop_back();
-      if (!stack.empty()) {
-        EventId top = stack.back();
-        e.parent[id] = top;
-        if (ts + e.dur[id] > e.ts[top] + e.dur[top]) ++crossing[t];
+    // The open slices: the innermost in registers, the rest in `open`.
+    struct Open {
+      EventId id;
+      int64_t end;
+    };
+    std::vector<Open> open;
+    size_t depth_now = 0;
+    Open top{kNoRow, 0};
+    int64_t crossed = 0;
+    const int64_t* ts = e.ts.data();
+    const int64_t* dur = e.dur.data();
+    EventId* parent = e.parent.data();
+    uint16_t* depth = e.depth.data();
+    // Rows come with parent kNoRow and depth 0 (EventColumns::depth): only
+    // nested rows are written.
+    auto visit = [&](EventId id, int64_t start, int64_t length) {
+      while (depth_now != 0 && top.end <= start) {
+        if (--depth_now != 0) top = open[depth_now - 1];
       }
-      e.depth[id] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
-      if (e.dur[id] > 0) stack.push_back(id);
+      if (depth_now != 0) {
+        parent[id] = top.id;
+        if (start + length > top.end) ++crossed;
+        depth[id] = static_cast<uint16_t>(std::min<size_t>(depth_now, 0xffff));
+      }
+      if (length > 0) {
+        top = {id, start + length};
+        if (depth_now == open.size()) open.resize(2 * depth_now + 16);
+        open[depth_now++] = top;
+      }
+    };
+    EventId* order = g.track_order.data() + g.track_offsets[t];
+    const uint32_t count = g.track_offsets[t + 1] - g.track_offsets[t];
+    if (contiguous_[t]) {
+      // The rows in time order (ts asc, longer first) are their own order:
+      // check, order and nest in one pass over them.
+      const EventId first = first_slice_[t];
+      uint32_t k = 0;
+      for (; k < count; ++k) {
+        const EventId id = first + k;
+        if (k > 0 && (ts[id] < ts[id - 1] || (ts[id] == ts[id - 1] && dur[id] > dur[id - 1])))
+          break;
+        order[k] = id;
+        visit(id, ts[id], dur[id]);
+      }
+      if (k == count) {
+        crossing[t] = crossed;
+        return;
+      }
+      // Not in time order: sort, and nest again. The rows nested so far
+      // (rows [first, first + k)) are nested in the sorted order too (their
+      // enclosing slice comes before them and stays open), so every value
+      // written is written again.
+      depth_now = 0;
+      crossed = 0;
+      std::iota(order + k, order + count, first + k);
+      std::sort(order, order + count, [&e](EventId a, EventId b) {
+        if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
+        if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
+        return a < b;
+      });
     }
+    for (uint32_t k = 0; k < count; ++k) visit(order[k], ts[order[k]], dur[order[k]]);
+    crossing[t] = crossed;
   });
   int64_t total = 0;
   for (int64_t c : crossing) total += c;
@@ -218,37 +366,35 @@ void GraphBuilder::Nest() {
 void GraphBuilder::LinkLaunches() {
   EventGraph& g = trace_->graph;
   const EventColumns& e = g.events;
-  int64_t first_launch = INT64_MAX;
+  const size_t n = e.size();
   launch_of_ = IdIndex::Build([&](auto&& visit) {
-    for (EventId i = 0; i < e.size(); ++i) {
-      if (IsLaunch(e.kind[i]) && e.correlation[i] != kNoValue) {
-        visit(e.correlation[i], i);
-        first_launch = std::min(first_launch, e.correlation[i]);
-      }
-    }
+    for (EventId i : launches_) visit(e.correlation[i], i);
   });
-  launched_.assign(e.size(), false);
-  int64_t before_capture = 0, unlinked = 0, copies_unlinked = 0, no_correlation = 0;
-  for (EventId i = 0; i < e.size(); ++i) {
-    EventKind k = e.kind[i];
-    if (!IsGpuActivity(k)) continue;
-    int64_t corr = e.correlation[i];
-    EventId launch = corr == kNoValue ? kNoRow : launch_of_.Find(corr);
+  launches_.clear();
+  launches_.shrink_to_fit();
+  launched_.clear();
+  // GPU activity without a correlation id joins no launch: Scan counted it.
+  int64_t before_capture = 0, unlinked = 0;
+  int64_t copies_unlinked = copies_no_id_, no_correlation = kernels_no_id_;
+  for (EventId i : gpu_with_id_) {
+    const int64_t corr = e.correlation[i];
+    const EventId launch = launch_of_.Find(corr);
     if (launch != kNoRow) {
       g.edges.src.push_back(launch);
       g.edges.dst.push_back(i);
       g.edges.kind.push_back(EdgeKind::kLaunch);
+      if (launched_.empty()) launched_.assign(n, false);
       launched_[i] = true;
-    } else if (k != EventKind::kKernel) {
+    } else if (e.kind[i] != EventKind::kKernel) {
       ++copies_unlinked;
-    } else if (corr == kNoValue) {
-      ++no_correlation;
-    } else if (corr < first_launch) {
+    } else if (corr < first_launch_) {
       ++before_capture;
     } else {
       ++unlinked;
     }
   }
+  gpu_with_id_.clear();
+  gpu_with_id_.shrink_to_fit();
   trace_->trust.Add("kernel with no launch event: launched before the capture window started",
                     Severity::kInfo, before_capture);
   trace_->trust.Add("kernel with no launch event inside the capture window", Severity::kDataLoss,
@@ -284,11 +430,10 @@ void GraphBuilder::LinkFlows() {
     return kNoRow;
   };
   // Flow ids are unique per category: one index of starts per category.
-  std::vector<EventId> flows;
+  const std::vector<EventId> flows = std::move(flows_);  // from Scan
+  flows_.clear();
   std::vector<StringId> categories;
-  for (EventId i = 0; i < e.size(); ++i) {
-    if (e.kind[i] != EventKind::kFlow) continue;
-    flows.push_back(i);
+  for (EventId i : flows) {
     if (std::find(categories.begin(), categories.end(), e.cat[i]) == categories.end())
       categories.push_back(e.cat[i]);
   }
@@ -338,7 +483,8 @@ void GraphBuilder::LinkFlows() {
         continue;
       }
       bool to_gpu = IsGpuActivity(e.kind[to]);
-      if (to_gpu && launched_[to]) continue;  // already linked by correlation id
+      if (to_gpu && !launched_.empty() && launched_[to])
+        continue;  // already linked by correlation id
       out.src.push_back(from);
       out.dst.push_back(to);
       out.kind.push_back(to_gpu && IsLaunch(e.kind[from]) ? EdgeKind::kLaunch : EdgeKind::kFlow);
@@ -379,7 +525,9 @@ void GraphBuilder::CollectSteps() {
       number[s] = n;
     }
   }
-  for (EventId i = 0; i < e.size(); ++i) {
+  // No step name among the strings: no event to look at.
+  const bool any_step = std::find(is_step.begin(), is_step.end(), 1) != is_step.end();
+  for (EventId i = 0; any_step && i < e.size(); ++i) {
     if (!is_step[e.name[i]] || e.kind[i] == EventKind::kGpuUserAnnotation) continue;
     if (e.kind[i] == EventKind::kMetadata || e.kind[i] == EventKind::kFlow) continue;
     g.steps.push_back({number[e.name[i]], i, e.ts[i], e.dur[i]});
@@ -390,32 +538,8 @@ void GraphBuilder::CollectSteps() {
 
 void GraphBuilder::ClassifyTracks() {
   EventGraph& g = trace_->graph;
-  const EventColumns& e = g.events;
-  // An event of the same track and kind as the one before it changes nothing.
-  TrackId last_track = 0;
-  EventKind last_kind = EventKind::kOther;
-  for (EventId i = 0; i < e.size(); ++i) {
-    EventKind k = e.kind[i];
-    if (i > 0 && e.track[i] == last_track && k == last_kind) continue;
-    last_track = e.track[i];
-    last_kind = k;
-    Track& t = g.tracks[last_track];
-    if (IsGpuActivity(k)) {
-      if (t.kind != TrackKind::kGpuStream) {
-        t.kind = TrackKind::kGpuStream;
-        uint32_t row = e.args_row[i];
-        int32_t device = row != kNoRow ? g.gpu_args.device[row] : -1;
-        int64_t stream = row != kNoRow ? g.gpu_args.stream[row] : -1;
-        t.device = device >= 0 ? device : static_cast<int32_t>(t.pid);
-        t.stream = stream >= 0 ? stream : t.tid;
-      }
-    } else if (t.kind == TrackKind::kOther &&
-               (k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver ||
-                k == EventKind::kPythonFunction || k == EventKind::kUserAnnotation)) {
-      t.kind = TrackKind::kCpu;
-    }
-  }
-  // Names: process names apply to every track of the pid.
+  // Track kinds are set in Scan (ClassifyTrack). Names: process names apply
+  // to every track of the pid.
   std::unordered_map<uint64_t, StringId> process_names;
   auto pid_key = [](const Track& t) {
     return (static_cast<uint64_t>(t.pid) * 1000003u) ^ (static_cast<uint64_t>(t.pid_str) << 40);
@@ -461,6 +585,7 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
               defects_.rounded_time);
   }
   PairBeginEnd();
+  Scan();
   // Time order and nesting per track, and the correlation-id join, touch
   // disjoint state; flows need both.
   tbb::parallel_invoke(

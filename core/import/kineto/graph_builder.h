@@ -29,6 +29,11 @@ class GraphBuilder {
  private:
   void AppendNamesAndDefects(const ParsedChunk& c);
   void PairBeginEnd();
+  // One pass over the events for what the steps below need from every row:
+  // where each track's slices lie, the track kinds (ClassifyTracks), the
+  // launches and flow events, and GPU activity counts.
+  void Scan();
+  void ClassifyTrack(EventId i, TrackId t, EventKind k);
   void OrderTracks();
   void Nest();
   void LinkLaunches();
@@ -41,8 +46,24 @@ class GraphBuilder {
   std::vector<NameRecord> names_;  // global track / string ids
   ChunkDefects defects_;
   int64_t crossing_slices_ = 0;
-  IdIndex launch_of_;           // correlation id -> launch event
-  std::vector<bool> launched_;  // per event: GPU activity linked to its launch
+  IdIndex launch_of_;  // correlation id -> launch event
+  // Per event: GPU activity linked to its launch (empty when none is).
+  std::vector<bool> launched_;
+
+  // From Scan. Per track: its slices (not metadata, flows or E markers), and
+  // the first row and one past the last row that holds one.
+  std::vector<uint32_t> slices_;
+  std::vector<EventId> first_slice_, end_slice_;
+  std::vector<EventId> launches_;  // launches with a correlation id, in row order
+  int64_t first_launch_ = INT64_MAX;
+  std::vector<EventId> flows_;  // flow events, in row order
+  // GPU activity: rows with a correlation id (in row order), and counts of
+  // the copies (memcpy / memset) and kernels without one.
+  std::vector<EventId> gpu_with_id_;
+  int64_t copies_no_id_ = 0, kernels_no_id_ = 0;
+  // From OrderTracks to Nest, per track: whether its slices are the rows
+  // [first_slice_, end_slice_) (contiguous), left for Nest to order.
+  std::vector<uint8_t> contiguous_;
 };
 
 }  // namespace th::kineto
