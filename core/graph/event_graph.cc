@@ -11,8 +11,13 @@ size_t EventColumns::bytes() const {
 }
 
 size_t EventGraph::bytes() const {
-  size_t b = events.bytes() + tracks.size() * sizeof(Track) + track_order.bytes() +
-             track_offsets.size() * sizeof(uint32_t) + steps.size() * sizeof(Step);
+  size_t b = events.bytes() + tracks.size() * sizeof(Track) +
+             track_offsets.size() * sizeof(uint32_t) + track_first_row.size() * sizeof(EventId) +
+             steps.size() * sizeof(Step);
+  for (TrackId t = 0; t + 1 < track_offsets.size(); ++t) {  // the slots written
+    const TrackEventsView v = TrackEvents(t);
+    if (v.order) b += v.count * sizeof(EventId);
+  }
   b += gpu_args.event.bytes() + gpu_args.device.bytes() + gpu_args.stream.bytes() +
        gpu_args.registers.bytes() + gpu_args.shared_mem.bytes() + gpu_args.occupancy.bytes() +
        gpu_args.bytes.bytes();

@@ -162,10 +162,32 @@ struct EventGraph {
   XlaLabelTable xla_labels;
   EdgeTable edges;
   std::vector<Step> steps;
-  // Events of each track in time order (ts asc, longer first): the rows of track
-  // t are track_order[track_offsets[t] .. track_offsets[t+1]).
+  // Events of each track in time order (ts asc, longer first): read them with
+  // TrackEvents(t). Track t has track_offsets[t+1] - track_offsets[t] of them.
+  // When its events are the rows track_first_row[t], +1, ... already in
+  // that order (XSpace lines), its slots track_order[track_offsets[t] ..
+  // track_offsets[t+1]) are left unwritten (zero pages that cost no
+  // memory); otherwise track_first_row[t] is kNoRow and the slots hold the
+  // rows.
   PodColumn<EventId> track_order;
   std::vector<uint32_t> track_offsets;
+  std::vector<EventId> track_first_row;
+
+  // The events of one track in time order: k = 0 .. size() - 1.
+  struct TrackEventsView {
+    const EventId* order = nullptr;  // nullptr: the rows first, first + 1, ...
+    EventId first = 0;
+    uint32_t count = 0;
+    EventId operator[](uint32_t k) const { return order ? order[k] : first + k; }
+    uint32_t size() const { return count; }
+  };
+  TrackEventsView TrackEvents(TrackId t) const {
+    if (t + 1 >= track_offsets.size()) return {};
+    const uint32_t begin = track_offsets[t], count = track_offsets[t + 1] - begin;
+    if (t < track_first_row.size() && track_first_row[t] != kNoRow)
+      return {nullptr, track_first_row[t], count};
+    return {track_order.data() + begin, 0, count};
+  }
 
   // Bytes held by the tables, strings excluded.
   size_t bytes() const;

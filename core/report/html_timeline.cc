@@ -176,10 +176,6 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
   std::vector<Candidate> all;
   for (const RankWindow& w : s.windows) {
     const EventGraph& g = r.traces->traces[w.trace]->graph;
-    auto events_of = [&](TrackId t) {
-      return std::make_pair(g.track_offsets.size() > t + 1 ? g.track_offsets[t] : 0u,
-                            g.track_offsets.size() > t + 1 ? g.track_offsets[t + 1] : 0u);
-    };
     // Host threads that launched work shown in the window.
     std::vector<bool> launcher(g.tracks.size(), false);
     for (size_t i = 0; i < g.edges.size(); ++i) {
@@ -193,9 +189,9 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
     int64_t busiest_n = 0;
     std::vector<int64_t> count(g.tracks.size(), 0);
     for (TrackId t = 0; t < g.tracks.size(); ++t) {
-      auto [b, e] = events_of(t);
-      for (uint32_t k = b; k < e; ++k) {
-        EventId ev = g.track_order[k];
+      const EventGraph::TrackEventsView order = g.TrackEvents(t);
+      for (uint32_t k = 0; k < order.size(); ++k) {
+        EventId ev = order[k];
         if (g.events.ts[ev] >= w.end_ns) break;
         if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) ++count[t];
       }
@@ -226,9 +222,9 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         lane.name = TrackName(g, g.tracks[t]);
         lane.events = count[t];
         uint32_t index = static_cast<uint32_t>(s.lanes.size());
-        auto [b, e] = events_of(t);
-        for (uint32_t k = b; k < e; ++k) {
-          EventId ev = g.track_order[k];
+        const EventGraph::TrackEventsView order = g.TrackEvents(t);
+        for (uint32_t k = 0; k < order.size(); ++k) {
+          EventId ev = order[k];
           if (g.events.ts[ev] >= w.end_ns) break;
           if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) all.push_back({index, ev});
         }

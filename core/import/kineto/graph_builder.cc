@@ -264,8 +264,20 @@ void GraphBuilder::OrderTracks() {
     contiguous_[t] = end_slice_[t] - first_slice_[t] == slices_[t];
     scatter |= !contiguous_[t];
   }
+  // The slots of contiguous tracks are left unwritten unless Nest finds one
+  // out of order (EventGraph::track_first_row): zero pages then.
   g.track_order.Clear();
-  g.track_order.grow_uninitialized(offsets[tracks]);  // every slot is written here or in Nest
+  g.track_first_row.assign(tracks, kNoRow);
+  bool any_contiguous = false;
+  for (size_t t = 0; t < tracks; ++t) {
+    if (contiguous_[t]) g.track_first_row[t] = first_slice_[t];
+    any_contiguous |= contiguous_[t] != 0;
+  }
+  if (any_contiguous) {
+    g.track_order.grow_zeroed(offsets[tracks]);
+  } else {
+    g.track_order.grow_uninitialized(offsets[tracks]);  // every slot is written below
+  }
   if (scatter) {
     std::vector<uint32_t> fill(offsets.begin(), offsets.end() - 1);
     for (EventId i = 0; i < e.size(); ++i) {
@@ -327,28 +339,28 @@ void GraphBuilder::Nest() {
     EventId* order = g.track_order.data() + g.track_offsets[t];
     const uint32_t count = g.track_offsets[t + 1] - g.track_offsets[t];
     if (contiguous_[t]) {
-      // The rows in time order (ts asc, longer first) are their own order:
-      // check, order and nest in one pass over them.
+      // The rows in time order (ts asc, longer first) are their own order
+      // (track_first_row, no slots written): check and nest in one pass.
       const EventId first = first_slice_[t];
       uint32_t k = 0;
       for (; k < count; ++k) {
         const EventId id = first + k;
         if (k > 0 && (ts[id] < ts[id - 1] || (ts[id] == ts[id - 1] && dur[id] > dur[id - 1])))
           break;
-        order[k] = id;
         visit(id, ts[id], dur[id]);
       }
       if (k == count) {
         crossing[t] = crossed;
         return;
       }
-      // Not in time order: sort, and nest again. The rows nested so far
-      // (rows [first, first + k)) are nested in the sorted order too (their
-      // enclosing slice comes before them and stays open), so every value
-      // written is written again.
+      // Not in time order: the slots hold the sorted rows, and the rows are
+      // nested again. The rows nested so far (rows [first, first + k)) are
+      // nested in the sorted order too (their enclosing slice comes before
+      // them and stays open), so every value written is written again.
       depth_now = 0;
       crossed = 0;
-      std::iota(order + k, order + count, first + k);
+      g.track_first_row[t] = kNoRow;
+      std::iota(order, order + count, first);
       std::sort(order, order + count, [&e](EventId a, EventId b) {
         if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
         if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
@@ -411,18 +423,26 @@ void GraphBuilder::LinkFlows() {
   // Binds a flow point to a slice of its track: the innermost slice that
   // contains t (enclosing), or the first slice starting at or after t.
   auto bind = [&](TrackId track, int64_t t, bool enclosing) -> EventId {
-    const EventId* first = g.track_order.data() + g.track_offsets[track];
-    const EventId* last = g.track_order.data() + g.track_offsets[track + 1];
-    const EventId* it =
-        std::upper_bound(first, last, t, [&e](int64_t v, EventId id) { return v < e.ts[id]; });
+    const EventGraph::TrackEventsView order = g.TrackEvents(track);
+    // The first position whose event starts after t.
+    uint32_t lo = 0, hi = order.size();
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (t < e.ts[order[mid]]) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    const uint32_t it = lo;
     if (!enclosing) {
       // Prefer a slice starting exactly at t, else the next one.
-      const EventId* at = it;
-      while (at != first && e.ts[*(at - 1)] == t) --at;
-      return at != last ? *at : kNoRow;
+      uint32_t at = it;
+      while (at != 0 && e.ts[order[at - 1]] == t) --at;
+      return at != order.size() ? order[at] : kNoRow;
     }
-    if (it == first) return kNoRow;
-    EventId cand = *(it - 1);
+    if (it == 0) return kNoRow;
+    EventId cand = order[it - 1];
     while (cand != kNoRow) {
       if (e.ts[cand] <= t && (t < e.ts[cand] + e.dur[cand] || e.ts[cand] == t)) return cand;
       cand = e.parent[cand];

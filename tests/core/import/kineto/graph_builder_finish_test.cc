@@ -98,7 +98,21 @@ void ExpectOrderAndNesting(const std::vector<Row>& rows, size_t tracks, const Tr
   }
   EXPECT_EQ(g.track_offsets[tracks], order.size());
   ASSERT_EQ(g.track_order.size(), order.size());
-  for (size_t k = 0; k < order.size(); ++k) EXPECT_EQ(g.track_order[k], order[k]) << "slot " << k;
+  ASSERT_EQ(g.track_first_row.size(), tracks);
+  size_t k = 0;
+  for (TrackId t = 0; t < tracks; ++t) {
+    const EventGraph::TrackEventsView events = g.TrackEvents(t);
+    ASSERT_EQ(events.size(), g.track_offsets[t + 1] - g.track_offsets[t]);
+    // Rows already in order are described, not copied into the slots.
+    bool identity = events.size() > 0;
+    for (uint32_t j = 0; j < events.size(); ++j, ++k) {
+      EXPECT_EQ(events[j], order[k]) << "track " << t << " event " << j;
+      identity &= order[k] == order[k - j] + j;
+    }
+    if (events.size() > 0) {
+      EXPECT_EQ(events.order == nullptr, identity) << "track " << t;
+    }
+  }
   for (EventId i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(e.parent[i], parent[i]) << "row " << i;
     EXPECT_EQ(e.depth[i], depth[i]) << "row " << i;
