@@ -26,8 +26,14 @@ bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 // Nearest ns of a picosecond value; `rounded` counts values with sub-ns digits.
 int64_t PsToNs(int64_t ps, int64_t* rounded) {
+  if (ps >= 0) [[likely]] {  // one unsigned division: quotient and remainder
+    const uint64_t q = static_cast<uint64_t>(ps) / 1000;
+    const uint64_t r = static_cast<uint64_t>(ps) - q * 1000;
+    *rounded += r != 0;
+    return static_cast<int64_t>(q + (r >= 500));
+  }
   if (ps % 1000 != 0) ++*rounded;
-  return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
+  return -((-ps + 500) / 1000);
 }
 
 // Allocator events on host planes (MemoryAllocation / MemoryDeallocation,

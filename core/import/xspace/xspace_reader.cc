@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <span>
 #include <utility>
 
 #include "core/import/xspace/varint_gather.h"
@@ -147,7 +148,9 @@ class Decoder : public MessageDecoder {
   const uint8_t* plane_end_ = nullptr;  // end of the plane being decoded
   size_t plane_event_bytes_ = 0;        // bytes of its lines decoded so far
   size_t plane_strings_ = 0;            // streaming: string values kept across batches
-  std::vector<Event> batch_;            // streaming: the events of one batch
+  // Streaming: the events of one batch (slots reused, not re-initialised).
+  static constexpr size_t kBatch = 4096;
+  std::unique_ptr<Event[]> batch_;
 };
 
 bool Decoder::ParseSpace(XSpaceData* out, XSpaceSink* sink) {
@@ -326,24 +329,24 @@ bool Decoder::ParseLineHeader(std::string_view msg, Line* ln) {
 // the plane's own).
 bool Decoder::StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XSpaceSink* sink,
                                bool preview) {
-  constexpr size_t kBatch = 4096;
   const uint8_t* p = U(msg.data());
   const uint8_t* const end = p + msg.size();
-  std::vector<Event>& events = batch_;
+  if (!batch_) batch_ = std::make_unique<Event[]>(kBatch);
+  Event* const events = batch_.get();
+  size_t n = 0;  // events in the batch
   std::vector<Stat>& stats = pl->event_stats;
-  events.clear();
   stats.clear();
-  if (events.capacity() < kBatch) events.reserve(kBatch);
   uint64_t count = 0;
   auto flush = [&] {
-    if (!events.empty()) {
+    if (n) {
+      const std::span<const Event> batch(events, n);
       if (preview) {
-        sink->Preview(*pl, index, events);
+        sink->Preview(*pl, index, batch);
       } else {
-        sink->LineEvents(*pl, index, events);
+        sink->LineEvents(*pl, index, batch);
       }
     }
-    events.clear();
+    n = 0;
     stats.clear();
     if (pl->string_values && pl->string_values->size() > plane_strings_)
       pl->string_values->resize(plane_strings_);
@@ -353,9 +356,9 @@ bool Decoder::StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XS
       uint64_t len;
       const uint8_t* q = Varint(p + 1, end, &len);
       if (q && len <= static_cast<uint64_t>(end - q)) [[likely]] {
-        if (events.size() == kBatch) flush();
+        if (n == kBatch) flush();
         const size_t stats_begin = stats.size();
-        Event& ev = events.emplace_back();
+        Event& ev = events[n++];  // FastEvent sets every field when it succeeds
         if (!FastEvent(q, q + len, &ev, stats_begin, pl)) [[unlikely]] {
           stats.resize(stats_begin);
           ev = Event();
@@ -371,8 +374,10 @@ bool Decoder::StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XS
     if (!r.Next(&f)) return FromReader(r);
     p = U(whole_.data()) + r.offset();
     if (f.wire_type == kLengthDelimited && f.number == 4) {  // not the one-byte tag
-      if (events.size() == kBatch) flush();
-      if (!ParseEvent(f.bytes, &events.emplace_back(), pl)) return Prepend("events", count);
+      if (n == kBatch) flush();
+      Event& ev = events[n++];
+      ev = Event();
+      if (!ParseEvent(f.bytes, &ev, pl)) return Prepend("events", count);
       ++count;
     }  // the line's other fields: ParseLineHeader
   }
