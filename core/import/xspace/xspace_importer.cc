@@ -74,19 +74,19 @@ void AllocatorDevice(std::string_view allocator, std::vector<std::string>* host_
   *id = static_cast<int16_t>(v);
 }
 
-// Sorts `rows` as std::stable_sort(rows, less) does, faster when they are a
-// few runs already in order (one per line): adjacent runs merged pairwise.
-template <typename Less>
-void StableSortRuns(std::vector<uint32_t>* rows, Less less) {
+// Sorts `items` as std::stable_sort(items, less) does, faster when they are
+// a few runs already in order (one per line): adjacent runs merged pairwise.
+template <typename T, typename Less>
+void StableSortRuns(std::vector<T>* items, Less less) {
   std::vector<size_t> bounds{0};  // run i is [bounds[i], bounds[i + 1])
-  for (size_t i = 1; i < rows->size(); ++i)
-    if (less((*rows)[i], (*rows)[i - 1])) bounds.push_back(i);
-  bounds.push_back(rows->size());
+  for (size_t i = 1; i < items->size(); ++i)
+    if (less((*items)[i], (*items)[i - 1])) bounds.push_back(i);
+  bounds.push_back(items->size());
   while (bounds.size() > 2) {
     std::vector<size_t> merged{0};
     for (size_t k = 0; k + 2 < bounds.size(); k += 2) {
-      std::inplace_merge(rows->begin() + bounds[k], rows->begin() + bounds[k + 1],
-                         rows->begin() + bounds[k + 2], less);
+      std::inplace_merge(items->begin() + bounds[k], items->begin() + bounds[k + 1],
+                         items->begin() + bounds[k + 2], less);
       merged.push_back(bounds[k + 2]);
     }
     if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // odd run count: last kept
@@ -98,21 +98,24 @@ void StableSortRuns(std::vector<uint32_t>* rows, Less less) {
 // their allocator's running total (bytes_allocated), in time order.
 void FillAllocationSizes(kineto::ParsedChunk* chunk) {
   MemoryArgsTable& m = chunk->memory_args;
-  std::map<std::pair<int8_t, int16_t>, std::vector<uint32_t>> by_allocator;
   bool any = false;
   for (uint32_t r = 0; r < m.size(); ++r) any |= m.bytes[r] == kNoValue;
   if (!any) return;
+  // (ts, row) of each allocator's rows: sorting these reads no event column.
+  struct Timed {
+    int64_t ts;
+    uint32_t row;
+  };
+  std::map<std::pair<int8_t, int16_t>, std::vector<Timed>> by_allocator;
   for (uint32_t r = 0; r < m.size(); ++r)
-    by_allocator[{m.device_type[r], m.device_id[r]}].push_back(r);
+    by_allocator[{m.device_type[r], m.device_id[r]}].push_back({chunk->events.ts[m.event[r]], r});
   for (auto& [key, rows] : by_allocator) {
-    auto earlier = [&](uint32_t a, uint32_t b) {
-      return chunk->events.ts[m.event[a]] < chunk->events.ts[m.event[b]];
-    };
     // Usually in time order already (one host line per allocator), else a
     // few runs in order (one per line).
-    StableSortRuns(&rows, earlier);
+    StableSortRuns(&rows, [](const Timed& a, const Timed& b) { return a.ts < b.ts; });
     int64_t previous = 0;
-    for (uint32_t r : rows) {
+    for (const Timed& t : rows) {
+      const uint32_t r = t.row;
       int64_t total = m.total_allocated[r];
       if (m.bytes[r] == kNoValue) m.bytes[r] = total == kNoValue ? 0 : total - previous;
       if (total != kNoValue) previous = total;
@@ -344,8 +347,8 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     PlaneTables::EventHot& hot = known ? plane_tables.hot(mi) : no_metadata;
     if (hot.name_id == kUnsetId) hot.name_id = tables.Intern(plane_tables.info(mi).name);
     const StringId name_id = hot.name_id;
-    // The metadata's labels as they are, or a copy the event's own stats
-    // (and, on XLA Ops lines, the op and module names) change.
+    // The metadata's labels as they are, or a copy the event's own label
+    // stats change.
     PlaneTables::EventInfo* md = nullptr;
     const EventLabels* lp = &kNoLabels;
     bool any_label = hot.labels_any;
@@ -355,23 +358,27 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
       if (md) lp = &md->labels;
     }
     const bool own_labels = ev.stats_count && plane_tables.AnyLabel(plane.StatsOf(ev));
-    if (own_labels || device_ops) {
+    if (own_labels) {
       labels = *lp;
       lp = &labels;
-      if (own_labels) plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
-      if (device_ops) {  // TPU: the op is its own label
-        if (labels.hlo_op().v.empty() && md) labels.hlo_op() = {md->name, &hot.name_id};
-        if (labels.hlo_module().v.empty() && labels.program_id != kNoValue) {
-          if (!last_module_ || last_fingerprint_ != labels.program_id) {
-            auto it = module_by_fingerprint_.find(labels.program_id);
-            last_module_ = it == module_by_fingerprint_.end() ? nullptr : &it->second;
-            last_fingerprint_ = labels.program_id;
-          }
-          if (last_module_) labels.hlo_module() = {last_module_->name, &last_module_->id};
-        }
-      }
+      plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
       any_label = labels.any();
       correlation = labels.correlation;
+    }
+    // On TPU XLA Ops lines the op is its own label, and its module the one
+    // of its program (set here, not copied into `labels`).
+    LabelStr hlo_op = lp->hlo_op(), hlo_module = lp->hlo_module();
+    if (device_ops) {
+      if (hlo_op.v.empty() && md) hlo_op = {md->name, &hot.name_id};
+      if (hlo_module.v.empty() && lp->program_id != kNoValue) {
+        if (!last_module_ || last_fingerprint_ != lp->program_id) {
+          auto it = module_by_fingerprint_.find(lp->program_id);
+          last_module_ = it == module_by_fingerprint_.end() ? nullptr : &it->second;
+          last_fingerprint_ = lp->program_id;
+        }
+        if (last_module_) hlo_module = {last_module_->name, &last_module_->id};
+      }
+      any_label |= !hlo_op.v.empty() || !hlo_module.v.empty();
     }
     EventKind kind = plain_kind;
     if (gpu_line) {
@@ -428,8 +435,8 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     correlations[w] = correlation;
     if (any_label) {
       x_event[xw] = row;
-      if (StringId id = plane_tables.Id(lp->hlo_op(), &tables)) x_hlo_op[xw] = id;
-      if (StringId id = plane_tables.Id(lp->hlo_module(), &tables)) x_hlo_module[xw] = id;
+      if (StringId id = plane_tables.Id(hlo_op, &tables)) x_hlo_op[xw] = id;
+      if (StringId id = plane_tables.Id(hlo_module, &tables)) x_hlo_module[xw] = id;
       x_program_id[xw] = lp->program_id;
       if (StringId id = plane_tables.Id(lp->op_name(), &tables)) x_op_name[xw] = id;
       if (StringId id = plane_tables.Id(lp->source(), &tables)) x_source[xw] = id;
