@@ -564,26 +564,33 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileFromModel(
 StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
                                                   std::vector<EmbeddedHloProto>* hlo_protos) {
   auto started = std::chrono::steady_clock::now();
-  auto trace = NewTrace(path);
   const size_t hlo_before = hlo_protos ? hlo_protos->size() : 0;
-  Status streamed;
-  {
-    Converter converter(trace.get(), path, hlo_protos);
-    streamed = StreamXSpaceFile(path, &converter);
-    if (streamed.ok()) {
-      auto parsed = std::chrono::steady_clock::now();
-      trace->info.parse_seconds = Seconds(started, parsed);  // decode and convert, interleaved
-      converter.Finish();
-      trace->info.finish_seconds = Seconds(parsed, std::chrono::steady_clock::now());
+  // First with guessed line ends (no skim of every event before a line's
+  // events); if the guess was wrong for some line, again without.
+  for (bool guess : {true, false}) {
+    auto trace = NewTrace(path);
+    Status streamed;
+    bool guess_failed = false;
+    {
+      Converter converter(trace.get(), path, hlo_protos);
+      streamed = StreamXSpaceFile(path, &converter, guess, &guess_failed);
+      if (streamed.ok()) {
+        auto parsed = std::chrono::steady_clock::now();
+        trace->info.parse_seconds = Seconds(started, parsed);  // decode and convert, interleaved
+        converter.Finish();
+        trace->info.finish_seconds = Seconds(parsed, std::chrono::steady_clock::now());
+      }
     }
+    if (!streamed.ok()) {
+      if (hlo_protos) hlo_protos->resize(hlo_before);
+      if (guess_failed) continue;
+      if (streamed.code() != StatusCode::kInternal) return streamed;
+      return ImportXSpaceFileFromModel(path, hlo_protos);  // not expected: see StreamXSpaceFile
+    }
+    Done(trace.get(), path, started);
+    return trace;
   }
-  if (!streamed.ok()) {
-    if (hlo_protos) hlo_protos->resize(hlo_before);
-    if (streamed.code() != StatusCode::kInternal) return streamed;
-    return ImportXSpaceFileFromModel(path, hlo_protos);  // not expected: see StreamXSpaceFile
-  }
-  Done(trace.get(), path, started);
-  return trace;
+  return Internal(path + ": not reached");
 }
 
 }  // namespace th::xspace

@@ -100,8 +100,11 @@ bool StatIdFits(uint64_t v) {
 // path is only built on failure.
 class Decoder : public MessageDecoder {
  public:
-  Decoder(std::string_view whole, bool fast)
-      : MessageDecoder(whole), whole_end_(U(whole.data()) + whole.size()), fast_(fast) {}
+  Decoder(std::string_view whole, bool fast, bool guess_line_ends = false)
+      : MessageDecoder(whole),
+        whole_end_(U(whole.data()) + whole.size()),
+        fast_(fast),
+        guess_line_ends_(guess_line_ends) {}
 
   // With a sink, planes go to it (StreamXSpaceFile) instead of out->planes.
   bool ParseSpace(XSpaceData* out, XSpaceSink* sink = nullptr);
@@ -110,6 +113,11 @@ class Decoder : public MessageDecoder {
   bool ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink = nullptr);
   // Streaming: a line's fields but its events, then its events in batches.
   bool ParseLineHeader(std::string_view msg, Line* ln);
+  // The same from the fields before the first event and a guess of those
+  // after the last (see StreamXSpaceFile); `events` is then the part between.
+  // False when the line does not have that shape (the caller skims instead).
+  bool GuessLineHeader(std::string_view msg, Line* ln, std::string_view* events);
+  bool ParsesAsLineTrailer(const uint8_t* p, const uint8_t* end) const;
   bool StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XSpaceSink* sink,
                         bool preview);
   bool ParseLine(std::string_view msg, Line* ln, Plane* pl);
@@ -144,10 +152,12 @@ class Decoder : public MessageDecoder {
 
   const uint8_t* whole_end_;
   const bool fast_;  // false: the strict decoder only (tests compare the two)
+  const bool guess_line_ends_;
   uint64_t unknown_ = 0;
   const uint8_t* plane_end_ = nullptr;  // end of the plane being decoded
   size_t plane_event_bytes_ = 0;        // bytes of its lines decoded so far
   size_t plane_strings_ = 0;            // streaming: string values kept across batches
+  std::vector<bool> guessed_;           // streaming: per line of the plane, GuessLineHeader
   // Streaming: the events of one batch (slots reused, not re-initialised).
   static constexpr size_t kBatch = 4096;
   std::unique_ptr<Event[]> batch_;
@@ -204,7 +214,10 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink) {
   }
   plane_end_ = U(msg.data()) + msg.size();
   plane_event_bytes_ = 0;
-  std::vector<std::string_view> line_msgs;  // streaming: decoded after the plane's other fields
+  // Streaming: each line's bytes (or, guessed_, only its events), decoded
+  // after the plane's other fields.
+  std::vector<std::string_view> line_msgs;
+  guessed_.clear();
   WireReader r = Reader(msg);
   WireField f;
   while (r.Next(&f)) {
@@ -222,7 +235,15 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink) {
         size_t i = pl->lines.size();
         pl->lines.emplace_back();
         if (sink) {
+          std::string_view events;
+          if (guess_line_ends_ && GuessLineHeader(f.bytes, &pl->lines.back(), &events)) {
+            line_msgs.push_back(events);
+            guessed_.push_back(true);
+            continue;
+          }
+          pl->lines.back() = Line();
           line_msgs.push_back(f.bytes);
+          guessed_.push_back(false);
           if (!ParseLineHeader(f.bytes, &pl->lines.back())) return Prepend("lines", i);
           continue;
         }
@@ -324,6 +345,63 @@ bool Decoder::ParseLineHeader(std::string_view msg, Line* ln) {
   return true;
 }
 
+// A line written as protobuf writes it: id, name, timestamp_ns, the events,
+// then duration_ps, display_id, display_name (fields 9-11, in that order,
+// each optional). The fields after the events are found by trying each
+// start in the line's last bytes and taking the first from which the rest
+// parses as such fields. A start inside the last event can parse so only
+// when its last bytes look like a field 9-11 before the line's first one,
+// which is rare; StreamLineEvents then finds that the events do not fill the
+// part between exactly.
+bool Decoder::GuessLineHeader(std::string_view msg, Line* ln, std::string_view* events) {
+  constexpr size_t kTail = 256;  // longest run of fields after the events looked for
+  const uint8_t* const begin = U(msg.data());
+  const uint8_t* const end = begin + msg.size();
+  const uint64_t unknown = unknown_;  // restored when the line is skimmed instead
+  const uint8_t* p = begin;
+  while (p < end && *p != 0x22) {  // the fields before the first event
+    WireReader r = Reader(View(p, end));
+    WireField f;
+    if (!r.Next(&f) || f.number == 4) return false;
+    p = U(whole_.data()) + r.offset();
+  }
+  const uint8_t* tail = end;
+  for (const uint8_t* c = end - std::min<size_t>(kTail, static_cast<size_t>(end - p)); c < end;
+       ++c) {
+    if (ParsesAsLineTrailer(c, end)) {
+      tail = c;
+      break;
+    }
+  }
+  if (!ParseLineHeader(View(begin, p), ln) || !ParseLineHeader(View(tail, end), ln)) {
+    unknown_ = unknown;
+    return false;
+  }
+  *events = View(p, tail);
+  return true;
+}
+
+bool Decoder::ParsesAsLineTrailer(const uint8_t* p, const uint8_t* end) const {
+  uint64_t last = 0;  // field numbers strictly increase, as protobuf writes them
+  while (p < end) {
+    uint64_t v;
+    const uint64_t tag = *p++;
+    if (tag == 0x48 || tag == 0x50) {  // duration_ps (9), display_id (10)
+      p = Varint(p, end, &v);
+    } else if (tag == 0x5a) {  // display_name (11)
+      p = Varint(p, end, &v);
+      size_t bad;
+      p = p && v <= static_cast<uint64_t>(end - p) && ValidUtf8(View(p, p + v), &bad) ? p + v
+                                                                                      : nullptr;
+    } else {
+      return false;
+    }
+    if (!p || (tag >> 3) <= last) return false;
+    last = tag >> 3;
+  }
+  return true;
+}
+
 // The events of a line to the sink, in batches decoded into the same buffers
 // (the batch's events, the plane's event_stats and the string values past
 // the plane's own).
@@ -379,6 +457,10 @@ bool Decoder::StreamLineEvents(std::string_view msg, size_t index, Plane* pl, XS
       ev = Event();
       if (!ParseEvent(f.bytes, &ev, pl)) return Prepend("events", count);
       ++count;
+    } else if (guessed_[index]) {  // a wrong guess of where the events end
+      error_.what = "line field among the events (guessed end of the events was wrong)";
+      error_.offset = f.tag_offset;
+      return false;
     }  // the line's other fields: ParseLineHeader
   }
   flush();
@@ -922,12 +1004,17 @@ class MappedFile {
 
 }  // namespace
 
-th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink) {
+th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink, bool guess_line_ends,
+                            bool* guess_failed) {
   MappedFile file;
   TH_RETURN_IF_ERROR(file.Open(path));
   XSpaceData rest;  // the capture's own fields (hostnames, errors, ...)
-  Decoder d(file.bytes(), /*fast=*/true);
+  Decoder d(file.bytes(), /*fast=*/true, guess_line_ends);
   if (d.ParseSpace(&rest, sink)) return th::Ok();
+  if (guess_line_ends) {  // a wrong guess, or bad input: the caller decodes again
+    if (guess_failed) *guess_failed = true;
+    return th::Internal(path + ": decoding with guessed line ends failed: " + d.error().what);
+  }
   // The whole-model decoder names the error (offset and path) as ReadXSpaceFile does.
   auto whole = ReadXSpace(file.bytes(), path);
   if (!whole.ok()) return whole.status();

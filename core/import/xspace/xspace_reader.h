@@ -55,6 +55,14 @@ void ReplayXSpace(const XSpaceData& data, XSpaceSink* sink);
 // returns the error ReadXSpaceFile gives (the sink may have received part of
 // the capture). kInternal: the streaming decoder failed where the whole-model
 // decoder did not (not expected; use ReadXSpaceFile then).
-th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink);
+//
+// With `guess_line_ends`, a line's fields that follow its events
+// (duration_ps, display_id, display_name: protobuf writes them last) are
+// found by parsing back from its end instead of skimming every event first.
+// A wrong guess is always detected (the events must end exactly where the
+// guessed fields begin); the call then fails early with *guess_failed set,
+// and must be repeated without guessing.
+th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink, bool guess_line_ends = false,
+                            bool* guess_failed = nullptr);
 
 }  // namespace th::xspace
