@@ -27,6 +27,7 @@ std::vector<std::vector<Labelled>> LabelledRowsByDevice(const std::vector<int32_
   std::unordered_map<int32_t, size_t> slot;
   for (size_t i = 0; i < devices.size(); ++i) slot.emplace(devices[i], i);
   std::vector<std::vector<Labelled>> rows(devices.size());
+  if (devices.empty()) return rows;
   int32_t last_device = INT32_MIN;
   std::vector<Labelled>* last = nullptr;
   for (uint32_t l = 0; l < x.size(); ++l) {

@@ -340,6 +340,7 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   no_metadata.ready = true;
   EventLabels labels;
   size_t w = 0, xw = 0;
+  bool any_correlation = false;
   for (const Event& ev : events) {
     if (ev.has_num_occurrences) continue;  // aggregated counts, not timed events
     const uint32_t mi = plane_tables.Find(ev.metadata_id);
@@ -433,6 +434,7 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     kinds[w] = kind;
     args[w] = args_row;
     correlations[w] = correlation;
+    any_correlation |= correlation != kNoValue;
     if (any_label) {
       x_event[xw] = row;
       if (StringId id = plane_tables.Id(hlo_op, &tables)) x_hlo_op[xw] = id;
@@ -456,7 +458,11 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   std::fill_n(e.parent.grow_uninitialized(w), w, kNoRow);
   e.depth.grow_zeroed(w);  // Nest writes the nested depths
   std::fill_n(e.ph.grow_uninitialized(w), w, 'X');
-  e.correlation.AppendValues(correlations, w);
+  if (any_correlation) {
+    e.correlation.AppendValues(correlations, w);
+  } else {
+    e.correlation.AppendAbsent(w);
+  }
   e.external_id.AppendAbsent(w);
   if (gpu_line) {
     g.event.resize(gpu_first + w);
