@@ -326,8 +326,12 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   EventId* x_event = x.event.grow_uninitialized(n);
   // Label strings are often absent (kEmptyString): only the others are
   // written, so columns of them stay untouched zero pages.
-  StringId* x_hlo_op = x.hlo_op.grow_zeroed(n);
-  StringId* x_hlo_module = x.hlo_module.grow_zeroed(n);
+  // (On TPU XLA Ops lines every op names itself and nearly always its
+  // module: those two are written in full, onto pages filled ahead.)
+  const bool dense_ops = device_ops_;
+  StringId* x_hlo_op = dense_ops ? x.hlo_op.grow_uninitialized(n) : x.hlo_op.grow_zeroed(n);
+  StringId* x_hlo_module =
+      dense_ops ? x.hlo_module.grow_uninitialized(n) : x.hlo_module.grow_zeroed(n);
   int64_t* x_program_id = x.program_id.grow_uninitialized(n);
   StringId* x_op_name = x.op_name.grow_zeroed(n);
   StringId* x_source = x.source.grow_zeroed(n);
@@ -437,8 +441,9 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     any_correlation |= correlation != kNoValue;
     if (any_label) {
       x_event[xw] = row;
-      if (StringId id = plane_tables.Id(hlo_op, &tables)) x_hlo_op[xw] = id;
-      if (StringId id = plane_tables.Id(hlo_module, &tables)) x_hlo_module[xw] = id;
+      if (StringId id = plane_tables.Id(hlo_op, &tables); id || dense_ops) x_hlo_op[xw] = id;
+      if (StringId id = plane_tables.Id(hlo_module, &tables); id || dense_ops)
+        x_hlo_module[xw] = id;
       x_program_id[xw] = lp->program_id;
       if (StringId id = plane_tables.Id(lp->op_name(), &tables)) x_op_name[xw] = id;
       if (StringId id = plane_tables.Id(lp->source(), &tables)) x_source[xw] = id;
@@ -473,8 +478,13 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     std::fill_n(g.bytes.grow_uninitialized(w), w, int64_t{-1});
   }
   x.event.resize(x_first + xw);
-  x.hlo_op.shrink_zeroed(x_first + xw);
-  x.hlo_module.shrink_zeroed(x_first + xw);
+  if (dense_ops) {
+    x.hlo_op.resize(x_first + xw);
+    x.hlo_module.resize(x_first + xw);
+  } else {
+    x.hlo_op.shrink_zeroed(x_first + xw);
+    x.hlo_module.shrink_zeroed(x_first + xw);
+  }
   x.program_id.resize(x_first + xw);
   x.op_name.shrink_zeroed(x_first + xw);
   x.source.shrink_zeroed(x_first + xw);
