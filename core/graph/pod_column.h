@@ -71,7 +71,6 @@ class PodColumn {
     if (size_ == capacity_) Grow(size_ + 1);
     if (size_ >= populated_) PopulateAhead(size_ + 1);
     data_[size_++] = v;
-    Written();
   }
   void reserve(size_t n) {
     if (n > capacity_) Reallocate(n);
@@ -79,8 +78,8 @@ class PodColumn {
   void resize(size_t n, const T& fill = T()) {
     reserve(n);
     for (size_t i = size_; i < n; ++i) data_[i] = fill;
+    Shrinking(n);
     size_ = n;
-    Written();
   }
   // Grows to n values leaving the new ones unwritten (the caller fills them).
   T* grow_uninitialized(size_t n) {
@@ -88,7 +87,6 @@ class PodColumn {
     if (size_ + n > capacity_) Grow(size_ + n);
     if (size_ + n > populated_) PopulateAhead(size_ + n);
     size_ += n;
-    Written();
     return data_ + old;
   }
   // Grows by n all-zero-bytes values. In a mapped block the part never
@@ -103,7 +101,6 @@ class PodColumn {
       std::memset(static_cast<void*>(data_ + old), 0, (dirty_end - old) * sizeof(T));
     size_ += n;
     populated_ = std::max(populated_, size_);  // nothing to fill ahead for these
-    Written();
     return data_ + old;
   }
   // Cuts back to n values when the caller has left the values past n as
@@ -126,13 +123,15 @@ class PodColumn {
     if (size_ + n > populated_) PopulateAhead(size_ + n);
     if (n) std::memcpy(static_cast<void*>(data_ + size_), src, n * sizeof(T));
     size_ += n;
-    Written();
   }
   void shrink_to_fit() {
     if (capacity_ > size_) Reallocate(size_);
   }
   // Drops the values, keeps the memory (for buffers reused across chunks).
-  void clear() { size_ = 0; }
+  void clear() {
+    Shrinking(0);
+    size_ = 0;
+  }
   void Clear() {
     Release();
     data_ = nullptr;
@@ -157,8 +156,11 @@ class PodColumn {
       std::free(data_);
     }
   }
-  // Values [0, size_) may have been written through data().
-  void Written() { zero_from_ = std::max(zero_from_, size_); }
+  // Values [0, size_) may have been written through data(): remembered when
+  // the size goes down to n (growing needs no bookkeeping, see zero_from_).
+  void Shrinking(size_t n) {
+    if (n < size_) zero_from_ = std::max(zero_from_, size_);
+  }
   // Keeps the page tables of big columns filled a step ahead of the writes.
   void PopulateAhead(size_t need) {
     constexpr size_t kStep = (size_t{1} << 20) / sizeof(T);
@@ -221,8 +223,8 @@ class PodColumn {
   size_t size_ = 0;
   size_t capacity_ = 0;
   size_t populated_ = 0;  // elements whose pages are known to be mapped
-  // Mapped blocks: values at or past zero_from_ have never been written (or
-  // were left zero, see shrink_zeroed), so they are zero.
+  // Mapped blocks: values at or past max(zero_from_, size_) have never been
+  // written (or were left zero, see shrink_zeroed), so they are zero.
   size_t zero_from_ = 0;
   size_t map_bytes_ = 0;  // length of the mapping when mapped_
   bool mapped_ = false;
