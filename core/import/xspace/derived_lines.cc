@@ -57,47 +57,72 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
   EventColumns& e = chunk->events;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
+  // The labels of each row in time order, gathered once for the three lines.
+  struct Keys {
+    int64_t group_id, program_id;
+    StringId hlo_module, hlo_op;
+  };
+  std::vector<Keys> keys(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const uint32_t l = rows[i].label;
+    keys[i] = {x.group_id[l], x.program_id[l], x.hlo_module[l], x.hlo_op[l]};
+  }
   const StringId derived_cat = tables->Intern("derived");
   const StringId process = tables->Intern(plane_name);
   int64_t appended = 0;
-  // key(label) -> comparable tuple; name(label) -> event name; empty key = skip.
+  struct Derived {
+    int64_t begin, end;
+    StringId name;
+  };
+  std::vector<Derived> line;
+  // key(keys) -> comparable tuple; name(keys) -> event name; empty key = skip.
   auto derive = [&](int64_t tid, const char* line_name, auto key, auto name) {
     kineto::TrackKey k;
     k.pid = plane_id;
     k.tid = tid;
     k.pid_str = process;
     uint32_t track = kNoRow;
+    line.clear();
     size_t i = 0;
     while (i < rows.size()) {
-      auto current = key(rows[i].label);
+      auto current = key(keys[i]);
       if (!current.first) {
         ++i;
         continue;
       }
       int64_t begin = rows[i].ts, end = rows[i].end;
       size_t j = i + 1;
-      while (j < rows.size() && key(rows[j].label) == current) end = std::max(end, rows[j++].end);
+      while (j < rows.size() && key(keys[j]) == current) end = std::max(end, rows[j++].end);
       if (track == kNoRow) {
         track = tables->Track(k);
         chunk->names.push_back({kineto::NameRecord::kProcessName, track, process});
         chunk->names.push_back({kineto::NameRecord::kThreadName, track, tables->Intern(line_name)});
       }
-      e.ts.push_back(begin);
-      e.dur.push_back(end - begin);
-      e.name.push_back(name(rows[i].label));
-      e.cat.push_back(derived_cat);
-      e.track.push_back(track);
-      e.parent.push_back(kNoRow);
-      e.depth.push_back(0);
-      e.ph.push_back('X');
-      e.kind.push_back(EventKind::kOther);
-      e.flags.push_back(kFlagDerived);
-      e.correlation.push_back(kNoValue);
-      e.external_id.push_back(kNoValue);
-      e.args_row.push_back(kNoRow);
-      ++appended;
+      line.push_back({begin, end, name(keys[i])});
       i = j;
     }
+    // The line's events appended column by column.
+    const size_t n = line.size();
+    if (n == 0) return;
+    int64_t* ts = e.ts.grow_uninitialized(n);
+    int64_t* dur = e.dur.grow_uninitialized(n);
+    StringId* names = e.name.grow_uninitialized(n);
+    for (size_t d = 0; d < n; ++d) {
+      ts[d] = line[d].begin;
+      dur[d] = line[d].end - line[d].begin;
+      names[d] = line[d].name;
+    }
+    std::fill_n(e.cat.grow_uninitialized(n), n, derived_cat);
+    std::fill_n(e.track.grow_uninitialized(n), n, track);
+    std::fill_n(e.parent.grow_uninitialized(n), n, kNoRow);
+    std::fill_n(e.depth.grow_uninitialized(n), n, uint16_t{0});
+    std::fill_n(e.ph.grow_uninitialized(n), n, 'X');
+    std::fill_n(e.kind.grow_uninitialized(n), n, EventKind::kOther);
+    std::fill_n(e.flags.grow_uninitialized(n), n, uint8_t{kFlagDerived});
+    e.correlation.AppendAbsent(n);
+    e.external_id.AppendAbsent(n);
+    std::fill_n(e.args_row.grow_uninitialized(n), n, kNoRow);
+    appended += static_cast<int64_t>(n);
   };
   auto text = [&](StringId s) { return strings.Get(s); };
   // Names interned once per distinct key (interning the same text again
@@ -108,38 +133,37 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
   using Key = std::pair<bool, std::pair<int64_t, std::pair<StringId, StringId>>>;
   derive(
       kStepLine, "Steps",
-      [&](uint32_t l) {
-        return Key{x.group_id[l] != kNoValue, {x.group_id[l], {kEmptyString, kEmptyString}}};
+      [](const Keys& r) {
+        return Key{r.group_id != kNoValue, {r.group_id, {kEmptyString, kEmptyString}}};
       },
-      [&](uint32_t l) {
-        auto [it, added] = step_names.try_emplace(x.group_id[l], kEmptyString);
-        if (added) it->second = tables->Intern(std::to_string(x.group_id[l]));
+      [&](const Keys& r) {
+        auto [it, added] = step_names.try_emplace(r.group_id, kEmptyString);
+        if (added) it->second = tables->Intern(std::to_string(r.group_id));
         return it->second;
       });
   derive(
       kModuleLine, "XLA Modules",
-      [&](uint32_t l) {
-        bool any = x.hlo_module[l] != kEmptyString || x.program_id[l] != kNoValue;
-        return Key{any, {x.program_id[l], {x.hlo_module[l], kEmptyString}}};
+      [](const Keys& r) {
+        bool any = r.hlo_module != kEmptyString || r.program_id != kNoValue;
+        return Key{any, {r.program_id, {r.hlo_module, kEmptyString}}};
       },
-      [&](uint32_t l) {
-        auto [it, added] =
-            module_names.try_emplace({x.program_id[l], x.hlo_module[l]}, kEmptyString);
+      [&](const Keys& r) {
+        auto [it, added] = module_names.try_emplace({r.program_id, r.hlo_module}, kEmptyString);
         if (added) {
-          std::string n(text(x.hlo_module[l]));
-          if (x.program_id[l] != kNoValue) n += "(" + std::to_string(x.program_id[l]) + ")";
+          std::string n(text(r.hlo_module));
+          if (r.program_id != kNoValue) n += "(" + std::to_string(r.program_id) + ")";
           it->second = tables->Intern(n);
         }
         return it->second;
       });
   derive(
       kOpLine, "XLA Ops",
-      [&](uint32_t l) {
-        return Key{x.hlo_op[l] != kEmptyString, {x.program_id[l], {x.hlo_module[l], x.hlo_op[l]}}};
+      [](const Keys& r) {
+        return Key{r.hlo_op != kEmptyString, {r.program_id, {r.hlo_module, r.hlo_op}}};
       },
-      [&](uint32_t l) {
-        auto [it, added] = op_names.try_emplace(x.hlo_op[l], kEmptyString);
-        if (added) it->second = tables->Intern(std::string(text(x.hlo_op[l])));
+      [&](const Keys& r) {
+        auto [it, added] = op_names.try_emplace(r.hlo_op, kEmptyString);
+        if (added) it->second = tables->Intern(std::string(text(r.hlo_op)));
         return it->second;
       });
   return appended;

@@ -16,8 +16,8 @@
 
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/shared_tables.h"
-#include "core/import/xspace/derived_lines.h"
 #include "core/import/xspace/xspace_reader.h"
+#include "tests/core/import/xspace/reference_derived_lines.h"
 
 namespace th::xspace::reference {
 
@@ -398,8 +398,9 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileReference(
   int64_t derived = 0;
   for (const Plane& plane : data->planes) {
     if (StartsWith(plane.name, "/device:GPU:"))
-      derived += AppendDerivedXlaLines(plane.id, plane.name, static_cast<int32_t>(plane.id),
-                                       trace->graph.strings, &tables, &chunk);
+      derived +=
+          AppendDerivedXlaLinesReference(plane.id, plane.name, static_cast<int32_t>(plane.id),
+                                         trace->graph.strings, &tables, &chunk);
   }
   trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
                    Severity::kInfo, derived);
