@@ -32,7 +32,9 @@ struct EmbeddedHloProto {
 // When `hlo_protos` is given, the metadata plane's HLO modules are copied
 // there, undecoded (core/import/hlo joins them to the trace).
 // The file is decoded straight into the graph, a batch of events at a time
-// (StreamXSpaceFile): no model of the whole capture is held.
+// (StreamXSpaceFile): no model of the whole capture is held. Lines' trailing
+// fields are first guessed from their ends; when a guess proves wrong the
+// file is decoded again with every line skimmed first (same result, slower).
 StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(
     const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos = nullptr);
 
