@@ -556,9 +556,9 @@ void GraphBuilder::CollectSteps() {
             [](const Step& a, const Step& b) { return a.ts < b.ts; });
 }
 
-void GraphBuilder::ClassifyTracks() {
+void GraphBuilder::NameTracks() {
   EventGraph& g = trace_->graph;
-  // Track kinds are set in Scan (ClassifyTrack). Names: process names apply
+  // (Track kinds are set in Scan, ClassifyTrack.) Process names apply
   // to every track of the pid.
   std::unordered_map<uint64_t, StringId> process_names;
   auto pid_key = [](const Track& t) {
@@ -618,7 +618,7 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
                     Severity::kInfo, crossing_slices_);
   LinkFlows();
   CollectSteps();
-  ClassifyTracks();
+  NameTracks();
 }
 
 }  // namespace th::kineto

@@ -30,7 +30,7 @@ class GraphBuilder {
   void AppendNamesAndDefects(const ParsedChunk& c);
   void PairBeginEnd();
   // One pass over the events for what the steps below need from every row:
-  // where each track's slices lie, the track kinds (ClassifyTracks), the
+  // where each track's slices lie, the track kinds (ClassifyTrack), the
   // launches and flow events, and GPU activity counts.
   void Scan();
   void ClassifyTrack(EventId i, TrackId t, EventKind k);
@@ -39,7 +39,7 @@ class GraphBuilder {
   void LinkLaunches();
   void LinkFlows();
   void CollectSteps();
-  void ClassifyTracks();
+  void NameTracks();  // thread and process names onto the tracks
 
   Trace* trace_;
   bool xprof_json_ = false;

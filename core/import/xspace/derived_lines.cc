@@ -171,13 +171,6 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
 
 }  // namespace
 
-int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, int32_t device,
-                              const StringPool& strings, kineto::ThreadTables* tables,
-                              kineto::ParsedChunk* chunk) {
-  auto rows = LabelledRowsByDevice({device}, *chunk);
-  return AppendDerivedLines(plane_id, plane_name, std::move(rows[0]), strings, tables, chunk);
-}
-
 int64_t AppendDerivedXlaLines(const std::vector<std::pair<int64_t, std::string>>& gpu_planes,
                               const StringPool& strings, kineto::ThreadTables* tables,
                               kineto::ParsedChunk* chunk) {

@@ -22,14 +22,10 @@
 
 namespace th::xspace {
 
-// `chunk` holds the whole capture's events, GPU args and XLA labels;
-// `device` selects the GPU rows of one device plane named `plane_name`.
-// Returns the number of derived events appended.
-int64_t AppendDerivedXlaLines(int64_t plane_id, const std::string& plane_name, int32_t device,
-                              const StringPool& strings, kineto::ThreadTables* tables,
-                              kineto::ParsedChunk* chunk);
-// The same for each of `gpu_planes` ({plane id = device, name}) in order, with
-// one pass over the labels for all of them.
+// `chunk` holds the whole capture's events, GPU args and XLA labels. For each
+// of `gpu_planes` ({plane id, name}; the plane id is the device of its GPU
+// rows), in order, its derived lines are appended; one pass over the labels
+// serves all of them. Returns the number of derived events appended.
 int64_t AppendDerivedXlaLines(const std::vector<std::pair<int64_t, std::string>>& gpu_planes,
                               const StringPool& strings, kineto::ThreadTables* tables,
                               kineto::ParsedChunk* chunk);

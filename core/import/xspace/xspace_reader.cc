@@ -113,6 +113,7 @@ class Decoder : public MessageDecoder {
   bool ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink = nullptr);
   // Streaming: a line's fields but its events, then its events in batches.
   bool ParseLineHeader(std::string_view msg, Line* ln);
+  bool LineField(const WireField& f, Line* ln);
   // The same from the fields before the first event and a guess of those
   // after the last (see StreamXSpaceFile); `events` is then the part between.
   // False when the line does not have that shape (the caller skims instead).
@@ -292,6 +293,34 @@ bool Decoder::ParsePlane(std::string_view msg, Plane* pl, XSpaceSink* sink) {
   return true;
 }
 
+// A line's own field (not an event) into *ln; an unknown field is counted.
+// False on a bad string value.
+bool Decoder::LineField(const WireField& f, Line* ln) {
+  if (f.wire_type == kVarint) {
+    switch (f.number) {
+      case 1:
+        ln->id = static_cast<int64_t>(f.value);
+        return true;
+      case 3:
+        ln->timestamp_ns = static_cast<int64_t>(f.value);
+        return true;
+      case 9:
+        ln->duration_ps = static_cast<int64_t>(f.value);
+        return true;
+      case 10:
+        ln->display_id = static_cast<int64_t>(f.value);
+        return true;
+      default:
+        break;
+    }
+  } else if (f.wire_type == kLengthDelimited) {
+    if (f.number == 2) return String(f.bytes, &ln->name);
+    if (f.number == 11) return String(f.bytes, &ln->display_name);
+  }
+  ++unknown_;
+  return true;
+}
+
 // The fields of a line but its events (skipped: StreamLineEvents decodes them).
 bool Decoder::ParseLineHeader(std::string_view msg, Line* ln) {
   const uint8_t* p = U(msg.data());
@@ -309,38 +338,8 @@ bool Decoder::ParseLineHeader(std::string_view msg, Line* ln) {
     WireField f;
     if (!r.Next(&f)) return FromReader(r);  // p < end: only fails on an error
     p = U(whole_.data()) + r.offset();
-    if (f.wire_type == kVarint) {
-      switch (f.number) {
-        case 1:
-          ln->id = static_cast<int64_t>(f.value);
-          continue;
-        case 10:
-          ln->display_id = static_cast<int64_t>(f.value);
-          continue;
-        case 3:
-          ln->timestamp_ns = static_cast<int64_t>(f.value);
-          continue;
-        case 9:
-          ln->duration_ps = static_cast<int64_t>(f.value);
-          continue;
-        default:
-          break;
-      }
-    } else if (f.wire_type == kLengthDelimited) {
-      switch (f.number) {
-        case 4:
-          continue;
-        case 2:
-          if (!String(f.bytes, &ln->name)) return false;
-          continue;
-        case 11:
-          if (!String(f.bytes, &ln->display_name)) return false;
-          continue;
-        default:
-          break;
-      }
-    }
-    ++unknown_;
+    if (f.wire_type == kLengthDelimited && f.number == 4) continue;  // an event
+    if (!LineField(f, ln)) return false;
   }
   return true;
 }
@@ -362,7 +361,10 @@ bool Decoder::GuessLineHeader(std::string_view msg, Line* ln, std::string_view* 
   while (p < end && *p != 0x22) {  // the fields before the first event
     WireReader r = Reader(View(p, end));
     WireField f;
-    if (!r.Next(&f) || f.number == 4) return false;
+    if (!r.Next(&f) || f.number == 4 || !LineField(f, ln)) {
+      unknown_ = unknown;
+      return false;
+    }
     p = U(whole_.data()) + r.offset();
   }
   const uint8_t* tail = end;
@@ -373,7 +375,7 @@ bool Decoder::GuessLineHeader(std::string_view msg, Line* ln, std::string_view* 
       break;
     }
   }
-  if (!ParseLineHeader(View(begin, p), ln) || !ParseLineHeader(View(tail, end), ln)) {
+  if (!ParseLineHeader(View(tail, end), ln)) {
     unknown_ = unknown;
     return false;
   }
@@ -606,42 +608,13 @@ bool Decoder::ParseLine(std::string_view msg, Line* ln, Plane* pl) {
     WireField f;
     if (!r.Next(&f)) return FromReader(r);  // p < end: only fails on an error
     p = U(whole_.data()) + r.offset();
-    if (f.wire_type == kVarint) {
-      switch (f.number) {
-        case 1:
-          ln->id = static_cast<int64_t>(f.value);
-          continue;
-        case 10:
-          ln->display_id = static_cast<int64_t>(f.value);
-          continue;
-        case 3:
-          ln->timestamp_ns = static_cast<int64_t>(f.value);
-          continue;
-        case 9:
-          ln->duration_ps = static_cast<int64_t>(f.value);
-          continue;
-        default:
-          break;
-      }
-    } else if (f.wire_type == kLengthDelimited) {
-      switch (f.number) {
-        case 4: {  // an event whose tag is not the one-byte form
-          size_t i = events.size();
-          events.emplace_back();
-          if (!ParseEvent(f.bytes, &events.back(), pl)) return Prepend("events", i);
-          continue;
-        }
-        case 2:
-          if (!String(f.bytes, &ln->name)) return false;
-          continue;
-        case 11:
-          if (!String(f.bytes, &ln->display_name)) return false;
-          continue;
-        default:
-          break;
-      }
+    if (f.wire_type == kLengthDelimited && f.number == 4) {  // an event, not the one-byte tag
+      size_t i = events.size();
+      events.emplace_back();
+      if (!ParseEvent(f.bytes, &events.back(), pl)) return Prepend("events", i);
+      continue;
     }
-    ++unknown_;
+    if (!LineField(f, ln)) return false;
   }
   plane_event_bytes_ += msg.size();
   return true;
