@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/graph/text_escape.h"
 #include "core/report/output_file.h"
 #include "core/scan/database_merge.h"
 #include "core/scan/fleet_report.h"
@@ -32,7 +33,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 int Report(const FleetReportCommandOptions& o) {
   auto fail = [](const std::string& message) {
-    std::cerr << "tracehound fleet report: error: " << message << "\n";
+    std::cerr << "tracehound fleet report: error: " << PrintableBytes(message) << "\n";
     return kExitBadInput;
   };
   scan::FleetReportOptions options;

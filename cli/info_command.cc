@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/graph/text_escape.h"
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
@@ -101,7 +102,7 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
     load.import.keep_truncated = opt->keep_truncated;
     auto set = LoadTraceSet(opt->inputs, load);
     if (!set.ok()) {
-      std::cerr << "tracehound: error: " << set.status().message() << "\n";
+      std::cerr << "tracehound: error: " << PrintableBytes(set.status().message()) << "\n";
       *exit_code = 2;
       return;
     }
@@ -113,7 +114,7 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
       WriteInfoText(*set, extras, report);
     Status written = WriteOutput(opt->output, report.str());
     if (!written.ok()) {
-      std::cerr << "tracehound: error: " << written.message() << "\n";
+      std::cerr << "tracehound: error: " << PrintableBytes(written.message()) << "\n";
       *exit_code = 2;
       return;
     }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/graph/text_escape.h"
 #include "core/scan/database_merge.h"
 
 namespace th::cli {
@@ -13,7 +14,7 @@ constexpr int kExitBadInput = 2;
 
 int Merge(const std::string& out_url, const std::vector<std::string>& inputs) {
   auto fail = [](const std::string& message) {
-    std::cerr << "tracehound merge: error: " << message << "\n";
+    std::cerr << "tracehound merge: error: " << PrintableBytes(message) << "\n";
     return kExitBadInput;
   };
   auto out = scan::OpenDatabase(out_url);

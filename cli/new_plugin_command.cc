@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/graph/text_escape.h"
 #include "core/sdk_scaffold/plugin_scaffold.h"
 
 namespace th::cli {
@@ -27,7 +28,7 @@ void AddNewPluginCommand(CLI::App& app, int* exit_code) {
   cmd->callback([opt, exit_code] {
     auto written = WritePluginScaffold(opt->id, opt->dir);
     if (!written.ok()) {
-      std::cerr << "tracehound: error: " << written.status().message() << "\n";
+      std::cerr << "tracehound: error: " << PrintableBytes(written.status().message()) << "\n";
       *exit_code = written.status().code() == StatusCode::kInvalidInput ? 2 : 1;
       return;
     }

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/pipeline_setup.h"
+#include "core/graph/text_escape.h"
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
 #include "core/pipeline/pipeline_schema.h"
@@ -25,7 +26,7 @@ struct PipelineOptions {
 };
 
 int Fail(const std::string& message) {
-  std::cerr << "tracehound: error: " << message << "\n";
+  std::cerr << "tracehound: error: " << PrintableBytes(message) << "\n";
   return kExitBadInput;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/pipeline_setup.h"
+#include "core/graph/text_escape.h"
 #include "core/pipeline/pipeline_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/scan/database.h"
@@ -52,7 +53,7 @@ extern "C" void OnInterrupt(int sig) {
 }
 
 int Fail(const std::string& message) {
-  std::cerr << "tracehound scan: error: " << message << "\n";
+  std::cerr << "tracehound scan: error: " << PrintableBytes(message) << "\n";
   return kExitBadInput;
 }
 

@@ -10,7 +10,19 @@
 
 namespace th {
 
-enum class StatusCode { kOk = 0, kInvalidInput, kNotFound, kIoError, kUnsupported, kInternal };
+// kUnsupported: the input is no trace (empty, not the format, damaged beyond
+// recognition); kOtherFormat: it is a valid document of another kind (a JSON
+// object without traceEvents: an execution trace, a config). Both mean "not a
+// trace" (NotATrace); a folder of ranks tells them apart in its trust table.
+enum class StatusCode {
+  kOk = 0,
+  kInvalidInput,
+  kNotFound,
+  kIoError,
+  kUnsupported,
+  kInternal,
+  kOtherFormat
+};
 
 class [[nodiscard]] Status {
  public:
@@ -32,6 +44,10 @@ inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 inline Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status OtherFormat(std::string m) { return {StatusCode::kOtherFormat, std::move(m)}; }
+inline bool NotATrace(const Status& s) {
+  return s.code() == StatusCode::kUnsupported || s.code() == StatusCode::kOtherFormat;
+}
 
 template <typename T>
 class [[nodiscard]] StatusOr {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/graph/text_escape.h"
+
 namespace th {
 
 std::string_view SeverityName(Severity s) {
@@ -26,7 +28,8 @@ void TrustTable::Add(std::string_view what, Severity severity, int64_t n,
   TrustEntry& e = it->second;
   e.count += n;
   e.severity = std::max(e.severity, severity);
-  if (e.example.empty() && !example.empty()) e.example = example;
+  // Examples quote trace text and file names: kept printable for every output.
+  if (e.example.empty() && !example.empty()) e.example = PrintableBytes(example);
 }
 
 void TrustTable::Merge(const TrustTable& other) {

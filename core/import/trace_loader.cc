@@ -9,8 +9,10 @@
 #include <regex>
 #include <set>
 
+#include "core/graph/text_escape.h"
 #include "core/import/common/archive_reader.h"
 #include "core/import/common/byte_source.h"
+#include "core/import/common/regular_file.h"
 #include "core/import/hlo/hlo_join.h"
 #include "core/import/hlo/kernel_attribution.h"
 #include "core/import/xspace/xspace_importer.h"
@@ -104,8 +106,16 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
       std::vector<std::string> found;
       for (auto it = fs::recursive_directory_iterator(input, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (!it->is_regular_file(ec)) continue;
+        if (it->is_directory(ec)) continue;
         std::string p = it->path().string();
+        if (!it->is_regular_file(ec)) {
+          // A FIFO, device or socket (or a dangling link): never opened.
+          bool named_like_trace = LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p);
+          skipped->Add("file in an input directory that is not a regular file (not read)",
+                       named_like_trace ? Severity::kDataLoss : Severity::kInfo, 1,
+                       PrintableBytes(p));
+          continue;
+        }
         if (LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p)) {
           found.push_back(p);
         } else {
@@ -120,6 +130,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
       DropJaxJsonCopies(&found, skipped);
       for (auto& p : found) files.push_back({std::move(p), false});
     } else if (fs::exists(input, ec)) {
+      TH_RETURN_IF_ERROR(CheckRegularFile(input));
       files.push_back({input, true});
     } else if (HasGlobChars(input)) {
       glob_t g{};
@@ -130,6 +141,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
       }
       std::vector<std::string> matched(g.gl_pathv, g.gl_pathv + g.gl_pathc);
       globfree(&g);
+      for (const std::string& p : matched) TH_RETURN_IF_ERROR(CheckRegularFile(p));
       DropJaxJsonCopies(&matched, skipped);
       for (auto& p : matched) files.push_back({std::move(p), true});
     } else {
@@ -151,38 +163,81 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   std::vector<std::vector<std::unique_ptr<Trace>>> slots(files->size());
   std::vector<Status> errors(files->size());
   std::mutex trust_mu;
-  auto skip = [&](const Status& s, const std::string& what) {
+  std::vector<std::string> skipped_inputs;  // why each input that is not a trace was skipped
+  // A file or member that holds no trace: a run that should have had it (a
+  // rank) is incomplete, so this is data loss, named in the trust table.
+  auto skip_input = [&](const Status& s) {
     std::lock_guard<std::mutex> lock(trust_mu);
-    set.trust.Add(what, Severity::kInfo, 1, s.message());
+    if (s.code() == StatusCode::kOtherFormat) {
+      set.trust.Add("input skipped: a JSON document of another kind (no traceEvents)",
+                    Severity::kInfo, 1, s.message());
+    } else {
+      set.trust.Add("input skipped: empty or not a trace (if it was a rank, the run misses it)",
+                    Severity::kDataLoss, 1, s.message());
+    }
+    skipped_inputs.push_back(s.message());
+  };
+  auto skip_member = [&](const std::string& archive, const SkippedMember& m) {
+    std::lock_guard<std::mutex> lock(trust_mu);
+    std::string where =
+        PrintableBytes(archive + ":" + m.member) + " (" + PrintableBytes(m.why) + ")";
+    skipped_inputs.push_back(where + ": not a regular file");
+    if (m.hard_link) {
+      set.trust.Add(
+          "archive member that is a hard link (its content is read once, under the "
+          "name it links to)",
+          Severity::kInfo, 1, where);
+    } else {
+      set.trust.Add("archive member that is not a regular file (link, FIFO or device: not read)",
+                    LooksLikeJson(m.member) || LooksLikeXSpace(m.member) ? Severity::kDataLoss
+                                                                         : Severity::kInfo,
+                    1, where);
+    }
+  };
+  auto skip_other_member = [&](const std::string& archive, const std::string& member) {
+    std::lock_guard<std::mutex> lock(trust_mu);
+    skipped_inputs.push_back(PrintableBytes(archive + ":" + member) + ": not .json/.json.gz");
+    if (LooksLikeXSpace(member)) {
+      set.trust.Add("XSpace capture inside an archive (not read: extract it and pass the file)",
+                    Severity::kDataLoss, 1, PrintableBytes(archive + ":" + member));
+    } else {
+      set.trust.Add("archive member that is not .json/.json.gz (not read)", Severity::kInfo, 1,
+                    PrintableBytes(archive + ":" + member));
+    }
   };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
     const InputFile& f = (*files)[i];
     bool archive = LooksLikeArchive(f.path) || (!LooksLikeJson(f.path) && IsArchive(f.path));
     if (archive) {
       errors[i] = ForEachArchiveMember(
-          f.path, [&](const std::string& member, std::unique_ptr<ByteSource> src) -> Status {
+          f.path,
+          [&](const std::string& member, std::unique_ptr<ByteSource> src) -> Status {
             if (!LooksLikeJson(member)) {
-              skip(Ok(), "archive member that is not .json/.json.gz");
+              skip_other_member(f.path, member);
               return Ok();
             }
             auto trace = ImportSource(std::move(src), options);
             if (!trace.ok()) {
-              if (trace.status().code() == StatusCode::kUnsupported) {
-                skip(trace.status(), "input skipped: not a Kineto/Chrome trace");
+              if (NotATrace(trace.status())) {
+                skip_input(trace.status());
                 return Ok();
               }
               return trace.status();
             }
             slots[i].push_back(std::move(*trace));
             return Ok();
-          });
+          },
+          [&](const SkippedMember& m) { skip_member(f.path, m); });
       return;
     }
     if (LooksLikeXSpace(f.path)) {
       std::vector<xspace::EmbeddedHloProto> hlo_protos;
       auto trace = xspace::ImportXSpaceFile(f.path, &hlo_protos);
       if (!trace.ok()) {
-        errors[i] = trace.status();
+        if (!f.explicit_input && NotATrace(trace.status()))
+          skip_input(trace.status());
+        else
+          errors[i] = trace.status();
         return;
       }
       JoinXla(trace->get(), hlo_protos);
@@ -196,8 +251,8 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
     }
     auto trace = ImportSource(std::move(*raw), options);
     if (!trace.ok()) {
-      if (!f.explicit_input && trace.status().code() == StatusCode::kUnsupported) {
-        skip(trace.status(), "input skipped: not a Kineto/Chrome trace");
+      if (!f.explicit_input && NotATrace(trace.status())) {
+        skip_input(trace.status());
       } else {
         errors[i] = trace.status();
       }
@@ -227,7 +282,16 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
       set.traces.push_back(std::move(trace));
     }
   }
-  if (set.traces.empty()) return NotFound("none of the inputs is a Kineto/Chrome trace");
+  if (set.traces.empty()) {
+    // Say why, file by file (sorted: the order of a parallel walk is not).
+    std::sort(skipped_inputs.begin(), skipped_inputs.end());
+    std::string why;
+    for (size_t k = 0; k < skipped_inputs.size() && k < 5; ++k)
+      why += (k ? "; " : ": ") + skipped_inputs[k];
+    if (skipped_inputs.size() > 5)
+      why += "; and " + std::to_string(skipped_inputs.size() - 5) + " more";
+    return NotFound("none of the inputs is a trace" + why);
+  }
   std::stable_sort(set.traces.begin(), set.traces.end(),
                    [](const auto& a, const auto& b) { return a->info.rank < b->info.rank; });
   for (size_t i = 1; i < set.traces.size(); ++i) {

@@ -137,8 +137,27 @@ std::string SuggestionTail(std::string_view key, const std::vector<std::string>&
 
 using MarkFn = std::function<YamlMark(const YAML::Mark&)>;
 
-Status Convert(const YAML::Node& y, const MarkFn& mark, Node* out) {
+// yaml-cpp shares an aliased node instead of copying it, so a document can
+// refer to itself ("&a [*a]") or repeat an anchor exponentially (a "billion
+// laughs" bomb of a few hundred bytes). The conversion below expands aliases,
+// so it is bounded: nesting depth (a cycle hits it) and nodes in all.
+struct ConvertBudget {
+  static constexpr int kMaxDepth = 64;
+  static constexpr int64_t kMaxNodes = 100000;
+  int64_t nodes = 0;
+};
+
+Status Convert(const YAML::Node& y, const MarkFn& mark, Node* out, ConvertBudget* budget,
+               int depth) {
   out->mark = mark(y.Mark());
+  if (depth > ConvertBudget::kMaxDepth)
+    return ErrorAt(out->mark, "YAML nested deeper than " +
+                                  std::to_string(ConvertBudget::kMaxDepth) +
+                                  " levels (an alias that contains itself?)");
+  if (++budget->nodes > ConvertBudget::kMaxNodes)
+    return ErrorAt(out->mark, "YAML expands to more than " +
+                                  std::to_string(ConvertBudget::kMaxNodes) +
+                                  " values once its aliases are expanded (an alias bomb?)");
   switch (y.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -165,7 +184,7 @@ Status Convert(const YAML::Node& y, const MarkFn& mark, Node* out) {
       out->kind = Node::Kind::kSequence;
       for (const YAML::Node& item : y) {
         out->items.emplace_back();
-        TH_RETURN_IF_ERROR(Convert(item, mark, &out->items.back()));
+        TH_RETURN_IF_ERROR(Convert(item, mark, &out->items.back(), budget, depth + 1));
       }
       return Ok();
     case YAML::NodeType::Map:
@@ -180,7 +199,7 @@ Status Convert(const YAML::Node& y, const MarkFn& mark, Node* out) {
                                          std::to_string(e.key_mark.line) + ")");
         }
         Entry entry{key, key_mark, {}};
-        TH_RETURN_IF_ERROR(Convert(kv.second, mark, &entry.value));
+        TH_RETURN_IF_ERROR(Convert(kv.second, mark, &entry.value, budget, depth + 1));
         // An empty value has no text of its own; point at its key instead.
         if (entry.value.kind == Node::Kind::kNull && entry.value.mark.line != key_mark.line)
           entry.value.mark = key_mark;
@@ -202,7 +221,8 @@ Status ParseYaml(const std::string& text, const MarkFn& mark, Node* out) {
     return ErrorAt(mark(YAML::Mark()), std::string("invalid YAML: ") + Clip(e.what()));
   }
   try {
-    return Convert(doc, mark, out);
+    ConvertBudget budget;
+    return Convert(doc, mark, out, &budget, 0);
   } catch (const std::exception& e) {
     return ErrorAt(mark(YAML::Mark()), std::string("invalid YAML: ") + Clip(e.what()));
   }
@@ -321,6 +341,16 @@ struct OpenFile {
 // Reads `path`, substitutes ${env:...} and resolves its includes, depth first.
 Status LoadTree(const std::string& path, const YamlMark* included_at, std::vector<OpenFile>* stack,
                 const Getenv& getenv, Node* out) {
+  // A FIFO or device would block or never end the read below.
+  std::error_code type_ec;
+  fs::file_status type = fs::status(path, type_ec);
+  if (!type_ec && fs::exists(type) && !fs::is_regular_file(type)) {
+    std::string why = "not a regular file" + std::string(fs::is_directory(type) ? " (a directory)"
+                                                         : fs::is_fifo(type)    ? " (a FIFO)"
+                                                                                : "");
+    if (included_at) return ErrorAt(*included_at, "cannot include " + Q(path) + ": " + why);
+    return InvalidInput(path + ": cannot open pipeline file: " + why);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::string why = fs::exists(path) ? "cannot read" : "no such file";

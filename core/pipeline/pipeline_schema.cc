@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "core/graph/text_escape.h"
 #include "core/pipeline/pipeline.h"
 
 namespace th {
@@ -85,37 +86,7 @@ class JsonWriter {
     out_ += '\n';
     out_.append(2 * first_.size(), ' ');
   }
-  void Quote(std::string_view s) {
-    out_ += '"';
-    for (char c : s) {
-      switch (c) {
-        case '"':
-          out_ += "\\\"";
-          break;
-        case '\\':
-          out_ += "\\\\";
-          break;
-        case '\n':
-          out_ += "\\n";
-          break;
-        case '\r':
-          out_ += "\\r";
-          break;
-        case '\t':
-          out_ += "\\t";
-          break;
-        default:
-          if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
-            out_ += buf;
-          } else {
-            out_ += c;
-          }
-      }
-    }
-    out_ += '"';
-  }
+  void Quote(std::string_view s) { AppendJsonString(&out_, s); }
 
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written in it yet

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/graph/text_escape.h"
 #include "core/report/output_file.h"
 
 namespace th {
@@ -21,29 +22,7 @@ class Out {
   std::string text;
 
   void Raw(std::string_view s) { text.append(s); }
-  void Str(std::string_view s) {
-    text.push_back('"');
-    for (char c : s) {
-      auto u = static_cast<unsigned char>(c);
-      if (c == '"' || c == '\\') {
-        text.push_back('\\');
-        text.push_back(c);
-      } else if (c == '\n') {
-        text.append("\\n");
-      } else if (c == '\t') {
-        text.append("\\t");
-      } else if (c == '\r') {
-        text.append("\\r");
-      } else if (u < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u));
-        text.append(buf);
-      } else {
-        text.push_back(c);
-      }
-    }
-    text.push_back('"');
-  }
+  void Str(std::string_view s) { AppendJsonString(&text, s); }
   void Int(int64_t v) { text.append(std::to_string(v)); }
   void Num(double v) {
     if (!std::isfinite(v)) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/graph/text_escape.h"
+
 namespace th {
 
 void JsonWriter::Indent() {
@@ -62,37 +64,7 @@ JsonWriter& JsonWriter::String(std::string_view s) {
   return *this;
 }
 
-void JsonWriter::WriteEscaped(std::string_view s) {
-  out_ << '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out_ << "\\\"";
-        break;
-      case '\\':
-        out_ << "\\\\";
-        break;
-      case '\n':
-        out_ << "\\n";
-        break;
-      case '\r':
-        out_ << "\\r";
-        break;
-      case '\t':
-        out_ << "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out_ << buf;
-        } else {
-          out_ << static_cast<char>(c);
-        }
-    }
-  }
-  out_ << '"';
-}
+void JsonWriter::WriteEscaped(std::string_view s) { out_ << JsonString(s); }
 JsonWriter& JsonWriter::Int(int64_t v) {
   BeforeValue();
   out_ << v;

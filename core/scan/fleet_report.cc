@@ -10,6 +10,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/graph/text_escape.h"
+
 namespace th::scan {
 
 namespace {
@@ -102,38 +104,6 @@ std::string JoinList(const std::vector<std::string>& v, const char* sep = ", ") 
 }
 
 std::string Severity(int64_t s) { return "P" + std::to_string(s); }
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "core/graph/text_escape.h"
+
 namespace th::scan {
 
 namespace {
@@ -63,22 +65,7 @@ Status InsertRows(Database& db, const std::string& table, const std::vector<std:
 }
 
 std::string EvidenceJson(const std::vector<Evidence>& evidence) {
-  auto quote = [](const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-    return out + "\"";
-  };
+  auto quote = [](const std::string& s) { return JsonString(s); };
   std::string out = "[";
   for (size_t i = 0; i < evidence.size(); ++i) {
     const Evidence& e = evidence[i];

@@ -134,8 +134,7 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
         auto result = RunPipeline(*options.pipeline, *options.registry, paths, options.load);
         // A file of a several-file run that is not a trace (a JSON config
         // beside the rank traces) is left out, and the rest imported again.
-        while (!result.ok() && result.status().code() == StatusCode::kUnsupported &&
-               paths.size() > 1) {
+        while (!result.ok() && NotATrace(result.status()) && paths.size() > 1) {
           auto bad = std::find_if(paths.begin(), paths.end(), [&](const std::string& p) {
             return result.status().message().rfind(p + ":", 0) == 0;
           });
@@ -146,7 +145,7 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
         if (result.ok()) {
           FillRunRecord(run, hashes, **result, &record);
         } else {
-          not_trace = result.status().code() == StatusCode::kUnsupported;
+          not_trace = NotATrace(result.status());
           read_error = result.status().message();
         }
       }

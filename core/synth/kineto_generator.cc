@@ -14,6 +14,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/graph/text_escape.h"
+
 namespace th::synth {
 namespace {
 
@@ -87,22 +89,7 @@ void AppendFixed6(std::string& b, double v) {  // printf "%f", as Kineto writes 
   b.append(tmp, static_cast<size_t>(n));
 }
 
-void AppendJsonString(std::string& b, std::string_view s) {
-  b += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      b += '\\';
-      b += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char tmp[8];
-      std::snprintf(tmp, sizeof(tmp), "\\u%04x", static_cast<unsigned char>(c));
-      b += tmp;
-    } else {
-      b += c;
-    }
-  }
-  b += '"';
-}
+void AppendJsonString(std::string& b, std::string_view s) { th::AppendJsonString(&b, s); }
 
 // ---------------------------------------------------------------------------
 // Catalog: kernels and the aten:: ops that launch them (H100 / bf16 training).

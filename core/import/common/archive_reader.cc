@@ -61,7 +61,8 @@ bool IsArchive(const std::string& path) {
 
 Status ForEachArchiveMember(
     const std::string& path,
-    const std::function<Status(const std::string&, std::unique_ptr<ByteSource>)>& visit) {
+    const std::function<Status(const std::string&, std::unique_ptr<ByteSource>)>& visit,
+    const std::function<void(const SkippedMember&)>& skipped) {
   ArchivePtr a = OpenArchive(path);
   if (!a) return InvalidInput(path + ": cannot open as an archive");
   while (true) {
@@ -71,8 +72,30 @@ Status ForEachArchiveMember(
     if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
       return InvalidInput(path + ": broken archive: " + archive_error_string(a.get()));
     }
-    if (archive_entry_filetype(entry) != AE_IFREG) continue;
-    std::string member = archive_entry_pathname(entry);
+    const char* name = archive_entry_pathname(entry);
+    std::string member = name ? name : "";
+    const char* hard_link = archive_entry_hardlink(entry);
+    auto type = archive_entry_filetype(entry);
+    if (hard_link || type != AE_IFREG) {
+      if (type == AE_IFDIR && !hard_link) continue;
+      if (!skipped) continue;
+      SkippedMember s{member, "", hard_link != nullptr};
+      const char* target = archive_entry_symlink(entry);
+      if (hard_link)
+        s.why = std::string("hard link to ") + hard_link;
+      else if (type == AE_IFLNK)
+        s.why = std::string("symbolic link to ") + (target ? target : "?");
+      else if (type == AE_IFIFO)
+        s.why = "FIFO";
+      else if (type == AE_IFCHR || type == AE_IFBLK)
+        s.why = "device";
+      else if (type == AE_IFSOCK)
+        s.why = "socket";
+      else
+        s.why = "special file";
+      skipped(s);
+      continue;
+    }
     auto source = std::make_unique<MemberSource>(a.get(), path + ":" + member,
                                                  static_cast<uint64_t>(archive_entry_size(entry)));
     TH_RETURN_IF_ERROR(visit(member, std::move(source)));

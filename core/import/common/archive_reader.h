@@ -13,12 +13,22 @@ namespace th {
 // True when `path` opens as a tar or zip archive (possibly gzip-compressed).
 bool IsArchive(const std::string& path);
 
-// Calls `visit` for each regular member, in archive order. The source is valid
-// only during the call and reads the member's stored bytes (a member that is
+// A member that is not read: a symbolic link (never followed), a hard link
+// (its content is read under the name it links to), a FIFO, device or socket.
+struct SkippedMember {
+  std::string member;
+  std::string why;  // "symbolic link to x", "hard link to x", "FIFO", ...
+  bool hard_link = false;
+};
+
+// Calls `visit` for each regular member, in archive order, and `skipped` (if
+// given) for every other member but directories. The source is valid only
+// during the call and reads the member's stored bytes (a member that is
 // itself gzip-compressed is decoded by the caller with OpenDecoded). The
 // source's name is "archive:member".
 Status ForEachArchiveMember(const std::string& path,
                             const std::function<Status(const std::string& member,
-                                                       std::unique_ptr<ByteSource> source)>& visit);
+                                                       std::unique_ptr<ByteSource> source)>& visit,
+                            const std::function<void(const SkippedMember&)>& skipped = {});
 
 }  // namespace th

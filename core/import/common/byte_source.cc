@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/import/common/gzip_source.h"
+#include "core/import/common/regular_file.h"
 
 namespace th {
 
@@ -112,15 +113,9 @@ class PrefixedSource final : public ByteSource {
 }  // namespace
 
 StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NotFound(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return InvalidInput(path + ": not a regular file");
-  }
-  return std::unique_ptr<ByteSource>(
-      std::make_unique<FileSource>(path, fd, static_cast<uint64_t>(st.st_size)));
+  auto file = OpenRegularFile(path);
+  if (!file.ok()) return file.status();
+  return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(path, file->fd, file->size));
 }
 
 std::unique_ptr<ByteSource> MakeMemorySource(std::string name, std::string bytes) {

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <utility>
 
+#include "core/import/common/regular_file.h"
 #include "core/import/xspace/wire_reader.h"
 
 namespace th::hlo {
@@ -61,7 +62,10 @@ class Decoder : public MessageDecoder {
  private:
   bool ParseComputation(std::string_view msg, HloComputation* c);
   bool ParseInstruction(std::string_view msg, HloInstruction* ins);
-  bool ParseShape(std::string_view msg, HloShape* sh);
+  // Tuple shapes nest; real modules stay a few levels deep. Deeper input is
+  // refused (recursion and HloShape's destructor are bounded by it).
+  static constexpr int kMaxShapeDepth = 256;
+  bool ParseShape(std::string_view msg, HloShape* sh, int depth = 0);
   bool ParseLayout(std::string_view msg, HloShape* sh);
   // Not decoded by the oracle: a malformed payload must not fail the read.
   bool ParseMetadataLenient(std::string_view msg, HloMetadata* md);
@@ -97,7 +101,12 @@ bool Decoder::ParseLayout(std::string_view msg, HloShape* sh) {
   return r.failed() ? FromReader(r) : true;
 }
 
-bool Decoder::ParseShape(std::string_view msg, HloShape* sh) {
+bool Decoder::ParseShape(std::string_view msg, HloShape* sh, int depth) {
+  if (depth > kMaxShapeDepth) {
+    error_.what = "shape nested deeper than " + std::to_string(kMaxShapeDepth) + " tuple levels";
+    error_.offset = static_cast<uint64_t>(msg.data() - whole_.data());
+    return false;
+  }
   WireReader r = Reader(msg);
   WireField f;
   while (r.Next(&f)) {
@@ -111,7 +120,7 @@ bool Decoder::ParseShape(std::string_view msg, HloShape* sh) {
       case 4:
         if (f.wire_type == kLengthDelimited) {
           sh->tuple_shapes.emplace_back();
-          if (!ParseShape(f.bytes, &sh->tuple_shapes.back())) {
+          if (!ParseShape(f.bytes, &sh->tuple_shapes.back(), depth + 1)) {
             return Prepend("tuple_shapes", sh->tuple_shapes.size() - 1);
           }
         }
@@ -404,6 +413,10 @@ th::StatusOr<std::vector<HloModule>> ReadHloProto(std::string_view bytes, const 
 }
 
 th::StatusOr<std::vector<HloModule>> ReadHloProtoFile(const std::string& path) {
+  // A FIFO or device would block or never end the read (a missing file is
+  // reported by the open below, as an I/O error).
+  if (th::Status s = th::CheckRegularFile(path); !s.ok() && s.code() != th::StatusCode::kNotFound)
+    return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) return th::IoError(path + ": cannot open: " + std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -4,7 +4,10 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/graph/text_escape.h"
+#include "core/graph/utf8.h"
 #include "core/import/kineto/decimal_time.h"
+#include "core/import/kineto/json_value_check.h"
 #include "core/import/kineto/xprof_json.h"
 
 namespace th::kineto {
@@ -55,7 +58,39 @@ bool GetInt(ondemand::value v, int64_t* out) {
   return false;
 }
 
-bool GetString(ondemand::value v, std::string_view* out) { return !v.get_string().get(*out); }
+// Reads the values an event's fields hold, checking what it cannot use: a
+// value no getter reads, or one a getter refuses, is checked whole
+// (json_value_check.h). The first malformed value is kept in `err`; the field
+// loops return it after each field.
+struct CheckedReader {
+  ValueCheck* check;
+  simdjson::error_code err = simdjson::SUCCESS;
+
+  // A value that is not read: checked whole.
+  [[gnu::always_inline]] void Skip(ondemand::value v) {
+    if (!err) err = SkipValue(v, check);
+  }
+  // A field no key of the reader's matched: its key's escapes and its value.
+  [[gnu::always_inline]] void SkipField(const char* key, ondemand::value v) {
+    if (!err) err = CheckKeyEscapes(key, check);
+    Skip(v);
+  }
+  [[gnu::always_inline]] bool Int(ondemand::value v, int64_t* out) {
+    if (GetInt(v, out)) return true;
+    Skip(v);
+    return false;
+  }
+  [[gnu::always_inline]] bool String(ondemand::value v, std::string_view* out) {
+    if (!v.get_string().get(*out)) return true;
+    Skip(v);
+    return false;
+  }
+  [[gnu::always_inline]] bool Double(ondemand::value v, double* out) {
+    if (!v.get_double().get(*out)) return true;
+    Skip(v);
+    return false;
+  }
+};
 
 // Arguments picked from `args`; the rest of `args` is not kept (yet).
 struct Args {
@@ -81,109 +116,177 @@ struct Args {
   std::vector<std::pair<std::string_view, double>>* series = nullptr;
 };
 
-void GetDim3(ondemand::value v, int32_t out[3]) {
+[[gnu::always_inline]] inline void GetDim3(ondemand::value v, int32_t out[3], CheckedReader* r) {
   ondemand::array arr;
-  if (v.get_array().get(arr)) return;
+  if (v.get_array().get(arr)) return r->Skip(v);
   int i = 0;
-  for (auto e : arr) {
+  for (auto element : arr) {
+    ondemand::value e;
+    if (auto err = element.get(e)) {
+      r->err = err;
+      return;
+    }
     int64_t x;
-    if (i < 3 && !e.get_int64().get(x)) out[i] = static_cast<int32_t>(x);
+    if (i < 3 && !e.get_int64().get(x))
+      out[i] = static_cast<int32_t>(x);
+    else
+      r->Skip(e);
+    if (r->err) return;
     ++i;
   }
 }
 
-void ParseArgs(ondemand::object obj, Args* a) {
+simdjson::error_code ParseArgs(ondemand::object obj, Args* a, ValueCheck* check) {
+  CheckedReader r{check};
   for (auto field_result : obj) {
     ondemand::field field;
-    if (std::move(field_result).get(field)) return;
+    if (auto err = std::move(field_result).get(field)) return err;
     const char* key = RawKey(field);
     ondemand::value v = field.value();
     if (a->series) {
       double d;
       const char* q = static_cast<const char*>(std::memchr(key, '"', 1024));
-      if (q && !v.get_double().get(d)) a->series->emplace_back(std::string_view(key, q - key), d);
+      if (r.Double(v, &d) && q) a->series->emplace_back(std::string_view(key, q - key), d);
+      if (!r.err) r.err = CheckKeyEscapes(key, check);
+      if (r.err) return r.err;
       continue;
     }
+    bool read = true;  // false: no known key; the value is checked, not used
     switch (key[0]) {
       case 'c':
-        if (KeyIs(key, "correlation")) GetInt(v, &a->correlation);
+        if (KeyIs(key, "correlation"))
+          r.Int(v, &a->correlation);
+        else
+          read = false;
         break;
       case 'E':
-        if (KeyIs(key, "External id")) GetInt(v, &a->external_id);
+        if (KeyIs(key, "External id"))
+          r.Int(v, &a->external_id);
+        else
+          read = false;
         break;
       case 's':
         if (KeyIs(key, "stream"))
-          GetInt(v, &a->stream);
+          r.Int(v, &a->stream);
         else if (KeyIs(key, "shared memory"))
-          GetInt(v, &a->shared_mem);
+          r.Int(v, &a->shared_mem);
+        else
+          read = false;
         break;
       case 'd':
         if (KeyIs(key, "device"))
-          GetInt(v, &a->device);
+          r.Int(v, &a->device);
         else if (KeyIs(key, "dtype"))
-          GetString(v, &a->dtype);
+          r.String(v, &a->dtype);
+        else
+          read = false;
         break;
       case 'g':
-        if (KeyIs(key, "grid")) GetDim3(v, a->grid);
+        if (KeyIs(key, "grid"))
+          GetDim3(v, a->grid, &r);
+        else
+          read = false;
         break;
       case 'b':
         if (KeyIs(key, "block"))
-          GetDim3(v, a->block);
+          GetDim3(v, a->block, &r);
         else if (KeyIs(key, "bytes"))
-          GetInt(v, &a->bytes);
+          r.Int(v, &a->bytes);
+        else
+          read = false;
         break;
       case 'r':
-        if (KeyIs(key, "registers per thread")) GetInt(v, &a->registers);
+        if (KeyIs(key, "registers per thread"))
+          r.Int(v, &a->registers);
+        else
+          read = false;
         break;
       case 'e':
         if (KeyIs(key, "est. achieved occupancy %")) {
           double d;
-          if (!v.get_double().get(d)) a->occupancy = d;
+          if (r.Double(v, &d)) a->occupancy = d;
+        } else {
+          read = false;
         }
         break;
       case 'C':
-        if (KeyIs(key, "Collective name")) a->has_collective = GetString(v, &a->collective);
+        if (KeyIs(key, "Collective name"))
+          a->has_collective = r.String(v, &a->collective);
+        else
+          read = false;
         break;
       case 'I':
-        if (KeyIs(key, "In msg nelems")) GetInt(v, &a->in_nelems);
+        if (KeyIs(key, "In msg nelems"))
+          r.Int(v, &a->in_nelems);
+        else
+          read = false;
         break;
       case 'O':
-        if (KeyIs(key, "Out msg nelems")) GetInt(v, &a->out_nelems);
+        if (KeyIs(key, "Out msg nelems"))
+          r.Int(v, &a->out_nelems);
+        else
+          read = false;
         break;
       case 'G':
-        if (KeyIs(key, "Group size")) GetInt(v, &a->group_size);
+        if (KeyIs(key, "Group size"))
+          r.Int(v, &a->group_size);
+        else
+          read = false;
         break;
       case 'P':
-        if (KeyIs(key, "Process Group Name")) GetString(v, &a->group);
+        if (KeyIs(key, "Process Group Name"))
+          r.String(v, &a->group);
+        else
+          read = false;
         break;
       case 'T':
         if (KeyIs(key, "Total Allocated"))
-          GetInt(v, &a->total_allocated);
+          r.Int(v, &a->total_allocated);
         else if (KeyIs(key, "Total Reserved"))
-          GetInt(v, &a->total_reserved);
+          r.Int(v, &a->total_reserved);
+        else
+          read = false;
         break;
       case 'B':
-        if (KeyIs(key, "Bytes")) GetInt(v, &a->mem_bytes);
+        if (KeyIs(key, "Bytes"))
+          r.Int(v, &a->mem_bytes);
+        else
+          read = false;
         break;
       case 'A':
-        if (KeyIs(key, "Addr")) GetInt(v, &a->addr);
+        if (KeyIs(key, "Addr"))
+          r.Int(v, &a->addr);
+        else
+          read = false;
         break;
       case 'D':
         if (KeyIs(key, "Device Type"))
-          GetInt(v, &a->device_type);
+          r.Int(v, &a->device_type);
         else if (KeyIs(key, "Device Id"))
-          GetInt(v, &a->device_id);
+          r.Int(v, &a->device_id);
+        else
+          read = false;
         break;
       case 'n':
-        if (KeyIs(key, "name")) a->has_meta_name = GetString(v, &a->meta_name);
+        if (KeyIs(key, "name"))
+          a->has_meta_name = r.String(v, &a->meta_name);
+        else
+          read = false;
         break;
       case 'l':
-        if (KeyIs(key, "labels")) a->has_meta_name = GetString(v, &a->meta_name);
+        if (KeyIs(key, "labels"))
+          a->has_meta_name = r.String(v, &a->meta_name);
+        else
+          read = false;
         break;
       default:
+        read = false;
         break;
     }
+    if (!read) r.SkipField(key, v);
+    if (r.err) return r.err;
   }
+  return simdjson::SUCCESS;
 }
 
 // XProf JSON args (xprof_json.h): every value is a string; the labels and
@@ -196,8 +299,10 @@ struct XprofArgs {
 
 // An integer XProf argument: a string of digits (TSL writes every value as a
 // string) or a JSON number; uint64 values keep their bits, as XSpace readers
-// do. False (with the text in *bad) when it is not an integer.
-bool GetIntegerArg(ondemand::value v, int64_t* out, std::string_view* bad) {
+// do. False (with the text in *bad) when it is not an integer; a malformed
+// value also sets r->err.
+bool GetIntegerArg(ondemand::value v, int64_t* out, std::string_view* bad, CheckedReader* r) {
+  std::string_view token = v.raw_json_token();
   std::string_view s;
   if (!v.get_string().get(s)) {
     const char* end = s.data() + s.size();
@@ -220,18 +325,22 @@ bool GetIntegerArg(ondemand::value v, int64_t* out, std::string_view* bad) {
     *out = static_cast<int64_t>(u);
     return true;
   }
-  *bad = v.raw_json_token();
+  r->Skip(v);  // malformed: r->err; valid but not an integer: the caller counts it
+  *bad = token;
   return false;
 }
 
-void ParseXprofArgs(ondemand::object obj, XprofArgs* a, ChunkDefects* defects) {
+simdjson::error_code ParseXprofArgs(ondemand::object obj, XprofArgs* a, ChunkDefects* defects,
+                                    ValueCheck* check) {
+  CheckedReader r{check};
   for (auto field_result : obj) {
     ondemand::field field;
-    if (std::move(field_result).get(field)) return;
+    if (auto err = std::move(field_result).get(field)) return err;
     const char* key = RawKey(field);
     ondemand::value v = field.value();
     int64_t* integer = nullptr;
     const char* integer_key = nullptr;
+    bool read = true;  // false: no known key; the value is checked, not used
     switch (key[0]) {
       case 'c':
         if (KeyIs(key, "correlation_id")) {
@@ -253,36 +362,54 @@ void ParseXprofArgs(ondemand::object obj, XprofArgs* a, ChunkDefects* defects) {
         break;
       case 'h':
         if (KeyIs(key, "hlo_op"))
-          GetString(v, &a->hlo_op);
+          r.String(v, &a->hlo_op);
         else if (KeyIs(key, "hlo_module"))
-          GetString(v, &a->hlo_module);
+          r.String(v, &a->hlo_module);
+        else
+          read = false;
         break;
       case 'n':
-        if (KeyIs(key, "name")) a->has_name = GetString(v, &a->name);
+        if (KeyIs(key, "name"))
+          a->has_name = r.String(v, &a->name);
+        else
+          read = false;
         break;
       case 't':
-        if (KeyIs(key, "tf_op")) GetString(v, &a->tf_op);
+        if (KeyIs(key, "tf_op"))
+          r.String(v, &a->tf_op);
+        else
+          read = false;
         break;
       case 's':
-        if (KeyIs(key, "source")) GetString(v, &a->source);
+        if (KeyIs(key, "source"))
+          r.String(v, &a->source);
+        else
+          read = false;
         break;
       default:
+        read = false;
         break;
     }
     if (integer) {
       std::string_view bad;
       int64_t x = 0;
-      if (GetIntegerArg(v, &x, &bad)) {
+      if (GetIntegerArg(v, &x, &bad, &r)) {
         *integer = x;
       } else {
-        ++defects->bad_integer_arg;
-        if (defects->first_bad_integer_arg.empty()) {
-          defects->first_bad_integer_arg =
-              std::string(integer_key) + "=\"" + std::string(bad.substr(0, 64)) + "\"";
+        if (!r.err) {
+          ++defects->bad_integer_arg;
+          if (defects->first_bad_integer_arg.empty()) {
+            defects->first_bad_integer_arg =
+                std::string(integer_key) + "=\"" + PrintableBytes(bad.substr(0, 64)) + "\"";
+          }
         }
       }
+    } else if (!read) {
+      r.SkipField(key, v);
     }
+    if (r.err) return r.err;
   }
+  return simdjson::SUCCESS;
 }
 
 bool KnownPhase(char c) {
@@ -321,13 +448,14 @@ bool KnownPhase(char c) {
 // One pid/tid value: number or string. A string holding a decimal integer is
 // that integer: old Kineto wrote the same thread as 25738 on flow events and
 // "25738" on slices, and they must land on one track.
-void ReadId(ondemand::value v, ThreadTables& strings, int64_t* num, uint32_t* str) {
+void ReadId(ondemand::value v, ThreadTables& strings, int64_t* num, uint32_t* str,
+            CheckedReader* r) {
   if (!v.get_int64().get(*num)) return;
+  std::string_view token = v.raw_json_token();
   ondemand::json_type t;
-  if (v.type().get(t)) return;
-  if (t == ondemand::json_type::string) {
+  if (!v.type().get(t) && t == ondemand::json_type::string) {
     std::string_view s;
-    if (v.get_string().get(s)) return;
+    if (!r->String(v, &s)) return;
     int64_t x = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
     if (!s.empty() && ec == std::errc() && p == s.data() + s.size()) {
@@ -337,102 +465,139 @@ void ReadId(ondemand::value v, ThreadTables& strings, int64_t* num, uint32_t* st
     }
     return;
   }
-  if (!GetInt(v, num)) {
-    *str = strings.Intern(v.raw_json_token());
-  }
+  if (GetInt(v, num)) return;
+  r->Skip(v);
+  if (!r->err) *str = strings.Intern(token);
 }
+
+// The fields both event formats share (Kineto and XProf JSON).
+struct CommonFields {
+  std::string_view ph_text, cat_text, name_text;
+  bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
+  bool ts_invalid = false, dur_invalid = false;
+  int64_t ts = 0, dur = 0;
+  TrackKey key;
+};
 
 class EventReader {
  public:
   EventReader(ParsedChunk* out, ThreadTables* tables, std::vector<uint8_t>* cat_kind)
       : out_(out), tables_(tables), cat_kind_(*cat_kind) {}
 
+  // What checking the values found (the malformed token, non-finite numbers).
+  ValueCheck& check() { return check_; }
+
   simdjson::error_code Read(ondemand::object obj) {
-    std::string_view ph_text, cat_text, name_text;
-    bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
-    bool ts_invalid = false, dur_invalid = false, bind_enclosing = false, id_is_string = false;
-    int64_t ts = 0, dur = 0, id = kNoValue;
-    TrackKey key;
+    CommonFields f;
+    bool bind_enclosing = false, id_is_string = false;
+    int64_t id = kNoValue;
     Args args;
+    CheckedReader r{&check_};
     for (auto field_result : obj) {
       ondemand::field field;
       if (auto err = std::move(field_result).get(field)) return err;
       const char* k = RawKey(field);
       ondemand::value v = field.value();
-      switch (k[0]) {
-        case 'p':
-          if (KeyIs(k, "ph")) {
-            if (auto err = v.get_string().get(ph_text)) return err;
-            has_ph = true;
-          } else if (KeyIs(k, "pid")) {
-            ReadId(v, *tables_, &key.pid, &key.pid_str);
+      if (KeyIs(k, "id")) {
+        ondemand::json_type t;
+        if (!v.type().get(t) && t == ondemand::json_type::string) {
+          std::string_view s;
+          if (r.String(v, &s)) {
+            id = tables_->Intern(s);
+            id_is_string = true;
           }
-          break;
-        case 'c':
-          if (KeyIs(k, "cat")) has_cat = !v.get_string().get(cat_text);
-          break;
-        case 'n':
-          if (KeyIs(k, "name")) has_name = !v.get_string().get(name_text);
-          break;
-        case 't':
-          if (KeyIs(k, "tid")) {
-            ReadId(v, *tables_, &key.tid, &key.tid_str);
-          } else if (KeyIs(k, "ts")) {
-            has_ts = true;
-            ts_invalid = !ReadTime(v, &ts);
-          }
-          break;
-        case 'd':
-          if (KeyIs(k, "dur")) {
-            has_dur = true;
-            dur_invalid = !ReadTime(v, &dur);
-          }
-          break;
-        case 'i':
-          if (KeyIs(k, "id")) {
-            ondemand::json_type t;
-            if (!v.type().get(t) && t == ondemand::json_type::string) {
-              std::string_view s;
-              if (!v.get_string().get(s)) {
-                id = tables_->Intern(s);
-                id_is_string = true;
-              }
-            } else {
-              GetInt(v, &id);
-            }
-          }
-          break;
-        case 'b':
-          if (KeyIs(k, "bp")) {
-            std::string_view s;
-            bind_enclosing = !v.get_string().get(s) && s == "e";
-          }
-          break;
-        case 'a':
-          if (KeyIs(k, "args")) {
-            ondemand::object a;
-            if (has_ph && ph_text == "C") {
-              series_.clear();
-              args.series = &series_;
-            }
-            if (!v.get_object().get(a)) ParseArgs(a, &args);
-          }
-          break;
-        default:
-          break;
+        } else {
+          r.Int(v, &id);
+        }
+      } else if (KeyIs(k, "bp")) {
+        std::string_view s;
+        bind_enclosing = r.String(v, &s) && s == "e";
+      } else if (KeyIs(k, "args")) {
+        ondemand::object a;
+        if (f.has_ph && f.ph_text == "C") {
+          series_.clear();
+          args.series = &series_;
+        }
+        if (!v.get_object().get(a)) {
+          if (auto err = ParseArgs(a, &args, &check_)) return err;
+        } else {
+          r.Skip(v);
+        }
+      } else if (auto err = ReadCommon(k, v, &f, &r, NsRounding::kHalfEven)) {
+        return err;
       }
+      if (r.err) return r.err;
     }
-    Commit(ph_text, has_ph, has_cat ? cat_text : std::string_view(), has_cat,
-           has_name ? name_text : std::string_view(), has_ts && !ts_invalid ? ts : 0,
-           !has_ts || ts_invalid, has_dur && !dur_invalid ? dur : -1, bind_enclosing, id,
-           id_is_string, key, args);
+    Commit(f.ph_text, f.has_ph, f.has_cat ? f.cat_text : std::string_view(), f.has_cat,
+           f.has_name ? f.name_text : std::string_view(), f.has_ts && !f.ts_invalid ? f.ts : 0,
+           !f.has_ts || f.ts_invalid, f.has_dur && !f.dur_invalid ? f.dur : -1, bind_enclosing, id,
+           id_is_string, f.key, args);
     return simdjson::SUCCESS;
   }
 
  private:
-  bool ReadTime(ondemand::value v, int64_t* ns, NsRounding rounding = NsRounding::kHalfEven) {
+  // Reads a field both formats share; any other field's value is checked and
+  // not used. A malformed value: the error (or r->err).
+  [[gnu::always_inline]] simdjson::error_code ReadCommon(const char* k, ondemand::value v,
+                                                         CommonFields* f, CheckedReader* r,
+                                                         NsRounding rounding) {
+    switch (k[0]) {
+      case 'p':
+        if (KeyIs(k, "ph")) {
+          if (auto err = v.get_string().get(f->ph_text)) return err;
+          f->has_ph = true;
+          return simdjson::SUCCESS;
+        }
+        if (KeyIs(k, "pid")) {
+          ReadId(v, *tables_, &f->key.pid, &f->key.pid_str, r);
+          return simdjson::SUCCESS;
+        }
+        break;
+      case 'c':
+        if (KeyIs(k, "cat")) {
+          f->has_cat = r->String(v, &f->cat_text);
+          return simdjson::SUCCESS;
+        }
+        break;
+      case 'n':
+        if (KeyIs(k, "name")) {
+          f->has_name = r->String(v, &f->name_text);
+          return simdjson::SUCCESS;
+        }
+        break;
+      case 't':
+        if (KeyIs(k, "tid")) {
+          ReadId(v, *tables_, &f->key.tid, &f->key.tid_str, r);
+          return simdjson::SUCCESS;
+        }
+        if (KeyIs(k, "ts")) {
+          f->has_ts = true;
+          f->ts_invalid = !ReadTime(v, &f->ts, r, rounding);
+          return simdjson::SUCCESS;
+        }
+        break;
+      case 'd':
+        if (KeyIs(k, "dur")) {
+          f->has_dur = true;
+          f->dur_invalid = !ReadTime(v, &f->dur, r, rounding);
+          return simdjson::SUCCESS;
+        }
+        break;
+      default:
+        break;
+    }
+    r->SkipField(k, v);
+    return simdjson::SUCCESS;
+  }
+
+  // A time in µs to ns; a value that is no number is checked (malformed: r->err).
+  [[gnu::always_inline]] bool ReadTime(ondemand::value v, int64_t* ns, CheckedReader* r,
+                                       NsRounding rounding = NsRounding::kHalfEven) {
     DecimalNs d = MicrosToNs(v.raw_json_token(), rounding);
-    if (!d.ok) return false;
+    if (!d.ok) {
+      r->Skip(v);
+      return false;
+    }
     if (d.rounded) ++out_->defects.rounded_time;
     *ns = d.ns;
     return true;
@@ -601,62 +766,32 @@ class EventReader {
   // An event of an XProf JSON trace (xprof_json.h). The empty object TSL
   // writes after the last event is skipped.
   simdjson::error_code ReadXprof(ondemand::object obj) {
-    std::string_view ph_text, cat_text, name_text;
-    bool has_ph = false, has_cat = false, has_name = false, has_ts = false, has_dur = false;
-    bool ts_invalid = false, dur_invalid = false, any_field = false;
-    int64_t ts = 0, dur = 0;
-    TrackKey key;
+    CommonFields f;
+    bool any_field = false;
     XprofArgs args;
-    constexpr NsRounding kRound = NsRounding::kHalfAwayFromZero;
+    CheckedReader r{&check_};
     for (auto field_result : obj) {
       ondemand::field field;
       if (auto err = std::move(field_result).get(field)) return err;
       any_field = true;
       const char* k = RawKey(field);
       ondemand::value v = field.value();
-      switch (k[0]) {
-        case 'p':
-          if (KeyIs(k, "ph")) {
-            if (auto err = v.get_string().get(ph_text)) return err;
-            has_ph = true;
-          } else if (KeyIs(k, "pid")) {
-            ReadId(v, *tables_, &key.pid, &key.pid_str);
-          }
-          break;
-        case 'c':
-          if (KeyIs(k, "cat")) has_cat = !v.get_string().get(cat_text);
-          break;
-        case 'n':
-          if (KeyIs(k, "name")) has_name = !v.get_string().get(name_text);
-          break;
-        case 't':
-          if (KeyIs(k, "tid")) {
-            ReadId(v, *tables_, &key.tid, &key.tid_str);
-          } else if (KeyIs(k, "ts")) {
-            has_ts = true;
-            ts_invalid = !ReadTime(v, &ts, kRound);
-          }
-          break;
-        case 'd':
-          if (KeyIs(k, "dur")) {
-            has_dur = true;
-            dur_invalid = !ReadTime(v, &dur, kRound);
-          }
-          break;
-        case 'a':
-          if (KeyIs(k, "args")) {
-            ondemand::object a;
-            if (!v.get_object().get(a)) ParseXprofArgs(a, &args, &out_->defects);
-          }
-          break;
-        default:
-          break;
+      if (KeyIs(k, "args")) {
+        ondemand::object a;
+        if (!v.get_object().get(a)) {
+          if (auto err = ParseXprofArgs(a, &args, &out_->defects, &check_)) return err;
+        } else {
+          r.Skip(v);
+        }
+      } else if (auto err = ReadCommon(k, v, &f, &r, NsRounding::kHalfAwayFromZero)) {
+        return err;
       }
+      if (r.err) return r.err;
     }
     if (!any_field) return simdjson::SUCCESS;
-    CommitXprof(ph_text, has_ph, has_cat ? cat_text : std::string_view(), has_cat,
-                has_name ? name_text : std::string_view(), has_ts && !ts_invalid ? ts : 0,
-                !has_ts || ts_invalid, has_dur && !dur_invalid ? dur : -1, key, args);
+    CommitXprof(f.ph_text, f.has_ph, f.has_cat ? f.cat_text : std::string_view(), f.has_cat,
+                f.has_name ? f.name_text : std::string_view(), f.has_ts && !f.ts_invalid ? f.ts : 0,
+                !f.has_ts || f.ts_invalid, f.has_dur && !f.dur_invalid ? f.dur : -1, f.key, args);
     return simdjson::SUCCESS;
   }
 
@@ -711,6 +846,7 @@ class EventReader {
     x.group_id.push_back(a.group_id);
   }
 
+  ValueCheck check_;
   ParsedChunk* out_;
   StringId host_cat_ = kEmptyString, device_cat_ = kEmptyString;
   std::vector<std::pair<std::string_view, double>> series_;
@@ -748,22 +884,70 @@ uint64_t ElementOffset(const TextChunk& chunk, int64_t index) {
   return chunk.text_offset + (pos - 1);
 }
 
+// Where simdjson's error `err` in `chunk` is, or null when it cannot say.
+// Structural-pass errors name no position: the first byte they can be is
+// found by scanning (an unescaped control character in a string, invalid
+// UTF-8); later errors are near the iterator's last token (*near set).
+const char* LocateError(const TextChunk& chunk, simdjson::error_code err, ondemand::document* doc,
+                        bool* near) {
+  const char* t = chunk.data;
+  if (err == simdjson::UTF8_ERROR) {
+    size_t bad = 0;
+    if (!ValidUtf8(std::string_view(t, chunk.length), &bad)) return t + bad;
+    return nullptr;
+  }
+  if (err == simdjson::UNESCAPED_CHARS) {
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < chunk.length; ++i) {
+      auto c = static_cast<unsigned char>(t[i]);
+      if (in_string && c < 0x20) return t + i;
+      if (escaped)
+        escaped = false;
+      else if (in_string && c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = !in_string;
+    }
+    return nullptr;
+  }
+  const char* at = nullptr;
+  if (!doc || doc->current_location().get(at)) return nullptr;
+  *near = true;
+  return at;
+}
+
 }  // namespace
 
 void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, ParsedChunk* out) {
   out->sequence = chunk.sequence;
   EventReader reader(out, &tables_, &cat_kind_);
+  ValueCheck& check = reader.check();
+  check.text_end = chunk.data + chunk.length;
   int64_t index = 0;
-  auto fail = [&](simdjson::error_code err) {
-    out->error = source_name + ": malformed JSON in traceEvents element #" +
-                 std::to_string(chunk.first_event + index) + " at text offset " +
-                 std::to_string(ElementOffset(chunk, index)) + ": " + simdjson::error_message(err);
-  };
   ondemand::document doc;
+  bool iterating = false;  // doc holds the chunk (its iterator can say where it stopped)
+  auto fail = [&](simdjson::error_code err) {
+    bool near = false;
+    if (!check.bad_at) check.bad_at = LocateError(chunk, err, iterating ? &doc : nullptr, &near);
+    if (check.bad_at && check.bad_what.empty()) check.bad_what = simdjson::error_message(err);
+    std::string where = "malformed JSON in traceEvents element #" +
+                        std::to_string(chunk.first_event + index) +
+                        (near ? " near text offset " : " at text offset ");
+    if (check.bad_at && check.bad_at > chunk.data && check.bad_at < chunk.data + chunk.length) {
+      // data[0] is the '[' put before the chunk's first element (text_offset).
+      where +=
+          std::to_string(chunk.text_offset + static_cast<uint64_t>(check.bad_at - chunk.data) - 1) +
+          ": " + check.bad_what;
+    } else {
+      where += std::to_string(ElementOffset(chunk, index)) + ": " + simdjson::error_message(err);
+    }
+    out->error = source_name + ": " + where;
+  };
   if (auto err = parser_.iterate(chunk.data, chunk.length, chunk.capacity).get(doc)) {
     fail(err);
     return;
   }
+  iterating = true;
   ondemand::array arr;
   if (auto err = doc.get_array().get(arr)) {
     fail(err);
@@ -776,12 +960,13 @@ void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, 
       return;
     }
     ondemand::json_type type;
-    if (auto err = v.type().get(type)) {
-      fail(err);
-      return;
-    }
+    if (v.type().get(type)) type = ondemand::json_type::number;  // checked below
     ++out->defects.elements;
     if (type != ondemand::json_type::object) {
+      if (auto err = SkipValue(v, &check)) {
+        fail(err);
+        return;
+      }
       ++out->defects.non_object;
       ++index;
       continue;
@@ -797,6 +982,16 @@ void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, 
     }
     ++index;
   }
+  // Every element was read: an error inside one that simdjson did not report
+  // to a getter would have ended the loop early, never silently.
+  const char* stopped_at = nullptr;
+  if (doc.current_location().get(stopped_at) != simdjson::OUT_OF_BOUNDS) {
+    if (stopped_at) check.Malformed(stopped_at, "the events end before the chunk does");
+    fail(simdjson::TAPE_ERROR);
+    return;
+  }
+  out->defects.non_finite += check.non_finite;
+  if (out->defects.first_non_finite.empty()) out->defects.first_non_finite = check.first_non_finite;
 }
 
 }  // namespace th::kineto

@@ -13,7 +13,8 @@ DecimalNs MicrosToNs(std::string_view t, NsRounding rounding) {
     size_t i = 0, n = t.size();
     int64_t v = 0;
     while (i < n && IsDigit(t[i]) && i < 16) v = v * 10 + (t[i++] - '0');
-    if (i > 0 && (i == n || !IsDigit(t[i])) && v < INT64_MAX / 1000 - 1) {
+    if (i > 0 && (i == n || !IsDigit(t[i])) && (t[0] != '0' || i == 1) &&
+        v < INT64_MAX / 1000 - 1) {
       int frac = 0;
       if (i < n && t[i] == '.') {
         ++i;
@@ -57,6 +58,7 @@ DecimalNs MicrosToNs(std::string_view t, NsRounding rounding) {
       if (c != '0') dropped_nonzero = true;
     }
   };
+  if (i + 1 < n && t[i] == '0' && IsDigit(t[i + 1])) return r;  // no leading zeros in JSON
   while (i < n && IsDigit(t[i])) take(t[i++], false);
   if (!any) return r;  // JSON numbers start with a digit
   if (i < n && t[i] == '.') {

@@ -136,6 +136,8 @@ void GraphBuilder::AppendNamesAndDefects(const ParsedChunk& c) {
   defects_.bad_integer_arg += d.bad_integer_arg;
   if (defects_.first_bad_integer_arg.empty())
     defects_.first_bad_integer_arg = d.first_bad_integer_arg;
+  defects_.non_finite += d.non_finite;
+  if (defects_.first_non_finite.empty()) defects_.first_non_finite = d.first_non_finite;
 }
 
 void GraphBuilder::PairBeginEnd() {
@@ -594,6 +596,8 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
   trust.Add("event without a valid ts", Severity::kDataLoss, defects_.invalid_ts);
   trust.Add("complete (X) event without dur", Severity::kDataLoss, defects_.x_without_dur);
   trust.Add("event with a negative dur", Severity::kDataLoss, defects_.negative_dur);
+  trust.Add("non-finite number (NaN/Infinity: not JSON; value not used)", Severity::kDataLoss,
+            defects_.non_finite, defects_.first_non_finite);
   if (xprof_json_) {
     trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
               defects_.rounded_time);

@@ -49,7 +49,9 @@ void ReadTopLevel(const std::map<std::string, std::string>& values, Trace* trace
   for (const auto& [key, raw] : values) {
     simdjson::dom::element e;
     if (parser.parse(raw).get(e)) {
-      trace->trust.Add("top-level key with malformed JSON value", Severity::kInfo, 1, key);
+      // Not read (deviceProperties would lose every device): data loss, named.
+      trace->trust.Add("top-level key with malformed JSON value (not read)", Severity::kDataLoss, 1,
+                       key);
       continue;
     }
     if (key == "deviceProperties") {
@@ -227,7 +229,7 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
                                                }));
   if (!failure.ok()) return failure;
   if (!reader.found_events()) {
-    return Unsupported(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");
+    return OtherFormat(name + ": not a Chrome/Kineto trace: the JSON object has no traceEvents");
   }
   ReadTopLevel(reader.top_level_values(), trace.get());
   if (reader.trailing_comma()) {

@@ -67,6 +67,9 @@ struct ChunkDefects {
   // whose string is not an integer; the value is ignored.
   int64_t bad_integer_arg = 0;
   std::string first_bad_integer_arg;  // key="value"
+  // NaN, Infinity, nan, inf... (json_value_check.h): accepted, not used.
+  int64_t non_finite = 0;
+  std::string first_non_finite;
 };
 
 struct ParsedChunk {

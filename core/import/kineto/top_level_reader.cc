@@ -7,10 +7,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/graph/text_escape.h"
+
 namespace th::kineto {
 
 namespace {
-constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value larger than this is refused
+// The text window holds at most one element (or top-level value) beyond a
+// chunk; a larger one is refused. Real events are a few hundred bytes.
+constexpr size_t kMaxWindow = size_t{256} << 20;
 inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
 
@@ -49,7 +53,10 @@ Status TopLevelReader::Fill() {
     keep_ = 0;
   }
   if (end_ == window_.size()) {
-    if (window_.size() >= kMaxWindow) return Error("a single JSON value larger than 2 GiB", end_);
+    if (window_.size() >= kMaxWindow)
+      return Error("a single JSON value larger than 256 MiB (from text offset " +
+                       std::to_string(window_offset_ + keep_) + ")",
+                   end_);
     window_.resize(window_.size() * 2);
     buf_ = window_.data();
   }
@@ -174,6 +181,25 @@ void TopLevelReader::ReleaseBefore(size_t offset) {
   if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
+void TopLevelReader::DropIdleGap() {
+  if (scanner_.depth() != 0 || scanner_.in_string() || last_element_end_ > chunk_start_) return;
+  if (pos_ - chunk_start_ < kIdleGapBytes) return;
+  // Between two elements: what was read since the last one may only be the
+  // separating comma and whitespace; keep one comma, drop the rest.
+  size_t commas = 0;
+  for (size_t i = chunk_start_; i < pos_; ++i) {
+    char c = buf_[i];
+    if (c == ',') {
+      if (++commas > 1) return;  // an empty element: left for the parser to report
+    } else if (!IsSpace(c)) {
+      return;  // a scalar element in progress
+    }
+  }
+  if (commas) buf_[pos_ - 1] = ',';
+  chunk_start_ = last_element_end_ = pos_ - (commas ? 1 : 0);
+  keep_ = chunk_start_;
+}
+
 StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
   while (true) {
     keep_ = chunk_start_;
@@ -200,6 +226,7 @@ StatusOr<bool> TopLevelReader::ReadEvents(TextChunk* chunk) {
       return true;
     }
     if (pos_ < end_) continue;
+    if (!mapped_) DropIdleGap();
     if (eof_) {
       if (top_level_array_ && scanner_.depth() == 0 && !scanner_.in_string()) {
         unterminated_ = true;
@@ -239,11 +266,19 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           need_more = true;
           break;
         }
-        // A UTF-8 byte order mark (some editors and Windows tools add one).
-        if (end_ - pos_ >= 3 && std::memcmp(buf_ + pos_, "\xEF\xBB\xBF", 3) == 0) {
-          pos_ += 3;
-          keep_ = pos_;
-          break;
+        // A UTF-8 byte order mark (some editors and Windows tools add one),
+        // also when a stream hands it over in pieces.
+        size_t have = std::min<size_t>(end_ - pos_, 3);
+        if (std::memcmp(buf_ + pos_, "\xEF\xBB\xBF", have) == 0) {
+          if (have < 3 && !eof_) {
+            need_more = true;
+            break;
+          }
+          if (have == 3) {
+            pos_ += 3;
+            keep_ = pos_;
+            break;
+          }
         }
         char c = buf_[pos_];
         if (c == '{') {
@@ -254,7 +289,7 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           chunk_start_ = last_element_end_ = pos_ + 1;
         } else {
           return Unsupported(source_.name() + ": not a JSON trace: the text starts with '" +
-                             std::string(1, c) + "'");
+                             PrintableBytes(std::string_view(&c, 1)) + "'");
         }
         ++pos_;
         keep_ = pos_;
@@ -271,7 +306,9 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
           mode_ = Mode::kTrailing;
           break;
         }
-        if (c != '"') return Error(std::string("expected a key, found '") + c + "'", pos_);
+        if (c != '"')
+          return Error("expected a key, found '" + PrintableBytes(std::string_view(&c, 1)) + "'",
+                       pos_);
         const char* q =
             static_cast<const char*>(std::memchr(buf_ + pos_ + 1, '"', end_ - pos_ - 1));
         if (!q) {
@@ -330,8 +367,9 @@ StatusOr<bool> TopLevelReader::Next(TextChunk* chunk) {
         } else if (c == '}') {
           mode_ = Mode::kTrailing;
         } else {
-          return Error(
-              std::string("expected ',' or '}' in the top-level object, found '") + c + "'", pos_);
+          return Error("expected ',' or '}' in the top-level object, found '" +
+                           PrintableBytes(std::string_view(&c, 1)) + "'",
+                       pos_);
         }
         ++pos_;
         keep_ = pos_;

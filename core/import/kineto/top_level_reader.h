@@ -65,6 +65,10 @@ class TopLevelReader {
   // Finds the end of the JSON value starting at pos_ (resumable); true when found.
   bool ScanValue(size_t* value_end);
   void EmitChunk(size_t from, size_t to, bool final_chunk, TextChunk* chunk);
+  // Streaming input: whitespace between elements is dropped from the window
+  // instead of held (a hostile file can hold gigabytes of it).
+  static constexpr size_t kIdleGapBytes = size_t{1} << 16;
+  void DropIdleGap();
   StatusOr<bool> ReadEvents(TextChunk* chunk);
 
   ByteSource& source_;

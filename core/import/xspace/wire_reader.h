@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/graph/utf8.h"
+
 namespace th::xspace {
 
 enum WireType : uint8_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
@@ -77,10 +79,8 @@ class WireReader {
   WireError error_;
 };
 
-// Validates UTF-8 like Python's strict decoder (no overlongs, surrogates or
-// code points past U+10FFFF). On failure *bad_index is the index of the first
-// byte of the first invalid sequence.
-bool ValidUtf8(std::string_view s, size_t* bad_index);
+// Validates UTF-8 like Python's strict decoder (core/graph/utf8.h).
+using th::ValidUtf8;
 
 // State shared by the message decoders built on WireReader (XSpace, HLO): the
 // whole buffer, the first error, and the message path, which callers build on

@@ -14,6 +14,8 @@
 #include <span>
 #include <utility>
 
+#include "core/graph/text_escape.h"
+#include "core/import/common/regular_file.h"
 #include "core/import/xspace/varint_gather.h"
 #include "core/import/xspace/wire_reader.h"
 
@@ -937,22 +939,24 @@ void ReplayXSpace(const XSpaceData& data, XSpaceSink* sink) {
 
 namespace {
 
-// The file mapped read-only (empty for an empty file).
+// A 0-byte file decodes as an empty XSpace message; as a capture it is a
+// failed or truncated write, not a trace with nothing in it.
+th::Status EmptyCapture(const std::string& path) {
+  return th::Unsupported(th::PrintableBytes(path) +
+                         ": empty file (0 bytes), not an XSpace capture");
+}
+
+// The file mapped read-only.
 class MappedFile {
  public:
   th::Status Open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return th::IoError(path + ": cannot open: " + std::strerror(errno));
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      int e = errno;
-      ::close(fd);
-      return th::IoError(path + ": cannot stat: " + std::strerror(e));
-    }
-    size_ = static_cast<size_t>(st.st_size);
+    auto file = th::OpenRegularFile(path);
+    if (!file.ok()) return file.status();
+    int fd = file->fd;
+    size_ = static_cast<size_t>(file->size);
     if (size_ == 0) {
       ::close(fd);
-      return th::Ok();
+      return EmptyCapture(path);
     }
     void* map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
@@ -996,18 +1000,13 @@ th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink, bool gues
 }
 
 th::StatusOr<XSpaceData> ReadXSpaceFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return th::IoError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    return th::IoError(path + ": cannot stat: " + std::strerror(e));
-  }
-  size_t size = static_cast<size_t>(st.st_size);
+  auto file = th::OpenRegularFile(path);
+  if (!file.ok()) return file.status();
+  int fd = file->fd;
+  size_t size = static_cast<size_t>(file->size);
   if (size == 0) {
     ::close(fd);
-    return ReadXSpace(std::string_view(), path);
+    return EmptyCapture(path);
   }
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   int e = errno;

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -403,6 +404,66 @@ TEST(PipelineLoader, FileLevelErrors) {
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(p.status().message(), HasSubstr("does-not-exist.yaml: cannot open pipeline file"));
+}
+
+// Hostile YAML (hardening issue, Part A items 2 and 3): an alias that holds
+// itself crashed with a stack overflow; a few hundred bytes of nested aliases
+// expanded to all the machine's memory. Both are bounded errors now.
+TEST(PipelineLoader, SelfReferencingAliasIsAnErrorNotACrash) {
+  std::string path = WritePipeline("&a [*a]");
+  StatusOr<Pipeline> p = Load(path);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidInput);
+  EXPECT_THAT(p.status().message(), StartsWith(path + ":1:"));
+  EXPECT_THAT(p.status().message(), HasSubstr("an alias that contains itself"));
+  // Inside a plugin's options, through include:, and as a --set value.
+  ExpectErrorAt("version: 1\nplugins:\n  long-kernels: &a {x: *a}\n", 3, 17,
+                "an alias that contains itself");
+  std::string included = WriteTempFile("self-alias.yaml", "plugins:\n  kernel-stats: &a [*a]\n");
+  StatusOr<Pipeline> inc = Load(WritePipeline("version: 1\ninclude: " + included + "\n"));
+  ASSERT_FALSE(inc.ok());
+  EXPECT_THAT(inc.status().message(), HasSubstr("self-alias.yaml:2:"));
+  ExpectSetErrorAt("version: 1\n", {"plugins.kernel-stats.top=&a [*a]"}, "--set:1:26",
+                   "an alias that contains itself");
+}
+
+std::string AliasBomb(const std::string& use) {
+  std::string y = "version: 1\nx0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int n = 1; n <= 9; ++n) {
+    std::string prev = "*a" + std::to_string(n - 1);
+    y += "x" + std::to_string(n) + ": &a" + std::to_string(n) + " [" + prev;
+    for (int k = 1; k < 9; ++k) y += ", " + prev;
+    y += "]\n";
+  }
+  return y + use;
+}
+
+TEST(PipelineLoader, AliasBombIsRefusedBeforeItExpands) {
+  for (const char* use : {"inputs: *a9\n", "plugins:\n  long-kernels: {threshold_us: *a9}\n"}) {
+    std::string path = WritePipeline(AliasBomb(use));
+    StatusOr<Pipeline> p = Load(path);  // 9^10 values if expanded: must stop early
+    ASSERT_FALSE(p.ok()) << use;
+    EXPECT_EQ(p.status().code(), StatusCode::kInvalidInput);
+    EXPECT_THAT(p.status().message(), StartsWith(path + ":"));
+    EXPECT_THAT(p.status().message(), HasSubstr("an alias bomb?"));
+  }
+}
+
+TEST(PipelineLoader, OrdinaryAliasesStillWork) {
+  std::string path =
+      WritePipeline("version: 1\ndefaults: &d {threshold_us: 250}\nplugins:\n  long-kernels: *d\n");
+  StatusOr<Pipeline> p = Load(path);
+  // "defaults" is not a pipeline key: the alias itself expanded fine.
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("'defaults'"));
+}
+
+TEST(PipelineLoader, PipelineFileThatIsAFifoIsRefusedWithoutWaiting) {
+  std::string fifo = th::testing::TempDir() + "/pipeline.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  StatusOr<Pipeline> p = Load(fifo);  // no writer: an open would block forever
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("not a regular file (a FIFO)"));
 }
 
 }  // namespace

@@ -313,5 +313,70 @@ TEST(HloReaderTest, MissingFileIsIoError) {
   EXPECT_EQ(r.status().code(), th::StatusCode::kIoError);
 }
 
+// Hardening issue, Part A item 4: a shape nesting tuple_shapes 50,000 deep
+// overflowed the stack. It is an error naming the byte offset now.
+TEST(HloReaderTest, DeeplyNestedTupleShapeIsAnErrorNotACrash) {
+  // Written front to back (sizes first): nesting by copying would be quadratic.
+  constexpr int kDepth = 50000;
+  std::vector<uint64_t> size(kDepth + 1);
+  size[0] = 2;  // element_type: 11
+  auto varint_len = [](uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) v >>= 7, ++n;
+    return n;
+  };
+  for (int k = 1; k <= kDepth; ++k) size[k] = 2 + 1 + varint_len(size[k - 1]) + size[k - 1];
+  std::string shape;
+  for (int k = kDepth; k >= 1; --k) {
+    VarintField(&shape, 2, 13);  // TUPLE
+    Tag(&shape, 4, 2);
+    Varint(&shape, size[k - 1]);
+  }
+  VarintField(&shape, 2, 11);
+  ASSERT_EQ(shape.size(), size[kDepth]);
+  std::string ins;
+  LenField(&ins, 1, "deep");
+  LenField(&ins, 2, "tuple");
+  LenField(&ins, 3, shape);
+  VarintField(&ins, 35, 1);
+  std::string comp;
+  LenField(&comp, 1, "main");
+  LenField(&comp, 2, ins);
+  std::string module;
+  LenField(&module, 1, "deep_module");
+  LenField(&module, 2, "main");
+  LenField(&module, 3, comp);
+  auto r = ReadHloProto(module, "deep.hlo_proto.pb");
+  ASSERT_FALSE(r.ok());
+  const std::string& msg = r.status().message();
+  EXPECT_NE(msg.find("deep.hlo_proto.pb: shape nested deeper than 256 tuple levels"),
+            std::string::npos)
+      << msg.substr(0, 300);
+  size_t at = msg.find(" at byte offset ");
+  ASSERT_NE(at, std::string::npos) << msg.substr(0, 300);
+  EXPECT_LT(std::stoull(msg.substr(at + 16)), module.size());
+  // A real nesting depth still decodes.
+  std::string ok_shape;
+  VarintField(&ok_shape, 2, 11);
+  for (int i = 0; i < 8; ++i) {
+    std::string outer;
+    VarintField(&outer, 2, 13);
+    LenField(&outer, 4, ok_shape);
+    ok_shape = std::move(outer);
+  }
+  std::string ok_ins;
+  LenField(&ok_ins, 1, "t");
+  LenField(&ok_ins, 2, "tuple");
+  LenField(&ok_ins, 3, ok_shape);
+  std::string ok_comp;
+  LenField(&ok_comp, 1, "main");
+  LenField(&ok_comp, 2, ok_ins);
+  std::string ok_module;
+  LenField(&ok_module, 1, "m");
+  LenField(&ok_module, 2, "main");
+  LenField(&ok_module, 3, ok_comp);
+  EXPECT_TRUE(ReadHloProto(ok_module, "ok").ok());
+}
+
 }  // namespace
 }  // namespace th::hlo

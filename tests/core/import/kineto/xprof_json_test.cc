@@ -260,9 +260,10 @@ TEST(XprofJson, LoaderReadsGzipAndSkipsTheCopyBesideAnXplane) {
   EXPECT_EQ(Summarize(*alone->traces[0]).kernels.count, 1);
 
   // JAX's run folder: host.xplane.pb with host.trace.json.gz and
-  // perfetto_trace.json.gz beside it, all one capture (an empty XSpace is valid).
+  // perfetto_trace.json.gz beside it, all one capture (an XSpace holding only
+  // its hostname; a 0-byte file is refused as a failed write).
   std::string dir = testing::TempDir() + "/xprof_loader/run";
-  WriteTempFile("xprof_loader/run/host.xplane.pb", "");
+  WriteTempFile("xprof_loader/run/host.xplane.pb", std::string("\x22\x04host", 6));
   WriteTempFile("xprof_loader/run/host.trace.json.gz", testing::Gzip(GpuTrace()));
   WriteTempFile("xprof_loader/run/perfetto_trace.json.gz", testing::Gzip(GpuTrace()));
   WriteTempFile("xprof_loader/run/other_host.trace.json.gz", testing::Gzip(GpuTrace()));
