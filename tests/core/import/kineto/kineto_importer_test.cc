@@ -258,9 +258,12 @@ TEST(ImportKinetoJson, KeepTruncatedKeepsCompleteEventsAndSaysSo) {
 }
 
 TEST(ImportKinetoJson, NotATrace) {
+  // A JSON document of another kind (an execution trace) is told apart from
+  // input that is no trace at all; both are "not a trace".
   auto a = Import(R"({"nodes": []})");
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.status().code(), StatusCode::kUnsupported);
+  EXPECT_EQ(a.status().code(), StatusCode::kOtherFormat);
+  EXPECT_TRUE(NotATrace(a.status()));
   auto b = Import("\x80\x04pickle");
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().code(), StatusCode::kUnsupported);

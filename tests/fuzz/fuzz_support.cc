@@ -1,0 +1,50 @@
+#include "tests/fuzz/fuzz_support.h"
+
+#include <tbb/global_control.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace th::fuzz {
+
+namespace {
+
+const std::string& ScratchDir() {
+  static const std::string dir = [] {
+    std::string base = std::filesystem::exists("/dev/shm") ? "/dev/shm" : "/tmp";
+    std::string d = base + "/tracehound-fuzz-" + std::to_string(::getpid());
+    std::filesystem::create_directories(d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(ScratchDir(), ec);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+std::string WriteScratch(const std::string& name, std::string_view bytes) {
+  std::string path = ScratchDir() + "/" + name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+void SingleThreaded() {
+  static std::unique_ptr<tbb::global_control> control = std::make_unique<tbb::global_control>(
+      tbb::global_control::max_allowed_parallelism, 1);
+}
+
+void Require(bool ok, const std::string& what) {
+  if (ok) return;
+  std::fprintf(stderr, "fuzz invariant broken: %s\n", what.c_str());
+  std::abort();
+}
+
+}  // namespace th::fuzz
