@@ -265,6 +265,52 @@ def yaml_corpus(out):
     return n
 
 
+# ---- the hardening issue's Part A inputs, as regression seeds ----
+
+def regression_seeds(out):
+    """Each known defect of Part A as an input, so every fuzz run replays it
+    under ASan + UBSan (the unit tests check the exact behaviour)."""
+    def events(third):
+        evs = [b'{"ph":"X","name":"k%d","pid":1,"tid":1,"ts":%d,"dur":5,"args":{"a":1}}' % (i, 10 * i)
+               for i in range(10)]
+        evs[2] = third
+        return b'{"traceEvents":[' + b",".join(evs) + b"]}"
+    k = os.path.join(out, "kineto_json")
+    for name, args in {"args_trailing_comma": b'{"a":1,}', "args_missing_comma": b'{"a":1 0}',
+                       "args_7f": b'{"a":1\x7f}', "args_nul": b'{"a":1\x00}',
+                       "args_nan": b'{"a":NaN}', "args_bad_escape": b'{"a":"x\\q"}'}.items():
+        write(os.path.join(k, f"partA_{name}.json"),
+              events(b'{"ph":"X","name":"k2","pid":1,"tid":1,"ts":20,"dur":5,"args":' + args + b"}"))
+    write(os.path.join(k, "partA_comment.json"),
+          events(b'{"ph":"X","name":"k2","pid":1,"tid":1,"ts":20,"dur":5} /* c */'))
+    write(os.path.join(k, "partA_ff.json"), b"\xff\xfe not a trace")
+    write(os.path.join(k, "partA_whitespace.json.gz"),
+          gzip.compress(b'{"traceEvents":[' + events(b"{}")[16:-2] + b"," + b" " * (1 << 20) +
+                        b'{"ph":"i","name":"x","pid":1,"tid":1,"ts":1}]}', 9))
+    y = os.path.join(out, "pipeline_yaml")
+    write(os.path.join(y, "partA_self_alias.yaml"), b"&a [*a]")
+    bomb = b"version: 1\na0: &a0 [x, x, x, x, x, x, x, x, x]\n"
+    for n in range(1, 10):
+        bomb += b"a%d: &a%d [%s]\n" % (n, n, b", ".join([b"*a%d" % (n - 1)] * 9))
+    write(os.path.join(y, "partA_alias_bomb.yaml"), bomb + b"inputs: *a9\n")
+    write(os.path.join(y, "partA_set_alias.yaml"), b"--set plugins.kernel-stats.top=&a [*a]\nversion: 1\n")
+    # A tuple shape nested 50,000 deep (built inside out, sizes first).
+    depth = 50000
+    inner = field_varint(2, 11)
+    sizes = [len(inner)]
+    for _ in range(depth):
+        sizes.append(2 + 1 + len(varint(sizes[-1])) + sizes[-1])
+    shape = bytearray()
+    for k_ in range(depth, 0, -1):
+        shape += field_varint(2, 13) + varint((4 << 3) | 2) + varint(sizes[k_ - 1])
+    shape += inner
+    ins = field_bytes(1, "deep") + field_bytes(2, "tuple") + field_bytes(3, bytes(shape))
+    module = field_bytes(1, "deep") + field_bytes(2, "main") + \
+        field_bytes(3, field_bytes(1, "main") + field_bytes(2, ins))
+    write(os.path.join(out, "hlo", "partA_deep_tuple.hlo_proto.pb"), module)
+    return 13
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -279,8 +325,9 @@ def main():
     nx, nh = protobuf_corpora(data, os.path.join(out, "xspace"), os.path.join(out, "hlo"))
     a = archive_corpus(os.path.join(out, "kineto_json"), os.path.join(out, "archive"))
     y = yaml_corpus(os.path.join(out, "pipeline_yaml"))
+    r = regression_seeds(out)
     print(f"fuzz corpora in {out}: kineto_json {k}, xspace {nx}, hlo {nh}, archive {a}, "
-          f"pipeline_yaml {y}")
+          f"pipeline_yaml {y}, Part A regressions {r}")
     return 0
 
 

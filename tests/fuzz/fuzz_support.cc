@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -13,18 +12,28 @@ namespace th::fuzz {
 
 namespace {
 
-const std::string& ScratchDir() {
-  static const std::string dir = [] {
+// The folder lives until the process exits and is removed then. (A static
+// string with an atexit handler would be destroyed before the handler ran.)
+class Scratch {
+ public:
+  Scratch() {
     std::string base = std::filesystem::exists("/dev/shm") ? "/dev/shm" : "/tmp";
-    std::string d = base + "/tracehound-fuzz-" + std::to_string(::getpid());
-    std::filesystem::create_directories(d);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(ScratchDir(), ec);
-    });
-    return d;
-  }();
-  return dir;
+    dir_ = base + "/tracehound-fuzz-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir_);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+const std::string& ScratchDir() {
+  static const Scratch scratch;
+  return scratch.dir();
 }
 
 }  // namespace

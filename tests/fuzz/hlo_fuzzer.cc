@@ -15,9 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   size_t chars = 0;
-  for (const th::HloModule& module : *modules)
-    for (const th::HloComputation& c : module.computations)
-      for (const th::HloInstruction& ins : c.instructions) chars += th::ShapeText(ins.shape).size();
+  for (const th::hlo::HloModule& module : *modules)
+    for (const th::hlo::HloComputation& c : module.computations)
+      for (const th::hlo::HloInstruction& ins : c.instructions) chars += th::hlo::ShapeText(ins.shape).size();
   th::fuzz::Require(chars < (size_t{1} << 40), "shape text");
   return 0;
 }

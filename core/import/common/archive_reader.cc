@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "core/graph/text_escape.h"
+
 namespace th {
 
 namespace {
@@ -13,6 +15,13 @@ struct ArchiveCloser {
   void operator()(archive* a) const { archive_read_free(a); }
 };
 using ArchivePtr = std::unique_ptr<archive, ArchiveCloser>;
+
+// libarchive's message for the last error; it has none for some damaged
+// headers (found by fuzzing: a null string made the error path crash).
+std::string ErrorText(archive* a) {
+  const char* text = archive_error_string(a);
+  return text ? PrintableBytes(text) : "unreadable archive data (libarchive gives no reason)";
+}
 
 ArchivePtr OpenArchive(const std::string& path) {
   ArchivePtr a(archive_read_new());
@@ -34,7 +43,7 @@ class MemberSource final : public ByteSource {
     la_ssize_t got = archive_read_data(a_, buf, n);
     if (got < 0) {
       return InvalidInput(name_ + ": cannot read archive member at offset " +
-                          std::to_string(read_) + ": " + archive_error_string(a_));
+                          std::to_string(read_) + ": " + ErrorText(a_));
     }
     read_ += static_cast<uint64_t>(got);
     return static_cast<size_t>(got);
@@ -70,7 +79,7 @@ Status ForEachArchiveMember(
     int r = archive_read_next_header(a.get(), &entry);
     if (r == ARCHIVE_EOF) return Ok();
     if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-      return InvalidInput(path + ": broken archive: " + archive_error_string(a.get()));
+      return InvalidInput(path + ": broken archive: " + ErrorText(a.get()));
     }
     const char* name = archive_entry_pathname(entry);
     std::string member = name ? name : "";

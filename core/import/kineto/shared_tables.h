@@ -55,7 +55,7 @@ inline uint64_t HashBytes(std::string_view s) {
     h ^= h >> 31;
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
+  if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);  // data() may be null
   h = (h ^ tail) * 0x94D049BB133111EBULL;
   return h ^ (h >> 29);
 }
