@@ -4,7 +4,10 @@
 #
 #   scripts/dev.sh demo    install, build, generate the bundled example, run `tracehound info`
 #                          and `tracehound analyze` (the default pipeline) on it
-#   scripts/dev.sh test    install, build, run every test (ctest)
+#   scripts/dev.sh test    install, build, run every test (ctest), then the sanitizer pass
+#   scripts/dev.sh sanitize  the sanitizer pass alone: the tests that read hostile input
+#                          (label `sanitize`) built with clang + ASan + UBSan, and a short
+#                          libFuzzer run of every fuzz target (label `fuzz`)
 #   scripts/dev.sh build   install and build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +20,8 @@ PACKAGES=(cmake ninja-build g++ pkg-config git
   chromium nodejs
   libsqlite3-dev libpq-dev postgresql postgresql-client libxxhash-dev xxhash
   openmpi-bin libopenmpi-dev
-  hipcc librocprim-dev)
+  hipcc librocprim-dev
+  clang libclang-rt-14-dev llvm python3)
 
 install_packages() {
   local missing=()
@@ -32,11 +36,29 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# build [TARGET...]: everything by default; the demo builds only the command
+# and the plugins it loads.
 build() {
   install_packages
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DTRACEHOUND_WERROR=${TRACEHOUND_WERROR:-ON} >/dev/null
-  ninja -C "$BUILD_DIR" -j"$(nproc)"
+  ninja -C "$BUILD_DIR" -j"$(nproc)" "$@"
+}
+
+# The sanitizer pass (build-sanitize): clang, ASan + UBSan (undefined behaviour
+# aborts), libFuzzer coverage; -O1 and line tables keep the build short.
+sanitize() {
+  install_packages
+  local dir=${SANITIZE_BUILD_DIR:-build-sanitize}
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DTRACEHOUND_FUZZ=ON -DTRACEHOUND_CUDA=OFF -DTRACEHOUND_HIP=OFF \
+    -DTRACEHOUND_BUILD_BENCHMARKS=OFF \
+    -DTRACEHOUND_FUZZ_SMOKE_SECONDS="${FUZZ_SMOKE_SECONDS:-20}" >/dev/null
+  ninja -C "$dir" -j"$(nproc)" sanitize_tests
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer || true) \
+    ctest --test-dir "$dir" -L 'sanitize|fuzz' --output-on-failure -j"$(nproc)" --timeout 600
 }
 
 case "${1:-}" in
@@ -44,7 +66,7 @@ case "${1:-}" in
     build
     ;;
   demo)
-    build
+    build tracehound_and_plugins
     example="$BUILD_DIR/example"
     rm -rf "$example"
     "$BUILD_DIR/cli/tracehound" generate --out "$example" --ranks 4 --steps 6 --gzip --straggler-rank 2
@@ -57,9 +79,13 @@ case "${1:-}" in
   test)
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 600
+    sanitize
+    ;;
+  sanitize)
+    sanitize
     ;;
   *)
-    echo "usage: $0 demo|test|build" >&2
+    echo "usage: $0 demo|test|sanitize|build" >&2
     exit 2
     ;;
 esac

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/graph/json_number.h"
 #include "core/graph/text_escape.h"
 #include "core/report/output_file.h"
 
@@ -24,15 +25,7 @@ class Out {
   void Raw(std::string_view s) { text.append(s); }
   void Str(std::string_view s) { AppendJsonString(&text, s); }
   void Int(int64_t v) { text.append(std::to_string(v)); }
-  void Num(double v) {
-    if (!std::isfinite(v)) {
-      text.append("null");
-      return;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    text.append(buf);
-  }
+  void Num(double v) { text.append(JsonNumber(v)); }
   // Nanoseconds as microseconds with the exact ns digits: 1234567 -> 1234.567.
   void Micros(int64_t ns) {
     uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);

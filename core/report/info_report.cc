@@ -220,9 +220,9 @@ void WriteXlaText(const Trace& trace, const XlaSummary& xla, std::ostream& out) 
       out << "  ... " << xla.modules.size() - 10 << " more\n";
       break;
     }
-    std::snprintf(buf, sizeof buf, "  %-32s id %-6lld %6lld instr  %6s kernels  %12s %s  ",
+    std::snprintf(buf, sizeof buf, "  %-32s id %-6lld %6lld instr  %6s events  %12s %s  ",
                   Clip(m.name, 32).c_str(), static_cast<long long>(m.id),
-                  static_cast<long long>(m.instructions), Thousands(m.kernels).c_str(),
+                  static_cast<long long>(m.instructions), Thousands(m.events).c_str(),
                   Duration(m.gpu_ns).c_str(), Share(m.gpu_ns, xla.gpu_ns).c_str());
     out << buf << (m.origin == "metadata plane" ? "(metadata plane)" : "(side file)") << "\n";
   }
@@ -230,7 +230,7 @@ void WriteXlaText(const Trace& trace, const XlaSummary& xla, std::ostream& out) 
       << Duration(xla.gpu_ns) << " (measured):";
   for (int c : {1, 2, 3, 0}) {
     const XlaClassTotal& t = xla.by_class[static_cast<size_t>(c)];
-    out << "  " << HloMatchName(static_cast<HloMatch>(c)) << " " << Thousands(t.kernels) << " ("
+    out << "  " << HloMatchName(static_cast<HloMatch>(c)) << " " << Thousands(t.events) << " ("
         << Share(t.gpu_ns, xla.gpu_ns) << " of time)";
   }
   out << "\n";
@@ -240,7 +240,7 @@ void WriteXlaText(const Trace& trace, const XlaSummary& xla, std::ostream& out) 
     for (size_t i = 0; i < rows.size() && i < 10; ++i) {
       const XlaAttributedRow& r = rows[i];
       std::snprintf(buf, sizeof buf, "  %2zu. %12s %s %8s×  ", i + 1, Duration(r.gpu_ns).c_str(),
-                    Share(r.gpu_ns, xla.gpu_ns).c_str(), Thousands(r.kernels).c_str());
+                    Share(r.gpu_ns, xla.gpu_ns).c_str(), Thousands(r.events).c_str());
       out << buf << Clip(r.key, 100) << "\n";
     }
   };
@@ -255,6 +255,7 @@ void WriteXlaJson(JsonWriter& w, const XlaSummary& xla, int64_t modules) {
     const XlaClassTotal& t = xla.by_class[static_cast<size_t>(c)];
     w.Key(HloMatchName(static_cast<HloMatch>(c)))
         .BeginObject()
+        .Field("events", t.events)
         .Field("kernels", t.kernels)
         .Field("gpu_ns", t.gpu_ns)
         .EndObject();
@@ -272,6 +273,7 @@ void WriteXlaDetailJson(JsonWriter& w, const XlaSummary& xla) {
         .Field("id", m.id)
         .Field("origin", m.origin)
         .Field("instructions", m.instructions)
+        .Field("events", m.events)
         .Field("kernels", m.kernels)
         .Field("gpu_ns", m.gpu_ns)
         .EndObject();
@@ -282,6 +284,7 @@ void WriteXlaDetailJson(JsonWriter& w, const XlaSummary& xla) {
     for (size_t i = 0; i < list.size() && i < 50; ++i) {
       w.BeginObject()
           .Field("key", list[i].key)
+          .Field("events", list[i].events)
           .Field("kernels", list[i].kernels)
           .Field("gpu_ns", list[i].gpu_ns)
           .Field("instructions", list[i].instructions)
@@ -415,6 +418,7 @@ void WriteInfoJson(const TraceSet& set, const InfoExtras& extras, std::ostream& 
     all.present = true;
     modules += static_cast<int64_t>(trace->xla.modules.size());
     for (size_t c = 0; c < all.by_class.size(); ++c) {
+      all.by_class[c].events += x.by_class[c].events;
       all.by_class[c].kernels += x.by_class[c].kernels;
       all.by_class[c].gpu_ns += x.by_class[c].gpu_ns;
     }

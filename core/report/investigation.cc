@@ -121,7 +121,7 @@ std::vector<OpenQuestion> OpenQuestions(const TraceSet& set) {
     XlaSummary x = SummarizeXla(*t);
     if (x.present) {
       ++xla;
-      unattributed += x.by_class[static_cast<size_t>(HloMatch::kNone)].kernels;
+      unattributed += x.by_class[static_cast<size_t>(HloMatch::kNone)].events;
     }
   }
   if (!memory && kineto)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/graph/json_number.h"
 #include "core/graph/text_escape.h"
 
 namespace th {
@@ -72,13 +73,7 @@ JsonWriter& JsonWriter::Int(int64_t v) {
 }
 JsonWriter& JsonWriter::Double(double v) {
   BeforeValue();
-  if (!std::isfinite(v)) {
-    out_ << "null";
-  } else {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    out_ << buf;
-  }
+  out_ << JsonNumber(v);
   return *this;
 }
 JsonWriter& JsonWriter::Bool(bool v) {

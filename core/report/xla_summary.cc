@@ -20,14 +20,15 @@ void SortByTime(std::vector<Row>* rows) {
 }
 
 struct Accumulator {
-  int64_t kernels = 0, gpu_ns = 0;
+  int64_t events = 0, kernels = 0, gpu_ns = 0;
   std::set<uint32_t> instructions;
 };
 
 std::vector<XlaAttributedRow> Rows(const std::map<std::string, Accumulator>& acc) {
   std::vector<XlaAttributedRow> out;
   for (const auto& [key, a] : acc) {
-    out.push_back({key, a.kernels, a.gpu_ns, static_cast<int64_t>(a.instructions.size())});
+    out.push_back(
+        {key, a.events, a.kernels, a.gpu_ns, static_cast<int64_t>(a.instructions.size())});
   }
   SortByTime(&out);
   return out;
@@ -52,15 +53,18 @@ XlaSummary SummarizeXla(const Trace& trace) {
   std::map<std::string, Accumulator> lines, ops;
   for (size_t r = 0; r < g.gpu_args.size(); ++r) {
     const int64_t dur = g.events.dur[g.gpu_args.event[r]];
+    const int64_t kernel = g.events.kind[g.gpu_args.event[r]] == EventKind::kKernel ? 1 : 0;
     auto cls = static_cast<size_t>(xla.kernel_match[r]);
-    ++s.by_class[cls].kernels;
+    ++s.by_class[cls].events;
+    s.by_class[cls].kernels += kernel;
     s.by_class[cls].gpu_ns += dur;
     ++s.gpu_events;
     s.gpu_ns += dur;
     const uint32_t f = xla.kernel_instruction[r];
     if (f == hlo::kNoInstruction) continue;
     XlaModuleRow& mod = modules[index.ref(f).module];
-    ++mod.kernels;
+    ++mod.events;
+    mod.kernels += kernel;
     mod.gpu_ns += dur;
     // The profiler's own source label (TPU) wins over the compiler's.
     std::string line;
@@ -72,14 +76,16 @@ XlaSummary SummarizeXla(const Trace& trace) {
       s.unattributed_line_ns += dur;
     } else {
       Accumulator& a = lines[line];
-      ++a.kernels;
+      ++a.events;
+      a.kernels += kernel;
       a.gpu_ns += dur;
       a.instructions.insert(f);
     }
     const std::string& op = index.OpName(f);
     if (!op.empty()) {
       Accumulator& a = ops[op];
-      ++a.kernels;
+      ++a.events;
+      a.kernels += kernel;
       a.gpu_ns += dur;
       a.instructions.insert(f);
     }

@@ -1,6 +1,7 @@
 // XLA view of one XProf trace for reports: GPU time by attribution class, by
 // HLO module, by Python line and by framework op. All times are measured
-// device time (ns) summed over GPU events (kernels, memcpy, memset).
+// device time (ns) summed over GPU events (kernels, memcpy, memset); `events`
+// counts those events, `kernels` the kernels among them.
 #pragma once
 
 #include <array>
@@ -13,7 +14,8 @@
 namespace th {
 
 struct XlaClassTotal {
-  int64_t kernels = 0;
+  int64_t events = 0;   // GPU events: kernels, memcpy, memset
+  int64_t kernels = 0;  // kernels among them
   int64_t gpu_ns = 0;
 };
 
@@ -22,14 +24,16 @@ struct XlaModuleRow {
   int64_t id = 0;
   std::string origin;  // "metadata plane" or a side file path
   int64_t instructions = 0;
-  int64_t kernels = 0;  // GPU events attributed to the module (any class but none)
+  int64_t events = 0;   // GPU events attributed to the module (any class but none)
+  int64_t kernels = 0;  // kernels among them
   int64_t gpu_ns = 0;
 };
 
 // A Python line or a framework op, with the GPU time of the events attributed to it.
 struct XlaAttributedRow {
-  std::string key;  // "file:line" or op_name
-  int64_t kernels = 0;
+  std::string key;      // "file:line" or op_name
+  int64_t events = 0;   // GPU events
+  int64_t kernels = 0;  // kernels among them
   int64_t gpu_ns = 0;
   int64_t instructions = 0;  // distinct HLO instructions behind it
 };

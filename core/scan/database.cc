@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "core/graph/json_number.h"
 #include "core/scan/postgres_database.h"
 #include "core/scan/sqlite_database.h"
 
@@ -34,11 +35,7 @@ double SqlDouble(const SqlValue& v) {
 std::string SqlText(const SqlValue& v) {
   if (auto* s = std::get_if<std::string>(&v)) return *s;
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&v)) {
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, *d);
-    return std::string(buf, r.ptr);
-  }
+  if (auto* d = std::get_if<double>(&v)) return ShortestNumber(*d);
   return "";
 }
 

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/graph/json_number.h"
 #include "core/graph/text_escape.h"
 
 namespace th::scan {
@@ -104,13 +105,6 @@ std::string JoinList(const std::vector<std::string>& v, const char* sep = ", ") 
 }
 
 std::string Severity(int64_t s) { return "P" + std::to_string(s); }
-
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 // A figure with its unit and kind (measured | read | inferred).
 std::string Figure(double v, const char* unit, const char* kind) {

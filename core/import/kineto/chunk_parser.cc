@@ -544,8 +544,17 @@ class EventReader {
     switch (k[0]) {
       case 'p':
         if (KeyIs(k, "ph")) {
-          if (auto err = v.get_string().get(f->ph_text)) return err;
+          // A ph that is valid JSON but no string ("ph": 30) is an unknown
+          // phase, counted with its text; malformed text is an error.
           f->has_ph = true;
+          if (v.get_string().get(f->ph_text)) {
+            std::string_view token = v.raw_json_token();
+            r->Skip(v);
+            while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
+                                      token.back() == '\r' || token.back() == '\t'))
+              token.remove_suffix(1);
+            f->ph_text = token.empty() ? std::string_view("?") : token.substr(0, 16);
+          }
           return simdjson::SUCCESS;
         }
         if (KeyIs(k, "pid")) {

@@ -169,6 +169,19 @@ TEST(MalformedJson, NonObjectElementsAreCheckedToo) {
   EXPECT_EQ(OffsetIn(bad.status().message()), 19) << bad.status().message();
 }
 
+// Found by the kineto_json fuzzer: valid JSON of an unexpected type is a
+// counted defect, never "malformed JSON".
+TEST(MalformedJson, PhOfAnotherTypeIsAnUnknownPhaseNotAnError) {
+  for (const char* ph : {"30", "null", "[1]", "{\"a\":1}", "true"}) {
+    std::string e = Event(2);
+    e.replace(e.find("\"X\""), 3, ph);
+    auto t = Import(TenEvents(e));
+    ASSERT_TRUE(t.ok()) << ph << ": " << t.status().message();
+    EXPECT_EQ((*t)->graph.events.size(), 10u);
+    EXPECT_EQ((*t)->trust.Count("event with an unknown phase"), 1) << ph;
+  }
+}
+
 TEST(MalformedJson, BrokenDevicePropertiesIsDataLossNamed) {
   std::string text = TenEvents();
   text.insert(1, R"("deviceProperties": [{"id": 0, "name": "H100",}], )");
