@@ -15,6 +15,7 @@
 #include "core/import/common/regular_file.h"
 #include "core/import/hlo/hlo_join.h"
 #include "core/import/hlo/kernel_attribution.h"
+#include "core/import/kineto/merged_ranks.h"
 #include "core/import/xspace/xspace_importer.h"
 
 namespace th {
@@ -74,17 +75,19 @@ void DropJaxJsonCopies(std::vector<std::string>* files, TrustTable* skipped) {
 }
 bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-StatusOr<std::unique_ptr<Trace>> ImportSource(std::unique_ptr<ByteSource> raw,
-                                              const LoadOptions& options) {
+// A Kineto/Chrome JSON input: one trace, or one per rank of a merged file.
+StatusOr<std::vector<std::unique_ptr<Trace>>> ImportSource(std::unique_ptr<ByteSource> raw,
+                                                           const LoadOptions& options) {
   auto text = OpenDecoded(std::move(raw), nullptr, options.import.keep_truncated);
   if (!text.ok()) return text.status();
-  auto trace = kineto::ImportKinetoJson(**text, options.import);
-  if (!trace.ok()) return trace.status();
-  const Trace& t = **trace;
-  if (t.graph.events.size() == 0 && t.trust.Count("non-object element in traceEvents (skipped)")) {
+  auto traces = kineto::ImportKinetoJsonRanks(**text, options.import);
+  if (!traces.ok()) return traces.status();
+  const Trace& t = *traces->front();
+  if (traces->size() == 1 && t.graph.events.size() == 0 &&
+      t.trust.Count("non-object element in traceEvents (skipped)")) {
     return Unsupported(t.info.path + ": a JSON array whose elements are not trace events");
   }
-  return trace;
+  return traces;
 }
 
 std::optional<int64_t> RankFromName(const std::string& path) {
@@ -216,15 +219,15 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
               skip_other_member(f.path, member);
               return Ok();
             }
-            auto trace = ImportSource(std::move(src), options);
-            if (!trace.ok()) {
-              if (NotATrace(trace.status())) {
-                skip_input(trace.status());
+            auto traces = ImportSource(std::move(src), options);
+            if (!traces.ok()) {
+              if (NotATrace(traces.status())) {
+                skip_input(traces.status());
                 return Ok();
               }
-              return trace.status();
+              return traces.status();
             }
-            slots[i].push_back(std::move(*trace));
+            for (auto& t : *traces) slots[i].push_back(std::move(t));
             return Ok();
           },
           [&](const SkippedMember& m) { skip_member(f.path, m); });
@@ -249,17 +252,19 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
       errors[i] = raw.status();
       return;
     }
-    auto trace = ImportSource(std::move(*raw), options);
-    if (!trace.ok()) {
-      if (!f.explicit_input && NotATrace(trace.status())) {
-        skip_input(trace.status());
+    auto traces = ImportSource(std::move(*raw), options);
+    if (!traces.ok()) {
+      if (!f.explicit_input && NotATrace(traces.status())) {
+        skip_input(traces.status());
       } else {
-        errors[i] = trace.status();
+        errors[i] = traces.status();
       }
       return;
     }
-    if ((*trace)->info.format == "xprof_json") JoinXla(trace->get(), {});
-    slots[i].push_back(std::move(*trace));
+    for (auto& t : *traces) {
+      if (t->info.format == "xprof_json") JoinXla(t.get(), {});
+      slots[i].push_back(std::move(t));
+    }
   });
   for (const Status& s : errors)
     if (!s.ok()) return s;
@@ -268,7 +273,9 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   for (auto& slot : slots) {
     for (auto& trace : slot) {
       TraceInfo& info = trace->info;
-      if (info.distributed && info.distributed->rank) {
+      if (info.rank_source == kineto::kMergedRanksRule) {
+        // A rank of a merged file: its rank is the one it was split by.
+      } else if (info.distributed && info.distributed->rank) {
         info.rank = *info.distributed->rank;
         info.rank_source = "distributedInfo";
       } else if (auto r = RankFromName(info.path)) {

@@ -109,6 +109,7 @@ struct Args {
   int64_t in_nelems = 0, out_nelems = 0, group_size = 0;
   int64_t mem_bytes = 0, total_allocated = kNoValue, total_reserved = kNoValue, addr = 0;
   int64_t device_type = -1, device_id = -1;
+  int64_t rank = kNoValue;     // args.rank: written by trace mergers (merged_ranks.h)
   std::string_view meta_name;  // M events: args.name / args.labels
   bool has_meta_name = false;
   // C events (when ph came before args, as every producer writes it): every
@@ -198,6 +199,8 @@ simdjson::error_code ParseArgs(ondemand::object obj, Args* a, ValueCheck* check)
       case 'r':
         if (KeyIs(key, "registers per thread"))
           r.Int(v, &a->registers);
+        else if (KeyIs(key, "rank"))
+          r.Int(v, &a->rank);
         else
           read = false;
         break;
@@ -748,6 +751,7 @@ class EventReader {
       if (keep) out_->names.push_back({nk, track, tables_->Intern(a.meta_name)});
     }
 
+    if (a.rank != kNoValue) out_->event_ranks.push_back({row, a.rank});
     PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, correlation, a.external_id,
               args_row);
   }

@@ -39,6 +39,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
     g.memory_args = std::move(c.memory_args);
     g.counters = std::move(c.counters);
     g.xla_labels = std::move(c.xla_labels);
+    event_ranks_ = std::move(c.event_ranks);
     AppendNamesAndDefects(c);
     return;
   }
@@ -117,6 +118,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(xa.source, xs.source);
   AppendColumn(xa.group_id, xs.group_id);
 
+  for (const auto& [row, rank] : c.event_ranks) event_ranks_.push_back({row + base, rank});
   AppendNamesAndDefects(c);
 }
 

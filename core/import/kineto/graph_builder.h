@@ -26,6 +26,12 @@ class GraphBuilder {
   // Phase 2. `tracks`: every track id the chunks used, by id.
   void Finish(const std::vector<TrackKey>& tracks);
 
+  // What phase 1 gathered besides the graph's columns (merged_ranks.h splits
+  // a file by them before Finish).
+  const std::vector<NameRecord>& names() const { return names_; }
+  const std::vector<std::pair<EventId, int64_t>>& event_ranks() const { return event_ranks_; }
+  const ChunkDefects& defects() const { return defects_; }
+
  private:
   void AppendNamesAndDefects(const ParsedChunk& c);
   void PairBeginEnd();
@@ -43,7 +49,8 @@ class GraphBuilder {
 
   Trace* trace_;
   bool xprof_json_ = false;
-  std::vector<NameRecord> names_;  // global track / string ids
+  std::vector<NameRecord> names_;                         // global track / string ids
+  std::vector<std::pair<EventId, int64_t>> event_ranks_;  // args.rank, by event
   ChunkDefects defects_;
   int64_t crossing_slices_ = 0;
   IdIndex launch_of_;  // correlation id -> launch event

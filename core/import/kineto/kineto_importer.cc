@@ -12,6 +12,7 @@
 
 #include "core/import/kineto/chunk_parser.h"
 #include "core/import/kineto/graph_builder.h"
+#include "core/import/kineto/merged_ranks.h"
 #include "core/import/kineto/top_level_reader.h"
 #include "core/import/kineto/xprof_json.h"
 
@@ -136,7 +137,47 @@ class Pool {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const ImportOptions& options) {
+namespace {
+
+// The same strings under the same ids, for a trace cut from another.
+void CopyStrings(const StringPool& from, StringPool* to) {
+  for (StringId id = 0; id < from.size(); ++id) to->Intern(from.Get(id));
+}
+
+// One trace per rank of a merged file (merged_ranks.h): each part is built by
+// a GraphBuilder of its own, as if the rank had its file. The file's own
+// defects and trust entries go to the first rank, so each is counted once.
+std::vector<std::unique_ptr<Trace>> TracesOfRanks(Trace& file, GraphBuilder& whole,
+                                                  MergedRanks merged) {
+  std::vector<std::unique_ptr<Trace>> out;
+  for (size_t p = 0; p < merged.parts.size(); ++p) {
+    RankPart& part = merged.parts[p];
+    auto t = std::make_unique<Trace>();
+    t->info = file.info;
+    t->info.rank = part.rank;
+    t->info.rank_source = kMergedRanksRule;
+    CopyStrings(file.graph.strings, &t->graph.strings);
+    // The file's top-level keys (devices, distributedInfo) hold for every rank.
+    if (t->info.distributed) t->info.distributed->rank = part.rank;
+    t->trust.Add(
+        "a merged trace of several ranks, split into one trace per rank", Severity::kInfo, 1,
+        std::string(kMergedRanksRule) + ": " + std::to_string(merged.parts.size()) + " ranks");
+    if (p == 0) {
+      part.chunk.defects = whole.defects();
+      t->trust.Merge(file.trust);
+      t->trust.Add("event of a merged trace with no rank (no args.rank, process not named RANK n)",
+                   Severity::kDataLoss, merged.unassigned);
+    }
+    GraphBuilder builder(t.get());
+    builder.Append(std::move(part.chunk));
+    builder.Finish(part.tracks);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+StatusOr<std::vector<std::unique_ptr<Trace>>> Import(ByteSource& text, const ImportOptions& options,
+                                                     bool split_ranks) {
   auto started = std::chrono::steady_clock::now();
   auto trace = std::make_unique<Trace>();
   trace->info.path = text.name();
@@ -245,6 +286,19 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
                      Severity::kError, 1, where);
   }
   auto finish_start = Clock::now();
+  std::vector<std::unique_ptr<Trace>> traces;
+  if (split_ranks && !xprof) {
+    if (auto merged = SplitMergedRanks(trace->graph, shared.tracks(), builder.names(),
+                                       builder.event_ranks())) {
+      trace->info.text_bytes = reader.text_bytes();
+      trace->info.file_bytes = text.stored_size();
+      traces = TracesOfRanks(*trace, builder, std::move(*merged));
+      double seconds_each =
+          std::chrono::duration<double>(Clock::now() - started).count() / traces.size();
+      for (auto& t : traces) t->info.import_seconds = seconds_each;
+      return traces;
+    }
+  }
   if (xprof) {
     trace->info.format = "xprof_json";
     builder.SetXprofJson();
@@ -259,7 +313,21 @@ StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const Import
   trace->info.file_bytes = text.stored_size();
   trace->info.import_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return trace;
+  traces.push_back(std::move(trace));
+  return traces;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const ImportOptions& options) {
+  auto traces = Import(text, options, /*split_ranks=*/false);
+  if (!traces.ok()) return traces.status();
+  return std::move(traces->front());
+}
+
+StatusOr<std::vector<std::unique_ptr<Trace>>> ImportKinetoJsonRanks(ByteSource& text,
+                                                                    const ImportOptions& options) {
+  return Import(text, options, /*split_ranks=*/true);
 }
 
 }  // namespace th::kineto

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/graph/status.h"
 #include "core/graph/trace.h"
@@ -30,5 +31,11 @@ struct ImportOptions {
 // Fails with a message naming the source and text offset when the JSON is
 // malformed or truncated, or when it is not a trace (no traceEvents).
 StatusOr<std::unique_ptr<Trace>> ImportKinetoJson(ByteSource& text, const ImportOptions& options);
+
+// The same, but a file that holds several ranks (a TraceLens-merged trace,
+// merged_ranks.h) becomes one trace per rank, ascending; TraceInfo::rank and
+// rank_source say which rank and by which rule. Any other file: one trace.
+StatusOr<std::vector<std::unique_ptr<Trace>>> ImportKinetoJsonRanks(ByteSource& text,
+                                                                    const ImportOptions& options);
 
 }  // namespace th::kineto

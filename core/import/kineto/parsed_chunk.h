@@ -82,6 +82,9 @@ struct ParsedChunk {
   CounterTable counters;
   XlaLabelTable xla_labels;  // XProf JSON and XSpace only
   std::vector<NameRecord> names;
+  // Events whose args carry "rank" (a merged trace, merged_ranks.h): sparse,
+  // empty for a trace of one rank.
+  std::vector<std::pair<EventId, int64_t>> event_ranks;
   ChunkDefects defects;
   std::string error;  // non-empty: the chunk could not be parsed
 
@@ -114,6 +117,7 @@ inline void ParsedChunk::Reset() {
   counters = CounterTable();
   xla_labels = XlaLabelTable();
   names.clear();
+  event_ranks.clear();
   defects = ChunkDefects();
   error.clear();
 }

@@ -1,0 +1,232 @@
+#include "core/import/kineto/merged_ranks.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <unordered_map>
+
+namespace th::kineto {
+
+namespace {
+
+// Key of a track's process: its pid, or its string pid.
+uint64_t ProcessKey(const TrackKey& k) {
+  return k.pid_str != 0 ? (uint64_t{1} << 63) | k.pid_str : static_cast<uint64_t>(k.pid);
+}
+
+bool IsMemoryKind(EventKind k) { return k == EventKind::kMemory || k == EventKind::kOutOfMemory; }
+
+// Copies rows of the sparse tables that refer to one event, walking each
+// table (sorted by event) once per part.
+class SparseCursor {
+ public:
+  explicit SparseCursor(const PodColumn<EventId>& events) : events_(events) {}
+  // Rows [first, last) of `event` (the calls come in ascending event order).
+  std::pair<size_t, size_t> RowsOf(EventId event) {
+    while (next_ < events_.size() && events_[next_] < event) ++next_;
+    size_t first = next_;
+    while (next_ < events_.size() && events_[next_] == event) ++next_;
+    return {first, next_};
+  }
+
+ private:
+  const PodColumn<EventId>& events_;
+  size_t next_ = 0;
+};
+
+// Builds one part's chunk from the whole file's rows.
+class PartBuilder {
+ public:
+  PartBuilder(const EventGraph& g, const std::vector<TrackKey>& tracks, RankPart* part)
+      : g_(g),
+        tracks_(tracks),
+        part_(part),
+        collectives_(g.collective_args.event),
+        counters_(g.counters.event),
+        labels_(g.xla_labels.event) {}
+
+  void AddRow(EventId i) {
+    const EventColumns& s = g_.events;
+    ParsedChunk& c = part_->chunk;
+    EventColumns& e = c.events;
+    const auto row = static_cast<EventId>(e.size());
+    e.ts.push_back(s.ts[i]);
+    e.dur.push_back(s.dur[i]);
+    e.name.push_back(s.name[i]);
+    e.cat.push_back(s.cat[i]);
+    e.track.push_back(TrackOf(s.track[i]));
+    e.parent.push_back(kNoRow);
+    e.depth.push_back(0);
+    e.ph.push_back(s.ph[i]);
+    e.kind.push_back(s.kind[i]);
+    e.flags.push_back(s.flags[i]);
+    e.correlation.push_back(s.correlation[i]);
+    e.external_id.push_back(s.external_id[i]);
+    uint32_t args = s.args_row[i];
+    if (args != kNoRow) args = IsMemoryKind(s.kind[i]) ? CopyMemory(args, row) : CopyGpu(args, row);
+    e.args_row.push_back(args);
+    CopyCollectives(i, row);
+    CopyCounters(i, row);
+    CopyLabels(i, row);
+  }
+
+  // The part's id of a track of the file, if the part has one.
+  std::optional<uint32_t> Find(TrackId t) const {
+    auto it = track_ids_.find(t);
+    if (it == track_ids_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  uint32_t TrackOf(TrackId t) {
+    auto [it, fresh] = track_ids_.try_emplace(t, static_cast<uint32_t>(part_->tracks.size()));
+    if (fresh) part_->tracks.push_back(tracks_[t]);
+    return it->second;
+  }
+  uint32_t CopyGpu(uint32_t r, EventId row) {
+    const GpuArgsTable& s = g_.gpu_args;
+    GpuArgsTable& d = part_->chunk.gpu_args;
+    auto out = static_cast<uint32_t>(d.size());
+    d.event.push_back(row);
+    d.device.push_back(s.device[r]);
+    d.stream.push_back(s.stream[r]);
+    for (int k = 0; k < 3; ++k) {
+      d.grid[k].push_back(s.grid[k][r]);
+      d.block[k].push_back(s.block[k][r]);
+    }
+    d.registers.push_back(s.registers[r]);
+    d.shared_mem.push_back(s.shared_mem[r]);
+    d.occupancy.push_back(s.occupancy[r]);
+    d.bytes.push_back(s.bytes[r]);
+    return out;
+  }
+  uint32_t CopyMemory(uint32_t r, EventId row) {
+    const MemoryArgsTable& s = g_.memory_args;
+    MemoryArgsTable& d = part_->chunk.memory_args;
+    auto out = static_cast<uint32_t>(d.size());
+    d.event.push_back(row);
+    d.device_type.push_back(s.device_type[r]);
+    d.device_id.push_back(s.device_id[r]);
+    d.addr.push_back(s.addr[r]);
+    d.bytes.push_back(s.bytes[r]);
+    d.total_allocated.push_back(s.total_allocated[r]);
+    d.total_reserved.push_back(s.total_reserved[r]);
+    return out;
+  }
+  void CopyCollectives(EventId i, EventId row) {
+    const CollectiveArgsTable& s = g_.collective_args;
+    CollectiveArgsTable& d = part_->chunk.collective_args;
+    auto [first, last] = collectives_.RowsOf(i);
+    for (size_t r = first; r < last; ++r) {
+      d.event.push_back(row);
+      d.collective.push_back(s.collective[r]);
+      d.dtype.push_back(s.dtype[r]);
+      d.group.push_back(s.group[r]);
+      d.in_nelems.push_back(s.in_nelems[r]);
+      d.out_nelems.push_back(s.out_nelems[r]);
+      d.group_size.push_back(s.group_size[r]);
+    }
+  }
+  void CopyCounters(EventId i, EventId row) {
+    const CounterTable& s = g_.counters;
+    CounterTable& d = part_->chunk.counters;
+    auto [first, last] = counters_.RowsOf(i);
+    for (size_t r = first; r < last; ++r) {
+      d.event.push_back(row);
+      d.series.push_back(s.series[r]);
+      d.value.push_back(s.value[r]);
+    }
+  }
+  void CopyLabels(EventId i, EventId row) {
+    const XlaLabelTable& s = g_.xla_labels;
+    XlaLabelTable& d = part_->chunk.xla_labels;
+    auto [first, last] = labels_.RowsOf(i);
+    for (size_t r = first; r < last; ++r) {
+      d.event.push_back(row);
+      d.hlo_op.push_back(s.hlo_op[r]);
+      d.hlo_module.push_back(s.hlo_module[r]);
+      d.program_id.push_back(s.program_id[r]);
+      d.op_name.push_back(s.op_name[r]);
+      d.source.push_back(s.source[r]);
+      d.group_id.push_back(s.group_id[r]);
+    }
+  }
+
+  const EventGraph& g_;
+  const std::vector<TrackKey>& tracks_;
+  RankPart* part_;
+  std::unordered_map<TrackId, uint32_t> track_ids_;
+  SparseCursor collectives_, counters_, labels_;
+};
+
+}  // namespace
+
+std::optional<int64_t> RankOfProcessName(std::string_view name) {
+  constexpr std::string_view kPrefix = "RANK ";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  const char* p = name.data() + kPrefix.size();
+  const char* end = name.data() + name.size();
+  int64_t rank = 0;
+  auto [after, ec] = std::from_chars(p, end, rank);
+  if (ec != std::errc() || after == p || rank < 0) return std::nullopt;
+  std::string_view rest(after, static_cast<size_t>(end - after));
+  if (rest != " - GPU" && rest != " - CPU") return std::nullopt;
+  return rank;
+}
+
+std::optional<MergedRanks> SplitMergedRanks(
+    const EventGraph& g, const std::vector<TrackKey>& tracks, const std::vector<NameRecord>& names,
+    const std::vector<std::pair<EventId, int64_t>>& event_ranks) {
+  // Phase 1: the rank each named process stands for.
+  std::unordered_map<uint64_t, int64_t> rank_of_process;
+  for (const NameRecord& r : names) {
+    if (r.kind != NameRecord::kProcessName || r.track >= tracks.size()) continue;
+    if (auto rank = RankOfProcessName(g.strings.Get(r.value)))
+      rank_of_process.emplace(ProcessKey(tracks[r.track]), *rank);
+  }
+  if (rank_of_process.empty()) return std::nullopt;
+
+  // Phase 2: the rank of every event (args.rank first, then its process).
+  const EventColumns& e = g.events;
+  std::vector<int64_t> rank_of(e.size(), kNoValue);
+  size_t next = 0;
+  for (EventId i = 0; i < e.size(); ++i) {
+    while (next < event_ranks.size() && event_ranks[next].first < i) ++next;
+    if (next < event_ranks.size() && event_ranks[next].first == i) {
+      rank_of[i] = event_ranks[next].second;
+      continue;
+    }
+    auto it = rank_of_process.find(ProcessKey(tracks[e.track[i]]));
+    if (it != rank_of_process.end()) rank_of[i] = it->second;
+  }
+
+  // Phase 3: one part per rank, rows in file order.
+  std::map<int64_t, size_t> part_of_rank;
+  for (int64_t r : rank_of)
+    if (r != kNoValue) part_of_rank.emplace(r, 0);
+  MergedRanks out;
+  for (auto& [rank, index] : part_of_rank) {
+    index = out.parts.size();
+    out.parts.emplace_back().rank = rank;
+  }
+  std::vector<PartBuilder> builders;
+  builders.reserve(out.parts.size());
+  for (RankPart& part : out.parts) builders.emplace_back(g, tracks, &part);
+  for (EventId i = 0; i < e.size(); ++i) {
+    if (rank_of[i] == kNoValue) {
+      ++out.unassigned;
+      continue;
+    }
+    builders[part_of_rank[rank_of[i]]].AddRow(i);
+  }
+  // Names go with the tracks each part kept.
+  for (const NameRecord& r : names) {
+    for (size_t p = 0; p < builders.size(); ++p) {
+      if (auto t = builders[p].Find(r.track))
+        out.parts[p].chunk.names.push_back({r.kind, *t, r.value});
+    }
+  }
+  return out;
+}
+
+}  // namespace th::kineto
