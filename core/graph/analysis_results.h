@@ -66,9 +66,17 @@ struct Check {
   bool passed = true;
 };
 
+// What a plugin says that is not a finding: what it saw, what it could not
+// assess ("rank 3 has no allocator events: OOM risk not assessed").
+struct Note {
+  std::string plugin, text;
+  bool warning = false;
+};
+
 // Everything a pipeline run collects, in the order plugins reported it.
 struct PluginResults {
   std::vector<Finding> findings;
+  std::vector<Note> notes;
   std::vector<Check> checks;
   std::vector<Metric> metrics;
   std::map<std::string, DerivedTable> tables;

@@ -114,6 +114,8 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
       out << YAML::Key << "path" << YAML::Value;
       EmitString(out, o.path);
     }
+    if (o.min_severity) out << YAML::Key << "min_severity" << YAML::Value << *o.min_severity;
+    if (o.max_findings) out << YAML::Key << "max_findings" << YAML::Value << *o.max_findings;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;

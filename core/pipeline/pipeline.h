@@ -44,6 +44,10 @@ struct PluginStep {
 struct OutputSpec {
   std::string type;  // terminal|markdown|json|html|trace (annotated Chrome trace)
   std::string path;  // "" for terminal (stdout)
+  // Which findings this output shows: at min_severity or worse, at most
+  // max_findings causes (groups of findings, finding_groups.h); unset = all.
+  std::optional<std::string> min_severity;  // P0|P1|P2
+  std::optional<int64_t> max_findings;
 };
 
 struct Pipeline {

@@ -762,7 +762,7 @@ Status ReadOutputs(const Node& n, std::vector<OutputSpec>* outputs) {
   if (n.kind == Node::Kind::kNull) return Ok();
   if (n.kind != Node::Kind::kSequence)
     return TypeError(n, "'outputs'", "a list of {type, path} maps");
-  static const std::vector<std::string> kKeys = {"type", "path"};
+  static const std::vector<std::string> kKeys = {"type", "path", "min_severity", "max_findings"};
   for (const Node& item : n.items) {
     if (item.kind != Node::Kind::kMap) return TypeError(item, "an output", "a map {type, path}");
     OutputSpec out;
@@ -773,6 +773,15 @@ Status ReadOutputs(const Node& n, std::vector<OutputSpec>* outputs) {
         has_type = true;
       } else if (e.key == "path") {
         TH_RETURN_IF_ERROR(ReadString(e.value, "output 'path'", &out.path));
+      } else if (e.key == "min_severity") {
+        std::string sev;
+        TH_RETURN_IF_ERROR(ReadChoice(e.value, "output 'min_severity'", kPipelineSeverities, &sev));
+        out.min_severity = sev;
+      } else if (e.key == "max_findings") {
+        int64_t m = 0;
+        TH_RETURN_IF_ERROR(ReadInt(e.value, "output 'max_findings'", &m));
+        if (m < 0) return ErrorAt(e.value.mark, "output 'max_findings' must be 0 or more");
+        out.max_findings = m;
       } else {
         return ErrorAt(e.key_mark,
                        "unknown key " + Q(e.key) + " in an output" + SuggestionTail(e.key, kKeys));

@@ -93,8 +93,11 @@ Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
                             std::ostream& terminal) {
   for (const OutputSpec& o : pipeline.outputs) {
     std::ostringstream text;
+    FindingFilter filter;
+    if (o.min_severity) filter.min_severity = SeverityLevel(*o.min_severity);
+    if (o.max_findings) filter.max_groups = static_cast<int>(*o.max_findings);
     if (o.type == "terminal") {
-      WriteReportTerminal(run.report, terminal);
+      WriteReportTerminal(run.report, terminal, filter);
       continue;
     }
     if (o.type == "trace") {
@@ -105,13 +108,13 @@ Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
     }
     if (o.type == "html") {
       // One self-contained page (html_report.h), written atomically.
-      TH_RETURN_IF_ERROR(WriteHtmlReport(run.report, o.path));
+      TH_RETURN_IF_ERROR(WriteHtmlReport(run.report, o.path, {}, filter));
       continue;
     }
     if (o.type == "markdown")
-      WriteReportMarkdown(run.report, text);
+      WriteReportMarkdown(run.report, text, filter);
     else if (o.type == "json")
-      WriteReportJson(run.report, text);
+      WriteReportJson(run.report, text, filter);
     else
       return Unsupported("output type '" + o.type + "' is not available yet");
     TH_RETURN_IF_ERROR(WriteOutput(o.path, text.str()));

@@ -58,10 +58,14 @@ std::string Str(const char* s) { return s ? s : ""; }
 
 std::atomic<int> log_min_level{0};
 
+// A plugin's log line is a note of the run (reports list them); it is also
+// echoed on stderr at or above the log level.
 void Log(void* ctx, int level, const char* message) {
+  RunState* st = State(ctx);
+  st->results->notes.push_back({st->plugin->declaration.id, Str(message), level != 0});
   if (level < log_min_level.load(std::memory_order_relaxed)) return;
   std::cerr << "tracehound: " << (level ? "warning" : "note") << ": plugin "
-            << State(ctx)->plugin->declaration.id << ": " << Str(message) << "\n";
+            << st->plugin->declaration.id << ": " << Str(message) << "\n";
 }
 
 const char* StringAt(void* ctx, const th_trace_view* v, uint32_t id, uint64_t* length) {

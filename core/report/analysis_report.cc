@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "core/report/figure_text.h"
+#include "core/report/finding_groups.h"
 #include "core/report/investigation.h"
 #include "core/report/json_writer.h"
 #include "core/report/trust_json.h"
@@ -12,15 +14,6 @@
 namespace th {
 
 namespace {
-
-// Findings by severity (P0 first), stable within a severity.
-std::vector<const Finding*> Ordered(const AnalysisReport& r) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : r.results.findings) out.push_back(&f);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Finding* a, const Finding* b) { return a->severity < b->severity; });
-  return out;
-}
 
 // Stable id of a finding: plugin and its position among that plugin's findings.
 
@@ -32,57 +25,51 @@ TrustTable AllTrust(const AnalysisReport& r) {
   return t;
 }
 
-std::string Number(double v) {
-  char buf[64];
-  if (v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) < 1e15) {
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  }
-  return buf;
-}
-
-// "12.345 ms" for ns values, else the number and its unit.
-std::string WithUnit(double v, const std::string& unit) {
-  char buf[64];
-  if (unit == "ns") {
-    double a = std::abs(v);
-    if (a >= 1e9)
-      std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
-    else if (a >= 1e6)
-      std::snprintf(buf, sizeof buf, "%.3f ms", v / 1e6);
-    else if (a >= 1e3)
-      std::snprintf(buf, sizeof buf, "%.3f us", v / 1e3);
-    else
-      std::snprintf(buf, sizeof buf, "%.0f ns", v);
-    return buf;
-  }
-  return Number(v) + (unit.empty() || unit == "count" ? "" : " " + unit);
-}
-
-std::string ScopeText(const ReportScope& s) {
-  std::string out;
-  auto add = [&](const char* what, int64_t v) {
-    if (v >= 0) out += std::string(out.empty() ? "" : ", ") + what + " " + std::to_string(v);
-  };
-  add("rank", s.rank);
-  add("device", s.device);
-  add("stream", s.stream);
-  if (s.step_first >= 0) {
-    out += std::string(out.empty() ? "" : ", ") + "steps " + std::to_string(s.step_first) + "–" +
-           std::to_string(s.step_last);
-  }
-  return out.empty() ? "all" : out;
-}
-
 std::string Cell(const DerivedColumn& c, size_t row) {
   if (auto* i = std::get_if<std::vector<int64_t>>(&c.values))
-    return WithUnit(static_cast<double>((*i)[row]), c.unit);
-  if (auto* d = std::get_if<std::vector<double>>(&c.values)) return WithUnit((*d)[row], c.unit);
+    return FigureText(static_cast<double>((*i)[row]), c.unit);
+  if (auto* d = std::get_if<std::vector<double>>(&c.values)) return FigureText((*d)[row], c.unit);
   std::string s = std::get<std::vector<std::string>>(c.values)[row];
   for (char& ch : s)
     if (ch == '|') ch = '/';
   return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+// Every check a report lists: the host's reconciliations that apply, then
+// the plugins' checks. The terminal and the reports count the same ones.
+struct CheckTally {
+  size_t passed = 0, total = 0;
+  std::vector<std::string> failed;  // "plugin: name"
+};
+
+CheckTally Tally(const AnalysisReport& r) {
+  CheckTally t;
+  if (r.traces) {
+    for (const Reconciliation& c : Reconcile(*r.traces)) {
+      if (!c.applicable) continue;
+      ++t.total;
+      t.passed += c.passed;
+      if (!c.passed) t.failed.push_back("host: " + c.name);
+    }
+  }
+  for (const Check& c : r.results.checks) {
+    ++t.total;
+    t.passed += c.passed;
+    if (!c.passed) t.failed.push_back(c.plugin + ": " + c.name);
+  }
+  return t;
+}
+
+// "3 findings below P1 and beyond the first 5 causes left out", or "".
+std::string HiddenText(const GroupedFindings& g, const FindingFilter& filter) {
+  if (g.hidden_findings == 0) return "";
+  std::string why;
+  if (filter.min_severity < 2) why = "below " + std::string(SeverityLabel(filter.min_severity));
+  if (filter.max_groups >= 0)
+    why += (why.empty() ? "" : " or ") + std::string("beyond the first ") +
+           std::to_string(filter.max_groups) + (filter.max_groups == 1 ? " cause" : " causes");
+  return std::to_string(g.hidden_findings) + (g.hidden_findings == 1 ? " finding " : " findings ") +
+         why + " left out of this output (every finding is in the JSON report without a filter)";
 }
 
 }  // namespace
@@ -110,21 +97,51 @@ void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
 }
 
 std::string_view Verdict(const AnalysisReport& r) {
-  return r.results.findings.empty() ? "OPTIMAL" : "NEEDS_ATTENTION";
+  if (!r.results.findings.empty()) return "NEEDS_ATTENTION";
+  // Nothing found is only OPTIMAL when something was looked at: a plugin ran
+  // and measured (a metric) or checked (a check).
+  bool ran =
+      std::any_of(r.plugins.begin(), r.plugins.end(), [](const PluginOutcome& p) { return p.ok; });
+  bool assessed = !r.results.metrics.empty() || !r.results.checks.empty();
+  return ran && assessed ? "OPTIMAL" : "NOT_ASSESSED";
 }
 
-void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
+void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFilter& filter) {
   JsonWriter w(out);
   std::vector<std::string> ids = FindingIds(r);
+  GroupedFindings grouped = GroupFindings(r.results.findings, filter);
+  std::vector<const FindingGroup*> group_of(r.results.findings.size(), nullptr);
+  for (const FindingGroup& g : grouped.groups)
+    for (size_t m : g.members) group_of[m] = &g;
   w.BeginObject();
   w.Field("schema_version", kReportSchemaVersion);
   w.Field("verdict", Verdict(r));
   w.Field("pipeline", r.pipeline);
+  // One entry per cause: the findings of one plugin and title, worst scope first.
+  w.Key("groups").BeginArray();
+  for (const FindingGroup& g : grouped.groups) {
+    w.BeginObject()
+        .Field("id", g.id)
+        .Field("plugin", g.plugin)
+        .Field("severity", SeverityLabel(g.severity))
+        .Field("title", g.title)
+        .Field("scopes", static_cast<int64_t>(g.members.size()));
+    w.Key("summary");
+    g.summary.empty() ? w.Null() : w.String(g.summary);
+    w.Key("findings").BeginArray();
+    for (size_t m : g.members) w.String(ids[m]);
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+  w.Field("findings_left_out", static_cast<int64_t>(grouped.hidden_findings));
+  // Every finding of a shown group, every scope.
   w.Key("findings").BeginArray();
   for (size_t i = 0; i < r.results.findings.size(); ++i) {
     const Finding& f = r.results.findings[i];
+    if (!group_of[i]) continue;
     w.BeginObject();
-    w.Field("id", ids[i]).Field("plugin", f.plugin).Field("severity", SeverityLabel(f.severity));
+    w.Field("id", ids[i]).Field("group", group_of[i]->id).Field("plugin", f.plugin);
+    w.Field("severity", SeverityLabel(f.severity));
     w.Field("title", f.title).Field("what", f.what);
     w.Key("evidence").BeginArray();
     for (const Evidence& e : f.evidence) {
@@ -151,6 +168,15 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
         .Field("name", c.name)
         .Field("passed", c.passed)
         .Field("detail", c.detail)
+        .EndObject();
+  }
+  w.EndArray();
+  w.Key("notes").BeginArray();
+  for (const Note& n : r.results.notes) {
+    w.BeginObject()
+        .Field("plugin", n.plugin)
+        .Field("level", n.warning ? "warning" : "note")
+        .Field("text", n.text)
         .EndObject();
   }
   w.EndArray();
@@ -228,34 +254,53 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
   w.EndObject();
 }
 
-void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
+void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const FindingFilter& filter) {
   out << "# tracehound report\n\n";
   out << "**Verdict: " << Verdict(r) << "**";
   if (!r.pipeline.empty()) out << " · pipeline `" << r.pipeline << "`";
   if (r.traces)
     out << " · " << r.traces->traces.size()
         << (r.traces->traces.size() == 1 ? " trace" : " traces");
-  auto ordered = Ordered(r);
+  GroupedFindings grouped = GroupFindings(r.results.findings, filter);
   std::vector<Change> changes =
       r.traces ? RankChanges(*r.traces, r.results) : std::vector<Change>{};
-  if (!ordered.empty()) {
-    const Finding* cause = changes.empty() ? ordered.front() : changes.front().finding;
+  if (!grouped.groups.empty()) {
+    const Finding* cause = changes.empty()
+                               ? &r.results.findings[grouped.groups.front().members.front()]
+                               : changes.front().finding;
     out << "\n\n**Cause:** " << SeverityLabel(cause->severity) << " · " << cause->plugin << " · "
         << cause->title;
   }
   out << "\n\n## Findings\n\n";
-  if (ordered.empty()) out << "No finding.\n\n";
-  for (const Finding* f : ordered) {
-    out << "### " << SeverityLabel(f->severity) << " · " << f->plugin << " · " << f->title
-        << "\n\n";
+  if (grouped.groups.empty() && r.results.findings.empty()) out << "No finding.\n\n";
+  std::string hidden = HiddenText(grouped, filter);
+  if (!hidden.empty()) out << "_" << hidden << "._\n\n";
+  for (const FindingGroup& g : grouped.groups) {
+    const Finding* f = &r.results.findings[g.members.front()];  // the worst scope
+    out << "### " << SeverityLabel(g.severity) << " · " << g.plugin << " · " << g.title;
+    if (g.members.size() > 1) out << " (" << g.members.size() << " scopes)";
+    out << "\n\n";
+    if (!g.summary.empty()) out << "**" << g.summary << ".**\n\n";
+    if (g.members.size() > 1) {
+      out << "| scope | severity | what |\n| --- | --- | --- |\n";
+      for (size_t m : g.members) {
+        const Finding& x = r.results.findings[m];
+        std::string what = x.what;
+        for (char& ch : what)
+          if (ch == '|' || ch == '\n') ch = ch == '|' ? '/' : ' ';
+        out << "| " << ScopeText(x.scope) << " | " << SeverityLabel(x.severity) << " | " << what
+            << " |\n";
+      }
+      out << "\nThe worst scope in full:\n\n";
+    }
     if (!f->what.empty()) out << f->what << "\n\n";
     out << "Scope: " << ScopeText(f->scope) << ".";
-    if (f->confidence < 1) out << " Confidence " << Number(f->confidence) << ".";
+    if (f->confidence < 1) out << " Confidence " << NumberText(f->confidence) << ".";
     out << "\n\n";
     if (!f->evidence.empty()) {
       out << "| evidence | value | kind |\n| --- | --- | --- |\n";
       for (const Evidence& e : f->evidence)
-        out << "| " << e.name << " | " << WithUnit(e.value, e.unit) << " | "
+        out << "| " << e.name << " | " << FigureText(e.value, e.unit) << " | "
             << NumberKindName(e.kind) << " |\n";
       out << "\n";
     }
@@ -269,11 +314,12 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
            "| step after (*inferred*) |\n| --- | --- | --- | --- |\n";
   for (const Change& c : changes) {
     out << "| " << c.finding->plugin << ": " << c.finding->title << " | "
-        << WithUnit(c.saving_ns, "ns") << " | " << (c.steps ? WithUnit(c.step_ns, "ns") : "-")
-        << " | " << (c.steps ? WithUnit(c.step_after_ns, "ns") : "-") << " |\n";
+        << FigureText(c.saving_ns, "ns") << " | " << (c.steps ? FigureText(c.step_ns, "ns") : "-")
+        << " | " << (c.steps ? FigureText(c.step_after_ns, "ns") : "-") << " |\n";
   }
   if (!changes.empty()) out << "\n";
-  out << "## Checks\n\n";
+  CheckTally tally = Tally(r);
+  out << "## Checks\n\n" << tally.passed << " of " << tally.total << " checks passed.\n\n";
   if (r.traces) {
     for (const Reconciliation& c : Reconcile(*r.traces))
       out << "- "
@@ -310,6 +356,11 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
     out << "| " << p.id << " | " << p.version << " | " << (p.ok ? "ok" : "failed: " + p.error)
         << " | " << buf << " |\n";
   }
+  if (!r.results.notes.empty()) {
+    out << "\n## Notes\n\nWhat the plugins saw, and what they could not assess:\n\n";
+    for (const Note& n : r.results.notes)
+      out << "- " << (n.warning ? "**warning** " : "") << n.plugin << ": " << n.text << "\n";
+  }
   out << "\n## Trust\n\nWhere this trace cannot be trusted, and how much:\n\n";
   auto trust = AllTrust(r).Entries();
   if (trust.empty())
@@ -329,35 +380,45 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
   }
 }
 
-void WriteReportTerminal(const AnalysisReport& r, std::ostream& out) {
+void WriteReportTerminal(const AnalysisReport& r, std::ostream& out, const FindingFilter& filter) {
   out << "verdict: " << Verdict(r) << "\n";
   if (r.traces) {
     auto changes = RankChanges(*r.traces, r.results);
     if (!changes.empty()) {
       const Change& c = changes.front();
       out << "biggest change (inferred): " << c.finding->plugin << ": " << c.finding->title
-          << ", saves " << WithUnit(c.saving_ns, "ns");
+          << ", saves " << FigureText(c.saving_ns, "ns");
       if (c.steps)
-        out << " (step " << WithUnit(c.step_ns, "ns") << " -> " << WithUnit(c.step_after_ns, "ns")
-            << ")";
+        out << " (step " << FigureText(c.step_ns, "ns") << " -> "
+            << FigureText(c.step_after_ns, "ns") << ")";
       out << "\n";
     }
   }
-  for (const Finding* f : Ordered(r)) {
-    out << " " << SeverityLabel(f->severity) << " " << f->plugin << "  " << f->title;
-    if (!f->what.empty()) out << ": " << f->what;
+  GroupedFindings grouped = GroupFindings(r.results.findings, filter);
+  for (const FindingGroup& g : grouped.groups) {
+    const Finding& f = r.results.findings[g.members.front()];
+    out << " " << SeverityLabel(g.severity) << " " << g.plugin << "  " << g.title;
+    if (g.members.size() > 1)
+      out << ": " << g.summary;
+    else if (!f.what.empty())
+      out << ": " << f.what;
     out << "\n";
   }
+  std::string hidden = HiddenText(grouped, filter);
+  if (!hidden.empty()) out << " (" << hidden << ")\n";
   for (const PluginOutcome& p : r.plugins)
     if (!p.ok) out << " plugin " << p.id << " failed: " << p.error << "\n";
-  size_t passed = 0;
-  for (const Check& c : r.results.checks) passed += c.passed;
-  if (!r.results.checks.empty()) {
-    out << "checks: " << passed << " of " << r.results.checks.size() << " passed";
-    for (const Check& c : r.results.checks)
-      if (!c.passed) out << " · failed: " << c.plugin << ": " << c.name;
+  CheckTally tally = Tally(r);
+  if (tally.total > 0) {
+    out << "checks: " << tally.passed << " of " << tally.total << " passed";
+    for (const std::string& failed : tally.failed) out << " · failed: " << failed;
     out << "\n";
   }
+  size_t warnings = 0;
+  for (const Note& n : r.results.notes) warnings += n.warning;
+  if (!r.results.notes.empty())
+    out << "notes: " << r.results.notes.size() << " (" << warnings
+        << (warnings == 1 ? " warning" : " warnings") << "; see the report)\n";
   auto trust = AllTrust(r).Entries();
   out << "trust: ";
   if (trust.empty()) out << "no defects found";

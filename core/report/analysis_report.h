@@ -1,9 +1,12 @@
 // The report of a pipeline run: terminal summary, Markdown and JSON findings.
 //
 // JSON contract (versioned by schema_version; keys are added, never renamed):
-// schema_version, verdict (OPTIMAL | NEEDS_ATTENTION), findings (id, plugin,
-// severity, title, what, evidence[{name, value, unit, kind}], scope,
-// suggestion, confidence), checks (plugin, name, passed, detail), metrics
+// schema_version, verdict (OPTIMAL | NEEDS_ATTENTION | NOT_ASSESSED: nothing
+// found because nothing could be measured), groups (id, plugin, severity,
+// title, scopes, summary, findings: ids, worst first), findings_left_out,
+// findings (id, group, plugin, severity, title, what, evidence[{name, value,
+// unit, kind}], scope, suggestion, confidence), checks (plugin, name, passed,
+// detail), notes (plugin, level note|warning, text), metrics
 // (plugin id -> list), plugins (id ->
 // {status ok|failed, error, version, seconds}), tables (name -> {plugin, rows,
 // columns}), trust (list of {what, severity, count}), traces (path, rank).
@@ -16,6 +19,7 @@
 
 #include "core/graph/analysis_results.h"
 #include "core/graph/trace.h"
+#include "core/report/finding_groups.h"
 
 namespace th {
 
@@ -46,8 +50,13 @@ class JsonWriter;
 // {rank, device, stream, step_first, step_last}, null where unscoped (-1).
 void WriteScopeJson(JsonWriter& w, const ReportScope& scope);
 
-void WriteReportJson(const AnalysisReport& report, std::ostream& out);
-void WriteReportMarkdown(const AnalysisReport& report, std::ostream& out);
-void WriteReportTerminal(const AnalysisReport& report, std::ostream& out);
+// `filter`: which findings this output shows (finding_groups.h); the
+// verdict is always the whole run's.
+void WriteReportJson(const AnalysisReport& report, std::ostream& out,
+                     const FindingFilter& filter = {});
+void WriteReportMarkdown(const AnalysisReport& report, std::ostream& out,
+                         const FindingFilter& filter = {});
+void WriteReportTerminal(const AnalysisReport& report, std::ostream& out,
+                         const FindingFilter& filter = {});
 
 }  // namespace th

@@ -239,8 +239,8 @@ std::string ScriptSafe(std::string_view json) {
 
 }  // namespace
 
-void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits,
-                         std::ostream& out) {
+void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits, std::ostream& out,
+                         const FindingFilter& filter) {
   std::vector<std::string> reductions;
   Swimlane swimlane = BuildSwimlane(r, limits.timeline);
   MemoryTimeline memory = BuildMemoryTimeline(r, limits.timeline);
@@ -266,10 +266,27 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
   }
   w.EndArray();
 
+  GroupedFindings grouped = GroupFindings(r.results.findings, filter);
+  std::vector<const FindingGroup*> group_of(r.results.findings.size(), nullptr);
+  w.Key("groups").BeginArray();
+  for (const FindingGroup& g : grouped.groups) {
+    w.BeginObject().Field("id", g.id).Field("severity", SeverityLabel(g.severity));
+    w.Key("summary");
+    g.summary.empty() ? w.Null() : w.String(g.summary);
+    w.Key("findings").BeginArray();
+    for (size_t m : g.members) {
+      w.String(ids[m]);
+      group_of[m] = &g;
+    }
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+  w.Field("findings_left_out", static_cast<int64_t>(grouped.hidden_findings));
   w.Key("findings").BeginArray();
   for (size_t i = 0; i < r.results.findings.size(); ++i) {
     const Finding& f = r.results.findings[i];
-    w.BeginObject().Field("id", ids[i]).Field("plugin", f.plugin);
+    if (!group_of[i]) continue;
+    w.BeginObject().Field("id", ids[i]).Field("group", group_of[i]->id).Field("plugin", f.plugin);
     w.Field("severity", SeverityLabel(f.severity)).Field("title", f.title).Field("what", f.what);
     w.Field("suggestion", f.suggestion).Field("confidence", f.confidence);
     w.Key("scope");
@@ -358,9 +375,10 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
   w.EndObject();
 }
 
-std::string RenderHtmlReport(const AnalysisReport& r, const HtmlReportLimits& limits) {
+std::string RenderHtmlReport(const AnalysisReport& r, const HtmlReportLimits& limits,
+                             const FindingFilter& filter) {
   std::ostringstream data;
-  WriteHtmlReportData(r, limits, data);
+  WriteHtmlReportData(r, limits, data, filter);
   const HtmlAssets& a = EmbeddedHtmlAssets();
   std::string page;
   page.reserve(data.str().size() + a.report_js.size() + a.uplot_js.size() + 65536);
@@ -393,8 +411,8 @@ std::string RenderHtmlReport(const AnalysisReport& r, const HtmlReportLimits& li
 }
 
 Status WriteHtmlReport(const AnalysisReport& r, const std::string& path,
-                       const HtmlReportLimits& limits) {
-  return WriteOutput(path, RenderHtmlReport(r, limits));
+                       const HtmlReportLimits& limits, const FindingFilter& filter) {
+  return WriteOutput(path, RenderHtmlReport(r, limits, filter));
 }
 
 }  // namespace th

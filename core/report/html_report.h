@@ -29,13 +29,15 @@ struct HtmlReportLimits {
   size_t max_metrics = 2000;
 };
 
-// The data blob (compact JSON) the page reads.
+// The data blob (compact JSON) the page reads. `filter`: the findings the
+// page shows (finding_groups.h), grouped by cause.
 void WriteHtmlReportData(const AnalysisReport& report, const HtmlReportLimits& limits,
-                         std::ostream& out);
+                         std::ostream& out, const FindingFilter& filter = {});
 // The whole page.
-std::string RenderHtmlReport(const AnalysisReport& report, const HtmlReportLimits& limits = {});
+std::string RenderHtmlReport(const AnalysisReport& report, const HtmlReportLimits& limits = {},
+                             const FindingFilter& filter = {});
 // Renders and writes atomically (output_file.h).
 Status WriteHtmlReport(const AnalysisReport& report, const std::string& path,
-                       const HtmlReportLimits& limits = {});
+                       const HtmlReportLimits& limits = {}, const FindingFilter& filter = {});
 
 }  // namespace th

@@ -36,7 +36,7 @@ const char* const kCategoryNames[] = {"host_wait", "kernel_wait", "other"};
 struct Options {
   int64_t kernel_wait_threshold_ns, long_gap_ns, max_long_gaps, top_events;
   int64_t launch_delay_outlier_ns, runtime_outlier_ns, queue_limit, queue_buckets;
-  double host_wait_finding_pct;
+  double host_wait_finding_pct, min_busy_share_pct;
   bool steps_window, hta_rounding;
 };
 
@@ -84,6 +84,8 @@ struct Stream {
   int64_t rank, device, stream;
   int64_t first = 0, last = 0;  // span of the activities analysed
   int64_t activities = 0;
+  int64_t kernels = 0;  // activities that are kernels (the rest: copies, memsets)
+  int64_t busy = 0;     // summed duration of its activities (ns)
 };
 
 struct Gap {
@@ -249,6 +251,10 @@ class IdleLaunch final : public th::sdk::Plugin {
         .Range(0, 100000)
         .Option("host_wait_finding_pct", 10.0,
                 "report a stream whose host-wait idle is at least this % of its span")
+        .Range(0, 100)
+        .Option("min_busy_share_pct", 10.0,
+                "judge a stream without kernels (a copy stream: idle by design) only when "
+                "it holds at least this % of its device's busy time")
         .Range(0, 100);
   }
 
@@ -265,6 +271,7 @@ class IdleLaunch final : public th::sdk::Plugin {
     o.queue_limit = ctx.GetInt("queue_limit");
     o.queue_buckets = ctx.GetInt("queue_buckets");
     o.host_wait_finding_pct = ctx.GetDouble("host_wait_finding_pct");
+    o.min_busy_share_pct = ctx.GetDouble("min_busy_share_pct");
 
     const auto& traces = ctx.traces();
     std::vector<Stream> streams;
@@ -330,6 +337,8 @@ class IdleLaunch final : public th::sdk::Plugin {
         for (size_t k = 0; k < acts.size(); ++k) {
           const uint32_t e = acts[k];
           st.last = std::max(st.last, clock.End(e));
+          st.busy += clock.End(e) - clock.Start(e);
+          st.kernels += t.kind(e) == TH_EVENT_KERNEL;
           if (launch[e] != kNone) launched.push_back({s, e, launch[e]});
           if (k == 0) continue;
           const int64_t prev_end = clock.End(acts[k - 1]), start = clock.Start(e);
@@ -435,6 +444,15 @@ class IdleLaunch final : public th::sdk::Plugin {
     std::vector<int64_t> rank, device, stream, span, activities, idle, nl, nlc;
     std::vector<int64_t> part[3], gaps_of[3];
     std::vector<double> pct[3], span_pct;
+    // A stream is judged by what it carries: kernels (compute), or a real
+    // share of its device's busy time. A copy-only stream idles by design.
+    // Messages name the device when its rank has more than one.
+    std::map<std::pair<int64_t, int64_t>, int64_t> device_busy;
+    std::map<int64_t, std::set<int64_t>> devices_of_rank;
+    for (const Stream& st : streams) {
+      device_busy[{st.rank, st.device}] += st.busy;
+      devices_of_rank[st.rank].insert(st.device);
+    }
     for (size_t s = 0; s < n; ++s) {
       const Stream& st = streams[s];
       int64_t total = sum[3 * s] + sum[3 * s + 1] + sum[3 * s + 2];
@@ -465,13 +483,21 @@ class IdleLaunch final : public th::sdk::Plugin {
       const double host_span_pct = st.last > st.first ? 100.0 * static_cast<double>(sum[3 * s]) /
                                                             static_cast<double>(st.last - st.first)
                                                       : 0.0;
-      if (sum[3 * s] > 0 && host_span_pct >= o.host_wait_finding_pct) {
-        char what[256];
+      const int64_t on_device = device_busy[{st.rank, st.device}];
+      const bool judged =
+          st.kernels > 0 ||
+          (on_device > 0 && 100.0 * static_cast<double>(st.busy) / static_cast<double>(on_device) >=
+                                o.min_busy_share_pct);
+      if (judged && sum[3 * s] > 0 && host_span_pct >= o.host_wait_finding_pct) {
+        std::string where = "rank " + std::to_string(st.rank);
+        if (devices_of_rank[st.rank].size() > 1) where += " device " + std::to_string(st.device);
+        where += " stream " + std::to_string(st.stream);
+        char what[320];
         std::snprintf(what, sizeof what,
-                      "rank %lld stream %lld idles %.1f%% of its span (%s) waiting for the host "
+                      "%s idles %.1f%% of its span (%s) waiting for the host "
                       "to launch work: %.1f%% of its idle time is host-wait",
-                      static_cast<long long>(st.rank), static_cast<long long>(st.stream),
-                      host_span_pct, Duration(st.last - st.first).c_str(), pct[0].back());
+                      where.c_str(), host_span_pct, Duration(st.last - st.first).c_str(),
+                      pct[0].back());
         ctx.Add(
             th::sdk::Finding(th::sdk::P2, "GPU stream waits on the host (launch-bound)")
                 .What(what)

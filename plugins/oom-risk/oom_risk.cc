@@ -534,38 +534,23 @@ class OomRisk final : public th::sdk::Plugin {
     }
   }
 
+  // Not a finding: nothing was measured. A note of the run says so (the
+  // report's "needs a new capture" names the capture that would answer it).
   static void NoMemoryEvents(Context& ctx, const Trace& t) {
     int64_t xspace = 0;
     for (uint64_t i = 0; i < t.size(); ++i) {
       std::string_view n = t.name(i);
       xspace += n == "MemoryAllocation" || n == "MemoryDeallocation";
     }
-    th::sdk::Scope scope;
-    scope.rank = t.rank();
-    std::string what =
-        "The trace of rank " + std::to_string(t.rank()) +
-        " has no allocator events, so peak memory, headroom, leaks and fragmentation cannot be "
-        "measured; OOM risk is not assessed.";
+    std::string note = "rank " + std::to_string(t.rank()) +
+                       ": no allocator events, so peak memory, headroom, leaks and fragmentation "
+                       "cannot be measured; OOM risk not assessed (capture with "
+                       "torch.profiler.profile(profile_memory=True))";
     if (xspace > 0)
-      what += " It holds " + std::to_string(xspace) +
+      note += "; it holds " + std::to_string(xspace) +
               " XSpace allocator events (MemoryAllocation/MemoryDeallocation), which tracehound "
-              "does not import yet.";
-    th::sdk::Finding f(th::sdk::P2, "No memory events on rank " + std::to_string(t.rank()) +
-                                        ": OOM risk not assessed");
-    f.What(what)
-        .Suggest(
-            "Capture with torch.profiler.profile(profile_memory=True) (record_shapes=True and "
-            "with_stack=True also name the allocating ops); on JAX/XLA, capture a memory profile "
-            "(jax.profiler.save_device_memory_profile) beside the trace.")
-        .In(scope)
-        .Evidence("memory_events", 0, "count", kMeasured);
-    if (xspace > 0)
-      f.Evidence("xspace_allocator_events", static_cast<double>(xspace), "count", kMeasured);
-    for (uint64_t i = 0; i < t.device_count(); ++i)
-      if (t.device(i).total_global_mem > 0)
-        f.Evidence("capacity_device_" + std::to_string(t.device(i).id),
-                   static_cast<double>(t.device(i).total_global_mem), "bytes", kRead);
-    ctx.Add(f);
+              "does not import yet";
+    ctx.Log(note);
   }
 
   static void Report(Context& ctx, const std::vector<DeviceMemory>& devices) {

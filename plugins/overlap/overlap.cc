@@ -213,10 +213,12 @@ class Overlap final : public th::sdk::Plugin {
       }
       ctx.Metric("comm_time", static_cast<double>(comm[g]), "ns", th::sdk::kMeasured, scope);
       if (comm[g] > 0 && span > 0 && exposed_pct_col.back() > threshold) {
-        ctx.Add(th::sdk::Finding(th::sdk::P2, "rank " + std::to_string(groups[g].rank) + ": " +
-                                                  Fixed(exposed_pct_col.back()) +
-                                                  "% of GPU time is exposed communication")
-                    .What(Fixed(pct) + "% of the communication kernels' time (" + Ms(comm[g]) +
+        // One title for every rank, so the report groups the ranks into one cause.
+        ctx.Add(th::sdk::Finding(th::sdk::P2, "communication not hidden behind computation")
+                    .What("rank " + std::to_string(groups[g].rank) + ": " +
+                          Fixed(exposed_pct_col.back()) +
+                          "% of GPU time is exposed communication: " + Fixed(pct) +
+                          "% of the communication kernels' time (" + Ms(comm[g]) +
                           ") runs under computation; " + Ms(comm[g] - ov) +
                           " does not, in a GPU span of " + Ms(span) + ".")
                     .Suggest("overlap communication with computation (bucketed/async "
@@ -226,7 +228,9 @@ class Overlap final : public th::sdk::Plugin {
                               th::sdk::kMeasured)
                     .Evidence("comm_time", static_cast<double>(comm[g]), "ns", th::sdk::kMeasured)
                     .Evidence("overlap_pct", pct, "%", th::sdk::kMeasured)
-                    .Evidence("gpu_span", static_cast<double>(span), "ns", th::sdk::kMeasured));
+                    .Evidence("gpu_span", static_cast<double>(span), "ns", th::sdk::kMeasured)
+                    .Evidence("exposed_share_of_span", exposed_pct_col.back(), "%",
+                              th::sdk::kMeasured));
       }
     }
     ctx.Publish(th::sdk::Table("overlap")

@@ -194,16 +194,43 @@
     if (s.step_first != null) out.push('steps ' + s.step_first + '–' + s.step_last);
     return out.length ? out.join(', ') : 'all';
   }
+  // One card per cause (a group of findings of one plugin and title), its
+  // worst scope in full; the other scopes are listed, expandable.
   function renderFindings(body) {
     var fs = (D.findings || []).slice();
-    if (!fs.length) { body.appendChild(el('p', null, 'No finding: nothing the plugins look for was found.')); return; }
-    var order = {P0: 0, P1: 1, P2: 2};
-    fs.sort(function (a, b) { return (order[a.severity] || 3) - (order[b.severity] || 3); });
-    fs.forEach(function (f) {
-      var card = el('div', {'class': 'finding ' + esc(f.severity), id: 'f-' + f.id, 'data-finding': f.id});
-      var h = el('h3', {title: 'show on the swimlane'}, '<span class="sev ' + esc(f.severity) + '">' + esc(f.severity) +
-        '</span> ' + esc(f.plugin) + ' · ' + linkify(f.title));
+    if (!fs.length) {
+      body.appendChild(el('p', null, D.verdict === 'NOT_ASSESSED' ?
+        'Not assessed: no plugin could measure or check anything in this trace (see the notes).' :
+        'No finding: nothing the plugins look for was found.'));
+      return;
+    }
+    if (D.findings_left_out) body.appendChild(el('p', {'class': 'note'}, D.findings_left_out +
+      ' findings are left out of this page by its output filter (min_severity / max_findings).'));
+    var groups = D.groups || fs.map(function (f) { return {id: f.id, findings: [f.id], summary: null}; });
+    groups.forEach(function (g) {
+      var members = g.findings.map(function (id) { return findingById[id]; }).filter(Boolean);
+      if (!members.length) return;
+      var f = members[0];
+      var card = el('div', {'class': 'finding ' + esc(f.severity), id: 'f-' + f.id, 'data-finding': f.id,
+        'data-group': g.id});
+      var h = el('h3', {title: 'show on the swimlane'}, '<span class="sev ' + esc(g.severity || f.severity) + '">' +
+        esc(g.severity || f.severity) + '</span> ' + esc(f.plugin) + ' · ' + linkify(f.title) +
+        (members.length > 1 ? ' <span class="note">(' + members.length + ' scopes)</span>' : ''));
       card.appendChild(h);
+      if (g.summary) card.appendChild(el('div', {'class': 'what'}, '<b>' + esc(g.summary) + '</b>'));
+      if (members.length > 1) {
+        var det = el('details', {'class': 'scopes'});
+        det.appendChild(el('summary', null, 'All ' + members.length + ' scopes'));
+        det.appendChild(el('table', {'class': 'data'}, '<tr><th>scope</th><th>severity</th><th>what</th></tr>' +
+          members.map(function (m) {
+            return '<tr' + (m === f ? '' : ' id="f-' + esc(m.id) + '"') + ' data-finding="' + esc(m.id) + '"><td>' +
+              esc(scopeText(m.scope)) +
+              '</td><td><span class="sev ' + esc(m.severity) + '">' + esc(m.severity) + '</span></td><td>' +
+              linkify(m.what) + '</td></tr>';
+          }).join('')));
+        card.appendChild(det);
+        card.appendChild(el('div', {'class': 'note'}, 'The worst scope in full:'));
+      }
       var meta = 'Scope: ' + esc(scopeText(f.scope)) + (f.confidence < 1 ? ' · confidence ' + fmtNum(f.confidence) : '');
       card.appendChild(el('div', {'class': 'note'}, meta));
       if (f.what) card.appendChild(el('div', {'class': 'what'}, linkify(f.what)));

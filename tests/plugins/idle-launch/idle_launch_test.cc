@@ -254,3 +254,51 @@ TEST(IdleLaunch, TraceWithoutGpuActivityPublishesEmptyTables) {
 
 }  // namespace
 }  // namespace th
+
+namespace th {
+namespace {
+
+// Issue 15 item 5: a copy-only stream idles by design (it waits for the next
+// copy) and is not launch-bound; a compute stream with the same gaps is. A
+// rank with two devices names the device in the message.
+//   stream 7 (device 0): kernels k1 [100,110), k2 [200,210), launched at 95
+//     and 190: 90 µs host-wait of a 110 µs span.
+//   stream 9 (device 0): memcpy c1 [100,101), c2 [209,210), launched at 95
+//     and 205: 108 µs host-wait of 110 µs, 2 µs of the device's 22 µs busy.
+//   stream 3 (device 1): the same kernels as stream 7.
+constexpr const char* kCopyStream = R"({"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 95, "dur": 1, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 190, "dur": 1, "args": {"correlation": 2}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 2, "ts": 95, "dur": 1, "args": {"correlation": 3}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 2, "ts": 205, "dur": 1, "args": {"correlation": 4}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 3, "ts": 95, "dur": 1, "args": {"correlation": 5}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 3, "ts": 190, "dur": 1, "args": {"correlation": 6}},
+  {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 100, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 200, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 2}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 9, "ts": 100, "dur": 1, "args": {"device": 0, "stream": 9, "correlation": 3}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH", "pid": 0, "tid": 9, "ts": 209, "dur": 1, "args": {"device": 0, "stream": 9, "correlation": 4}},
+  {"ph": "X", "cat": "kernel", "name": "k1", "pid": 1000, "tid": 3, "ts": 100, "dur": 10, "args": {"device": 1, "stream": 3, "correlation": 5}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 1000, "tid": 3, "ts": 200, "dur": 10, "args": {"device": 1, "stream": 3, "correlation": 6}}
+]})";
+
+TEST(IdleLaunch, CopyStreamIsJudgedByWhatItCarriesAndTheDeviceIsNamed) {
+  PluginResults r = RunOn("copy_stream.json", kCopyStream);
+  std::map<int64_t, const Finding*> by_stream;
+  for (const Finding& f : r.findings)
+    if (f.title == "GPU stream waits on the host (launch-bound)") by_stream[f.scope.stream] = &f;
+  ASSERT_EQ(by_stream.count(7), 1u) << "the compute stream is launch-bound";
+  EXPECT_EQ(by_stream.count(9), 0u) << "the copy stream idles by design";
+  ASSERT_EQ(by_stream.count(3), 1u);
+  EXPECT_NE(by_stream[7]->what.find("rank 0 device 0 stream 7 idles"), std::string::npos)
+      << by_stream[7]->what;
+  EXPECT_NE(by_stream[3]->what.find("rank 0 device 1 stream 3 idles"), std::string::npos)
+      << by_stream[3]->what;
+  // A copy stream that holds most of its device's busy time is judged again.
+  PluginResults all = RunOn("copy_stream_share.json", kCopyStream, {{"min_busy_share_pct", 5.0}});
+  bool copy_reported = false;
+  for (const Finding& f : all.findings) copy_reported |= f.scope.stream == 9;
+  EXPECT_TRUE(copy_reported);
+}
+
+}  // namespace
+}  // namespace th
