@@ -46,8 +46,7 @@ bool GetInt(ondemand::value v, int64_t* out) {
     }
     double d;
     if (v.get_double().get(d)) return false;
-    *out = static_cast<int64_t>(d);
-    return true;
+    return DoubleToInt64(d, out);  // 1e90 is no id (found by fuzzing: the cast was UB)
   }
   if (t == ondemand::json_type::string) {
     std::string_view s;

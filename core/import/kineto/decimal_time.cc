@@ -6,6 +6,13 @@ namespace {
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
+bool DoubleToInt64(double d, int64_t* out) {
+  // [-2^63, 2^63): every double in it converts exactly after truncation.
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return false;
+  *out = static_cast<int64_t>(d);
+  return true;
+}
+
 DecimalNs MicrosToNs(std::string_view t, NsRounding rounding) {
   // Fast path: Kineto's own shape, "<µs digits>[.<up to 3 digits>]" (epoch
   // µs has 16 digits), when the result cannot overflow int64 ns.

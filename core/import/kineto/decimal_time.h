@@ -19,6 +19,10 @@ struct DecimalNs {
 // importer rounds the same picoseconds.
 enum class NsRounding : uint8_t { kHalfEven, kHalfAwayFromZero };
 
+// A JSON number read as a double, as an int64 (truncated toward zero); false
+// when it is not finite or out of int64's range (the cast would be undefined).
+bool DoubleToInt64(double d, int64_t* out);
+
 // Parses the JSON number text `token` (µs; trailing whitespace allowed) into ns.
 // Accepts sign, fraction and exponent; anything else (strings, null) is !ok.
 DecimalNs MicrosToNs(std::string_view token, NsRounding rounding = NsRounding::kHalfEven);

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/import/kineto/chunk_parser.h"
+#include "core/import/kineto/decimal_time.h"
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/merged_ranks.h"
 #include "core/import/kineto/top_level_reader.h"
@@ -26,7 +27,9 @@ std::optional<int64_t> IntOf(simdjson::dom::element e) {
   uint64_t u;
   if (!e.get_uint64().get(u)) return static_cast<int64_t>(u);
   double d;
-  if (!e.get_double().get(d)) return static_cast<int64_t>(d);
+  int64_t x;
+  if (!e.get_double().get(d))
+    return DoubleToInt64(d, &x) ? std::optional<int64_t>(x) : std::nullopt;
   std::string_view s;
   if (!e.get_string().get(s)) {
     int64_t v = 0;

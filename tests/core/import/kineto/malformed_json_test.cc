@@ -182,6 +182,17 @@ TEST(MalformedJson, PhOfAnotherTypeIsAnUnknownPhaseNotAnError) {
   }
 }
 
+// Found by the kineto_json fuzzer under UBSan: a huge number where an integer
+// is read (1e90 as a correlation id) made an undefined double-to-int64 cast.
+TEST(MalformedJson, NumbersOutOfInt64RangeAreNotIds) {
+  auto t =
+      Import(TenEvents(Event(2, R"({"correlation":1e90,"External id":-1e300,"device":1e19})")));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->graph.events.size(), 10u);
+  EXPECT_EQ((*t)->graph.events.correlation[2], kNoValue);
+  EXPECT_EQ((*t)->graph.events.external_id[2], kNoValue);
+}
+
 TEST(MalformedJson, BrokenDevicePropertiesIsDataLossNamed) {
   std::string text = TenEvents();
   text.insert(1, R"("deviceProperties": [{"id": 0, "name": "H100",}], )");
