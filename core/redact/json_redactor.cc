@@ -4,6 +4,9 @@
 #include <cstring>
 #include <unordered_map>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "core/graph/text_escape.h"
 
 namespace th::redact {
@@ -171,14 +174,16 @@ class JsonRewriter {
 
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    size_t operator()(std::string_view s) const {
+      return static_cast<size_t>(XXH3_64bits(s.data(), s.size()));
+    }
   };
   struct Eq {
     using is_transparent = void;
     bool operator()(std::string_view a, std::string_view b) const { return a == b; }
   };
   std::unordered_map<std::string, KeyInfo, Hash, Eq> keys_;
-  std::string decoded_, replaced_, encoded_;
+  std::string decoded_;
 };
 
 StatusOr<bool> JsonRewriter::Refill(size_t keep_from) {
@@ -313,11 +318,10 @@ Status JsonRewriter::String(size_t start, bool* stop) {
       return Ok();
     }
     if (dropping_ || f->keep) return Ok();
-    if (redactor_->Apply(text, -1, &replaced_)) {
+    std::string_view json;
+    if (redactor_->ApplyJson(text, -1, &json)) {
       TH_RETURN_IF_ERROR(Emit(start));
-      encoded_.clear();
-      AppendJsonString(&encoded_, replaced_);
-      TH_RETURN_IF_ERROR(Write(encoded_));
+      TH_RETURN_IF_ERROR(Write(json));
       copy_from_ = pos_;
     }
     return Ok();
@@ -338,11 +342,10 @@ Status JsonRewriter::String(size_t start, bool* stop) {
       hosts_->emplace_back(text);
     return AfterValue();
   }
-  if (!dropping_ && !keep && redactor_->Apply(text, field, &replaced_)) {
+  std::string_view json;
+  if (!dropping_ && !keep && redactor_->ApplyJson(text, field, &json)) {
     TH_RETURN_IF_ERROR(Emit(start));
-    encoded_.clear();
-    AppendJsonString(&encoded_, replaced_);
-    TH_RETURN_IF_ERROR(Write(encoded_));
+    TH_RETURN_IF_ERROR(Write(json));
     copy_from_ = pos_;
   }
   return AfterValue();

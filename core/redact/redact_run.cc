@@ -18,6 +18,7 @@
 #include "core/import/common/byte_source.h"
 #include "core/import/common/regular_file.h"
 #include "core/redact/archive_writer.h"
+#include "core/redact/async_io.h"
 #include "core/redact/json_redactor.h"
 #include "core/redact/output_sink.h"
 #include "core/redact/wire_redactor.h"
@@ -278,9 +279,15 @@ Status RedactStream(Format f, std::unique_ptr<ByteSource> raw, const std::string
   const int64_t strings_before = redactor.counts().strings;
   const int64_t changed_before = redactor.counts().strings_changed;
   if (f == Format::kJson) {
+    // Read/inflate ahead on one thread, compress/write behind on another.
     CountingSource counted(**text);
-    TH_RETURN_IF_ERROR(RedactJson(counted, redactor, *sink));
+    PrefetchSource ahead(counted);
+    AsyncSink behind(sink);
+    Status s = RedactJson(ahead, redactor, behind);
+    if (s.ok()) s = behind.Finish();
+    TH_RETURN_IF_ERROR(s);
     file->bytes_in = counted.count();
+    file->bytes_out = behind.bytes_in();
   } else {
     std::string bytes;
     std::string_view view;
@@ -301,7 +308,7 @@ Status RedactStream(Format f, std::unique_ptr<ByteSource> raw, const std::string
       TH_RETURN_IF_ERROR(RedactHloProto(view, name, redactor, *sink));
     }
   }
-  file->bytes_out = sink->bytes_in();
+  if (f != Format::kJson) file->bytes_out = sink->bytes_in();
   file->format = std::string(FormatName(f));
   file->strings = redactor.counts().strings - strings_before;
   file->strings_changed = redactor.counts().strings_changed - changed_before;
@@ -558,6 +565,7 @@ StatusOr<RedactReport> RunRedaction(const RedactOptions& o, RuleSet rules,
   std::ostringstream json;
   WriteRedactionReportJson(report, rules, pseudonyms.digits(), json);
   TH_RETURN_IF_ERROR(WriteOutput((fs::path(o.output_dir) / kReportName).string(), json.str()));
+  report.rules = std::move(rules);
   return report;
 }
 

@@ -64,6 +64,9 @@ struct RedactReport {
   std::string key_fingerprint;
   double seconds = 0;
   uint64_t bytes_in = 0, bytes_out = 0;
+  // The rules as applied: with the host names the pre-pass learned (a
+  // StringRedactor over them and the same key redacts text as the run did).
+  RuleSet rules;
 };
 
 // Runs the redaction; `rules` gets the learned host names.

@@ -1,5 +1,10 @@
 #include "core/redact/string_redactor.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "core/graph/text_escape.h"
+
 namespace th::redact {
 
 namespace {
@@ -175,9 +180,29 @@ StringRedactor::Entry StringRedactor::Compute(std::string_view s, int field_rule
   return e;
 }
 
+size_t StringRedactor::Hash::operator()(std::string_view s) const {
+  return static_cast<size_t>(XXH3_64bits(s.data(), s.size()));
+}
+
 bool StringRedactor::Apply(std::string_view s, int field_rule, std::string* out, bool count) {
+  Entry* e = Lookup(s, field_rule, count);
+  if (!e) return false;
+  *out = e->text;
+  return true;
+}
+
+bool StringRedactor::ApplyJson(std::string_view s, int field_rule, std::string_view* json,
+                               bool count) {
+  Entry* e = Lookup(s, field_rule, count);
+  if (!e) return false;
+  if (e->json.empty()) AppendJsonString(&e->json, e->text);
+  *json = e->json;
+  return true;
+}
+
+StringRedactor::Entry* StringRedactor::Lookup(std::string_view s, int field_rule, bool count) {
   if (count) ++counts_.strings;
-  if (field_rule < 0 && !MightMatch(s)) return false;
+  if (field_rule < 0 && !MightMatch(s)) return nullptr;
   Memo& memo = memo_[static_cast<size_t>(field_rule + 1)];
   auto it = memo.find(s);
   if (it == memo.end()) {
@@ -191,14 +216,13 @@ bool StringRedactor::Apply(std::string_view s, int field_rule, std::string* out,
     memo_bytes_ += s.size() + e.text.size() + 64;
     it = memo.emplace(std::string(s), std::move(e)).first;
   }
-  const Entry& e = it->second;
-  if (!e.changed) return false;
+  Entry& e = it->second;
+  if (!e.changed) return nullptr;
   if (count) {
     ++counts_.strings_changed;
     for (const Hit& h : e.hits) counts_.rules[h.rule].matches += h.matches;
   }
-  *out = e.text;
-  return true;
+  return &e;
 }
 
 void StringRedactor::CountDrop(int field_rule, std::string_view raw) {

@@ -46,6 +46,9 @@ class StringRedactor {
   // text in *out. count=false: the same answer without counting (a first pass
   // that only measures sizes).
   bool Apply(std::string_view s, int field_rule, std::string* out, bool count = true);
+  // The same, the new text as a JSON string literal (quotes included),
+  // encoded once per distinct string.
+  bool ApplyJson(std::string_view s, int field_rule, std::string_view* json, bool count = true);
   // A value dropped by a field rule that is not a string (object, array,
   // number): counted by a digest of its raw text.
   void CountDrop(int field_rule, std::string_view raw);
@@ -62,11 +65,12 @@ class StringRedactor {
   struct Entry {
     bool changed = false;
     std::string text;
+    std::string json;  // text as a JSON literal, made on first use
     std::vector<Hit> hits;
   };
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    size_t operator()(std::string_view s) const;
   };
   struct Eq {
     using is_transparent = void;
@@ -76,6 +80,8 @@ class StringRedactor {
 
   // Could any rule match s? (a one-pass look at its characters)
   bool MightMatch(std::string_view s) const;
+  // The memo entry of s when some rule changes it (counted), else nullptr.
+  Entry* Lookup(std::string_view s, int field_rule, bool count);
   bool RulePossible(const Rule& r, std::string_view s) const;
   Entry Compute(std::string_view s, int field_rule);
   std::string Pseudonym(size_t rule, std::string_view original);
