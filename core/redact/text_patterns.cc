@@ -69,6 +69,7 @@ bool CanPrecedePath(char c) {
     case ';':
     case ':':
     case '|':
+    case '$':  // XProf's Python tracer: "$/path/file.py:12 fn"
       return true;
     default:
       return IsSpace(c);
@@ -227,6 +228,9 @@ void FindEmails(std::string_view s, std::vector<Span>* out) {
     while (b > 0 && local_char(s[b - 1])) --b;
     while (b < at && s[b] == '.') ++b;
     if (b == at) continue;
+    // A user part already replaced ("secret-3f9a2c1b@host", after
+    // url-credentials): the domain is left to the host name rule.
+    if (IsPseudonym(s.substr(b, at - b))) continue;
     size_t e = at + 1;
     while (e < s.size() && IsHostChar(s[e])) ++e;
     while (e > at + 1 && (s[e - 1] == '.' || s[e - 1] == '-')) --e;
