@@ -188,8 +188,8 @@ class JsonRewriter {
 
 StatusOr<bool> JsonRewriter::Refill(size_t keep_from) {
   TH_RETURN_IF_ERROR(Emit(keep_from));
-  if (eof_) return false;
-  // Keep [keep_from, end_): a token that the window cut.
+  // Keep [keep_from, end_): a token that the window cut. It starts the
+  // buffer from now on, whether more text comes or not.
   size_t kept = end_ - keep_from;
   if (keep_from > 0) {
     std::memmove(buf_.data(), buf_.data() + keep_from, kept);
@@ -198,6 +198,7 @@ StatusOr<bool> JsonRewriter::Refill(size_t keep_from) {
     copy_from_ -= keep_from;
     end_ = kept;
   }
+  if (eof_) return false;
   if (buf_.size() - end_ < kReadBytes) {
     if (kept > kMaxToken) return Error(0, "a single value longer than 256 MiB");
     buf_.resize(std::max(buf_.size() * 2, end_ + kReadBytes));
@@ -293,9 +294,9 @@ Status JsonRewriter::String(size_t start, bool* stop) {
     size_t scanned = end_ - start;
     auto more = Refill(start);
     if (!more.ok()) return more.status();
+    start = 0;
     if (!*more) return Error(start, "the text ends inside a string");
     q = scanned;
-    start = 0;
   }
   const size_t close = q;
   std::string_view raw(buf_.data() + start + 1, close - start - 1);
