@@ -165,7 +165,7 @@ const std::vector<std::string>& KnownOriginals() {
   static const std::vector<std::string> names = {
       "/home/yangu/",    "/private/home/anupamb",   "/home/ajassani/", "fenypatel",
       "devgpu109",       "twshared38393",           "chi-mi300x-013",  "vultr.cpe.ice.amd.com",
-      "/workspace/",     "torchinductor_bcoutinho", "\"tw003\"",       "934987a2fc2f",
+      "/workspace/",     "torchinductor_bcoutinho", "tw003",           "934987a2fc2f",
       "/zhang-x3/users", "feed_ranking_infra",      "/app/xDiT/"};
   return names;
 }
