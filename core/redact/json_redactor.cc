@@ -440,9 +440,11 @@ Status JsonRewriter::Run() {
         if (!f || f->object != object)
           return Error(pos_, std::string("'") + c + "' does not close an open " +
                                  (object ? "object" : "array"));
-        // "[..., ]" and "{..., }": a trailing comma is tolerated, as the importer does.
+        // "[..., ]": a trailing comma is tolerated in arrays, as the importer
+        // does in traceEvents; an object's is an error, as there.
         if (f->expect == Expect::kColon || (object && f->expect == Expect::kValue))
           return Error(pos_, "an object member without its value");
+        if (object && f->expect == Expect::kKey) return Error(pos_, "a ',' before '}'");
         ++pos_;
         stack_.pop_back();
         if (dropping_ && stack_.size() == drop_depth_) {

@@ -138,14 +138,19 @@ Status Expand(const RedactOptions& o, Expansion* out) {
   };
   for (const std::string& input : o.inputs) {
     if (fs::is_directory(input, ec)) {
+      // OUT inside the input folder is left out of the walk (a second run);
+      // OUT being the folder itself is not: its files would be overwritten,
+      // which the checks refuse.
+      const bool out_is_input = fs::weakly_canonical(input, ec) == out_dir;
       std::vector<std::pair<std::string, std::string>> found;  // path, relative
       for (auto it = fs::recursive_directory_iterator(input, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (it->is_directory(ec)) {
-          if (under_out(it->path())) it.disable_recursion_pending();
+          if (!out_is_input && under_out(it->path())) it.disable_recursion_pending();
           continue;
         }
-        if (under_out(it->path())) continue;
+        if (!out_is_input && under_out(it->path())) continue;
+        if (it->path().filename() == kReportName) continue;  // a report of ours
         if (!it->is_regular_file(ec)) {
           ++out->skipped;
           out->reasons.insert("not a regular file (link, FIFO, device): not read");

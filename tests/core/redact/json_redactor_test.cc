@@ -130,6 +130,7 @@ TEST(JsonRedactor, ErrorsNameTheOffset) {
       {"{\"a\": \"unterminated",
        "t.json: invalid JSON at text offset 6: the text ends inside a string"},
       {"[1}", "t.json: invalid JSON at text offset 2: '}' does not close an open object"},
+      {"{\"a\": 1,}", "t.json: invalid JSON at text offset 8: a ',' before '}'"},
       {"", "t.json: invalid JSON at text offset 0: no JSON value (empty text)"},
       {"\"str\"",
        "t.json: invalid JSON at text offset 0: the top level is a string, not an object or array"},
