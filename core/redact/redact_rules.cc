@@ -132,7 +132,7 @@ const std::vector<KindInfo>& Kinds() {
       {"ipv6", RuleKind::kIpv6, "ip", {}},
       {"hostname", RuleKind::kHostname, "host", {"tlds", "file_suffixes", "hosts"}},
       {"home_user", RuleKind::kHomeUser, "user", {"prefixes", "keep_users"}},
-      {"path", RuleKind::kPath, "path", {"public_markers", "keep_basename"}},
+      {"path", RuleKind::kPath, "path", {"public_markers", "public_prefixes", "keep_basename"}},
       {"entropy",
        RuleKind::kEntropy,
        "secret",
@@ -273,6 +273,8 @@ Status ParseRule(Reader& r, const YAML::Node& n, RuleSet* set) {
       rule.home.keep.insert(list.begin(), list.end());
     } else if (key == "public_markers") {
       TH_RETURN_IF_ERROR(r.StringList(value, key, &rule.paths.public_markers));
+    } else if (key == "public_prefixes") {
+      TH_RETURN_IF_ERROR(r.StringList(value, key, &rule.paths.public_prefixes));
     } else if (key == "keep_basename") {
       TH_RETURN_IF_ERROR(r.Bool(value, key, &rule.paths.keep_basename));
     } else if (key == "alphabet") {

@@ -283,7 +283,9 @@ void FindIpv4(std::string_view s, std::vector<Span>* out) {
     }
     bool longer = j < n && (IsAsciiAlnum(s[j]) || s[j] == '_' ||
                             (s[j] == '.' && j + 1 < n && IsAsciiDigit(s[j + 1])));
-    if (ok && !longer) {
+    bool version = (i > 0 && s[i - 1] == '=') || s[i] == '0' ||
+                   (j + 1 < n && s[j] == '-' && IsAsciiDigit(s[j + 1]));
+    if (ok && !longer && !version) {
       Add(s, {i, j}, out);
       i = j - 1;
       continue;
@@ -454,6 +456,8 @@ void FindPrivatePaths(std::string_view s, const PathPatterns& patterns, std::vec
     bool is_public = false;
     for (const std::string& marker : patterns.public_markers)
       if (!marker.empty() && path.find(marker) != std::string_view::npos) is_public = true;
+    for (const std::string& prefix : patterns.public_prefixes)
+      if (!prefix.empty() && path.substr(0, prefix.size()) == prefix) is_public = true;
     if (is_public) continue;
     Add(s, {path_begin, patterns.keep_basename ? last_sep : e}, out);
   }

@@ -51,7 +51,8 @@ void FindPrefixedTokens(std::string_view s, const std::vector<TokenPattern>& pat
 void FindEmails(std::string_view s, std::vector<Span>* out);
 
 // Dotted-quad IPv4 addresses (octets <= 255), not inside a longer dotted
-// number or word.
+// number or word, and not a version: after '=' ("pkg==1.11.1.4"), before
+// "-<digit>" ("12.8.4.1-1"), or with a first octet of 0 ("0.10.9.9").
 void FindIpv4(std::string_view s, std::vector<Span>* out);
 
 // IPv6 addresses (validated by inet_pton) with at least three groups and a
@@ -80,13 +81,15 @@ struct HomePatterns {
 void FindHomeUsers(std::string_view s, const HomePatterns& patterns, std::vector<Span>* out);
 
 // Absolute paths ("/a/b/c.py", "C:\a\b.py") with at least two components,
-// none of whose text contains a public marker ("/site-packages/"). The span is
+// whose text holds no public marker ("/site-packages/") and starts with no
+// public prefix ("/usr/"). The span is
 // the directory part (up to the last separator) when keep_basename, else the
 // whole path. A path starts at the string's start or after a space, quote,
 // bracket or one of =,;:| and ends at a delimiter; a space inside a path is
 // kept when a separator follows in the same word ("/srv/My Project/x.py").
 struct PathPatterns {
-  std::vector<std::string> public_markers;
+  std::vector<std::string> public_markers;   // anywhere in the path
+  std::vector<std::string> public_prefixes;  // at its start ("/usr/")
   bool keep_basename = true;
 };
 void FindPrivatePaths(std::string_view s, const PathPatterns& patterns, std::vector<Span>* out);

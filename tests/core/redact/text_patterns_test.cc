@@ -174,7 +174,8 @@ TEST(Emails, AddressesOnly) {
 TEST(Ipv4, DottedQuadsNotVersions) {
   EXPECT_EQ(Find("master 10.0.12.255:29500", FindIpv4), Strings{"10.0.12.255"});
   EXPECT_EQ(Find("(192.168.1.1)", FindIpv4), Strings{"192.168.1.1"});
-  for (const char* s : {"2.17.1", "1.2.3.4.5", "300.1.1.1", "v10.0.0.1a", "1.2.3", "a1.2.3.4"})
+  for (const char* s : {"2.17.1", "1.2.3.4.5", "300.1.1.1", "v10.0.0.1a", "1.2.3", "a1.2.3.4",
+                        "ninja==1.11.1.4", "12.8.4.1-1", "py4j 0.10.9.9"})
     EXPECT_TRUE(Find(s, FindIpv4).empty()) << s;
 }
 
@@ -241,10 +242,11 @@ TEST(PrivatePaths, DirectoriesOutsidePublicTrees) {
   EXPECT_EQ(find("/srv/My Project/x.py"), Strings{"/srv/My Project"});
   EXPECT_EQ(find("C:\\work\\proj\\x.py"), Strings{"C:\\work\\proj"});
   EXPECT_EQ(find("saved /tmp/a/b.json in 3s."), Strings{"/tmp/a"});
-  for (const char* s : {"/opt/conda/lib/python3.10/site-packages/torch/nn/module.py(12): f",
-                        "/usr/lib/python3.10/threading.py(1075): run", "jit(f)/while/body/dot",
-                        "/device:GPU:0", "/x.py", "https://github.com/org/repo", "a/b/c.py", "N/A",
-                        "<frozen importlib._bootstrap>(1): f"})
+  for (const char* s :
+       {"/opt/conda/lib/python3.10/site-packages/torch/nn/module.py(12): f",
+        "/usr/lib/python3.10/threading.py(1075): run", "jit(f)/while/body/dot",
+        "/usr/local/cuda/bin:/usr/local/sbin:/usr/bin", "/etc/os-release", "/device:GPU:0", "/x.py",
+        "https://github.com/org/repo", "a/b/c.py", "N/A", "<frozen importlib._bootstrap>(1): f"})
     EXPECT_TRUE(find(s).empty()) << s;
   p.keep_basename = false;
   EXPECT_EQ(find("/app/x/y.py"), Strings{"/app/x/y.py"});
