@@ -1,13 +1,21 @@
 #include "core/redact/json_redactor.h"
 
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "core/graph/text_escape.h"
+#include "core/import/kineto/event_boundary_scanner.h"
 
 namespace th::redact {
 
@@ -100,6 +108,25 @@ bool IsScalarChar(char c) {
          c == '.';
 }
 
+// Reads a chunk held elsewhere, without a copy of its own.
+class ViewSource final : public ByteSource {
+ public:
+  ViewSource(const std::string& name, std::string_view text) : name_(name), text_(text) {}
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    size_t k = std::min(n, text_.size() - pos_);
+    std::memcpy(buf, text_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  const std::string& name() const override { return name_; }
+  uint64_t stored_bytes_read() const override { return pos_; }
+
+ private:
+  const std::string& name_;
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
 enum class Expect : uint8_t {
   kValue,         // a value (top level, after ':' or after ',' in an array)
   kValueOrClose,  // just after '['
@@ -128,14 +155,31 @@ struct Frame {
 class JsonRewriter {
  public:
   JsonRewriter(ByteSource& in, const RuleSet& rules, StringRedactor* redactor, ByteSink* out,
-               std::vector<std::string>* hosts)
-      : in_(in), rules_(rules), redactor_(redactor), out_(out), hosts_(hosts) {
-    buf_.resize(2 * kReadBytes);
+               std::vector<std::string>* hosts, const Pseudonymizer* pseudonyms = nullptr,
+               std::vector<char>* window = nullptr)
+      : in_(in),
+        rules_(rules),
+        redactor_(redactor),
+        out_(out),
+        hosts_(hosts),
+        pseudonyms_(pseudonyms) {
+    // A fragment borrows its thread's window instead of allocating one.
+    if (window) buf_.swap(*window);
+    if (buf_.size() < 2 * kReadBytes) buf_.resize(2 * kReadBytes);
   }
 
   Status Run();
 
+  // A fragment: whole elements of an array (a chunk of traceEvents), as
+  // they stand inside `frame`, at text offset `base` of the document.
+  Status RunFragment(const Frame& frame, uint64_t base);
+
  private:
+  // traceEvents in chunks of whole elements rewritten on all cores, in order
+  // (called just after its '['; returns with pos_ at its closing bracket, or
+  // at the end of the text).
+  Status ParallelElements();
+
   // Input window.
   StatusOr<bool> Refill(size_t keep_from);
   Status Error(size_t at, const std::string& what) const {
@@ -159,6 +203,8 @@ class JsonRewriter {
   StringRedactor* redactor_;
   ByteSink* out_;
   std::vector<std::string>* hosts_;  // collect mode (no redactor)
+  const Pseudonymizer* pseudonyms_;  // set: traceEvents may be rewritten in parallel
+  bool fragment_ = false;
 
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0, copy_from_ = 0;
@@ -385,15 +431,22 @@ Status JsonRewriter::Scalar(size_t start) {
   return AfterValue();
 }
 
+Status JsonRewriter::RunFragment(const Frame& frame, uint64_t base) {
+  fragment_ = true;
+  base_ = base;
+  stack_.push_back(frame);
+  return Run();
+}
+
 Status JsonRewriter::Run() {
   // A UTF-8 byte order mark is no part of the text.
-  while (end_ < 3 && !eof_) {
+  while (!fragment_ && end_ < 3 && !eof_) {
     auto more = Refill(0);
     if (!more.ok()) return more.status();
     if (!*more) break;
   }
-  if (end_ >= 3 && static_cast<uint8_t>(buf_[0]) == 0xEF && static_cast<uint8_t>(buf_[1]) == 0xBB &&
-      static_cast<uint8_t>(buf_[2]) == 0xBF) {
+  if (!fragment_ && end_ >= 3 && static_cast<uint8_t>(buf_[0]) == 0xEF &&
+      static_cast<uint8_t>(buf_[1]) == 0xBB && static_cast<uint8_t>(buf_[2]) == 0xBF) {
     pos_ = copy_from_ = 3;
   }
   while (true) {
@@ -430,13 +483,18 @@ Status JsonRewriter::Run() {
         nf.field = field;
         nf.keep = keep;
         nf.top_object = nf.object && stack_.empty();
+        const bool events = !nf.object && !dropping_ && !keep && pseudonyms_ && !fragment_ &&
+                            (stack_.empty() || (f->top_object && f->member.trace_events));
         stack_.push_back(nf);
         ++pos_;
+        if (events) TH_RETURN_IF_ERROR(ParallelElements());
         break;
       }
       case '}':
       case ']': {
         bool object = c == '}';
+        if (fragment_ && stack_.size() == 1)
+          return Internal("a chunk of traceEvents holds its closing bracket");
         if (!f || f->object != object)
           return Error(pos_, std::string("'") + c + "' does not close an open " +
                                  (object ? "object" : "array"));
@@ -485,6 +543,11 @@ Status JsonRewriter::Run() {
     }
   }
   TH_RETURN_IF_ERROR(Emit(end_));
+  if (fragment_) {
+    // Whole elements, each followed by ',' but maybe the last.
+    if (stack_.size() == 1 && stack_[0].expect != Expect::kColon) return Ok();
+    return Error(end_, "the text ends before the document does (truncated?)");
+  }
   if (stack_.empty()) {
     if (top_ == Expect::kValue) return Error(end_, "no JSON value (empty text)");
     return Ok();
@@ -492,6 +555,151 @@ Status JsonRewriter::Run() {
   // A top-level array may end without its ']' (Trace Event Format).
   if (stack_.size() == 1 && !stack_[0].object && stack_[0].expect != Expect::kColon) return Ok();
   return Error(end_, "the text ends before the document does (truncated?)");
+}
+
+// Phase 1 (serial, a pipeline's input stage): the importer's SIMD boundary
+// scanner finds where elements end; chunks of at least kChunk bytes of whole
+// elements are cut there and copied out of the window. Phase 2 (parallel): each chunk is
+// rewritten by a fragment rewriter with a StringRedactor of its thread.
+// Phase 3 (serial, in order): the outputs go to the sink. Bounded: a few
+// chunks per thread in flight.
+Status JsonRewriter::ParallelElements() {
+  constexpr size_t kChunk = size_t{1} << 20;
+  TH_RETURN_IF_ERROR(Emit(pos_));
+  const Frame frame = stack_.back();
+  struct Chunk {
+    std::string text;
+    uint64_t base = 0;
+    bool first = false;
+    std::string out;
+    Status status;
+  };
+  // Scanner state, in window offsets: the importer's SIMD boundary scanner
+  // finds where elements end; chunks are cut just after one.
+  kineto::EventBoundaryScanner scanner;
+  size_t scan = pos_;  // next byte to scan
+  size_t chunk_start = pos_;
+  size_t last_end = SIZE_MAX;  // one past the last element ended after chunk_start
+  bool done = false, first = true;
+  Expect after = Expect::kCommaOrClose;  // the array frame's state after the elements
+  Status input_error;
+
+  // What a thread keeps from chunk to chunk: its redactor (and memo), its
+  // window, its key cache, and buffers that are reused, not reallocated.
+  struct Worker {
+    std::unique_ptr<StringRedactor> redactor;
+    std::vector<char> window;
+    std::unordered_map<std::string, KeyInfo, Hash, Eq> keys;
+  };
+  tbb::enumerable_thread_specific<Worker> workers;
+  std::mutex pool_mu;
+  std::vector<std::unique_ptr<Chunk>> pool;
+  std::atomic<bool> failed{false};
+  Status output_error;
+
+  auto cut = [&](size_t at) {
+    std::unique_ptr<Chunk> c;
+    {
+      std::lock_guard<std::mutex> lock(pool_mu);
+      if (!pool.empty()) {
+        c = std::move(pool.back());
+        pool.pop_back();
+      }
+    }
+    if (!c) c = std::make_unique<Chunk>();
+    c->text.assign(buf_.data() + chunk_start, at - chunk_start);
+    c->out.clear();
+    c->status = Ok();
+    c->base = base_ + chunk_start;
+    c->first = first;
+    first = false;
+    chunk_start = at;
+    copy_from_ = at;
+    last_end = SIZE_MAX;
+    return c.release();
+  };
+  auto next_chunk = [&](tbb::flow_control& fc) -> Chunk* {
+    while (!done) {
+      if (scan >= end_) {
+        const uint64_t before = base_;
+        pos_ = chunk_start;
+        copy_from_ = chunk_start;
+        auto more = Refill(chunk_start);
+        if (!more.ok()) {
+          input_error = more.status();
+          done = true;
+          break;
+        }
+        const size_t shift = static_cast<size_t>(base_ - before);
+        scan -= shift;
+        chunk_start -= shift;
+        if (last_end != SIZE_MAX) last_end -= shift;
+        if (!*more) {  // the text ends inside the array: the rest is the last chunk
+          done = true;
+          pos_ = end_;
+          if (end_ > chunk_start) return cut(end_);
+          break;
+        }
+        continue;
+      }
+      size_t ended = SIZE_MAX;
+      auto r = scanner.Scan(buf_.data(), scan, end_, &ended);
+      if (ended != SIZE_MAX) last_end = ended;
+      scan = r.stop;
+      if (r.array_closed || r.bad_close) {
+        // The array's end (a '}' here is a mismatch the serial loop reports).
+        done = true;
+        pos_ = scan;
+        size_t k = scan;
+        while (k > chunk_start && IsWs(buf_[k - 1])) --k;
+        after = k > chunk_start ? (buf_[k - 1] == ',' ? Expect::kValue : Expect::kCommaOrClose)
+                                : (first ? Expect::kValueOrClose : Expect::kCommaOrClose);
+        if (scan > chunk_start) return cut(scan);
+        copy_from_ = scan;
+        break;
+      }
+      if (last_end != SIZE_MAX && last_end - chunk_start >= kChunk) return cut(last_end);
+    }
+    fc.stop();
+    return nullptr;
+  };
+  auto rewrite = [&](Chunk* c) -> Chunk* {
+    if (failed.load(std::memory_order_relaxed)) return c;
+    Worker& worker = workers.local();
+    if (!worker.redactor) worker.redactor = std::make_unique<StringRedactor>(rules_, *pseudonyms_);
+    ViewSource source(in_.name(), c->text);
+    StringSink out;
+    out.data().swap(c->out);  // reuse the chunk's output buffer
+    JsonRewriter w(source, rules_, worker.redactor.get(), &out, nullptr, nullptr, &worker.window);
+    w.keys_.swap(worker.keys);
+    Frame f = frame;  // a chunk starts after '[' or after an element
+    f.expect = c->first ? Expect::kValueOrClose : Expect::kCommaOrClose;
+    c->status = w.RunFragment(f, c->base);
+    if (!c->status.ok()) failed = true;
+    c->out.swap(out.data());
+    w.buf_.swap(worker.window);
+    w.keys_.swap(worker.keys);
+    return c;
+  };
+  auto write = [&](Chunk* c) {
+    std::unique_ptr<Chunk> owned(c);
+    if (output_error.ok()) output_error = c->status.ok() ? Write(c->out) : c->status;
+    std::lock_guard<std::mutex> lock(pool_mu);
+    pool.push_back(std::move(owned));
+  };
+  const size_t tokens = 2 * static_cast<size_t>(tbb::this_task_arena::max_concurrency()) + 2;
+  tbb::parallel_pipeline(
+      tokens, tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order, next_chunk) &
+                  tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, rewrite) &
+                  tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, write));
+  for (auto& w : workers)
+    if (w.redactor) redactor_->counts().Merge(w.redactor->counts());
+  TH_RETURN_IF_ERROR(output_error);
+  TH_RETURN_IF_ERROR(input_error);
+  // Where the elements left the array: after a ',' (a trailing comma), after
+  // an element, or empty.
+  stack_.back().expect = after;
+  return Ok();
 }
 
 }  // namespace
@@ -556,8 +764,9 @@ bool JsonUnescape(std::string_view raw, std::string* out, size_t* bad) {
   return true;
 }
 
-Status RedactJson(ByteSource& in, StringRedactor& redactor, ByteSink& out) {
-  JsonRewriter w(in, redactor.rules(), &redactor, &out, nullptr);
+Status RedactJson(ByteSource& in, StringRedactor& redactor, ByteSink& out, bool parallel) {
+  JsonRewriter w(in, redactor.rules(), &redactor, &out, nullptr,
+                 parallel ? &redactor.pseudonyms() : nullptr);
   return w.Run();
 }
 

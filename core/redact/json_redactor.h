@@ -28,8 +28,11 @@
 namespace th::redact {
 
 // Rewrites the JSON document read from `in` into `out` (not finished: the
-// caller finishes the sink).
-Status RedactJson(ByteSource& in, StringRedactor& redactor, ByteSink& out);
+// caller finishes the sink). parallel: the elements of traceEvents (or of a
+// top-level array) are cut into chunks of whole elements, rewritten on all
+// cores (oneTBB, a StringRedactor per thread, counts merged into
+// `redactor`'s) and written in order; the output is the same either way.
+Status RedactJson(ByteSource& in, StringRedactor& redactor, ByteSink& out, bool parallel = true);
 
 // The pre-pass: the string values of learn_hosts field rules found in the
 // top-level keys written before "traceEvents" (all of them when there is

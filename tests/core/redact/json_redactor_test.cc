@@ -155,6 +155,53 @@ TEST(JsonRedactor, CollectsHostsBeforeTraceEvents) {
   EXPECT_EQ(hosts, (std::vector<std::string>{"n1.corp.example.com", "10.0.0.9"}));
 }
 
+// traceEvents cut into chunks and rewritten on all cores: the same bytes,
+// counts and errors as one thread.
+TEST(JsonRedactor, ParallelEqualsSerial) {
+  Fixture f;
+  std::string events;
+  for (int i = 0; i < 60000; ++i) {
+    if (i) events += i % 7 ? "," : " ,\n";
+    events += R"({"ph":"X","name":"/home/u)" + std::to_string(i % 13) + R"(/p/a.py(1): f","ts":)" +
+              std::to_string(i) + R"(.5,"dur":1,"args":{"Concrete Inputs":["x)" +
+              std::to_string(i % 100) + R"("],"n":[1,{"a":"b\"c"}]}})";
+  }
+  auto run = [&](const std::string& text, bool parallel,
+                 RedactionCounts* counts) -> StatusOr<std::string> {
+    StringRedactor redactor(f.rules, f.key);
+    SlowSource in(text, 1 << 16);
+    StringSink out;
+    Status s = RedactJson(in, redactor, out, parallel);
+    if (counts) *counts = redactor.counts();
+    if (!s.ok()) return s;
+    return out.data();
+  };
+  for (const std::string& text :
+       {"{\"a\": 1, \"traceEvents\": [" + events + "], \"z\": \"/home/q/r/s\"}",
+        "[" + events + ",\n]", "[" + events + "\n", std::string("{\"traceEvents\": [ ]}")}) {
+    RedactionCounts cs, cp;
+    auto serial = run(text, false, &cs);
+    auto parallel = run(text, true, &cp);
+    ASSERT_TRUE(serial.ok()) << serial.status().message();
+    ASSERT_TRUE(parallel.ok()) << parallel.status().message();
+    EXPECT_EQ(*serial, *parallel);
+    EXPECT_EQ(cs.strings, cp.strings);
+    EXPECT_EQ(cs.strings_changed, cp.strings_changed);
+    for (size_t r = 0; r < cs.rules.size(); ++r) {
+      EXPECT_EQ(cs.rules[r].matches, cp.rules[r].matches) << f.rules.rules[r].id;
+      EXPECT_EQ(cs.rules[r].distinct.size(), cp.rules[r].distinct.size()) << f.rules.rules[r].id;
+    }
+  }
+  // A bad value deep in a later chunk: the same message either way.
+  std::string bad = "{\"traceEvents\": [" + events + ", {\"ts\": 1.}]}";
+  auto serial = run(bad, false, nullptr);
+  auto parallel = run(bad, true, nullptr);
+  ASSERT_FALSE(serial.ok());
+  ASSERT_FALSE(parallel.ok());
+  EXPECT_EQ(serial.status().message(), parallel.status().message());
+  EXPECT_NE(serial.status().message().find("'1.' is not a JSON value"), std::string::npos);
+}
+
 TEST(JsonRedactor, Unescape) {
   std::string out;
   size_t bad = 0;
