@@ -24,7 +24,7 @@ TEST(RedactRules, ShippedDefaultsLoad) {
   EXPECT_EQ(
       ids, (std::vector<std::string>{
                "private-key", "jwt", "token-prefix", "user-fields", "host-fields", "free-text-args",
-               "email", "url-credentials", "home-user", "private-path", "ipv4", "ipv6",
+               "url-credentials", "email", "home-user", "private-path", "ipv4", "ipv6",
                "aws-internal-host", "hostname", "high-entropy", "high-entropy-hex"}));
   EXPECT_EQ(r->pseudonym_digits, 8);
   EXPECT_EQ(r->FieldRuleFor("host_name"), 4);
