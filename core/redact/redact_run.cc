@@ -308,7 +308,7 @@ Status RedactStream(Format f, std::unique_ptr<ByteSource> raw, const std::string
     }
     file->bytes_in = view.size();
     if (f == Format::kXSpace) {
-      TH_RETURN_IF_ERROR(RedactXSpace(view, name, redactor, *sink));
+      TH_RETURN_IF_ERROR(RedactXSpace(view, name, redactor, *sink, mapped != nullptr));
     } else {
       TH_RETURN_IF_ERROR(RedactHloProto(view, name, redactor, *sink));
     }

@@ -1,5 +1,9 @@
 #include "core/redact/wire_redactor.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/graph/utf8.h"
@@ -169,7 +173,7 @@ class WireRewriter {
                ByteSink* out)
       : whole_(whole), name_(name), redactor_(redactor), rules_(redactor->rules()), out_(out) {}
 
-  Status RedactSpace();
+  Status RedactSpace(bool mapped);
   Status RedactHlo();
 
  private:
@@ -177,9 +181,16 @@ class WireRewriter {
     return InvalidInput(name_ + ": " + r.error().what + " at byte offset " +
                         std::to_string(r.error().offset) + " (in " + MsgName(m) + ")");
   }
+  // Small pieces gather in obuf_; a big one (an unchanged line of a changed
+  // plane) goes straight to the sink, never through a growing buffer.
   Status Put(std::string_view bytes) {
+    constexpr size_t kBuffer = size_t{1} << 20;
+    if (bytes.size() >= kBuffer) {
+      TH_RETURN_IF_ERROR(FlushOut());
+      return out_->Write(bytes);
+    }
     obuf_.append(bytes);
-    if (obuf_.size() >= (size_t{1} << 20)) return FlushOut();
+    if (obuf_.size() >= kBuffer) return FlushOut();
     return Ok();
   }
   Status FlushOut() {
@@ -383,7 +394,17 @@ Status WireRewriter::Process(Msg m, std::string_view msg, bool write, uint64_t* 
   return Ok();
 }
 
-Status WireRewriter::RedactSpace() {
+Status WireRewriter::RedactSpace(bool mapped) {
+  // Gives back the pages of [whole_, upto) that are read no more.
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t released = reinterpret_cast<uintptr_t>(whole_.data());
+  auto release = [&](const char* upto) {
+    if (!mapped) return;
+    uintptr_t from = (released + page - 1) & ~(page - 1);
+    uintptr_t to = reinterpret_cast<uintptr_t>(upto) & ~(page - 1);
+    if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    released = std::max(released, to);
+  };
   WireReader r(whole_, whole_);
   WireField f;
   std::string head;
@@ -398,6 +419,7 @@ Status WireRewriter::RedactSpace() {
       TH_RETURN_IF_ERROR(Process(Msg::kPlane, f.bytes, false, &size, &changed));
       if (!changed) {
         TH_RETURN_IF_ERROR(Put(raw));
+        release(raw.data() + raw.size());
         continue;
       }
       head.clear();
@@ -405,6 +427,7 @@ Status WireRewriter::RedactSpace() {
       AppendVarint(size, &head);
       TH_RETURN_IF_ERROR(Put(head));
       TH_RETURN_IF_ERROR(Process(Msg::kPlane, f.bytes, true, &size, &changed));
+      release(f.bytes.data() + f.bytes.size());
       continue;
     }
     if (a.act == Act::kString && RewriteString(a.act, f.bytes, true)) {
@@ -438,10 +461,10 @@ Status WireRewriter::RedactHlo() {
 }  // namespace
 
 Status RedactXSpace(std::string_view in, const std::string& name, StringRedactor& redactor,
-                    ByteSink& out) {
+                    ByteSink& out, bool mapped) {
   if (in.empty()) return Unsupported(name + ": empty file (0 bytes): not an XSpace capture");
   WireRewriter w(in, name, &redactor, &out);
-  return w.RedactSpace();
+  return w.RedactSpace(mapped);
 }
 
 Status RedactHloProto(std::string_view in, const std::string& name, StringRedactor& redactor,

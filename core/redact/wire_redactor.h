@@ -36,8 +36,11 @@
 
 namespace th::redact {
 
+// mapped: `in` is a private file mapping whose pages may be given back
+// (MADV_DONTNEED) once a plane is written, so resident memory stays about one
+// plane, not the file.
 Status RedactXSpace(std::string_view in, const std::string& name, StringRedactor& redactor,
-                    ByteSink& out);
+                    ByteSink& out, bool mapped = false);
 Status RedactHloProto(std::string_view in, const std::string& name, StringRedactor& redactor,
                       ByteSink& out);
 
