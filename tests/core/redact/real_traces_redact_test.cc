@@ -195,6 +195,41 @@ std::string AllBytes(const std::string& dir) {
   return out;
 }
 
+// Trace Event Format fields per event, counted: events, events without
+// "ph", timed events (X B E i I C s t f b e n) without "ts" or "pid", and
+// without "name". Fails the test when the text is not strict JSON.
+std::vector<int64_t> EventFields(const std::string& path) {
+  auto raw = OpenFileSource(path);
+  EXPECT_TRUE(raw.ok());
+  auto text = OpenDecoded(std::move(*raw));
+  std::string json = ReadAll(**text).value();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  auto error = parser.parse(json).get(doc);
+  EXPECT_EQ(error, simdjson::SUCCESS) << path << ": not strict JSON";
+  std::vector<int64_t> n(4, 0);
+  if (error) return n;
+  simdjson::dom::array events;
+  if (doc.is_array()) {
+    events = doc.get_array().value();
+  } else if (doc["traceEvents"].get_array().get(events)) {
+    return n;
+  }
+  for (simdjson::dom::element e : events) {
+    ++n[0];
+    std::string_view ph;
+    if (e["ph"].get_string().get(ph)) {
+      ++n[1];
+      continue;
+    }
+    if (ph.size() == 1 && std::string_view("XBEiICstfben").find(ph[0]) != std::string_view::npos &&
+        (e["ts"].error() || e["pid"].error()))
+      ++n[2];
+    if (e["name"].error()) ++n[3];
+  }
+  return n;
+}
+
 class RealTraceRedaction : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RealTraceRedaction, AnalysisIsTheSameModuloReplacedNames) {
@@ -228,6 +263,10 @@ TEST_P(RealTraceRedaction, AnalysisIsTheSameModuloReplacedNames) {
   if (!c.directory) {
     std::string name = fs::path(input).filename().string(), renamed;
     redacted += "/" + (names.Apply(name, -1, &renamed, false) ? renamed : name);
+  }
+  // The copy is strict JSON with the same Trace Event Format fields.
+  if (!c.directory && !c.rel.ends_with(".tar.gz")) {
+    EXPECT_EQ(EventFields(input), EventFields(redacted)) << c.rel;
   }
   bool ok_a = false, ok_b = false;
   std::string a = Analyze(c.directory ? source : input, &ok_a);
