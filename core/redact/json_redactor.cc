@@ -570,6 +570,7 @@ Status JsonRewriter::ParallelElements() {
   struct Chunk {
     std::string text;
     uint64_t base = 0;
+    uint64_t index = 0;
     bool first = false;
     std::string out;
     Status status;
@@ -594,7 +595,10 @@ Status JsonRewriter::ParallelElements() {
   tbb::enumerable_thread_specific<Worker> workers;
   std::mutex pool_mu;
   std::vector<std::unique_ptr<Chunk>> pool;
-  std::atomic<bool> failed{false};
+  // The first chunk (in order) that failed: later ones are not rewritten and
+  // no more are cut, so the error reported is the first in the text.
+  std::atomic<uint64_t> failed_at{UINT64_MAX};
+  uint64_t next_index = 0;
   Status output_error;
 
   auto cut = [&](size_t at) {
@@ -611,6 +615,7 @@ Status JsonRewriter::ParallelElements() {
     c->out.clear();
     c->status = Ok();
     c->base = base_ + chunk_start;
+    c->index = next_index++;
     c->first = first;
     first = false;
     chunk_start = at;
@@ -619,7 +624,7 @@ Status JsonRewriter::ParallelElements() {
     return c.release();
   };
   auto next_chunk = [&](tbb::flow_control& fc) -> Chunk* {
-    while (!done) {
+    while (!done && failed_at.load() == UINT64_MAX) {
       if (scan >= end_) {
         const uint64_t before = base_;
         pos_ = chunk_start;
@@ -664,7 +669,7 @@ Status JsonRewriter::ParallelElements() {
     return nullptr;
   };
   auto rewrite = [&](Chunk* c) -> Chunk* {
-    if (failed.load(std::memory_order_relaxed)) return c;
+    if (c->index > failed_at.load()) return c;  // never written: an earlier chunk failed
     Worker& worker = workers.local();
     if (!worker.redactor) worker.redactor = std::make_unique<StringRedactor>(rules_, *pseudonyms_);
     ViewSource source(in_.name(), c->text);
@@ -675,7 +680,11 @@ Status JsonRewriter::ParallelElements() {
     Frame f = frame;  // a chunk starts after '[' or after an element
     f.expect = c->first ? Expect::kValueOrClose : Expect::kCommaOrClose;
     c->status = w.RunFragment(f, c->base);
-    if (!c->status.ok()) failed = true;
+    if (!c->status.ok()) {
+      uint64_t seen = failed_at.load();
+      while (c->index < seen && !failed_at.compare_exchange_weak(seen, c->index)) {
+      }
+    }
     c->out.swap(out.data());
     w.buf_.swap(worker.window);
     w.keys_.swap(worker.keys);

@@ -95,6 +95,17 @@ TEST(RedactCommand, BadInputFailsWholeAndWritesNothing) {
       << r.out;
   EXPECT_TRUE(Listing(out).empty());
 
+  // A damaged XSpace: the strict reader's message and offset.
+  testing::WriteTempFile("redact_bad2/host.xplane.pb", std::string("\x0a\xff\xff\xff\x7f\x01", 6));
+  r = Tracehound("redact " + testing::TempDir() + "/redact_bad2/host.xplane.pb -o " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(
+      r.out.find("host.xplane.pb: length 268435455 of field 1 (tag at offset 0) runs past the "
+                 "end of its enclosing message (1 bytes left) at byte offset 1 (in XSpace)"),
+      std::string::npos)
+      << r.out;
+  EXPECT_TRUE(Listing(out).empty());
+
   testing::WriteTempFile("redact_bad2/notes.txt", "hello");
   r = Tracehound("redact " + testing::TempDir() + "/redact_bad2/notes.txt -o " + out);
   EXPECT_EQ(r.status, 2);
