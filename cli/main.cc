@@ -9,6 +9,7 @@
 #include "cli/merge_command.h"
 #include "cli/new_plugin_command.h"
 #include "cli/pipeline_commands.h"
+#include "cli/redact_command.h"
 #include "cli/scan_command.h"
 
 int main(int argc, char** argv) {
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   th::cli::AddMergeCommand(app, &exit_code);
   th::cli::AddFleetCommand(app, &exit_code);
   th::cli::AddScanCommand(app, &exit_code);
+  th::cli::AddRedactCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

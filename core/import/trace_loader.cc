@@ -119,6 +119,9 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
                        PrintableBytes(p));
           continue;
         }
+        // `tracehound redact` writes its report beside the traces it
+        // redacted: tracehound's own output, no part of any trace.
+        if (it->path().filename() == "redaction-report.json") continue;
         if (LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p)) {
           found.push_back(p);
         } else {

@@ -8,6 +8,8 @@
 // counted in the set's trust table. A JAX `<host>.trace.json.gz` or
 // perfetto_trace.json.gz found beside its `<host>.xplane.pb` (directory or
 // glob) is skipped too: the same capture, read once from the .xplane.pb.
+// A directory's redaction-report.json (written by `tracehound redact`) is
+// not looked at.
 #pragma once
 
 #include <string>
