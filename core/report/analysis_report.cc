@@ -110,7 +110,16 @@ void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
 }
 
 std::string_view Verdict(const AnalysisReport& r) {
-  return r.results.findings.empty() ? "OPTIMAL" : "NEEDS_ATTENTION";
+  for (const Finding& f : r.results.findings)
+    if (IsProblem(f.severity)) return "NEEDS_ATTENTION";
+  return "OPTIMAL";
+}
+
+std::vector<const Skip*> SkipsOf(const AnalysisReport& r, const std::string& plugin) {
+  std::vector<const Skip*> out;
+  for (const Skip& s : r.results.skips)
+    if (s.plugin == plugin) out.push_back(&s);
+  return out;
 }
 
 void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
@@ -174,7 +183,11 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out) {
     w.Key(p.id).BeginObject().Field("status", p.ok ? "ok" : "failed").Field("version", p.version);
     w.Key("error");
     p.ok ? w.Null() : w.String(p.error);
-    w.Field("seconds", p.seconds).EndObject();
+    w.Field("seconds", p.seconds);
+    w.Key("skipped").BeginArray();
+    for (const Skip* s : SkipsOf(r, p.id))
+      w.BeginObject().Field("rank", s->rank).Field("reason", s->reason).EndObject();
+    w.EndArray().EndObject();
   }
   w.EndObject();
   w.Key("tables").BeginObject();
@@ -238,7 +251,7 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
   auto ordered = Ordered(r);
   std::vector<Change> changes =
       r.traces ? RankChanges(*r.traces, r.results) : std::vector<Change>{};
-  if (!ordered.empty()) {
+  if (!ordered.empty() && IsProblem(ordered.front()->severity)) {
     const Finding* cause = changes.empty() ? ordered.front() : changes.front().finding;
     out << "\n\n**Cause:** " << SeverityLabel(cause->severity) << " · " << cause->plugin << " · "
         << cause->title;
@@ -307,8 +320,10 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out) {
   for (const PluginOutcome& p : r.plugins) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f s", p.seconds);
-    out << "| " << p.id << " | " << p.version << " | " << (p.ok ? "ok" : "failed: " + p.error)
-        << " | " << buf << " |\n";
+    std::string status = p.ok ? "ok" : "failed: " + p.error;
+    for (const Skip* s : SkipsOf(r, p.id))
+      status += "; skipped rank " + std::to_string(s->rank) + ": " + s->reason;
+    out << "| " << p.id << " | " << p.version << " | " << status << " | " << buf << " |\n";
   }
   out << "\n## Trust\n\nWhere this trace cannot be trusted, and how much:\n\n";
   auto trust = AllTrust(r).Entries();
@@ -348,8 +363,11 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out) {
     if (!f->what.empty()) out << ": " << f->what;
     out << "\n";
   }
-  for (const PluginOutcome& p : r.plugins)
+  for (const PluginOutcome& p : r.plugins) {
     if (!p.ok) out << " plugin " << p.id << " failed: " << p.error << "\n";
+    for (const Skip* s : SkipsOf(r, p.id))
+      out << " plugin " << p.id << " skipped rank " << s->rank << ": " << s->reason << "\n";
+  }
   size_t passed = 0;
   for (const Check& c : r.results.checks) passed += c.passed;
   if (!r.results.checks.empty()) {
