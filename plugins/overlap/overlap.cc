@@ -124,6 +124,12 @@ class Overlap final : public th::sdk::Plugin {
     const auto& traces = ctx.traces();
     for (size_t ti = 0; ti < traces.size(); ++ti) {
       const th::sdk::Trace& t = traces[ti];
+      if (t.capture().dominates) {
+        ctx.Skip(t,
+                 "the trace records CUDA/HIP graph capture: most launched kernels never ran "
+                 "in it, so there is no executed communication to overlap");
+        continue;
+      }
       StepIndex steps(t);
       std::vector<bool> has_meta(t.size(), false);
       for (uint64_t r = 0; r < t.collective_count(); ++r) has_meta[t.collective_event(r)] = true;
