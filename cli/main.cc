@@ -6,6 +6,7 @@
 #include "cli/fleet_command.h"
 #include "cli/generate_command.h"
 #include "cli/info_command.h"
+#include "cli/kernel_classes_command.h"
 #include "cli/merge_command.h"
 #include "cli/new_plugin_command.h"
 #include "cli/pipeline_commands.h"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   th::synth::AddGenerateCommand(app, &exit_code);
   th::cli::AddPipelineCommands(app, &exit_code);
   th::cli::AddPluginsCommand(app, &exit_code);
+  th::cli::AddKernelClassesCommand(app, &exit_code);
   th::cli::AddNewPluginCommand(app, &exit_code);
   th::cli::AddMergeCommand(app, &exit_code);
   th::cli::AddFleetCommand(app, &exit_code);

@@ -20,6 +20,8 @@ std::string_view SeverityLabel(int severity) {
       return "P0";
     case 1:
       return "P1";
+    case kSeverityInfo:
+      return "info";
     default:
       return "P2";
   }

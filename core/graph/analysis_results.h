@@ -13,7 +13,11 @@ namespace th {
 
 enum class NumberKind : uint8_t { kMeasured, kRead, kInferred };
 std::string_view NumberKindName(NumberKind k);
-std::string_view SeverityLabel(int severity);  // 0 -> "P0", 1 -> "P1", 2 -> "P2"
+// Finding severities: 0..2 are P0 (most severe) .. P2; kSeverityInfo is not
+// a problem but what the trace is (it never makes NEEDS_ATTENTION).
+inline constexpr int kSeverityInfo = 3;
+std::string_view SeverityLabel(int severity);  // 0 -> "P0", 1 -> "P1", 2 -> "P2", 3 -> "info"
+inline bool IsProblem(int severity) { return severity < kSeverityInfo; }
 
 struct ReportScope {
   int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;
@@ -28,7 +32,7 @@ struct Evidence {
 
 struct Finding {
   std::string plugin;
-  int severity = 2;  // 0 = P0 (most severe) .. 2 = P2
+  int severity = 2;  // 0 = P0 (most severe) .. 2 = P2, 3 = info
   std::string title, what, suggestion;
   double confidence = 1;
   ReportScope scope;
@@ -73,10 +77,19 @@ struct Note {
   bool warning = false;
 };
 
+// A trace a plugin left out, and why (e.g. a trace of CUDA graph capture for
+// an analysis that needs executed kernels).
+struct Skip {
+  std::string plugin;
+  int64_t rank = -1;
+  std::string reason;
+};
+
 // Everything a pipeline run collects, in the order plugins reported it.
 struct PluginResults {
   std::vector<Finding> findings;
   std::vector<Note> notes;
+  std::vector<Skip> skips;
   std::vector<Check> checks;
   std::vector<Metric> metrics;
   std::map<std::string, DerivedTable> tables;

@@ -119,6 +119,19 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+  out << YAML::Key << "kernel_classes" << YAML::Value;
+  if (p.kernel_classes.empty()) out << YAML::Flow;
+  out << YAML::BeginSeq;
+  for (const KernelClassRule& r : p.kernel_classes) {
+    out << YAML::BeginMap << YAML::Key << "match" << YAML::Value;
+    EmitString(out, r.match);
+    out << YAML::Key << "class" << YAML::Value << std::string(KernelClassName(r.klass));
+    out << YAML::Key << "source" << YAML::Value;
+    EmitString(out, r.source);
+    out << YAML::Key << "ignore_case" << YAML::Value << (r.ignore_case ? "true" : "false");
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
   if (p.fail_on) out << YAML::Key << "fail_on" << YAML::Value << *p.fail_on;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/graph/kernel_class_table.h"
 #include "core/plugin/plugin_declaration.h"
 
 namespace th {
@@ -32,6 +33,8 @@ inline constexpr std::array<std::string_view, 4> kPipelineBackends = {"auto", "c
 inline constexpr std::array<std::string_view, 5> kPipelineOutputTypes = {"terminal", "markdown",
                                                                          "json", "html", "trace"};
 inline constexpr std::array<std::string_view, 3> kPipelineSeverities = {"P0", "P1", "P2"};
+// Classes a `kernel_classes:` rule may give (OTHER is HTA's alone).
+inline constexpr std::array<std::string_view, 3> kPipelineKernelClasses = {"COMM", "COMP", "MEM"};
 
 struct PluginStep {
   std::string id;
@@ -60,6 +63,9 @@ struct Pipeline {
   // directory of the file that names them.
   std::vector<std::string> plugin_paths;
   std::vector<PluginStep> plugins;  // execution order: dependencies first, ties in file order
+  // `kernel_classes:` rules, in file order; matched before the built-in rules
+  // (docs/kernel-classes.md). A rule's source defaults to its FILE:LINE.
+  std::vector<KernelClassRule> kernel_classes;
   std::vector<OutputSpec> outputs;
   std::optional<std::string> fail_on;  // P0|P1|P2
 };

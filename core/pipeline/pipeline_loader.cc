@@ -820,9 +820,60 @@ Status ReadExecution(const Node& n, Pipeline* p) {
   return Ok();
 }
 
+// `kernel_classes:` a list of {match, class, source, ignore_case} rules.
+Status ReadKernelClasses(const Node& n, std::vector<KernelClassRule>* rules) {
+  rules->clear();
+  if (n.kind == Node::Kind::kNull) return Ok();
+  if (n.kind != Node::Kind::kSequence)
+    return TypeError(n, "'kernel_classes'", "a list of {match, class, source} rules");
+  static const std::vector<std::string> kKeys = {"match", "class", "source", "ignore_case"};
+  for (const Node& item : n.items) {
+    if (item.kind != Node::Kind::kMap)
+      return TypeError(item, "a kernel_classes rule", "a map {match, class, source}");
+    KernelClassRule rule;
+    rule.set = RuleSet::kTracehound;
+    rule.source = "pipeline " + FormatMark(item.mark);
+    bool has_match = false, has_class = false;
+    for (const Entry& e : item.entries) {
+      if (e.key == "match") {
+        TH_RETURN_IF_ERROR(ReadString(e.value, "kernel_classes 'match'", &rule.match));
+        if (rule.match.empty())
+          return ErrorAt(e.value.mark,
+                         "kernel_classes 'match' is an empty pattern; write a "
+                         "glob such as '*my_alltoall*'");
+        has_match = true;
+      } else if (e.key == "class") {
+        std::string c;
+        TH_RETURN_IF_ERROR(
+            ReadChoice(e.value, "kernel_classes 'class'", kPipelineKernelClasses, &c));
+        rule.klass = c == "COMM"  ? KernelClass::kComm
+                     : c == "MEM" ? KernelClass::kMem
+                                  : KernelClass::kComp;
+        has_class = true;
+      } else if (e.key == "source") {
+        TH_RETURN_IF_ERROR(ReadString(e.value, "kernel_classes 'source'", &rule.source));
+      } else if (e.key == "ignore_case") {
+        TH_RETURN_IF_ERROR(ReadBool(e.value, "kernel_classes 'ignore_case'", &rule.ignore_case));
+      } else {
+        return ErrorAt(e.key_mark, "unknown key " + Q(e.key) + " in a kernel_classes rule" +
+                                       SuggestionTail(e.key, kKeys));
+      }
+    }
+    if (!has_match)
+      return ErrorAt(item.mark,
+                     "a kernel_classes rule needs a 'match' (a glob, e.g. '*dispatch*')");
+    if (!has_class)
+      return ErrorAt(item.mark, "a kernel_classes rule needs a 'class' (" +
+                                    JoinList(kPipelineKernelClasses) + ")");
+    rules->push_back(std::move(rule));
+  }
+  return Ok();
+}
+
 const std::vector<std::string>& TopLevelKeys() {
-  static const std::vector<std::string> kKeys = {"version",      "include", "inputs",  "execution",
-                                                 "plugin_paths", "plugins", "outputs", "fail_on"};
+  static const std::vector<std::string> kKeys = {"version",   "include",        "inputs",
+                                                 "execution", "plugin_paths",   "plugins",
+                                                 "outputs",   "kernel_classes", "fail_on"};
   return kKeys;
 }
 
@@ -952,6 +1003,8 @@ Status Validate(const Node& root, const std::vector<PluginDeclaration>& catalog,
       }
     } else if (e.key == "outputs") {
       TH_RETURN_IF_ERROR(ReadOutputs(v, &p->outputs));
+    } else if (e.key == "kernel_classes") {
+      TH_RETURN_IF_ERROR(ReadKernelClasses(v, &p->kernel_classes));
     } else if (e.key == "fail_on") {
       if (v.kind == Node::Kind::kNull) continue;
       std::string s;

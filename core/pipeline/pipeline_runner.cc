@@ -2,9 +2,12 @@
 
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
+#include "core/pipeline/graph_capture_finding.h"
+#include "core/plugin/host_facts.h"
 #include "core/plugin/plugin_host.h"
 #include "core/report/annotated_trace.h"
 #include "core/report/html_report.h"
@@ -48,6 +51,8 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
   AnalysisReport& report = run->report;
   report.pipeline = pipeline.source;
   report.traces = &run->traces;
+  // Kernel classes and graph capture, worked out once for every plugin.
+  const HostFacts facts(run->traces, KernelClassTable::WithPipelineRules(pipeline.kernel_classes));
 
   for (const PluginStep& step : pipeline.plugins) {
     if (!step.enabled) continue;
@@ -59,12 +64,13 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
     outcome.version = plugin->declaration.version;
     size_t first_finding = report.results.findings.size();
     auto started = std::chrono::steady_clock::now();
-    Status s = RunPlugin(*plugin, run->traces, step.options, &report.results, backend);
+    Status s = RunPlugin(*plugin, run->traces, step.options, &report.results, backend, &facts);
     outcome.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (step.severity) {
+    if (step.severity) {  // info findings say what the trace is; they stay info
       for (size_t i = first_finding; i < report.results.findings.size(); ++i)
-        report.results.findings[i].severity = SeverityLevel(*step.severity);
+        if (IsProblem(report.results.findings[i].severity))
+          report.results.findings[i].severity = SeverityLevel(*step.severity);
     }
     if (!s.ok()) {
       outcome.ok = false;
@@ -77,6 +83,18 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
       report.results.findings.push_back(std::move(f));
     }
     report.plugins.push_back(std::move(outcome));
+  }
+
+  // What each trace that captures CUDA/HIP graphs is, and who skipped it.
+  for (size_t i = 0; i < run->traces.traces.size(); ++i) {
+    const Trace& t = *run->traces.traces[i];
+    if (!facts.capture(i).present()) continue;
+    std::vector<std::string> skipped_by;
+    for (const Skip& skip : report.results.skips)
+      if (skip.rank == t.info.rank &&
+          std::find(skipped_by.begin(), skipped_by.end(), skip.plugin) == skipped_by.end())
+        skipped_by.push_back(skip.plugin);
+    report.results.findings.push_back(GraphCaptureFinding(t, facts.capture(i), skipped_by));
   }
 
   for (const PluginOutcome& p : report.plugins)

@@ -341,6 +341,56 @@ std::string PipelineJsonSchema(const std::vector<PluginDeclaration>& catalog) {
   w.EndObject();
   w.EndObject();
 
+  w.Key("kernel_classes");
+  w.BeginObject();
+  w.Key("description");
+  w.String(
+      "kernel class rules matched before the built-in ones (tracehound kernel-classes): a GPU "
+      "activity whose name matches is communication, computation or memory traffic");
+  w.Key("type");
+  w.StringArray({"array", "null"});
+  w.Key("items");
+  w.BeginObject();
+  w.Key("type");
+  w.String("object");
+  w.Key("additionalProperties");
+  w.Bool(false);
+  w.Key("required");
+  w.StringArray({"match", "class"});
+  w.Key("properties");
+  w.BeginObject();
+  w.Key("match");
+  w.BeginObject();
+  w.Key("type");
+  w.String("string");
+  w.Key("minLength");
+  w.Int(1);
+  w.Key("description");
+  w.String("glob over the whole name: * is any run of characters, the rest literal");
+  w.EndObject();
+  w.Key("class");
+  w.BeginObject();
+  w.Key("enum");
+  w.StringArray(Strings(kPipelineKernelClasses));
+  w.EndObject();
+  w.Key("source");
+  w.BeginObject();
+  w.Key("type");
+  w.String("string");
+  w.Key("description");
+  w.String("where the rule comes from (default: this file and line)");
+  w.EndObject();
+  w.Key("ignore_case");
+  w.BeginObject();
+  w.Key("type");
+  w.String("boolean");
+  w.Key("default");
+  w.Bool(false);
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+
   w.Key("fail_on");
   w.BeginObject();
   w.Key("description");

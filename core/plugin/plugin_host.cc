@@ -84,7 +84,7 @@ int64_t ExternalId(void* ctx, const th_trace_view* v, uint64_t event) {
 }
 
 th_status AddFinding(void* ctx, const th_finding* f) {
-  if (!f || f->struct_size < sizeof(th_finding) || f->severity > TH_P2 || !f->title)
+  if (!f || f->struct_size < sizeof(th_finding) || f->severity > TH_INFO || !f->title)
     return TH_STATUS_ERROR;
   Finding out;
   out.plugin = State(ctx)->plugin->declaration.id;
@@ -153,6 +153,13 @@ th_status IntervalOverlapFn(void* ctx, const uint32_t* ga, const int64_t* ba, co
     return e.IntervalOverlap({{ga, na}, {ba, na}, {ea, na}}, {{gb, nb}, {bb, nb}, {eb, nb}},
                              {out, num_groups});
   });
+}
+
+th_status SkipTrace(void* ctx, const th_trace_view* v, const char* reason) {
+  if (!v || !reason) return TH_STATUS_ERROR;
+  State(ctx)->results->skips.push_back(
+      {State(ctx)->plugin->declaration.id, TraceOf(ctx, v).info.rank, Str(reason)});
+  return TH_STATUS_OK;
 }
 
 th_status AddCheck(void* ctx, const th_check* c) {
@@ -250,7 +257,8 @@ const th_table* FindTable(void* ctx, const char* name) {
   return &out;
 }
 
-th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<th_step>* steps,
+th_trace_view ViewOf(const Trace& t, const HostFacts& facts, size_t index,
+                     std::vector<th_track>* tracks, std::vector<th_step>* steps,
                      std::vector<th_device>* devices) {
   const EventGraph& g = t.graph;
   const EventColumns& e = g.events;
@@ -367,6 +375,25 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
   v.hlo_parameter_number = Column(h.parameter_number.data(), n, TH_TYPE_I32);
   v.hlo_tuple_index = Column(h.tuple_index.data(), n, TH_TYPE_I32);
   v.hlo_in_entry = Column(h.in_entry.data(), n, TH_TYPE_U8);
+  const NameClasses& names = facts.names(index);
+  v.string_count = names.rule.size();
+  v.name_rule = Column(names.rule.data(), names.rule.size(), TH_TYPE_U32);
+  v.name_hta_rule = Column(names.hta_rule.data(), names.hta_rule.size(), TH_TYPE_U32);
+  v.class_rule_count = facts.c_rules().size();
+  v.class_rules = facts.c_rules().data();
+  const GraphCapture& c = facts.capture(index);
+  v.capture.struct_size = sizeof v.capture;
+  v.capture.dominates = c.dominates() ? 1 : 0;
+  v.capture.hip = c.hip ? 1 : 0;
+  v.capture.begin_calls = c.begin_calls;
+  v.capture.end_calls = c.end_calls;
+  v.capture.instantiations = c.instantiations;
+  v.capture.graph_launches = c.graph_launches;
+  v.capture.captured_launches = c.captured_launches;
+  v.capture.executed_launches = c.executed_launches;
+  v.capture.kernels = c.kernels;
+  v.capture.first_ts = c.first_ts;
+  v.capture.last_end = c.last_end;
   return v;
 }
 
@@ -374,14 +401,19 @@ th_trace_view ViewOf(const Trace& t, std::vector<th_track>* tracks, std::vector<
 
 Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
                  const std::map<std::string, OptionValue>& options, PluginResults* results,
-                 kernels::BackendChoice backend) {
+                 kernels::BackendChoice backend, const HostFacts* facts) {
+  std::unique_ptr<HostFacts> own;
+  if (!facts) {
+    own = std::make_unique<HostFacts>(set, KernelClassTable::Builtin());
+    facts = own.get();
+  }
   RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}};
   std::deque<std::vector<th_track>> tracks;
   std::deque<std::vector<th_step>> steps;
   std::deque<std::vector<th_device>> devices;
-  for (const auto& t : set.traces)
-    st.views.push_back(
-        ViewOf(*t, &tracks.emplace_back(), &steps.emplace_back(), &devices.emplace_back()));
+  for (size_t i = 0; i < set.traces.size(); ++i)
+    st.views.push_back(ViewOf(*set.traces[i], *facts, i, &tracks.emplace_back(),
+                              &steps.emplace_back(), &devices.emplace_back()));
   std::vector<const th_trace_view*> view_ptrs;
   for (const auto& v : st.views) view_ptrs.push_back(&v);
 
@@ -427,6 +459,7 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   host.segmented_percentiles = &SegmentedPercentilesFn;
   host.interval_union = &IntervalUnionFn;
   host.interval_overlap = &IntervalOverlapFn;
+  host.skip_trace = &SkipTrace;
 
   th_run_input input{};
   input.struct_size = sizeof input;

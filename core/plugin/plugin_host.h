@@ -11,6 +11,7 @@
 #include "core/graph/analysis_results.h"
 #include "core/graph/status.h"
 #include "core/graph/trace.h"
+#include "core/plugin/host_facts.h"
 #include "core/plugin/plugin_declaration.h"
 #include "core/plugin/plugin_loader.h"
 
@@ -20,10 +21,13 @@ namespace th {
 // that reports failure, or throws, gives an error naming the plugin and its
 // message; what it reported before failing is kept.
 // `backend`: where the plugin's compute primitives run (pipeline
-// `execution.backend`).
+// `execution.backend`). `facts`: the kernel classes and graph capture of
+// `traces` (the pipeline computes them once for all its plugins); null: the
+// built-in class table, worked out for this call.
 Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,
                  const std::map<std::string, OptionValue>& options, PluginResults* results,
-                 kernels::BackendChoice backend = kernels::BackendChoice::kAuto);
+                 kernels::BackendChoice backend = kernels::BackendChoice::kAuto,
+                 const HostFacts* facts = nullptr);
 
 // Plugins' log messages go to stderr from this level up: 0 notes and warnings
 // (the default), 1 warnings only (fleet scans), 2 none. Process-wide.

@@ -64,7 +64,8 @@ CheckTally Tally(const AnalysisReport& r) {
 std::string HiddenText(const GroupedFindings& g, const FindingFilter& filter) {
   if (g.hidden_findings == 0) return "";
   std::string why;
-  if (filter.min_severity < 2) why = "below " + std::string(SeverityLabel(filter.min_severity));
+  if (filter.min_severity < kSeverityInfo)
+    why = "below " + std::string(SeverityLabel(filter.min_severity));
   if (filter.max_groups >= 0)
     why += (why.empty() ? "" : " or ") + std::string("beyond the first ") +
            std::to_string(filter.max_groups) + (filter.max_groups == 1 ? " cause" : " causes");
@@ -97,13 +98,23 @@ void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
 }
 
 std::string_view Verdict(const AnalysisReport& r) {
-  if (!r.results.findings.empty()) return "NEEDS_ATTENTION";
+  bool problem = std::any_of(r.results.findings.begin(), r.results.findings.end(),
+                             [](const Finding& f) { return IsProblem(f.severity); });
+  if (problem) return "NEEDS_ATTENTION";
   // Nothing found is only OPTIMAL when something was looked at: a plugin ran
-  // and measured (a metric) or checked (a check).
+  // and measured (a metric) or checked (a check). Info findings say what a
+  // trace is; they are no problem.
   bool ran =
       std::any_of(r.plugins.begin(), r.plugins.end(), [](const PluginOutcome& p) { return p.ok; });
   bool assessed = !r.results.metrics.empty() || !r.results.checks.empty();
   return ran && assessed ? "OPTIMAL" : "NOT_ASSESSED";
+}
+
+std::vector<const Skip*> SkipsOf(const AnalysisReport& r, const std::string& plugin) {
+  std::vector<const Skip*> out;
+  for (const Skip& s : r.results.skips)
+    if (s.plugin == plugin) out.push_back(&s);
+  return out;
 }
 
 void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFilter& filter) {
@@ -200,7 +211,11 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFi
     w.Key(p.id).BeginObject().Field("status", p.ok ? "ok" : "failed").Field("version", p.version);
     w.Key("error");
     p.ok ? w.Null() : w.String(p.error);
-    w.Field("seconds", p.seconds).EndObject();
+    w.Field("seconds", p.seconds);
+    w.Key("skipped").BeginArray();
+    for (const Skip* s : SkipsOf(r, p.id))
+      w.BeginObject().Field("rank", s->rank).Field("reason", s->reason).EndObject();
+    w.EndArray().EndObject();
   }
   w.EndObject();
   w.Key("tables").BeginObject();
@@ -264,7 +279,7 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
   GroupedFindings grouped = GroupFindings(r.results.findings, filter);
   std::vector<Change> changes =
       r.traces ? RankChanges(*r.traces, r.results) : std::vector<Change>{};
-  if (!grouped.groups.empty()) {
+  if (!grouped.groups.empty() && IsProblem(grouped.groups.front().severity)) {
     const Finding* cause = changes.empty()
                                ? &r.results.findings[grouped.groups.front().members.front()]
                                : changes.front().finding;
@@ -353,8 +368,10 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
   for (const PluginOutcome& p : r.plugins) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f s", p.seconds);
-    out << "| " << p.id << " | " << p.version << " | " << (p.ok ? "ok" : "failed: " + p.error)
-        << " | " << buf << " |\n";
+    std::string status = p.ok ? "ok" : "failed: " + p.error;
+    for (const Skip* s : SkipsOf(r, p.id))
+      status += "; skipped rank " + std::to_string(s->rank) + ": " + s->reason;
+    out << "| " << p.id << " | " << p.version << " | " << status << " | " << buf << " |\n";
   }
   if (!r.results.notes.empty()) {
     out << "\n## Notes\n\nWhat the plugins saw, and what they could not assess:\n\n";
@@ -406,8 +423,11 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out, const Findi
   }
   std::string hidden = HiddenText(grouped, filter);
   if (!hidden.empty()) out << " (" << hidden << ")\n";
-  for (const PluginOutcome& p : r.plugins)
+  for (const PluginOutcome& p : r.plugins) {
     if (!p.ok) out << " plugin " << p.id << " failed: " << p.error << "\n";
+    for (const Skip* s : SkipsOf(r, p.id))
+      out << " plugin " << p.id << " skipped rank " << s->rank << ": " << s->reason << "\n";
+  }
   CheckTally tally = Tally(r);
   if (tally.total > 0) {
     out << "checks: " << tally.passed << " of " << tally.total << " passed";

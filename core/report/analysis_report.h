@@ -8,8 +8,8 @@
 // unit, kind}], scope, suggestion, confidence), checks (plugin, name, passed,
 // detail), notes (plugin, level note|warning, text), metrics
 // (plugin id -> list), plugins (id ->
-// {status ok|failed, error, version, seconds}), tables (name -> {plugin, rows,
-// columns}), trust (list of {what, severity, count}), traces (path, rank).
+// {status ok|failed, error, version, seconds, skipped[{rank, reason}]}), tables (name -> {plugin,
+// rows, columns}), trust (list of {what, severity, count}), traces (path, rank).
 #pragma once
 
 #include <ostream>
@@ -39,8 +39,12 @@ struct AnalysisReport {
   PluginResults results;
 };
 
-// OPTIMAL when nothing was found (no finding from any plugin or the host).
+// OPTIMAL when nothing was found (no finding of severity P0..P2 from any
+// plugin or the host; info findings say what the trace is).
 std::string_view Verdict(const AnalysisReport& report);
+
+// The traces `plugin` skipped, in the order it reported them.
+std::vector<const Skip*> SkipsOf(const AnalysisReport& report, const std::string& plugin);
 
 // "plugin/N": the N-th finding of its plugin, in report order (stable ids
 // shared by the JSON findings and the HTML report).

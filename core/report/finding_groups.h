@@ -25,9 +25,10 @@ struct FindingGroup {
 };
 
 // What one output shows: findings at `min_severity` or worse (0 = P0 only,
-// 2 = all), at most `max_groups` groups (causes; -1 = no limit).
+// 2 = P0-P2, 3 = all, info findings included), at most `max_groups` groups
+// (causes; -1 = no limit).
 struct FindingFilter {
-  int min_severity = 2;
+  int min_severity = kSeverityInfo;
   int max_groups = -1;
 };
 

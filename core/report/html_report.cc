@@ -346,7 +346,11 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
   w.Key("plugins").BeginArray();
   for (const PluginOutcome& p : r.plugins) {
     w.BeginObject().Field("id", p.id).Field("version", p.version).Field("ok", p.ok);
-    w.Field("error", p.error).Field("seconds", p.seconds).EndObject();
+    w.Field("error", p.error).Field("seconds", p.seconds);
+    w.Key("skipped").BeginArray();
+    for (const Skip* s : SkipsOf(r, p.id))
+      w.BeginObject().Field("rank", s->rank).Field("reason", s->reason).EndObject();
+    w.EndArray().EndObject();
   }
   w.EndArray();
 

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/graph/analysis_results.h"
 #include "core/graph/json_number.h"
 #include "core/graph/text_escape.h"
 
@@ -104,7 +105,8 @@ std::string JoinList(const std::vector<std::string>& v, const char* sep = ", ") 
   return s;
 }
 
-std::string Severity(int64_t s) { return "P" + std::to_string(s); }
+// "P0".."P2", "info" (kSeverityInfo: what a trace is, not a problem).
+std::string Severity(int64_t s) { return s == kSeverityInfo ? "info" : "P" + std::to_string(s); }
 
 // A figure with its unit and kind (measured | read | inferred).
 std::string Figure(double v, const char* unit, const char* kind) {

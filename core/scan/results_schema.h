@@ -16,7 +16,7 @@
 //            archive's hash. A failed run lists its files (events NULL).
 //   metrics  every metric the pipeline's plugins reported, in report order
 //            (seq), with unit, kind (measured|read|inferred) and scope.
-//   findings every finding: severity 0..2 (P0..P2), texts, evidence as JSON
+//   findings every finding: severity 0..3 (P0..P2, 3 info), texts, evidence as JSON
 //            ([{name, value, unit, kind}], in the plugin's order), scope, and
 //            time_lost_ns: the value of the finding's FIRST evidence item whose
 //            unit is a time unit (ns, us, µs, ms, s), converted to ns; NULL when

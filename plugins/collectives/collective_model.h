@@ -2,10 +2,11 @@
 // so that `collectives`, `stragglers` and `overlap` each stand alone as a
 // library (they include this file; nothing of the host):
 //
-// - which events are collectives: NCCL/RCCL kernels on GPU streams (name
-//   contains "nccl"/"rccl", any case, or the kernel carries Kineto's collective
-//   metadata) and gloo's CPU collectives (`gloo:*` annotations on the worker
-//   thread; the `c10d::` op on the caller thread only enqueues them);
+// - which events are collectives: communication kernels on GPU streams (the
+//   host's kernel class COMM: NCCL/RCCL, DeepEP, NVSHMEM, MSCCL++ ... by the
+//   kernel class table, or the kernel carries Kineto's collective metadata)
+//   and gloo's CPU collectives (`gloo:*` annotations on the worker thread; the
+//   `c10d::` op on the caller thread only enqueues them);
 // - what they are: collective, NCCL algorithm/protocol from the kernel name,
 //   dtype, process group, message size (nelems x dtype size), group size;
 // - which ProfilerStep they belong to (the step holding their launch);
@@ -41,27 +42,25 @@ inline bool Contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
-// The rule stream-budget and kernel-stats use for communication kernels.
-inline bool IsCommName(std::string_view name) {
-  std::string l = Lower(name);
-  return Contains(l, "nccl") || Contains(l, "rccl");
+// A communication kernel by the host's kernel class table (the class every
+// plugin uses; docs/kernel-classes.md).
+inline bool IsCommKernel(const th::sdk::Trace& t, uint64_t event) {
+  return t.kind(event) == TH_EVENT_KERNEL && t.kernel_class(event) == th::sdk::KernelClass::kComm;
 }
 
-// IsCommName per string id of one trace, computed once per distinct name.
-class CommNames {
- public:
-  explicit CommNames(const th::sdk::Trace& t) : t_(t) {}
-  bool operator()(uint64_t event) {
-    const uint32_t id = t_.name_id(event);
-    auto [it, fresh] = known_.try_emplace(id, false);
-    if (fresh) it->second = IsCommName(t_.String(id));
-    return it->second;
-  }
-
- private:
-  const th::sdk::Trace& t_;
-  std::unordered_map<uint32_t, bool> known_;
-};
+// The library of a communication kernel: nccl or rccl by name, else the
+// source of the rule that made it communication up to its first " (" or ":"
+// ("DeepEP", "NVSHMEM", "MSCCL++", "pipeline my.yaml").
+inline std::string CommBackend(const th::sdk::Trace& t, uint64_t event) {
+  const std::string lower = Lower(t.name(event));
+  if (Contains(lower, "rccl")) return "rccl";
+  if (Contains(lower, "nccl")) return "nccl";
+  const th_class_rule* r = t.kernel_class_rule(event);
+  if (!r || !r->source) return "nccl";
+  std::string_view s = r->source;
+  s = s.substr(0, s.find(" ("));
+  return std::string(s.substr(0, s.find(':')));
+}
 
 // "all_reduce", "AllReduce", "_allgather_base", "reduce_scatter_tensor" ->
 // allreduce, allgather, reducescatter, ...; unknown names lower-cased.
@@ -225,7 +224,7 @@ struct Instance {
   uint64_t event = 0;
   int64_t ts = 0, end = 0;
   bool gpu = true;
-  std::string backend;     // nccl, rccl, gloo
+  std::string backend;     // nccl, rccl, gloo, or the kernel class rule's source
   int64_t lane = -1;       // GPU stream id, or CPU thread id
   std::string name;        // kernel / annotation name as written
   std::string collective;  // allreduce, ... ("" when the name does not say)
@@ -250,16 +249,15 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
   std::unordered_map<uint64_t, uint64_t> meta;  // event -> collective row
   for (uint64_t r = 0; r < t.collective_count(); ++r) meta[t.collective_event(r)] = r;
   std::vector<Instance> out;
-  CommNames comm(t);
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t kind = t.kind(i);
     Instance x;
     if (kind == TH_EVENT_KERNEL) {
       auto m = meta.find(i);
       std::string_view name = t.name(i);
-      if (m == meta.end() && !comm(i)) continue;
+      if (m == meta.end() && !IsCommKernel(t, i)) continue;
       x.name = std::string(name);
-      x.backend = Contains(Lower(name), "rccl") ? "rccl" : "nccl";
+      x.backend = CommBackend(t, i);
       x.lane = t.track_of(i).stream;
       NcclName parsed = ParseNcclKernelName(name);
       x.collective = parsed.collective;

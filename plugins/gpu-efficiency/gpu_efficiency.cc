@@ -56,6 +56,12 @@ class GpuEfficiency final : public th::sdk::Plugin {
     std::vector<Device> devices;
     std::map<std::string, KernelAgg> kernels;
     for (const auto& trace : ctx.traces()) {
+      if (trace.capture().dominates) {
+        ctx.Skip(trace,
+                 "the trace records CUDA/HIP graph capture: most launched kernels never "
+                 "ran in it, so its GPU utilization would measure start-up, not work");
+        continue;
+      }
       std::map<int32_t, size_t> index;  // device id -> devices row
       auto device_of = [&](int32_t id) -> Device& {
         auto [it, fresh] = index.try_emplace(id, devices.size());

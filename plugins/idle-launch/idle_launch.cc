@@ -286,6 +286,12 @@ class IdleLaunch final : public th::sdk::Plugin {
     // Phase 1: activities per stream in start order, gaps classified.
     for (uint32_t ti = 0; ti < traces.size(); ++ti) {
       const Trace& t = traces[ti];
+      if (t.capture().dominates) {
+        ctx.Skip(t,
+                 "the trace records CUDA/HIP graph capture: most launched kernels never ran "
+                 "in it, so its streams' idle time and launch delays describe start-up");
+        continue;
+      }
       launch_of[ti] = LaunchOf(t);
       const std::vector<uint32_t>& launch = launch_of[ti];
       Clock clock(t, o.hta_rounding);

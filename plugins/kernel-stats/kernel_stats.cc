@@ -1,9 +1,9 @@
 // kernel-stats: per GPU kernel name (and memcpy/memset kind), over every rank:
-// count, total, min, max, mean, p50, p99, share of GPU time, category.
+// count, total, min, max, mean, p50, p99, share of GPU time, category (the
+// host's kernel class, COMM/COMP/MEM) and the rule that gave it.
 #include <tracehound/sdk.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
@@ -15,16 +15,10 @@ namespace {
 using th::sdk::Context;
 using th::sdk::Declaration;
 
-// COMM: NCCL/RCCL collectives (name contains nccl or rccl, any case);
-// MEM: memcpy / memset; COMP: every other kernel.
-std::string Category(uint32_t kind, std::string_view name) {
-  if (kind == TH_EVENT_MEMCPY || kind == TH_EVENT_MEMSET) return "MEM";
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  if (lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos)
-    return "COMM";
-  return "COMP";
+// The rule's source, or what the kind says when no rule matched.
+std::string ClassSource(const th::sdk::Trace& t, uint64_t i) {
+  if (const th_class_rule* r = t.kernel_class_rule(i)) return r->source ? r->source : "";
+  return t.kind(i) == TH_EVENT_KERNEL ? "no rule: a kernel is COMP" : "no rule: a copy is MEM";
 }
 
 class KernelStats final : public th::sdk::Plugin {
@@ -32,7 +26,7 @@ class KernelStats final : public th::sdk::Plugin {
   static Declaration Declare() {
     return Declaration("kernel-stats", "1.0.0", th::sdk::kAnalyzer,
                        "Per kernel name: count, total, min, max, mean, p50, p99, share of GPU "
-                       "time, category COMM/COMP/MEM")
+                       "time, category COMM/COMP/MEM (the kernel class table) and its source")
         .Reads({"events"})
         .Publishes({"kernel_stats"})
         .Option("include_memory", true, "also list memcpy and memset (category MEM)");
@@ -43,7 +37,7 @@ class KernelStats final : public th::sdk::Plugin {
     // One dense key per distinct name (with its category), over all ranks;
     // one row per kernel (or copy) event.
     std::unordered_map<std::string, uint32_t> key_of;
-    std::vector<std::string> names, categories;
+    std::vector<std::string> names, categories, sources;
     std::vector<uint32_t> keys;
     std::vector<int64_t> durations;
     for (const auto& trace : ctx.traces()) {
@@ -57,9 +51,10 @@ class KernelStats final : public th::sdk::Plugin {
         if (fresh) {
           std::string name(trace.name(i));
           auto [g, added] = key_of.try_emplace(name, static_cast<uint32_t>(names.size()));
-          if (added) {
+          if (added) {  // the first rank's class names the row
             names.push_back(name);
-            categories.push_back(Category(kind, name));
+            categories.push_back(th::sdk::KernelClassName(trace.kernel_class(i)));
+            sources.push_back(ClassSource(trace, i));
           }
           it->second = g->second;
         }
@@ -98,12 +93,13 @@ class KernelStats final : public th::sdk::Plugin {
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return total[a] != total[b] ? total[a] > total[b] : names[a] < names[b];
     });
-    std::vector<std::string> t_names, t_categories;
+    std::vector<std::string> t_names, t_categories, t_sources;
     std::vector<int64_t> t_count, t_total, t_min, t_max, t_p50, t_p99;
     std::vector<double> t_mean, t_share;
     for (uint32_t g : order) {
       t_names.push_back(names[g]);
       t_categories.push_back(categories[g]);
+      t_sources.push_back(sources[g]);
       t_count.push_back(count[g]);
       t_total.push_back(total[g]);
       t_min.push_back(min[g]);
@@ -124,7 +120,8 @@ class KernelStats final : public th::sdk::Plugin {
                     .Real("mean", t_mean, "ns")
                     .Int("p50", t_p50, "ns")
                     .Int("p99", t_p99, "ns")
-                    .Real("share", t_share, "%"));
+                    .Real("share", t_share, "%")
+                    .Text("category_source", t_sources));
     ctx.Metric("gpu_time", static_cast<double>(gpu_total), "ns", th::sdk::kMeasured);
   }
 };

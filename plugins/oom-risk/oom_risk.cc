@@ -3,8 +3,10 @@
 // Device Type, Device Id): the memory timeline, peak and headroom against the
 // device's capacity, growth across steady-state steps (a least-squares leak
 // slope with its R²), fragmentation at peak (reserved − allocated), the largest
-// allocations live at peak with the op that made them, and a LOW / MEDIUM /
-// HIGH tier whose thresholds are options (README.md).
+// allocations live at peak with the op that made them, memory allocated
+// before the window and held throughout it (an inference server's
+// preallocated KV cache, named as such), and a LOW / MEDIUM / HIGH tier whose
+// thresholds are options (README.md).
 #include <tracehound/device_type.h>
 #include <tracehound/sdk.h>
 
@@ -161,8 +163,26 @@ const char* TierName(Tier t) { return t == kHigh ? "HIGH" : t == kMedium ? "MEDI
 struct Options {
   int64_t warmup_steps, leak_min_steps, leak_min_bytes_per_step, high_leak_steps, medium_leak_steps,
       top_allocations;
-  double high_headroom_pct, medium_headroom_pct, fragmentation_pct, leak_min_r2;
+  double high_headroom_pct, medium_headroom_pct, fragmentation_pct, leak_min_r2, pool_min_pct;
 };
+
+// A training step shows its backward pass or optimizer: autograd's
+// "...Backward0" functions, "Optimizer.step#..." annotations.
+bool LooksLikeTraining(const Trace& t) {
+  std::unordered_map<uint32_t, bool> seen;
+  for (uint64_t i = 0; i < t.size(); ++i) {
+    const uint32_t k = t.kind(i);
+    if (k != TH_EVENT_CPU_OP && k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_PYTHON_FUNCTION)
+      continue;
+    auto [it, fresh] = seen.try_emplace(t.name_id(i), false);
+    if (!fresh) continue;
+    const std::string_view n = t.name(i);
+    if (n.find("Backward") != std::string_view::npos ||
+        n.find("backward") != std::string_view::npos || n.starts_with("Optimizer."))
+      return true;
+  }
+  return false;
+}
 
 struct LiveAllocation {
   int64_t bytes = 0;
@@ -198,6 +218,7 @@ struct DeviceMemory {
   int64_t allocations = 0, frees = 0;
   int64_t peak = kNoValue, peak_ts = 0, peak_index = -1;
   int64_t start = kNoValue, end = kNoValue, min = kNoValue;
+  int64_t before = kNoValue;  // allocated before the first event: its Total Allocated − Bytes
   int64_t max_reserved = -1, reserved_at_peak = -1;
   int64_t capacity = 0;  // bytes, 0 = unknown
   int64_t peak_step = -1, transient_at_peak = 0;
@@ -217,11 +238,23 @@ struct DeviceMemory {
   std::vector<std::pair<std::string, int64_t>> retained;  // op → bytes, largest first
   int64_t retained_bytes = 0;
 
+  // Held throughout: allocated before the window and never released in it
+  // (min of `before` and the lowest value of the window); a preallocated pool
+  // when it is a large share of capacity on a trace without a backward pass.
+  int64_t held = -1;
+  bool pool = false;
+
   Tier tier = kLow;
   std::vector<std::string> reasons;
 
   double headroom_pct() const {
     return capacity > 0 && measured ? 100.0 * static_cast<double>(capacity - peak) / capacity : -1;
+  }
+  // Free memory at peak as a % of what the preallocated pool leaves (-1 with no pool).
+  double pool_headroom_pct() const {
+    return pool && capacity > held
+               ? 100.0 * static_cast<double>(capacity - peak) / static_cast<double>(capacity - held)
+               : -1;
   }
   double reserved_headroom_pct() const {
     return capacity > 0 && max_reserved >= 0
@@ -281,7 +314,12 @@ class OomRisk final : public th::sdk::Plugin {
                 "device's capacity is unknown)")
         .Min(1)
         .Option("top_allocations", int64_t{10}, "largest live allocations at peak, per device")
-        .Min(0);
+        .Min(0)
+        .Option("pool_min_pct", 50.0,
+                "name memory allocated before the window and held throughout it a preallocated "
+                "pool (an inference server's KV cache) when it is at least this % of capacity "
+                "and the trace has no backward pass; headroom is then judged on the rest")
+        .Range(0, 100);
   }
 
   void Run(Context& ctx) override {
@@ -294,7 +332,8 @@ class OomRisk final : public th::sdk::Plugin {
               ctx.GetDouble("high_headroom_pct"),
               ctx.GetDouble("medium_headroom_pct"),
               ctx.GetDouble("fragmentation_pct"),
-              ctx.GetDouble("leak_min_r2")};
+              ctx.GetDouble("leak_min_r2"),
+              ctx.GetDouble("pool_min_pct")};
     std::vector<DeviceMemory> devices;
     for (const Trace& trace : ctx.traces()) {
       std::map<std::pair<int32_t, int32_t>, DeviceMemory> by_device;
@@ -313,6 +352,7 @@ class OomRisk final : public th::sdk::Plugin {
         continue;
       }
       OpFinder ops(trace);
+      const bool training = LooksLikeTraining(trace);
       for (auto& [key, d] : by_device) {
         d.rank = trace.rank();
         d.type = key.first;
@@ -321,9 +361,11 @@ class OomRisk final : public th::sdk::Plugin {
           for (uint64_t i = 0; i < trace.device_count(); ++i)
             if (trace.device(i).id == d.id) d.capacity = trace.device(i).total_global_mem;
         Timeline(trace, d);
+        Held(o, training, d);
         Steps(trace, o, d);
         LiveSet(trace, o, ops, d);
         Classify(o, d);
+        if (d.pool) PoolFinding(ctx, d);
         devices.push_back(std::move(d));
       }
     }
@@ -347,6 +389,7 @@ class OomRisk final : public th::sdk::Plugin {
       if (d.measured) {
         const int64_t total = t.memory_total_allocated(r);
         if (total != kNoValue) {
+          if (d.before == kNoValue) d.before = total - bytes;
           if (previous != kNoValue && total - previous != bytes) ++d.counter_mismatches;
           value = previous = total;
         }
@@ -369,6 +412,16 @@ class OomRisk final : public th::sdk::Plugin {
         d.reserved_at_peak = reserved != kNoValue ? reserved : -1;
       }
     }
+  }
+
+  // Phase 1b: memory held from before the window to its end, and whether it
+  // is a preallocated pool.
+  static void Held(const Options& o, bool training, DeviceMemory& d) {
+    if (!d.measured || d.before == kNoValue || d.min == kNoValue) return;
+    d.held = std::max<int64_t>(0, std::min(d.before, d.min));
+    d.pool =
+        !training && d.capacity > 0 && d.held > 0 &&
+        100.0 * static_cast<double>(d.held) / static_cast<double>(d.capacity) >= o.pool_min_pct;
   }
 
   // The last known value of `column` (values or reserved) at or before `ts`,
@@ -494,11 +547,17 @@ class OomRisk final : public th::sdk::Plugin {
     if (d.peak == kNoValue) return;
     const double headroom = d.headroom_pct();
     if (headroom >= 0) {
+      // Beside a preallocated pool, the free share of what the pool leaves.
+      const double judged = d.pool ? d.pool_headroom_pct() : headroom;
       std::string what = "peak allocated " + Bytes(static_cast<double>(d.peak)) + " of " +
                          Bytes(static_cast<double>(d.capacity)) + " leaves " + Fixed(headroom, 1) +
                          "% free";
-      d.near_capacity = headroom < o.medium_headroom_pct;
-      if (headroom < o.high_headroom_pct)
+      if (d.pool)
+        what = "beside a preallocated pool of " + Bytes(static_cast<double>(d.held)) + ", " + what +
+               ", " + Fixed(judged, 1) + "% of the " +
+               Bytes(static_cast<double>(d.capacity - d.held)) + " the pool leaves";
+      d.near_capacity = judged < o.medium_headroom_pct;
+      if (judged < o.high_headroom_pct)
         raise(kHigh, what + " (< " + Fixed(o.high_headroom_pct, 0) + "%)");
       else if (d.near_capacity)
         raise(kMedium, what + " (< " + Fixed(o.medium_headroom_pct, 0) + "%)");
@@ -534,6 +593,34 @@ class OomRisk final : public th::sdk::Plugin {
     }
   }
 
+  // Info: what the memory held throughout the window is.
+  static void PoolFinding(Context& ctx, const DeviceMemory& d) {
+    th::sdk::Scope scope;
+    scope.rank = d.rank;
+    scope.device = d.type == kCpuDevice ? -1 : d.id;
+    const double share = 100.0 * static_cast<double>(d.held) / static_cast<double>(d.capacity);
+    th::sdk::Finding f(th::sdk::kInfo, "preallocated pool (KV cache?) of " +
+                                           Bytes(static_cast<double>(d.held)) +
+                                           " held throughout the window on " + d.label());
+    f.What(Bytes(static_cast<double>(d.held)) + " (" + Fixed(share, 1) +
+           "% of the device) was allocated before the trace's first allocator event and stays "
+           "allocated to its end (Total Allocated never drops below it), in a trace without a "
+           "backward pass: a pool the program preallocated, such as an inference server's KV "
+           "cache (vLLM gpu_memory_utilization, SGLang mem_fraction_static). Headroom is judged "
+           "on the " +
+           Bytes(static_cast<double>(d.capacity - d.held)) +
+           " it leaves: " + Fixed(d.pool_headroom_pct(), 1) + "% of that was free at peak.")
+        .In(scope)
+        .Confidence(0.8)
+        .Evidence("preallocated_pool", static_cast<double>(d.held), "bytes", kMeasured)
+        .Evidence("pool_share", share, "%", kMeasured)
+        .Evidence("allocated_before_window", static_cast<double>(d.before), "bytes", kMeasured)
+        .Evidence("capacity", static_cast<double>(d.capacity), "bytes", kRead)
+        .Evidence("peak_allocated", static_cast<double>(d.peak), "bytes", kMeasured)
+        .Evidence("pool_headroom_pct", d.pool_headroom_pct(), "%", kMeasured);
+    ctx.Add(f);
+  }
+
   // Not a finding: nothing was measured. A note of the run says so (the
   // report's "needs a new capture" names the capture that would answer it).
   static void NoMemoryEvents(Context& ctx, const Trace& t) {
@@ -556,9 +643,9 @@ class OomRisk final : public th::sdk::Plugin {
   static void Report(Context& ctx, const std::vector<DeviceMemory>& devices) {
     std::vector<int64_t> rank, device, events, allocs, frees, ooms, peak, peak_ts, peak_step,
         max_reserved, reserved_at_peak, capacity, headroom, fragmentation, transient, start, end,
-        min, steps_fitted, live_at_peak, unmatched;
+        min, steps_fitted, live_at_peak, unmatched, held, pool;
     std::vector<double> headroom_pct, reserved_headroom_pct, fragmentation_pct, slope, r2,
-        exhaustion;
+        exhaustion, pool_headroom_pct;
     std::vector<std::string> type, source, tier, reasons;
     std::vector<int64_t> a_rank, a_device, a_order, a_bytes, a_ts, a_addr;
     std::vector<std::string> a_type, a_op, a_top, a_method;
@@ -597,6 +684,9 @@ class OomRisk final : public th::sdk::Plugin {
       exhaustion.push_back(d.steps_to_exhaustion);
       live_at_peak.push_back(d.addresses ? d.live_at_peak : -1);
       unmatched.push_back(d.unmatched_frees);
+      held.push_back(d.held);
+      pool.push_back(d.pool ? d.held : 0);
+      pool_headroom_pct.push_back(d.pool_headroom_pct());
       tier.push_back(TierName(d.tier));
       std::string why;
       for (const auto& r : d.reasons) why += (why.empty() ? "" : "; ") + r;
@@ -679,6 +769,9 @@ class OomRisk final : public th::sdk::Plugin {
                     .Real("steps_to_exhaustion", exhaustion, "steps")
                     .Int("live_at_peak", live_at_peak, "bytes")
                     .Int("frees_of_earlier_allocations", unmatched, "count")
+                    .Int("held_from_start", held, "bytes")
+                    .Int("preallocated_pool", pool, "bytes")
+                    .Real("pool_headroom_pct", pool_headroom_pct, "%")
                     .Text("tier", tier)
                     .Text("reasons", reasons));
     ctx.Publish(th::sdk::Table("oom_risk_allocations")
@@ -715,6 +808,9 @@ class OomRisk final : public th::sdk::Plugin {
     std::string what;
     for (const auto& r : d.reasons) what += (what.empty() ? "" : "; ") + r;
     what += ".";
+    if (d.pool)
+      what += " A preallocated pool (KV cache?) of " + Bytes(static_cast<double>(d.held)) +
+              " is held throughout the window; the tier judges the memory it leaves.";
     if (d.peak != kNoValue) {
       what += " Peak allocated " + Bytes(static_cast<double>(d.peak));
       if (!d.measured) what += " (net of Bytes since the capture started)";
@@ -759,6 +855,15 @@ class OomRisk final : public th::sdk::Plugin {
       if (d.oom_request > 0)
         f.Evidence("oom_largest_request", static_cast<double>(d.oom_request), "bytes", kMeasured);
       suggest += "An allocation already failed in this capture. ";
+    }
+    if (d.pool) {
+      f.Evidence("preallocated_pool", static_cast<double>(d.held), "bytes", kMeasured);
+      f.Evidence("pool_headroom_pct", d.pool_headroom_pct(), "%", kMeasured);
+      if (d.near_capacity)
+        suggest +=
+            "The preallocated pool is sized on purpose (vLLM gpu_memory_utilization, SGLang "
+            "mem_fraction_static): if what runs beside it comes this close to the rest of the "
+            "device, give the pool a smaller fraction. ";
     }
     if (d.near_capacity || oom) {
       f.Evidence("transient_at_peak", static_cast<double>(d.transient_at_peak), "bytes", kMeasured);

@@ -21,45 +21,43 @@
 
 namespace {
 
-using th::collectives::CommNames;
-using th::collectives::Contains;
 using th::collectives::kNoStep;
 using th::collectives::kNoTime;
 using th::collectives::StepIndex;
 using th::sdk::Context;
 using th::sdk::Declaration;
 
+using th::sdk::KernelClass;
+
 enum class Class { kNone, kComm, kComp };
 
-// tracehound: a kernel is communication when it carries collective metadata
-// or its name contains nccl/rccl; every other kernel is computation;
-// memcpy/memset are neither.
-Class TracehoundClass(const th::sdk::Trace& t, uint64_t i, const std::vector<bool>& has_meta,
-                      CommNames& comm) {
-  if (t.kind(i) != TH_EVENT_KERNEL) return Class::kNone;
-  return has_meta[i] || comm(i) ? Class::kComm : Class::kComp;
+Class Of(KernelClass c) {
+  return c == KernelClass::kComm   ? Class::kComm
+         : c == KernelClass::kComp ? Class::kComp
+                                   : Class::kNone;
+}
+
+// tracehound: the host's kernel classes (the kernel class table, a pipeline's
+// kernel_classes: included), over every GPU activity: COMM is communication
+// (a kernel carrying collective metadata too), COMP computation, MEM neither.
+Class TracehoundClass(const th::sdk::Trace& t, uint64_t i, const std::vector<bool>& has_meta) {
+  if (!t.is_gpu_activity(i)) return Class::kNone;
+  if (has_meta[i]) return Class::kComm;
+  return Of(t.kernel_class(i));
 }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// HTA 0.6.1 (hta/utils/utils.py): every row with a stream (kernels,
-// memcpy/memset, syncs), COMMUNICATION = ^nccl|^hip|^hccl|ncclKernel, then
-// MEMORY = ^(hip)?Memcpy|^(hip)?Memset|^dma, COMPUTATION = the rest minus its
-// exclusion list.
+// HTA 0.6.1: every row with a stream (kernels, memcpy/memset, syncs) in HTA's
+// kernel types, the table's hta rule set (COMMUNICATION, then MEMORY and the
+// COMPUTATION exclusion list, neither here, then COMPUTATION).
 Class HtaClass(const th::sdk::Trace& t, uint64_t i) {
   const uint32_t k = t.kind(i);
   if (k != TH_EVENT_KERNEL && k != TH_EVENT_MEMCPY && k != TH_EVENT_MEMSET &&
       k != TH_EVENT_GPU_SYNC && k != TH_EVENT_GPU_EVENT)
     return Class::kNone;
   if (t.track_of(i).stream < 0) return Class::kNone;
-  std::string_view n = t.name(i);
-  if (StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") ||
-      Contains(n, "ncclKernel"))
-    return Class::kComm;
-  for (std::string_view x : {"nccl", "Memcpy", "Memset", "dma", "Sync", "Stream Wait Event"})
-    if (Contains(n, x)) return Class::kNone;
-  if (Contains(n, "cuda") && Contains(n, "LaunchKernel")) return Class::kNone;
-  return Class::kComp;
+  return Of(t.hta_kernel_class(i));
 }
 
 // HTA's cutoff: the start of the last row named ProfilerStep#N, the GPU-side
@@ -84,12 +82,13 @@ class Overlap final : public th::sdk::Plugin {
     return Declaration("overlap", "1.0.0", th::sdk::kAnalyzer,
                        "Communication/computation overlap per rank and step: the share of "
                        "communication kernel time hidden behind computation, and the exposed "
-                       "communication time")
+                       "communication time (kernel classes: NCCL/RCCL, DeepEP, NVSHMEM, MSCCL++, "
+                       "one-sided copies ...)")
         .Reads({"events", "collective_args"})
         .Publishes({"overlap"})
         .Option("definition", "tracehound",
-                "tracehound (exact ns, kernels by name/metadata) or hta (HTA 0.6.1's "
-                "get_comm_comp_overlap, quirks included)",
+                "tracehound (exact ns, the kernel class table) or hta (HTA 0.6.1's "
+                "get_comm_comp_overlap, its kernel types and quirks included)",
                 {"tracehound", "hta"})
         .Option("exclude_last_step", true,
                 "with 2+ ProfilerSteps, leave kernels launched in or after the last one out of "
@@ -125,8 +124,13 @@ class Overlap final : public th::sdk::Plugin {
     const auto& traces = ctx.traces();
     for (size_t ti = 0; ti < traces.size(); ++ti) {
       const th::sdk::Trace& t = traces[ti];
+      if (t.capture().dominates) {
+        ctx.Skip(t,
+                 "the trace records CUDA/HIP graph capture: most launched kernels never ran "
+                 "in it, so there is no executed communication to overlap");
+        continue;
+      }
       StepIndex steps(t);
-      CommNames comm(t);
       std::vector<bool> has_meta(t.size(), false);
       for (uint64_t r = 0; r < t.collective_count(); ++r) has_meta[t.collective_event(r)] = true;
       // HTA rounds every event to whole µs when any timestamp is fractional.
@@ -147,7 +151,7 @@ class Overlap final : public th::sdk::Plugin {
         groups.push_back({t.rank(), n, ti});
       }
       for (uint64_t i = 0; i < t.size(); ++i) {
-        Class c = hta ? HtaClass(t, i) : TracehoundClass(t, i, has_meta, comm);
+        Class c = hta ? HtaClass(t, i) : TracehoundClass(t, i, has_meta);
         if (c == Class::kNone) continue;
         int64_t b = t.ts(i), e = t.end(i);
         if (round) {

@@ -54,22 +54,22 @@ Category CpuCategory(std::string_view name) {
   return kCpuExec;
 }
 
-// HTA's kernel types (hta/utils/utils.py get_kernel_type, HTA 0.6.1): name
-// regexes matched at the start of the name, communication first.
+// HTA's kernel types (hta/utils/utils.py get_kernel_type, HTA 0.6.1): the
+// host's kernel class table, rule set hta (COMMUNICATION, MEMORY, the
+// COMPUTATION exclusion list as OTHER, then COMPUTATION).
 enum KernelType : uint8_t { kComputation, kCommunicationType, kMemoryType, kOtherType };
 
-KernelType HtaKernelType(std::string_view n) {
-  auto has = [&](std::string_view s) { return n.find(s) != std::string_view::npos; };
-  if (n.starts_with("nccl") || n.starts_with("hip") || n.starts_with("hccl") || has("ncclKernel"))
-    return kCommunicationType;
-  if (n.starts_with("Memcpy") || n.starts_with("hipMemcpy") || n.starts_with("Memset") ||
-      n.starts_with("hipMemset") || n.starts_with("dma"))
-    return kMemoryType;
-  bool launch = n.starts_with("cuda") && n.find("LaunchKernel", 4) != std::string_view::npos;
-  if (has("Memcpy") || has("Memset") || has("dma") || has("Sync") ||
-      n.starts_with("Stream Wait Event") || launch || n.starts_with("runFunction"))
-    return kOtherType;
-  return kComputation;
+KernelType HtaKernelType(const Trace& t, uint64_t i) {
+  switch (t.hta_kernel_class(i)) {
+    case th::sdk::KernelClass::kComp:
+      return kComputation;
+    case th::sdk::KernelClass::kComm:
+      return kCommunicationType;
+    case th::sdk::KernelClass::kMem:
+      return kMemoryType;
+    default:
+      return kOtherType;
+  }
 }
 
 // The stream of a GPU activity row (-1 when the event has none).
@@ -193,7 +193,6 @@ class StepBreakdown final : public th::sdk::Plugin {
         longest = std::max(longest, steps[r].dur);
       }
       std::unordered_map<uint32_t, Category> cpu_category;
-      std::unordered_map<uint32_t, KernelType> kernel_type;
       for (uint64_t i = 0; i < t.size(); ++i) {
         const int64_t b = t.ts(i), e = t.end(i);
         if (e <= b) continue;
@@ -225,12 +224,7 @@ class StepBreakdown final : public th::sdk::Plugin {
         }
         const bool gpu_row = IsGpuActivityOrSync(kind) && StreamOf(t, i) >= 0;
         if (c == kNoCategory && !gpu_row) continue;
-        bool compute = false;
-        if (gpu_row) {
-          auto [it, fresh] = kernel_type.try_emplace(t.name_id(i), kOtherType);
-          if (fresh) it->second = HtaKernelType(t.name(i));
-          compute = it->second == kComputation;
-        }
+        const bool compute = gpu_row && HtaKernelType(t, i) == kComputation;
         // Steps overlapping [b, e): walk back from the last one starting before e.
         auto it = std::lower_bound(starts.begin(), starts.end(), e);
         for (auto k = static_cast<size_t>(it - starts.begin()); k-- > 0;) {
@@ -459,7 +453,6 @@ class StepBreakdown final : public th::sdk::Plugin {
       if (us_rounding)
         for (uint64_t i = 0; i < t.size() && !fractional; ++i)
           fractional = t.ts(i) % 1000 != 0;  // pandas then holds ts as float64
-      std::unordered_map<uint32_t, KernelType> kernel_type;
       uint64_t gpu_rows = 0;
       for (uint64_t i = 0; i < t.size(); ++i) gpu_rows += IsHtaGpuRow(t, i);
       filtered[g] = static_cast<int64_t>(gpu_rows - rows.size());
@@ -474,9 +467,8 @@ class StepBreakdown final : public th::sdk::Plugin {
           e = std::max(e, b);  // HTA's negative durations (then its asserts fail): empty here
         }
         all.Add(g, b, e);
-        auto [it, fresh] = kernel_type.try_emplace(t.name_id(i), kOtherType);
-        if (fresh) it->second = HtaKernelType(t.name(i));
-        if (it->second != kOtherType) type[it->second].Add(g, b, e);
+        const KernelType type_of = HtaKernelType(t, i);
+        if (type_of != kOtherType) type[type_of].Add(g, b, e);
       }
     }
     using R = Context::Reduce;

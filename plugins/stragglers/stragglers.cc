@@ -34,7 +34,6 @@
 
 namespace {
 
-using th::collectives::CommNames;
 using th::collectives::ExtractInstances;
 using th::collectives::Instance;
 using th::collectives::kNoStep;
@@ -294,9 +293,9 @@ class Stragglers final : public th::sdk::Plugin {
     std::vector<int64_t> b, e;
     for (size_t p = 0; p < R; ++p) {
       const auto& t = traces[part[p]];
-      CommNames comm(t);
       for (uint64_t i = 0; i < t.size(); ++i) {
-        if (t.kind(i) != TH_EVENT_KERNEL || comm(i)) continue;
+        if (t.kind(i) != TH_EVENT_KERNEL || t.kernel_class(i) != th::sdk::KernelClass::kComp)
+          continue;
         auto it = row_of.find({part[p], steps[part[p]].StepOf(i)});
         if (it == row_of.end()) continue;
         g.push_back(it->second);
@@ -419,10 +418,9 @@ class Stragglers final : public th::sdk::Plugin {
       std::vector<int64_t> self(t.size(), 0);
       std::vector<uint32_t> kg;
       std::vector<int64_t> kb, ke;
-      CommNames comm(t);
       for (uint64_t i = 0; i < t.size() && !merged.empty(); ++i) {
         const uint32_t k = t.kind(i);
-        if (k == TH_EVENT_KERNEL && !comm(i)) {
+        if (k == TH_EVENT_KERNEL && t.kernel_class(i) == th::sdk::KernelClass::kComp) {
           if (int64_t o = overlap(t.ts(i), t.end(i))) {
             kernels[std::string(t.name(i))] += o;
             kg.push_back(0);

@@ -1,11 +1,12 @@
 // stream-budget: per rank × device × stream, where the stream's span goes:
-// compute, collective, memcpy/memset and idle time, which add up to the span
-// exactly (overlaps on one stream are counted once, collective first, then
-// compute, then memory). Per device: busy time = union of all its streams.
+// compute, collective, memory and idle time, which add up to the span exactly
+// (overlaps on one stream are counted once, collective first, then compute,
+// then memory). The parts are the host's kernel classes: COMM activities are
+// collective, COMP compute, MEM memory. Per device: busy time = union of all
+// its streams.
 #include <tracehound/sdk.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <string>
 #include <tuple>
@@ -16,19 +17,15 @@ namespace {
 using th::sdk::Context;
 using th::sdk::Declaration;
 
-bool IsCollective(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos;
-}
+using th::sdk::KernelClass;
 
 class StreamBudget final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("stream-budget", "1.0.0", th::sdk::kAnalyzer,
-                       "Per rank, device and stream: compute, collective, memcpy/memset and idle "
-                       "time, adding up to the stream's span; per device busy time (union)")
+                       "Per rank, device and stream: compute, collective and memory time by "
+                       "kernel class, and idle time, adding up to the stream's span; per device "
+                       "busy time (union)")
         .Reads({"events"})
         .Publishes({"stream_budget", "device_busy"});
   }
@@ -70,12 +67,12 @@ class StreamBudget final : public th::sdk::Plugin {
         d_all.push_back(dev->second);
         b_all.push_back(b);
         e_all.push_back(e);
-        uint32_t kind = trace.kind(i);
-        if (kind == TH_EVENT_KERNEL) {
+        const KernelClass c = trace.kernel_class(i);
+        if (c == KernelClass::kComm || c == KernelClass::kComp) {
           s_cc.push_back(s);
           b_cc.push_back(b);
           e_cc.push_back(e);
-          if (IsCollective(trace.name(i))) {
+          if (c == KernelClass::kComm) {
             s_c.push_back(s);
             b_c.push_back(b);
             e_c.push_back(e);

@@ -138,13 +138,16 @@
     body.appendChild(el('p', null, p));
     var fs = D.findings || [];
     if (fs.length) {
-      var sev = {P0: 0, P1: 0, P2: 0};
+      var sev = {P0: 0, P1: 0, P2: 0, info: 0};
       fs.forEach(function (f) { sev[f.severity] = (sev[f.severity] || 0) + 1; });
-      var rank = {P0: 0, P1: 1, P2: 2};
-      var cause = (D.changes || []).length ? findingById[D.changes[0].finding] : fs.slice().sort(function (a, b) {
+      var rank = {P0: 0, P1: 1, P2: 2, info: 3};
+      // The cause is a problem; info findings say what the trace is.
+      var cause = (D.changes || []).length ? findingById[D.changes[0].finding] : fs.filter(function (f) {
+        return f.severity !== 'info';
+      }).sort(function (a, b) {
         return rank[a.severity] - rank[b.severity];
       })[0];
-      body.appendChild(el('p', null, ['P0', 'P1', 'P2'].map(function (s) {
+      body.appendChild(el('p', null, ['P0', 'P1', 'P2', 'info'].map(function (s) {
         return '<span class="sev ' + s + '">' + s + '</span> ' + sev[s];
       }).join(' &nbsp; ') + (cause ? ' &nbsp;·&nbsp; <b>Cause:</b> <a href="#f-' + esc(cause.id) + '">' + esc(cause.severity) +
         ' ' + esc(cause.plugin) + ' · ' + esc(cause.title) + '</a>' : '')));
@@ -239,7 +242,7 @@
           return '<tr><td>' + esc(e.name) + '</td><td class="num">' + esc(fmtUnit(e.value, e.unit)) + '</td><td>' +
             kindTag(e.kind) + '</td></tr>';
         }).join('');
-        var det = el('details', f.severity === 'P2' ? null : {open: ''});
+        var det = el('details', f.severity === 'P2' || f.severity === 'info' ? null : {open: ''});
         det.appendChild(el('summary', null, 'Evidence (' + f.evidence.length + ')'));
         det.appendChild(el('table', {'class': 'data evidence'}, '<tr><th>evidence</th><th class="num">value</th><th>kind</th></tr>' + rows));
         card.appendChild(det);
@@ -374,7 +377,7 @@
       if (k === 'cpu_op') return '#6c8ebf';
       return '#a0a7b4';
     }
-    var SEV = {P0: '#c62828', P1: '#e65100', P2: '#9e7c00'};
+    var SEV = {P0: '#c62828', P1: '#e65100', P2: '#9e7c00', info: '#24527a'};
     function draw() {
       if (!ctx) return;
       var H = total;
@@ -856,8 +859,11 @@
       body.appendChild(el('h3', null, 'Plugins that ran'));
       body.appendChild(el('table', {'class': 'data'}, '<tr><th>plugin</th><th>version</th><th>status</th><th class="num">time</th></tr>' +
         p.map(function (x) {
+          var skipped = (x.skipped || []).map(function (k) {
+            return '; skipped rank ' + k.rank + ': ' + esc(k.reason);
+          }).join('');
           return '<tr><td>' + esc(x.id) + '</td><td>' + esc(x.version) + '</td><td>' + (x.ok ? 'ok' : '<b>failed</b>: ' + esc(x.error)) +
-            '</td><td class="num">' + fmtNum(x.seconds) + ' s</td></tr>';
+            skipped + '</td><td class="num">' + fmtNum(x.seconds) + ' s</td></tr>';
         }).join('')));
     }
   }

@@ -1,5 +1,6 @@
-/* tracehound plugin ABI, version 1.2 (1.1 added the compute primitives, 1.2
- * the HLO modules of XProf captures and the kernel -> instruction attribution).
+/* tracehound plugin ABI, version 1.3 (1.1 added the compute primitives, 1.2
+ * the HLO modules of XProf captures and the kernel -> instruction attribution,
+ * 1.3 kernel classes, graph capture, info findings and skips).
  *
  * The only contract between the tracehound host and a plugin library. Plain C:
  * every struct is POD and starts with its own size (struct_size) so either side
@@ -23,7 +24,7 @@ extern "C" {
 #endif
 
 #define TH_PLUGIN_API_MAJOR 1
-#define TH_PLUGIN_API_MINOR 2
+#define TH_PLUGIN_API_MINOR 3
 #define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
 
 #if defined(_WIN32)
@@ -54,7 +55,10 @@ typedef enum th_value_type {
  * the compiler, or inferred by a model. Every reported number carries one. */
 typedef enum th_number_kind { TH_MEASURED = 0, TH_READ = 1, TH_INFERRED = 2 } th_number_kind;
 
-typedef enum th_severity { TH_P0 = 0, TH_P1 = 1, TH_P2 = 2 } th_severity;
+/* TH_INFO (1.3): not a problem but what the trace is, e.g. a capture of CUDA
+ * graphs rather than steady-state execution; it never makes a verdict
+ * NEEDS_ATTENTION nor reaches a pipeline's fail_on. */
+typedef enum th_severity { TH_P0 = 0, TH_P1 = 1, TH_P2 = 2, TH_INFO = 3 } th_severity;
 
 /* A read-only column: `length` values of `type` at `data`, contiguous. */
 typedef struct th_column {
@@ -95,6 +99,51 @@ enum {
 };
 
 enum { TH_TRACK_CPU = 0, TH_TRACK_GPU_STREAM = 1, TH_TRACK_OTHER = 2 };
+
+/* Kernel classes (1.3). TH_CLASS_NONE: the event is no GPU activity. */
+enum {
+  TH_CLASS_NONE = 0,
+  TH_CLASS_COMM = 1, /* communication: collectives, all-to-all, one-sided transfers */
+  TH_CLASS_COMP = 2, /* computation */
+  TH_CLASS_MEM = 3,  /* memory traffic on one device: memcpy, memset */
+  TH_CLASS_OTHER = 4 /* none of these (HTA's syncs and launch records) */
+};
+
+/* Rule sets of the kernel class table (1.3). */
+enum { TH_RULES_TRACEHOUND = 0, TH_RULES_HTA = 1 };
+
+#define TH_NO_RULE 0xFFFFFFFFu
+
+/* One rule of the kernel class table (1.3): a GPU activity whose name matches
+ * `match` (a glob: `*` is any run of characters, the rest literal, the whole
+ * name must match) is of class `klass`. The first matching rule of a set wins;
+ * with none, the kind decides: under TH_RULES_TRACEHOUND kernels are
+ * TH_CLASS_COMP, memcpy/memset TH_CLASS_MEM, syncs TH_CLASS_OTHER. */
+typedef struct th_class_rule {
+  uint32_t struct_size;
+  uint32_t rule_set;    /* TH_RULES_* */
+  uint32_t klass;       /* TH_CLASS_* */
+  uint32_t ignore_case; /* 1: ASCII letters match either case */
+  const char* match;
+  const char* source; /* where the rule comes from: "NCCL ...", a pipeline's FILE:LINE */
+} th_class_rule;
+
+/* CUDA/HIP graph capture seen in a trace (1.3); all 0 when none. */
+typedef struct th_graph_capture {
+  uint32_t struct_size;
+  uint32_t dominates; /* 1: at least as many launch calls were captured as ran: the
+                         trace records capture, not steady-state execution */
+  uint32_t hip;       /* 1: HIP graphs (hipStreamBeginCapture ...) */
+  uint32_t reserved;
+  int64_t begin_calls;        /* *StreamBeginCapture* */
+  int64_t end_calls;          /* *StreamEndCapture* */
+  int64_t instantiations;     /* *GraphInstantiate* */
+  int64_t graph_launches;     /* *GraphLaunch* */
+  int64_t captured_launches;  /* launch calls inside a capture region whose work never ran */
+  int64_t executed_launches;  /* launch calls whose work ran (graph launches included) */
+  int64_t kernels;            /* kernels that ran */
+  int64_t first_ts, last_end; /* the capture regions: first start, last end (ns) */
+} th_graph_capture;
 
 typedef struct th_track {
   uint32_t struct_size;
@@ -217,6 +266,19 @@ typedef struct th_trace_view {
   th_column hlo_parameter_number;   /* I32, -1 unless a parameter */
   th_column hlo_tuple_index;        /* I32, -1 unless a get-tuple-element */
   th_column hlo_in_entry;           /* U8, 1 in the module's entry computation */
+  /* 1.3: kernel classes. The host matches each distinct name of a GPU activity
+   * (kernel, memcpy, memset, sync, CUDA event) once per trace against the
+   * pipeline's class table (its `kernel_classes:` rules, then the built-ins;
+   * docs/kernel-classes.md). Per string id: the index in class_rules of the
+   * first matching rule of each set, TH_NO_RULE when none matched (the kind
+   * decides) or the string names no GPU activity. */
+  uint64_t string_count;
+  th_column name_rule;     /* U32 per string id, TH_RULES_TRACEHOUND */
+  th_column name_hta_rule; /* U32 per string id, TH_RULES_HTA (HTA 0.6.1's kernel types) */
+  uint64_t class_rule_count;
+  const th_class_rule* class_rules;
+  /* 1.3: CUDA/HIP graph capture (core/graph/graph_capture.h). */
+  th_graph_capture capture;
 } th_trace_view;
 
 typedef struct th_option_value {
@@ -329,6 +391,11 @@ typedef struct th_host_api {
                                 const int64_t* end_a, uint64_t n_a, const uint32_t* group_b,
                                 const int64_t* begin_b, const int64_t* end_b, uint64_t n_b,
                                 int64_t* out, uint64_t num_groups);
+
+  /* 1.3: the plugin left `trace` out, for `reason` (one sentence, e.g. "the
+   * trace records CUDA graph capture: its kernels never ran in it"). Reports
+   * list it with the plugin's outcome. */
+  th_status (*skip_trace)(void* ctx, const th_trace_view* trace, const char* reason);
 } th_host_api;
 
 typedef struct th_option_decl {

@@ -43,8 +43,34 @@ inline constexpr th_number_kind kInferred = TH_INFERRED;
 inline constexpr th_severity P0 = TH_P0;
 inline constexpr th_severity P1 = TH_P1;
 inline constexpr th_severity P2 = TH_P2;
+inline constexpr th_severity kInfo = TH_INFO;  // what the trace is, not a problem (ABI 1.3)
 inline constexpr uint32_t kNoRow = 0xFFFFFFFFu;
 inline constexpr int64_t kNoValue = INT64_MIN;  // an absent number in a column
+
+// The class of a GPU activity (ABI 1.3, docs/kernel-classes.md).
+enum class KernelClass : uint8_t {
+  kNone = TH_CLASS_NONE,  // not a GPU activity
+  kComm = TH_CLASS_COMM,
+  kComp = TH_CLASS_COMP,
+  kMem = TH_CLASS_MEM,
+  kOther = TH_CLASS_OTHER
+};
+
+inline const char* KernelClassName(KernelClass c) {
+  switch (c) {
+    case KernelClass::kComm:
+      return "COMM";
+    case KernelClass::kComp:
+      return "COMP";
+    case KernelClass::kMem:
+      return "MEM";
+    case KernelClass::kOther:
+      return "OTHER";
+    case KernelClass::kNone:
+      break;
+  }
+  return "";
+}
 
 struct Scope {
   int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;
@@ -217,9 +243,55 @@ class Trace {
     return At<int64_t>(v_->memory_total_reserved, row);
   }
 
+  // Kernel classes (ABI 1.3): the class of event `i` under the pipeline's
+  // kernel class table (built-in rules plus its `kernel_classes:`), kNone for
+  // an event that is no GPU activity. The host matched each distinct name
+  // once; here it is a lookup. hta_kernel_class: HTA 0.6.1's kernel types,
+  // for figures that reproduce HTA's.
+  KernelClass kernel_class(uint64_t i) const { return ClassOf(i, false); }
+  KernelClass hta_kernel_class(uint64_t i) const { return ClassOf(i, true); }
+  // The rule that decided kernel_class(i) (its source says where it comes
+  // from); nullptr when no rule matched and the kind decided.
+  const th_class_rule* kernel_class_rule(uint64_t i) const {
+    const uint32_t r = RuleOf(i, false);
+    return r == TH_NO_RULE ? nullptr : &v_->class_rules[r];
+  }
+  uint64_t class_rule_count() const { return HasClasses() ? v_->class_rule_count : 0; }
+  const th_class_rule& class_rule(uint64_t r) const { return v_->class_rules[r]; }
+
+  // CUDA/HIP graph capture in this trace (ABI 1.3; all zero from an older
+  // host). capture().dominates: the trace records capture, not execution;
+  // analyses that need executed kernels skip it (Context::Skip).
+  const th_graph_capture& capture() const {
+    static const th_graph_capture kNone{};
+    return HasCapture() ? v_->capture : kNone;
+  }
+
   const th_trace_view& raw() const { return *v_; }
 
  private:
+  bool HasClasses() const {
+    return v_->struct_size >= offsetof(th_trace_view, class_rules) + sizeof(void*);
+  }
+  bool HasCapture() const {
+    return v_->struct_size >= offsetof(th_trace_view, capture) + sizeof(th_graph_capture);
+  }
+  uint32_t RuleOf(uint64_t i, bool hta) const {
+    if (!HasClasses()) return TH_NO_RULE;
+    const uint32_t name = name_id(i);
+    if (name >= v_->string_count) return TH_NO_RULE;
+    return At<uint32_t>(hta ? v_->name_hta_rule : v_->name_rule, name);
+  }
+  KernelClass ClassOf(uint64_t i, bool hta) const {
+    const uint32_t k = kind(i);
+    const bool activity = k == TH_EVENT_KERNEL || k == TH_EVENT_MEMCPY || k == TH_EVENT_MEMSET;
+    if (!activity && k != TH_EVENT_GPU_SYNC && k != TH_EVENT_GPU_EVENT) return KernelClass::kNone;
+    const uint32_t r = RuleOf(i, hta);
+    if (r != TH_NO_RULE) return static_cast<KernelClass>(v_->class_rules[r].klass);
+    // No rule matched: the kind decides.
+    if (hta || k == TH_EVENT_KERNEL) return KernelClass::kComp;
+    return activity ? KernelClass::kMem : KernelClass::kOther;
+  }
   bool HasMemory() const {
     return v_->struct_size >= offsetof(th_trace_view, memory_total_reserved) + sizeof(th_column);
   }
@@ -440,6 +512,15 @@ class Context {
     c.name = name.c_str();
     c.detail = detail.c_str();
     Check(host_->add_check(host_->ctx, &c), "add_check");
+  }
+  // Leaves `trace` out of this plugin's results, saying why (one sentence,
+  // listed in every report with the plugin's outcome). ABI 1.3.
+  void Skip(const Trace& trace, const std::string& reason) {
+    if (host_->struct_size < offsetof(th_host_api, skip_trace) + sizeof(void*)) {
+      Warn("skipped rank " + std::to_string(trace.rank()) + ": " + reason);
+      return;
+    }
+    Check(host_->skip_trace(host_->ctx, &trace.raw(), reason.c_str()), "skip_trace");
   }
   void Log(const std::string& message) const { host_->log(host_->ctx, 0, message.c_str()); }
   void Warn(const std::string& message) const { host_->log(host_->ctx, 1, message.c_str()); }

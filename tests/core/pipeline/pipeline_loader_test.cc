@@ -466,5 +466,74 @@ TEST(PipelineLoader, PipelineFileThatIsAFifoIsRefusedWithoutWaiting) {
   EXPECT_THAT(p.status().message(), HasSubstr("not a regular file (a FIFO)"));
 }
 
+// kernel_classes: rules in file order, sources defaulting to FILE:LINE:COLUMN.
+TEST(PipelineLoader, KernelClassesAreRulesWithSources) {
+  std::string path = WritePipeline(R"(version: 1
+kernel_classes:
+  - {match: "*moe_a2a*", class: COMM, source: "our all-to-all"}
+  - match: "*internode::notify_dispatch*"
+    class: COMP
+  - {match: "*Fused_Copy*", class: MEM, ignore_case: true}
+plugins:
+  kernel-stats: {}
+)");
+  StatusOr<Pipeline> p = Load(path);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->kernel_classes.size(), 3u);
+  const KernelClassRule& a = p->kernel_classes[0];
+  EXPECT_EQ(a.match, "*moe_a2a*");
+  EXPECT_EQ(a.klass, KernelClass::kComm);
+  EXPECT_EQ(a.source, "our all-to-all");
+  EXPECT_FALSE(a.ignore_case);
+  EXPECT_EQ(p->kernel_classes[1].klass, KernelClass::kComp);
+  EXPECT_EQ(p->kernel_classes[1].source, "pipeline " + path + ":4:5");
+  EXPECT_EQ(p->kernel_classes[2].klass, KernelClass::kMem);
+  EXPECT_TRUE(p->kernel_classes[2].ignore_case);
+  EXPECT_EQ(p->kernel_classes[2].set, RuleSet::kTracehound);
+
+  // The dump writes them back with their sources; reloading gives the same plan.
+  std::string dumped = DumpEffectivePipeline(*p);
+  EXPECT_THAT(dumped, HasSubstr("match: \"*internode::notify_dispatch*\""));
+  EXPECT_THAT(dumped, HasSubstr("source: \"pipeline " + path + ":4:5\""));
+  StatusOr<Pipeline> again = Load(WritePipeline(dumped));
+  ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << dumped;
+  ASSERT_EQ(again->kernel_classes.size(), 3u);
+  EXPECT_EQ(again->kernel_classes[1].source, "pipeline " + path + ":4:5");
+  EXPECT_EQ(DumpEffectivePipeline(*again), dumped);
+
+  // --set reaches one rule; no rules dumps an empty list.
+  StatusOr<Pipeline> set = Load(path, Options({"kernel_classes.0.class=MEM"}));
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->kernel_classes[0].klass, KernelClass::kMem);
+  StatusOr<Pipeline> none = Load(WritePipeline("version: 1\n"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->kernel_classes.empty());
+  EXPECT_THAT(DumpEffectivePipeline(*none), HasSubstr("kernel_classes: []"));
+}
+
+TEST(PipelineLoader, KernelClassErrorsAreAtTheirPlace) {
+  ExpectErrorAt("version: 1\nkernel_classes: {match: x}\n", 2, 17,
+                "'kernel_classes' expects a list of {match, class, source} rules");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {match: '*a*', class: COMMS}\n", 3, 27,
+                "kernel_classes 'class' must be one of COMM, COMP, MEM, got 'COMMS'; did you "
+                "mean 'COMM'?");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {match: '*a*', class: OTHER}\n", 3, 27,
+                "must be one of COMM, COMP, MEM");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {match: '*a*', clas: COMM}\n", 3, 20,
+                "unknown key 'clas' in a kernel_classes rule; did you mean 'class'?");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {class: COMM}\n", 3, 5,
+                "a kernel_classes rule needs a 'match'");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {match: '*a*'}\n", 3, 5,
+                "a kernel_classes rule needs a 'class' (COMM, COMP, MEM)");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {match: '', class: COMM}\n", 3, 13,
+                "kernel_classes 'match' is an empty pattern");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - {match: '*a*', class: COMM, ignore_case: 1}\n", 3,
+                46, "kernel_classes 'ignore_case' expects a bool");
+  ExpectErrorAt("version: 1\nkernel_classes:\n  - '*a*'\n", 3, 5,
+                "a kernel_classes rule expects a map {match, class, source}");
+  ExpectErrorAt("version: 1\nkernel_clases: []\n", 2, 1,
+                "unknown key 'kernel_clases'; did you mean 'kernel_classes'?");
+}
+
 }  // namespace
 }  // namespace th

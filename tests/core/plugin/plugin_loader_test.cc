@@ -49,6 +49,18 @@ TEST(PluginLoader, LoadsBuiltinsWithTheirDeclarations) {
   EXPECT_EQ(registry.size(), libraries);
 }
 
+TEST(PluginLoader, APluginBuiltForAnOlderMinorLoadsAndRuns) {
+  auto older = LoadPluginLibrary(Lib("older_minor"));
+  ASSERT_TRUE(older.ok()) << older.status().message();
+  EXPECT_EQ((*older)->declaration.id, "older-minor");
+  TraceSet set = TinySet();
+  PluginResults results;
+  ASSERT_TRUE(RunPlugin(**older, set, {}, &results).ok());
+  ASSERT_EQ(results.metrics.size(), 1u);
+  EXPECT_EQ(results.metrics[0].name, "kernels");
+  EXPECT_EQ(results.metrics[0].value, 2);
+}
+
 TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto no_entry = LoadPluginLibrary(Lib("no_entry"));
   ASSERT_FALSE(no_entry.ok());
@@ -60,7 +72,7 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto future = LoadPluginLibrary(Lib("wrong_api"));
   ASSERT_FALSE(future.ok());
   EXPECT_NE(
-      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.2"),
+      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.3"),
       std::string::npos)
       << future.status().message();
 

@@ -1,6 +1,7 @@
-// gpu-efficiency on a trace written by the test (every ratio computed by hand)
-// and, with window=span, against the oracle's kernel union and span per device
-// on every real Kineto trace.
+// gpu-efficiency on a trace written by the test (every ratio computed by hand),
+// on a trace of CUDA graph capture (skipped, with the reason, instead of a P1
+// on a GPU whose work never ran), and, with window=span, against the oracle's
+// kernel union and span per device on every real Kineto trace.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -9,6 +10,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/synthetic_traces.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -75,6 +77,26 @@ TEST(GpuEfficiency, SpanWindowAndUnknownSmCount) {
   EXPECT_DOUBLE_EQ(Column<std::vector<double>>(t, "gpu_utilization")[0], 100.0);
   EXPECT_EQ(Column<std::vector<double>>(t, "est_sm_efficiency")[0], -1);  // unknown, not 0
   EXPECT_TRUE(r.findings.empty());
+}
+
+// The graph-capture trace: the two warm-up kernels ran before the step; inside
+// it six launches were captured into a graph and never ran. Before the kernel
+// classes' issue this gave "GPU 0 of rank 0 is busy 0.0% of the steps" (P1).
+TEST(GpuEfficiency, GraphCaptureTraceIsSkippedWithTheReason) {
+  auto set = LoadTraceSet({testing::WriteTempFile("capture.json", testing::kGraphCaptureTrace)},
+                          LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  ASSERT_TRUE(RunPlugin(Plugin(), *set, {}, &r).ok());
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].title;
+  EXPECT_EQ(r.tables.at("gpu_efficiency").rows, 0u);
+  EXPECT_TRUE(r.metrics.empty());
+  ASSERT_EQ(r.skips.size(), 1u);
+  EXPECT_EQ(r.skips[0].plugin, "gpu-efficiency");
+  EXPECT_EQ(r.skips[0].rank, 0);
+  EXPECT_EQ(r.skips[0].reason,
+            "the trace records CUDA/HIP graph capture: most launched kernels never ran in it, so "
+            "its GPU utilization would measure start-up, not work");
 }
 
 TEST(GpuEfficiency, BusyAndSpanEqualTheOracleOnEveryRealTrace) {

@@ -1,7 +1,7 @@
 // idle-launch on traces written by the test (every number by hand): the three
 // gap classes, HTA's step window and whole-µs rounding, what the launching
 // thread did during a long gap, launch delays, kernels shorter than their
-// launch, the launch queue.
+// launch, the launch queue; a trace of CUDA graph capture is skipped.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,6 +10,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/synthetic_traces.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -250,6 +251,18 @@ TEST(IdleLaunch, TraceWithoutGpuActivityPublishesEmptyTables) {
   EXPECT_EQ(r.tables.at("launch_stats").rows, 0u);
   EXPECT_EQ(r.tables.at("long_gaps").rows, 0u);
   EXPECT_TRUE(r.findings.empty());
+}
+
+TEST(IdleLaunch, GraphCaptureTraceIsSkippedWithTheReason) {
+  PluginResults r = RunOn("capture.json", testing::kGraphCaptureTrace);
+  EXPECT_EQ(r.tables.at("idle_breakdown").rows, 0u);
+  EXPECT_EQ(r.tables.at("launch_stats").rows, 0u);
+  EXPECT_TRUE(r.findings.empty());
+  ASSERT_EQ(r.skips.size(), 1u);
+  EXPECT_EQ(r.skips[0].plugin, "idle-launch");
+  EXPECT_EQ(r.skips[0].reason,
+            "the trace records CUDA/HIP graph capture: most launched kernels never ran in it, so "
+            "its streams' idle time and launch delays describe start-up");
 }
 
 }  // namespace

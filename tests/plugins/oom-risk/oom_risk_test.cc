@@ -1,6 +1,8 @@
 // oom-risk on generated Kineto traces ([memory] instant events of a training
 // loop: steady, slow leak, fast leak, near capacity, fragmented, an OOM, and
-// no memory events at all), each landing in the tier it was built for; and on
+// no memory events at all), each landing in the tier it was built for; an
+// inference server's KV cache allocated before the window and held throughout
+// it, named as a preallocated pool; and on
 // every real trace with memory events, the peak equals the oracle's maximum
 // "Total Allocated" exactly.
 #include <gtest/gtest.h>
@@ -8,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "core/import/trace_loader.h"
@@ -32,7 +35,9 @@ const LoadedPlugin& Plugin() {
 
 template <typename T>
 const T& Column(const DerivedTable& t, const char* name) {
-  return std::get<T>(t.Find(name)->values);
+  const DerivedColumn* c = t.Find(name);
+  if (c == nullptr) throw std::runtime_error(t.name + " has no column " + name);
+  return std::get<T>(c->values);
 }
 int64_t Int(const DerivedTable& t, const char* name, size_t row) {
   return Column<std::vector<int64_t>>(t, name)[row];
@@ -59,18 +64,21 @@ struct Scenario {
   int64_t extra_reserved = 0;
   bool oom = false;
   bool memory_events = true;
-  bool cpu_events = false;  // a few host allocations too (Device Type 0)
+  bool cpu_events = false;   // a few host allocations too (Device Type 0)
+  int64_t preallocated = 0;  // allocated before the capture began (held throughout)
+  bool backward = true;      // a training step (inference: forward only)
 };
 
 class Writer {
  public:
-  explicit Writer(const Scenario& s) : s_(s) {}
+  explicit Writer(const Scenario& s)
+      : s_(s), gpu_allocated_(s.preallocated), reserved_(s.preallocated) {}
 
   std::string Json() {
     for (int step = 1; step <= s_.steps; ++step) {
       const int64_t t0 = step * 10000;
       Slice("user_annotation", "ProfilerStep#" + std::to_string(step), t0, 9000);
-      if (step == 1) {
+      if (step == 1 && s_.base > 0) {
         Slice("cpu_op", "aten::to", t0 + 10, 50);
         Alloc(t0 + 20, s_.base);
       }
@@ -90,7 +98,8 @@ class Writer {
         Slice("cpu_op", "aten::empty", t0 + 3700, 100);
         Event(t0 + 3750, "[OutOfMemory]", 0, 8 * kGiB, 1);
       }
-      Slice("cpu_op", "autograd::engine::evaluate_function: MmBackward0", t0 + 4000, 3000);
+      if (s_.backward)
+        Slice("cpu_op", "autograd::engine::evaluate_function: MmBackward0", t0 + 4000, 3000);
       for (int k = 0; k < 4; ++k) Free(t0 + 4100 + k * 100, acts[k], s_.activations / 4);
     }
     return R"({"deviceProperties": [{"id": 0, "name": "Test GPU", "numSms": 100, )"
@@ -334,6 +343,92 @@ TEST(OomRisk, NoMemoryEventsIsANoteNamingTheCaptureOptionNotAFinding) {
   EXPECT_EQ(n.plugin, "oom-risk");
   EXPECT_NE(n.text.find("OOM risk not assessed"), std::string::npos) << n.text;
   EXPECT_NE(n.text.find("profile_memory=True"), std::string::npos) << n.text;
+}
+
+// An inference server on an 80 GiB GPU: 70 GiB (weights and KV cache) were
+// allocated before the capture and stay; each forward allocates 4 GiB of
+// activations on top and frees them. Peak 74 GiB leaves 7.5 % of the device
+// free, HIGH on the device's capacity alone; beside the pool, 6 of the 10 GiB
+// it leaves are free (60 %): LOW, and the pool is named.
+TEST(OomRisk, PreallocatedPoolIsNamedAndHeadroomJudgedBesideIt) {
+  Scenario s;
+  s.capacity = 80 * kGiB;
+  s.preallocated = 70 * kGiB;
+  s.base = 0;
+  s.activations = 4 * kGiB;
+  s.backward = false;
+  PluginResults r = RunScenario("kv_cache", s);
+  const DerivedTable& t = r.tables.at("oom_risk");
+  const size_t g = GpuRow(t);
+  EXPECT_EQ(Int(t, "peak_allocated", g), 74 * kGiB);
+  EXPECT_DOUBLE_EQ(Real(t, "headroom_pct", g), 7.5);
+  EXPECT_EQ(Int(t, "held_from_start", g), 70 * kGiB);
+  EXPECT_EQ(Int(t, "preallocated_pool", g), 70 * kGiB);
+  EXPECT_DOUBLE_EQ(Real(t, "pool_headroom_pct", g), 60.0);
+  EXPECT_EQ(Text(t, "tier", g), "LOW") << Text(t, "reasons", g);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.severity, kSeverityInfo);
+  EXPECT_EQ(f.title,
+            "preallocated pool (KV cache?) of 70.00 GiB held throughout the window on CUDA 0 of "
+            "rank 0");
+  EXPECT_EQ(f.what,
+            "70.00 GiB (87.5% of the device) was allocated before the trace's first allocator "
+            "event and stays allocated to its end (Total Allocated never drops below it), in a "
+            "trace without a backward pass: a pool the program preallocated, such as an inference "
+            "server's KV cache (vLLM gpu_memory_utilization, SGLang mem_fraction_static). Headroom "
+            "is judged on the 10.00 GiB it leaves: 60.0% of that was free at peak.");
+  EXPECT_EQ(EvidenceOf(f, "preallocated_pool"), 70 * kGiB);
+  EXPECT_EQ(EvidenceOf(f, "allocated_before_window"), 70 * kGiB);
+  EXPECT_DOUBLE_EQ(EvidenceOf(f, "pool_share"), 87.5);
+  EXPECT_EQ(f.scope.rank, 0);
+  EXPECT_EQ(f.scope.device, 0);
+}
+
+// The same pool with 9.5 GiB of activations: 0.5 of the 10 GiB it leaves
+// are free (5 %): HIGH, and the finding says it is beside the pool.
+TEST(OomRisk, PreallocatedPoolWithLittleRoomBesideItIsStillHigh) {
+  Scenario s;
+  s.capacity = 80 * kGiB;
+  s.preallocated = 70 * kGiB;
+  s.base = 0;
+  s.activations = 9 * kGiB + 512 * kMiB;
+  s.backward = false;
+  PluginResults r = RunScenario("kv_cache_full", s);
+  const DerivedTable& t = r.tables.at("oom_risk");
+  const size_t g = GpuRow(t);
+  EXPECT_EQ(Text(t, "tier", g), "HIGH") << Text(t, "reasons", g);
+  EXPECT_DOUBLE_EQ(Real(t, "pool_headroom_pct", g), 5.0);
+  ASSERT_EQ(r.findings.size(), 2u);  // the pool (info) and the risk (P1)
+  const Finding* risk = nullptr;
+  for (const Finding& f : r.findings)
+    if (f.severity == 1) risk = &f;
+  ASSERT_NE(risk, nullptr);
+  EXPECT_EQ(risk->title,
+            "OOM risk HIGH on CUDA 0 of rank 0: beside a preallocated pool of 70.00 GiB, peak "
+            "allocated 79.50 GiB of 80.00 GiB leaves 0.6% free, 5.0% of the 10.00 GiB the pool "
+            "leaves (< 10%)");
+  EXPECT_NE(risk->suggestion.find("gpu_memory_utilization"), std::string::npos);
+  EXPECT_EQ(EvidenceOf(*risk, "preallocated_pool"), 70 * kGiB);
+}
+
+// Training holds its weights and optimizer state throughout too: reported as
+// held from the start, not named a pool, and headroom is the device's.
+TEST(OomRisk, MemoryHeldByATrainingStepIsNotAPool) {
+  Scenario s;
+  s.capacity = 80 * kGiB;
+  s.preallocated = 70 * kGiB;
+  s.base = 0;
+  s.activations = 4 * kGiB;
+  PluginResults r = RunScenario("training_held", s);
+  const DerivedTable& t = r.tables.at("oom_risk");
+  const size_t g = GpuRow(t);
+  EXPECT_EQ(Int(t, "held_from_start", g), 70 * kGiB);
+  EXPECT_EQ(Int(t, "preallocated_pool", g), 0);
+  EXPECT_DOUBLE_EQ(Real(t, "pool_headroom_pct", g), -1);
+  EXPECT_EQ(Text(t, "tier", g), "HIGH") << Text(t, "reasons", g);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].severity, 1);
 }
 
 TEST(OomRisk, PeakEqualsTheOracleOnEveryRealTraceWithMemoryEvents) {

@@ -12,6 +12,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/synthetic_traces.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -126,6 +127,20 @@ TEST(Overlap, HtaDefinitionDropsKernelsWithoutLaunchAndRoundsFractionalTraces) {
   ASSERT_TRUE(RunPlugin(Plugin(), *frac, {}, &exact).ok());
   EXPECT_DOUBLE_EQ(Col<double>(h.tables.at("overlap"), "overlap_pct")[0], 44.44);
   EXPECT_DOUBLE_EQ(Col<double>(exact.tables.at("overlap"), "overlap_pct")[0], 53.0);
+}
+
+TEST(Overlap, GraphCaptureTraceIsSkippedWithTheReason) {
+  auto set = LoadTraceSet({testing::WriteTempFile("capture.json", testing::kGraphCaptureTrace)},
+                          LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  ASSERT_TRUE(RunPlugin(Plugin(), *set, {}, &r).ok());
+  EXPECT_EQ(r.tables.at("overlap").rows, 0u);
+  EXPECT_TRUE(r.metrics.empty());
+  ASSERT_EQ(r.skips.size(), 1u);
+  EXPECT_EQ(r.skips[0].reason,
+            "the trace records CUDA/HIP graph capture: most launched kernels never ran in it, so "
+            "there is no executed communication to overlap");
 }
 
 TEST(Overlap, NoCommunicationIsNotObservedNotZero) {
