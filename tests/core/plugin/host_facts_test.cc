@@ -115,7 +115,9 @@ TEST(HostFacts, MoeOverlapCountsDeepEpNvshmemMscclppAndPeerCopiesAsCommunication
   }
   // 30.9 % of the span is exposed communication: above the 10 % threshold.
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].title, "rank 0: 30.9% of GPU time is exposed communication");
+  EXPECT_EQ(r.findings[0].title, "communication not hidden behind computation");
+  EXPECT_EQ(r.findings[0].what.rfind("rank 0: 30.9% of GPU time is exposed communication", 0), 0u)
+      << r.findings[0].what;
 }
 
 TEST(HostFacts, MoeStreamBudgetPutsEveryClassInItsPart) {

@@ -35,13 +35,15 @@ AnalysisReport Report(bool with_problem) {
   return r;
 }
 
-TEST(AnalysisReport, InfoOnlyIsOptimalAndListsTheSkip) {
+// An info finding says what a trace is, and the one detector skipped it: no
+// problem, but nothing was assessed either (issue 15 item 5), never OPTIMAL.
+TEST(AnalysisReport, InfoOnlyIsNotAssessedAndListsTheSkip) {
   AnalysisReport r = Report(false);
-  EXPECT_EQ(Verdict(r), "OPTIMAL");
+  EXPECT_EQ(Verdict(r), "NOT_ASSESSED");
   std::ostringstream terminal;
   WriteReportTerminal(r, terminal);
   EXPECT_EQ(terminal.str(),
-            "verdict: OPTIMAL\n"
+            "verdict: NOT_ASSESSED\n"
             " info host  rank 0 records CUDA graph capture, not steady-state execution: 6 launch "
             "calls were captured into CUDA graphs and never ran in it.\n"
             " plugin gpu-efficiency skipped rank 0: the trace records CUDA/HIP graph capture\n"
@@ -67,7 +69,7 @@ TEST(AnalysisReport, InfoOnlyIsOptimalAndListsTheSkip) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(json.str()).get(doc), simdjson::SUCCESS) << json.str();
-  EXPECT_EQ(std::string_view(doc["verdict"]), "OPTIMAL");
+  EXPECT_EQ(std::string_view(doc["verdict"]), "NOT_ASSESSED");
   EXPECT_EQ(std::string_view(doc["findings"].at(0)["severity"]), "info");
   simdjson::dom::array skipped = doc["plugins"]["gpu-efficiency"]["skipped"];
   ASSERT_EQ(skipped.size(), 1u);
