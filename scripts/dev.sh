@@ -54,7 +54,7 @@ sanitize() {
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     -DTRACEHOUND_FUZZ=ON -DTRACEHOUND_CUDA=OFF -DTRACEHOUND_HIP=OFF \
     -DTRACEHOUND_BUILD_BENCHMARKS=OFF \
-    -DTRACEHOUND_FUZZ_SMOKE_SECONDS="${FUZZ_SMOKE_SECONDS:-20}" >/dev/null
+    -DTRACEHOUND_FUZZ_SMOKE_SECONDS="${FUZZ_SMOKE_SECONDS:-15}" >/dev/null
   ninja -C "$dir" -j"$(nproc)" sanitize_tests
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer || true) \

@@ -289,6 +289,9 @@ TEST(XprofJson, LoaderReadsGzipAndSkipsTheCopyBesideAnXplane) {
 }
 
 TEST(XprofJson, InfoJsonOnAJaxTraceJsonGz) {
+  // The sanitizer pass builds the tests that read hostile input, not the command.
+  if (!std::filesystem::exists(TRACEHOUND_BINARY))
+    GTEST_SKIP() << "the tracehound command is not built in this build tree";
   std::string gz =
       testing::WriteTempFile("xprof_cli/tw003.trace.json.gz", testing::Gzip(GpuTrace()));
   testing::CommandResult r = testing::Tracehound("info --json " + gz);
