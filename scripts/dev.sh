@@ -46,14 +46,15 @@ build() {
 }
 
 # The sanitizer pass (build-sanitize): clang, ASan + UBSan (undefined behaviour
-# aborts), libFuzzer coverage; -O1 and line tables keep the build short.
+# aborts), libFuzzer coverage; the libraries at -O1, the tests' own code at
+# -O0 and line tables only keep the build short.
 sanitize() {
   install_packages
   local dir=${SANITIZE_BUILD_DIR:-build-sanitize}
   CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     -DTRACEHOUND_FUZZ=ON -DTRACEHOUND_CUDA=OFF -DTRACEHOUND_HIP=OFF \
-    -DTRACEHOUND_BUILD_BENCHMARKS=OFF \
+    -DTRACEHOUND_BUILD_BENCHMARKS=OFF -DTRACEHOUND_TEST_CXX_FLAGS=-O0 \
     -DTRACEHOUND_FUZZ_SMOKE_SECONDS="${FUZZ_SMOKE_SECONDS:-15}" >/dev/null
   ninja -C "$dir" -j"$(nproc)" sanitize_tests
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
