@@ -178,14 +178,20 @@ class GpuEfficiency final : public th::sdk::Plugin {
       if (occ >= 0) ctx.Metric("est_achieved_occupancy", occ, "%", th::sdk::kInferred, scope);
       if (window && util < low) {
         ctx.Add(
-            th::sdk::Finding(th::sdk::P1, "GPU " + std::to_string(d.device) + " of rank " +
-                                              std::to_string(d.rank) + " is busy " + Percent(util) +
-                                              " of the " + d.window_source)
-                .What("No kernel runs on the device for most of the window; the GPU waits on "
+            // One title per cause (devices alike group into one finding); the
+            // device and its figure are in the message.
+            th::sdk::Finding(th::sdk::P1, "GPU busy under " + Percent(low) + " of the " +
+                                              d.window_source)
+                .What("GPU " + std::to_string(d.device) + " of rank " + std::to_string(d.rank) +
+                      " is busy " + Percent(util) + " of the " + d.window_source +
+                      ": no kernel runs on the device for most of the window; the GPU waits on "
                       "the host, data loading or other ranks (see idle-launch, step-breakdown).")
                 .Suggest("Find what the host does in the gaps (idle-launch); overlap data "
                          "loading, batch small kernels (CUDA graphs), or raise the batch size.")
                 .In(scope)
+                // First: what it costs (the device's idle time in the window), so
+                // the reports name the idlest device the worst of the group.
+                .Evidence("idle", static_cast<double>(window - busy[i]), "ns", th::sdk::kMeasured)
                 .Evidence("gpu_utilization", util, "%", th::sdk::kMeasured)
                 .Evidence("busy", static_cast<double>(busy[i]), "ns", th::sdk::kMeasured)
                 .Evidence("window", static_cast<double>(window), "ns", th::sdk::kMeasured));

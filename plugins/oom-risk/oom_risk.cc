@@ -246,6 +246,9 @@ struct DeviceMemory {
 
   Tier tier = kLow;
   std::vector<std::string> reasons;
+  // What the first reason at the highest tier is, without its figures: the
+  // finding's title, alike on every device it is found on (one group).
+  std::string cause;
 
   double headroom_pct() const {
     return capacity > 0 && measured ? 100.0 * static_cast<double>(capacity - peak) / capacity : -1;
@@ -538,12 +541,14 @@ class OomRisk final : public th::sdk::Plugin {
 
   // Phase 4: the tier and why.
   static void Classify(const Options& o, DeviceMemory& d) {
-    auto raise = [&](Tier t, std::string why) {
+    auto raise = [&](Tier t, const char* cause, std::string why) {
+      if (d.cause.empty() || t > d.tier) d.cause = cause;  // the first at the highest tier
       d.tier = std::max(d.tier, t);
       d.reasons.push_back(std::string(TierName(t)) + ": " + std::move(why));
     };
     if (d.oom_events > 0)
-      raise(kHigh, std::to_string(d.oom_events) + " [OutOfMemory] event(s) recorded");
+      raise(kHigh, "out-of-memory recorded",
+            std::to_string(d.oom_events) + " [OutOfMemory] event(s) recorded");
     if (d.peak == kNoValue) return;
     const double headroom = d.headroom_pct();
     if (headroom >= 0) {
@@ -557,16 +562,19 @@ class OomRisk final : public th::sdk::Plugin {
                ", " + Fixed(judged, 1) + "% of the " +
                Bytes(static_cast<double>(d.capacity - d.held)) + " the pool leaves";
       d.near_capacity = judged < o.medium_headroom_pct;
+      const char* cause = d.pool ? "peak near what the preallocated pool leaves"
+                                 : "peak near the device's capacity";
       if (judged < o.high_headroom_pct)
-        raise(kHigh, what + " (< " + Fixed(o.high_headroom_pct, 0) + "%)");
+        raise(kHigh, cause, what + " (< " + Fixed(o.high_headroom_pct, 0) + "%)");
       else if (d.near_capacity)
-        raise(kMedium, what + " (< " + Fixed(o.medium_headroom_pct, 0) + "%)");
+        raise(kMedium, cause, what + " (< " + Fixed(o.medium_headroom_pct, 0) + "%)");
     }
     const double reserved_headroom = d.reserved_headroom_pct();
     d.fragmented = d.fragmentation_pct() >= o.fragmentation_pct && reserved_headroom >= 0 &&
                    reserved_headroom < o.medium_headroom_pct;
     if (d.fragmented)
-      raise(kMedium, "fragmentation: " + Bytes(static_cast<double>(d.fragmentation())) + " (" +
+      raise(kMedium, "fragmented at peak",
+            "fragmentation: " + Bytes(static_cast<double>(d.fragmentation())) + " (" +
                          Fixed(d.fragmentation_pct(), 1) +
                          "% of reserved) cached but unallocated at peak while reserved memory "
                          "leaves " +
@@ -581,13 +589,13 @@ class OomRisk final : public th::sdk::Plugin {
       d.steps_to_exhaustion = std::max(0.0, static_cast<double>(d.capacity - d.peak) / f.slope);
       what += ", filling the headroom in ~" + Fixed(d.steps_to_exhaustion, 0) + " steps";
       if (d.steps_to_exhaustion < static_cast<double>(o.high_leak_steps))
-        raise(kHigh, what);
+        raise(kHigh, "allocated memory grows every step", what);
       else if (d.steps_to_exhaustion < static_cast<double>(o.medium_leak_steps))
-        raise(kMedium, what);
+        raise(kMedium, "allocated memory grows every step", what);
       else
         d.reasons.push_back("LOW: " + what);
     } else {
-      raise(kMedium,
+      raise(kMedium, "allocated memory grows every step",
             what + (d.capacity > 0 ? "; the trace records Bytes only, so the headroom is unknown"
                                    : "; the device's capacity is unknown"));
     }
@@ -599,10 +607,8 @@ class OomRisk final : public th::sdk::Plugin {
     scope.rank = d.rank;
     scope.device = d.type == kCpuDevice ? -1 : d.id;
     const double share = 100.0 * static_cast<double>(d.held) / static_cast<double>(d.capacity);
-    th::sdk::Finding f(th::sdk::kInfo, "preallocated pool (KV cache?) of " +
-                                           Bytes(static_cast<double>(d.held)) +
-                                           " held throughout the window on " + d.label());
-    f.What(Bytes(static_cast<double>(d.held)) + " (" + Fixed(share, 1) +
+    th::sdk::Finding f(th::sdk::kInfo, "preallocated pool (KV cache?) held throughout the window");
+    f.What("On " + d.label() + ", " + Bytes(static_cast<double>(d.held)) + " (" + Fixed(share, 1) +
            "% of the device) was allocated before the trace's first allocator event and stays "
            "allocated to its end (Total Allocated never drops below it), in a trace without a "
            "backward pass: a pool the program preallocated, such as an inference server's KV "
@@ -803,10 +809,9 @@ class OomRisk final : public th::sdk::Plugin {
     th::sdk::Finding f(oom               ? th::sdk::P0
                        : d.tier == kHigh ? th::sdk::P1
                                          : th::sdk::P2,
-                       std::string("OOM risk ") + TierName(d.tier) + " on " + d.label() + ": " +
-                           d.reasons.front().substr(d.reasons.front().find(": ") + 2));
-    std::string what;
-    for (const auto& r : d.reasons) what += (what.empty() ? "" : "; ") + r;
+                       std::string("OOM risk ") + TierName(d.tier) + ": " + d.cause);
+    std::string what = d.label() + ": ";
+    for (size_t k = 0; k < d.reasons.size(); ++k) what += (k ? "; " : "") + d.reasons[k];
     what += ".";
     if (d.pool)
       what += " A preallocated pool (KV cache?) of " + Bytes(static_cast<double>(d.held)) +

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cctype>
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -70,6 +73,49 @@ TEST(OneFindingPerCause, EachCauseIsOneLineAndTheJsonKeepsEveryScope) {
   std::string tally = md.substr(md.rfind('\n', at) + 1, at - md.rfind('\n', at) - 1);
   EXPECT_NE(r.out.find("checks: " + tally + " passed"), std::string::npos) << tally << "\n"
                                                                            << r.out;
+}
+
+// A cause's title is the same wherever it is found: a plugin's groups never
+// differ only in their figures (which would print one line per device, as
+// gpu-efficiency's "GPU 0 of rank 0 is busy 45.5% of the steps" did: six
+// lines on the DLRM job). Checked on every real multi-rank trace.
+std::string WithoutFigures(const std::string& title) {
+  std::string out;
+  for (char c : title)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.' && c != '%') out += c;
+  return out;
+}
+
+TEST(OneFindingPerCause, ACauseOnManyRanksIsOneGroupOnRealJobs) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  const std::string jobs[] = {data + "/param/et_replay/tests/data/dlrm_kineto.tar.gz",
+                              data + "/hta/tests/data/trace_filter"};
+  for (const std::string& job : jobs) {
+    if (!fs::exists(job)) continue;
+    std::string reports = testing::TempDir() + "/real-" + std::to_string(std::hash<std::string>{}(job));
+    fs::create_directories(reports);
+    CommandResult r = Tracehound("analyze " + job, "TRACEHOUND_REPORT_DIR=" + reports);
+    ASSERT_EQ(r.status, 0) << job << "\n" << r.out;
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.load(reports + "/tracehound-findings.json").value();
+    std::set<std::pair<std::string, std::string>> seen;
+    simdjson::dom::array groups = doc["groups"].get_array().value();
+    for (simdjson::dom::element g : groups) {
+      std::string plugin(g["plugin"].get_string().value());
+      std::string title(g["title"].get_string().value());
+      EXPECT_TRUE(seen.insert({plugin, WithoutFigures(title)}).second)
+          << job << ": " << plugin << " reports one cause as several groups: " << title;
+    }
+  }
+  // The DLRM job: six GPUs busy under half the step are one line naming them.
+  CommandResult r = Tracehound("analyze " + jobs[0], "TRACEHOUND_REPORT_DIR=" + testing::TempDir());
+  EXPECT_EQ(CountLines(r.out, " P1 gpu-efficiency"), 1) << r.out;
+  // The idlest device leads (rank 5: 10.5 ms idle), the range is every device's.
+  EXPECT_NE(r.out.find("GPU busy under 50.0% of the steps: 6 devices on 6 ranks (worst: rank 5, "
+                       "device 5); idle 7.884 ms – 10.545 ms, gpu_utilization 21.1 % – 45.46 %"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(OneFindingPerCause, NothingAssessedIsNotOptimal) {

@@ -57,7 +57,10 @@ TEST(GpuEfficiency, RatiosOverTheStepsWindow) {
   EXPECT_DOUBLE_EQ(Column<std::vector<double>>(t, "est_achieved_occupancy")[0], 75.0);
   EXPECT_DOUBLE_EQ(Column<std::vector<double>>(t, "blocks_per_sm")[0], 1.25);
   ASSERT_EQ(r.findings.size(), 1u);  // 30 % < 50 %
-  EXPECT_NE(r.findings[0].title.find("busy 30.0%"), std::string::npos) << r.findings[0].title;
+  // The title is the cause, alike on every device; the message names the device.
+  EXPECT_EQ(r.findings[0].title, "GPU busy under 50.0% of the steps");
+  EXPECT_EQ(r.findings[0].what.rfind("GPU 0 of rank 0 is busy 30.0% of the steps: ", 0), 0u)
+      << r.findings[0].what;
   const DerivedTable& k = r.tables.at("gpu_efficiency_kernels");
   ASSERT_EQ(k.rows, 2u);
   EXPECT_DOUBLE_EQ(Column<std::vector<double>>(k, "est_sm_efficiency")[0] +

@@ -270,6 +270,38 @@ TEST(OomRisk, FastLeakIsHigh) {
   EXPECT_NEAR(EvidenceOf(*f, "leak_slope"), 512.0 * kMiB, 1e-3);
 }
 
+// The same cause on two ranks is one title (the reports group it into one
+// finding); the device and its figures are in the message.
+TEST(OomRisk, OneCauseOnTwoRanksHasOneTitle) {
+  std::vector<std::string> files;
+  for (int rank = 0; rank < 2; ++rank) {
+    Scenario s;
+    s.activations = 2 * kGiB;
+    s.leak = (512 + 256 * rank) * kMiB;
+    std::string json = Writer(s).Json();
+    json.insert(1, R"("distributedInfo": {"rank": )" + std::to_string(rank) +
+                       R"(, "world_size": 2}, )");
+    files.push_back(testing::WriteTempFile("leak_rank" + std::to_string(rank) + ".json", json));
+  }
+  auto set = LoadTraceSet(files, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  ASSERT_TRUE(RunPlugin(Plugin(), *set, {}, &r).ok());
+  ASSERT_EQ(r.findings.size(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(r.findings[k].title, "OOM risk HIGH: allocated memory grows every step");
+    EXPECT_EQ(r.findings[k].scope.rank, k);
+  }
+  EXPECT_EQ(r.findings[0].what.rfind("CUDA 0 of rank 0: HIGH: allocated grows 512.00 MiB/step", 0),
+            0u)
+      << r.findings[0].what;
+  // Rank 1 is MEDIUM for its peak first, HIGH for the leak: titled by the leak.
+  EXPECT_EQ(r.findings[1].what.rfind("CUDA 0 of rank 1: MEDIUM: peak allocated 13.00 GiB", 0), 0u)
+      << r.findings[1].what;
+  EXPECT_NE(r.findings[1].what.find("; HIGH: allocated grows 768.00 MiB/step"), std::string::npos)
+      << r.findings[1].what;
+}
+
 TEST(OomRisk, NearCapacityIsHighAndTheThresholdIsAnOption) {
   Scenario s;
   s.base = 6 * kGiB;
@@ -369,11 +401,9 @@ TEST(OomRisk, PreallocatedPoolIsNamedAndHeadroomJudgedBesideIt) {
   ASSERT_EQ(r.findings.size(), 1u);
   const Finding& f = r.findings[0];
   EXPECT_EQ(f.severity, kSeverityInfo);
-  EXPECT_EQ(f.title,
-            "preallocated pool (KV cache?) of 70.00 GiB held throughout the window on CUDA 0 of "
-            "rank 0");
+  EXPECT_EQ(f.title, "preallocated pool (KV cache?) held throughout the window");
   EXPECT_EQ(f.what,
-            "70.00 GiB (87.5% of the device) was allocated before the trace's first allocator "
+            "On CUDA 0 of rank 0, 70.00 GiB (87.5% of the device) was allocated before the trace's first allocator "
             "event and stays allocated to its end (Total Allocated never drops below it), in a "
             "trace without a backward pass: a pool the program preallocated, such as an inference "
             "server's KV cache (vLLM gpu_memory_utilization, SGLang mem_fraction_static). Headroom "
@@ -404,10 +434,14 @@ TEST(OomRisk, PreallocatedPoolWithLittleRoomBesideItIsStillHigh) {
   for (const Finding& f : r.findings)
     if (f.severity == 1) risk = &f;
   ASSERT_NE(risk, nullptr);
-  EXPECT_EQ(risk->title,
-            "OOM risk HIGH on CUDA 0 of rank 0: beside a preallocated pool of 70.00 GiB, peak "
-            "allocated 79.50 GiB of 80.00 GiB leaves 0.6% free, 5.0% of the 10.00 GiB the pool "
-            "leaves (< 10%)");
+  EXPECT_EQ(risk->title, "OOM risk HIGH: peak near what the preallocated pool leaves");
+  EXPECT_EQ(risk->what.rfind(
+                "CUDA 0 of rank 0: HIGH: beside a preallocated pool of 70.00 GiB, peak allocated "
+                "79.50 GiB of 80.00 GiB leaves 0.6% free, 5.0% of the 10.00 GiB the pool leaves "
+                "(< 10%).",
+                0),
+            0u)
+      << risk->what;
   EXPECT_NE(risk->suggestion.find("gpu_memory_utilization"), std::string::npos);
   EXPECT_EQ(EvidenceOf(*risk, "preallocated_pool"), 70 * kGiB);
 }
