@@ -449,6 +449,23 @@ TEST(PipelineLoader, AliasBombIsRefusedBeforeItExpands) {
   }
 }
 
+// The budget is 20,000 values in all (a real pipeline has hundreds): at it a
+// document converts, one more is refused. The fuzzer reached its 10 s limit
+// under ASan on a bomb stopped at 100,000 (pipeline_yaml-timeout-96f49567).
+TEST(PipelineLoader, ExpansionBudgetIsTwentyThousandValues) {
+  auto with_values = [](int n) {  // the document map, version's 1 and x's list are 3
+    std::string y = "version: 1\nx: [";
+    for (int k = 0; k < n - 3; ++k) y += k ? ",1" : "1";
+    return y + "]\n";
+  };
+  StatusOr<Pipeline> at = Load(WritePipeline(with_values(20000)));
+  ASSERT_FALSE(at.ok());  // "x" is not a pipeline key, but it was converted
+  EXPECT_THAT(at.status().message(), HasSubstr("'x'"));
+  StatusOr<Pipeline> over = Load(WritePipeline(with_values(20001)));
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(over.status().message(), HasSubstr("more than 20000 values"));
+}
+
 TEST(PipelineLoader, OrdinaryAliasesStillWork) {
   std::string path =
       WritePipeline("version: 1\ndefaults: &d {threshold_us: 250}\nplugins:\n  long-kernels: *d\n");
