@@ -53,6 +53,18 @@ StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::st
     const th_option_decl& o = d.options[i];
     OptionDeclaration od;
     od.name = Str(o.name);
+    // A pipeline's plugin entry takes these keys itself (`enabled: false`,
+    // `severity: P0`): an option so named could never be set.
+    if (od.name == "enabled" || od.name == "severity")
+      return InvalidInput(path + ": plugin '" + decl.id + "' declares an option named '" +
+                          od.name +
+                          "', a key the pipeline reserves for every plugin (enabled, severity); "
+                          "rename the option (a plugin's finding severity is set by the "
+                          "pipeline's 'severity:')");
+    for (const OptionDeclaration& earlier : decl.options)
+      if (earlier.name == od.name)
+        return InvalidInput(path + ": plugin '" + decl.id + "' declares option '" + od.name +
+                            "' twice");
     od.doc = Str(o.doc);
     od.type = o.type == TH_TYPE_BOOL  ? OptionType::kBool
               : o.type == TH_TYPE_I64 ? OptionType::kInt

@@ -102,7 +102,6 @@ class Stragglers final : public th::sdk::Plugin {
                 "ranks needed to report a straggler (the robust z needs 3; with 2, a rank latest "
                 "in significantly many steps)")
         .Min(2)
-        .Option("severity", "P1", "severity of the straggler finding", {"P0", "P1", "P2"})
         .Option("top_activities", int64_t{5},
                 "kernels and CPU ops listed for the straggler's late windows")
         .Range(1, 100)
@@ -486,10 +485,8 @@ class Stragglers final : public th::sdk::Plugin {
             " collectives, confidence " + Fmt("%.2f", confidence) +
             (is_straggler ? "" : ": not a straggler"));
     if (!is_straggler) return;
-    const std::string sev = ctx.GetString("severity");
-    const th_severity severity = sev == "P0"   ? th::sdk::P0
-                                 : sev == "P1" ? th::sdk::P1
-                                               : th::sdk::P2;
+    // P1; a pipeline's `severity:` for the plugin changes it (the host applies it).
+    const th_severity severity = th::sdk::P1;
     th::sdk::Scope scope;
     scope.rank = cand_rank;
     std::string what =

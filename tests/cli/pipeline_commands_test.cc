@@ -105,6 +105,28 @@ TEST(RunCommand, DumpConfigAndSetOverrides) {
   EXPECT_EQ(bad.out.find("tracehound: error: --set:1:"), 0u) << bad.out;
 }
 
+// What --dump-config writes is the plan itself: loaded again, it dumps to the
+// same bytes and validates (every shipped pipeline; redact.yaml is rules, not
+// a pipeline).
+TEST(RunCommand, DumpConfigReloadsToTheSamePlanForEveryShippedPipeline) {
+  const std::string configs = std::string(TRACEHOUND_SOURCE_DIR) + "/configs";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(configs)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml" || name == "redact.yaml") continue;
+    CommandResult first = Tracehound("run " + entry.path().string() + " --dump-config");
+    ASSERT_EQ(first.status, 0) << name << "\n" << first.out;
+    std::string again = testing::WriteTempFile("dumped/" + name, first.out);
+    CommandResult second = Tracehound("run " + again + " --dump-config");
+    ASSERT_EQ(second.status, 0) << name << "\n" << second.out;
+    EXPECT_EQ(second.out, first.out) << name;
+    CommandResult valid = Tracehound("validate " + again);
+    EXPECT_EQ(valid.status, 0) << name << "\n" << valid.out;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
 TEST(RunCommand, PipelineErrorsNameFileLineAndColumn) {
   std::string yaml = "version: 1\nplugins:\n  kernel-stats: {include_memroy: false}\n";
   std::string path = testing::WriteTempFile("typo.yaml", yaml);

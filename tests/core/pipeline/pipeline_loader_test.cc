@@ -355,6 +355,22 @@ TEST(PipelineLoader, IncludeCycleIsAnError) {
   EXPECT_THAT(p.status().message(), StartsWith(missing + ":2:10: cannot open included file"));
 }
 
+// A file name longer than the file system allows (NAME_MAX 255) made
+// std::filesystem throw out of the loader: the fuzzer's pipeline_yaml-crash-5e9a4a58,
+// an `include:` of a 270-byte name. It is an error at the include's line.
+TEST(PipelineLoader, AFileNameTooLongIsAnErrorNotACrash) {
+  const std::string name(300, 'n');
+  std::string including =
+      WriteTempFile("long/including.yaml", "version: 1\ninclude: " + name + ".yaml\n");
+  StatusOr<Pipeline> p = Load(including);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), StartsWith(including + ":2:10: cannot open included file '"));
+  EXPECT_THAT(p.status().message(), HasSubstr("File name too long"));
+  StatusOr<Pipeline> direct = Load(th::testing::TempDir() + "/" + name + ".yaml");
+  ASSERT_FALSE(direct.ok());
+  EXPECT_THAT(direct.status().message(), HasSubstr("cannot open pipeline file: File name too long"));
+}
+
 TEST(PipelineLoader, DumpRoundTripsWithEveryDefault) {
   StatusOr<Pipeline> p = Load(WritePipeline(kFull));
   ASSERT_TRUE(p.ok()) << p.status().message();

@@ -76,6 +76,16 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
       std::string::npos)
       << future.status().message();
 
+  // `severity` (and `enabled`) are the pipeline's keys for every plugin: an
+  // option so named could never be set (stragglers declared one).
+  auto reserved = LoadPluginLibrary(Lib("reserved_option"));
+  ASSERT_FALSE(reserved.ok());
+  EXPECT_NE(reserved.status().message().find(
+                "reserved_option.so: plugin 'reserved-option' declares an option named "
+                "'severity', a key the pipeline reserves for every plugin (enabled, severity)"),
+            std::string::npos)
+      << reserved.status().message();
+
   std::string fake = testing::WriteTempFile("fake/fake.so", "this is not an ELF file");
   auto not_a_library = LoadPluginLibrary(fake);
   ASSERT_FALSE(not_a_library.ok());
