@@ -360,10 +360,9 @@ Status LoadTree(const std::string& path, const YamlMark* included_at, std::vecto
   if (!in) {
     // fs::status's error, not a throwing fs::exists: a name too long for the
     // file system is an error to report, not an exception.
-    std::string why = type_ec && type_ec != std::errc::no_such_file_or_directory
-                          ? type_ec.message()
-                      : fs::exists(type) ? "cannot read"
-                                         : "no such file";
+    std::string why = type_ec && type_ec != std::errc::no_such_file_or_directory ? type_ec.message()
+                      : fs::exists(type)                                         ? "cannot read"
+                                                                                 : "no such file";
     if (included_at)
       return ErrorAt(*included_at, "cannot open included file " + Q(path) + ": " + why);
     return NotFound(path + ": cannot open pipeline file: " + why);

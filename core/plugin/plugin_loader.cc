@@ -56,8 +56,7 @@ StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::st
     // A pipeline's plugin entry takes these keys itself (`enabled: false`,
     // `severity: P0`): an option so named could never be set.
     if (od.name == "enabled" || od.name == "severity")
-      return InvalidInput(path + ": plugin '" + decl.id + "' declares an option named '" +
-                          od.name +
+      return InvalidInput(path + ": plugin '" + decl.id + "' declares an option named '" + od.name +
                           "', a key the pipeline reserves for every plugin (enabled, severity); "
                           "rename the option (a plugin's finding severity is set by the "
                           "pipeline's 'severity:')");

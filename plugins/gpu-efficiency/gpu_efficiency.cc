@@ -180,8 +180,8 @@ class GpuEfficiency final : public th::sdk::Plugin {
         ctx.Add(
             // One title per cause (devices alike group into one finding); the
             // device and its figure are in the message.
-            th::sdk::Finding(th::sdk::P1, "GPU busy under " + Percent(low) + " of the " +
-                                              d.window_source)
+            th::sdk::Finding(th::sdk::P1,
+                             "GPU busy under " + Percent(low) + " of the " + d.window_source)
                 .What("GPU " + std::to_string(d.device) + " of rank " + std::to_string(d.rank) +
                       " is busy " + Percent(util) + " of the " + d.window_source +
                       ": no kernel runs on the device for most of the window; the GPU waits on "

@@ -575,10 +575,10 @@ class OomRisk final : public th::sdk::Plugin {
     if (d.fragmented)
       raise(kMedium, "fragmented at peak",
             "fragmentation: " + Bytes(static_cast<double>(d.fragmentation())) + " (" +
-                         Fixed(d.fragmentation_pct(), 1) +
-                         "% of reserved) cached but unallocated at peak while reserved memory "
-                         "leaves " +
-                         Fixed(reserved_headroom, 1) + "% of the device free");
+                Fixed(d.fragmentation_pct(), 1) +
+                "% of reserved) cached but unallocated at peak while reserved memory "
+                "leaves " +
+                Fixed(reserved_headroom, 1) + "% of the device free");
     const Fit& f = d.fit;
     d.leak = f.n >= o.leak_min_steps && f.slope >= static_cast<double>(o.leak_min_bytes_per_step) &&
              f.r2 >= o.leak_min_r2;

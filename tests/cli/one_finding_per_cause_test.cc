@@ -93,7 +93,8 @@ TEST(OneFindingPerCause, ACauseOnManyRanksIsOneGroupOnRealJobs) {
                               data + "/hta/tests/data/trace_filter"};
   for (const std::string& job : jobs) {
     if (!fs::exists(job)) continue;
-    std::string reports = testing::TempDir() + "/real-" + std::to_string(std::hash<std::string>{}(job));
+    std::string reports =
+        testing::TempDir() + "/real-" + std::to_string(std::hash<std::string>{}(job));
     fs::create_directories(reports);
     CommandResult r = Tracehound("analyze " + job, "TRACEHOUND_REPORT_DIR=" + reports);
     ASSERT_EQ(r.status, 0) << job << "\n" << r.out;

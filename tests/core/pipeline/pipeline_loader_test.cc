@@ -368,7 +368,8 @@ TEST(PipelineLoader, AFileNameTooLongIsAnErrorNotACrash) {
   EXPECT_THAT(p.status().message(), HasSubstr("File name too long"));
   StatusOr<Pipeline> direct = Load(th::testing::TempDir() + "/" + name + ".yaml");
   ASSERT_FALSE(direct.ok());
-  EXPECT_THAT(direct.status().message(), HasSubstr("cannot open pipeline file: File name too long"));
+  EXPECT_THAT(direct.status().message(),
+              HasSubstr("cannot open pipeline file: File name too long"));
 }
 
 TEST(PipelineLoader, DumpRoundTripsWithEveryDefault) {

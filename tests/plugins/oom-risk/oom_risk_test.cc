@@ -279,8 +279,8 @@ TEST(OomRisk, OneCauseOnTwoRanksHasOneTitle) {
     s.activations = 2 * kGiB;
     s.leak = (512 + 256 * rank) * kMiB;
     std::string json = Writer(s).Json();
-    json.insert(1, R"("distributedInfo": {"rank": )" + std::to_string(rank) +
-                       R"(, "world_size": 2}, )");
+    json.insert(
+        1, R"("distributedInfo": {"rank": )" + std::to_string(rank) + R"(, "world_size": 2}, )");
     files.push_back(testing::WriteTempFile("leak_rank" + std::to_string(rank) + ".json", json));
   }
   auto set = LoadTraceSet(files, LoadOptions{});
@@ -403,7 +403,8 @@ TEST(OomRisk, PreallocatedPoolIsNamedAndHeadroomJudgedBesideIt) {
   EXPECT_EQ(f.severity, kSeverityInfo);
   EXPECT_EQ(f.title, "preallocated pool (KV cache?) held throughout the window");
   EXPECT_EQ(f.what,
-            "On CUDA 0 of rank 0, 70.00 GiB (87.5% of the device) was allocated before the trace's first allocator "
+            "On CUDA 0 of rank 0, 70.00 GiB (87.5% of the device) was allocated before the trace's "
+            "first allocator "
             "event and stays allocated to its end (Total Allocated never drops below it), in a "
             "trace without a backward pass: a pool the program preallocated, such as an inference "
             "server's KV cache (vLLM gpu_memory_utilization, SGLang mem_fraction_static). Headroom "
