@@ -13,6 +13,7 @@
 #include "core/plugin/plugin_loader.h"
 #include "core/report/info_report.h"
 #include "core/report/output_file.h"
+#include "core/report/report_panels.h"
 
 namespace th::cli {
 
@@ -40,12 +41,12 @@ InfoExtras TopKernels(const TraceSet& set) {
   }
   PluginResults results;
   Status ran = RunPlugin(*plugin, set, {{"include_memory", OptionValue(false)}}, &results);
-  auto table = results.tables.find("kernel_stats");
-  if (!ran.ok() || table == results.tables.end()) {
+  const DerivedTable* table = ran.ok() ? TableForPanel(results, "kernel-stats") : nullptr;
+  if (!table) {
     extras.top_kernels_note = ran.ok() ? "kernel-stats published no table" : ran.message();
     return extras;
   }
-  const DerivedTable& t = table->second;
+  const DerivedTable& t = *table;
   const auto& names = std::get<std::vector<std::string>>(t.Find("name")->values);
   const auto& count = std::get<std::vector<int64_t>>(t.Find("count")->values);
   const auto& total = std::get<std::vector<int64_t>>(t.Find("total")->values);

@@ -47,6 +47,7 @@ int RunOrValidate(const PipelineOptions& o, bool run_it) {
     std::cout << DumpEffectivePipeline(*pipeline);
     return 0;
   }
+  if (Status folders = CheckOutputFolders(*pipeline); !folders.ok()) return Fail(folders.message());
   if (!run_it) {
     std::cout << o.pipeline << ": valid;";
     for (const PluginStep& s : pipeline->plugins)
@@ -161,9 +162,20 @@ void AddPluginsCommand(CLI::App& app, int* exit_code) {
               << (d.kind == PluginKind::kAnalyzer ? "analyzer" : "detector") << ")\n  " << d.summary
               << "\n  library: " << d.library << "\n  reads:";
     for (const auto& t : d.reads) std::cout << " " << t;
-    std::cout << "\n  publishes:";
-    for (const auto& t : d.publishes) std::cout << " " << t;
-    std::cout << "\n  options:" << (d.options.empty() ? " none" : "") << "\n";
+    std::cout << "\n  publishes:" << (d.publishes.empty() ? " none" : "") << "\n";
+    for (const TableSchema& t : d.publishes) {
+      std::cout << "    " << t.name;
+      if (!t.view.empty()) std::cout << " (report panel " << t.view << ")";
+      if (!t.doc.empty()) std::cout << ": " << t.doc;
+      std::cout << "\n";
+      for (const ColumnSchema& c : t.columns) {
+        std::cout << "      " << c.name << " " << ColumnTypeName(c.type);
+        if (!c.unit.empty()) std::cout << " [" << c.unit << "]";
+        if (!c.doc.empty()) std::cout << ": " << c.doc;
+        std::cout << "\n";
+      }
+    }
+    std::cout << "  options:" << (d.options.empty() ? " none" : "") << "\n";
     for (const OptionDeclaration& o : d.options) {
       std::cout << "    " << o.name << " (" << TypeName(o.type) << ", default "
                 << ValueText(o.default_value);

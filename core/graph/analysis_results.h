@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -37,6 +39,12 @@ struct Finding {
   double confidence = 1;
   ReportScope scope;
   std::vector<Evidence> evidence;
+  // What the plugin states beyond its evidence (th::sdk::Finding::Saving,
+  // TimeLost, Group, At).
+  std::optional<double> saving_ns;                   // inferred: what the suggested change saves
+  std::optional<double> time_lost_ns;                // what the cause costs over the capture
+  std::string group;                                 // one cause in reports; "" = by title
+  std::optional<std::pair<int64_t, int64_t>> range;  // ns on the scope rank's clock
 };
 
 struct Metric {
@@ -56,6 +64,7 @@ struct DerivedColumn {
 
 struct DerivedTable {
   std::string name, plugin;
+  std::string view;  // the report panel that draws it (its schema's view); "" = generic listing
   std::vector<DerivedColumn> columns;
   size_t rows = 0;
   const DerivedColumn* Find(std::string_view column) const {

@@ -26,7 +26,7 @@ enum class HloMatch : uint8_t { kNone = 0, kExact = 1, kName = 2, kOrder = 3 };
 inline constexpr int kHloMatchCount = 4;
 const char* HloMatchName(HloMatch m);
 
-// The instructions of all modules as columns for plugins (ABI 1.2), flat
+// The instructions of all modules as columns (catalog tables hlo_*), flat
 // numbering as in HloIndex; strings are ids in the trace's StringPool.
 struct HloColumns {
   std::vector<StringId> module_name;  // per module

@@ -51,6 +51,7 @@ struct OutputSpec {
   // max_findings causes (groups of findings, finding_groups.h); unset = all.
   std::optional<std::string> min_severity;  // P0|P1|P2
   std::optional<int64_t> max_findings;
+  std::string where;  // FILE:LINE:COLUMN of the output in its pipeline file, for errors
 };
 
 struct Pipeline {

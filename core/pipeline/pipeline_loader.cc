@@ -14,6 +14,8 @@
 #include <regex>
 #include <sstream>
 
+#include "core/graph/core_tables.h"
+
 namespace th {
 namespace {
 
@@ -320,7 +322,8 @@ std::string KindName(const Node& n) {
 
 // `over` merged onto `base`: maps key by key (over wins, base keeps its
 // order, new keys follow); an empty value over a map keeps the map; anything
-// else is replaced whole.
+// else is replaced whole, lists included, except under a key written with a
+// trailing `+` (`outputs+:`), whose list is appended to the base's list.
 void Merge(Node* base, Node over) {
   if (base->kind == Node::Kind::kMap && over.kind == Node::Kind::kNull) return;
   if (base->kind != Node::Kind::kMap || over.kind != Node::Kind::kMap) {
@@ -329,9 +332,16 @@ void Merge(Node* base, Node over) {
   }
   base->mark = over.mark;
   for (Entry& e : over.entries) {
+    const bool append = e.key.size() > 1 && e.key.back() == '+';
+    if (append) e.key.pop_back();
     if (Entry* have = Find(*base, e.key)) {
       have->key_mark = e.key_mark;
-      Merge(&have->value, std::move(e.value));
+      if (append && have->value.kind == Node::Kind::kSequence &&
+          e.value.kind == Node::Kind::kSequence) {
+        for (Node& item : e.value.items) have->value.items.push_back(std::move(item));
+      } else {
+        Merge(&have->value, std::move(e.value));
+      }
     } else {
       base->entries.push_back(std::move(e));
     }
@@ -775,6 +785,7 @@ Status ReadOutputs(const Node& n, std::vector<OutputSpec>* outputs) {
   for (const Node& item : n.items) {
     if (item.kind != Node::Kind::kMap) return TypeError(item, "an output", "a map {type, path}");
     OutputSpec out;
+    out.where = FormatMark(item.mark);
     bool has_type = false;
     for (const Entry& e : item.entries) {
       if (e.key == "type") {
@@ -892,27 +903,23 @@ Status OrderPlugins(const std::vector<PluginDeclaration>& catalog, std::vector<P
   const size_t n = steps->size();
   std::vector<const PluginDeclaration*> decl(n);
   for (size_t i = 0; i < n; ++i) decl[i] = FindDecl(catalog, (*steps)[i].id);
-  const std::vector<std::string>& core = CoreTables();
 
   // preds[i]: enabled plugins publishing a table i reads (i runs after them).
   std::vector<std::vector<size_t>> preds(n);
   for (size_t i = 0; i < n; ++i) {
     if (!(*steps)[i].enabled) continue;
     for (const std::string& table : decl[i]->reads) {
-      bool met = std::find(core.begin(), core.end(), table) != core.end();
+      bool met = CoreTableSchema(table) != nullptr;
       for (size_t j = 0; j < n; ++j) {
         if (j == i || !(*steps)[j].enabled) continue;
-        const auto& pubs = decl[j]->publishes;
-        if (std::find(pubs.begin(), pubs.end(), table) == pubs.end()) continue;
+        if (!decl[j]->Published(table)) continue;
         met = true;
         if (std::find(preds[i].begin(), preds[i].end(), j) == preds[i].end()) preds[i].push_back(j);
       }
       if (met) continue;
       std::string hint;
       for (const PluginDeclaration& d : catalog) {
-        if (d.id == decl[i]->id ||
-            std::find(d.publishes.begin(), d.publishes.end(), table) == d.publishes.end())
-          continue;
+        if (d.id == decl[i]->id || !d.Published(table)) continue;
         bool listed = std::any_of(steps->begin(), steps->end(),
                                   [&](const PluginStep& s) { return s.id == d.id; });
         hint = listed ? "; '" + d.id + "' publishes it but is disabled"
@@ -954,8 +961,7 @@ Status OrderPlugins(const std::vector<PluginDeclaration>& catalog, std::vector<P
       size_t reader = cycle[k], publisher = cycle[(k + 1) % cycle.size()];
       std::string table;
       for (const std::string& t : decl[reader]->reads) {
-        const auto& pubs = decl[publisher]->publishes;
-        if (std::find(pubs.begin(), pubs.end(), t) != pubs.end()) {
+        if (decl[publisher]->Published(t)) {
           table = t;
           break;
         }
@@ -1072,6 +1078,20 @@ StatusOr<std::vector<std::string>> ReadPipelinePluginPaths(const std::string& pa
     paths = ResolvePluginPaths(e->value, std::move(paths));
   }
   return paths;
+}
+
+Status CheckOutputFolders(const Pipeline& pipeline) {
+  for (const OutputSpec& o : pipeline.outputs) {
+    if (o.type == "terminal" || o.path.empty() || o.path == "-") continue;
+    const fs::path folder = fs::path(o.path).parent_path();
+    std::error_code ec;
+    if (folder.empty() || fs::is_directory(folder, ec)) continue;
+    return InvalidInput((o.where.empty() ? pipeline.source : o.where) + ": output " + o.type +
+                        " " + Q(o.path) + ": folder " + Q(folder.string()) +
+                        " does not exist (create it first; outputs are written into an existing "
+                        "folder)");
+  }
+  return Ok();
 }
 
 }  // namespace th

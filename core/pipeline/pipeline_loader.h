@@ -47,6 +47,11 @@ StatusOr<Pipeline> LoadPipeline(const std::string& path,
                                 const std::vector<PluginDeclaration>& catalog,
                                 const LoadPipelineOptions& options = {});
 
+// Whether every output can be written: the folder of each output path exists
+// (outputs are never written into a folder they would have to create). `run`
+// and `validate` check it before reading any trace.
+Status CheckOutputFolders(const Pipeline& pipeline);
+
 // The `plugin_paths` of a pipeline (phases 1 and 2 only), for finding the
 // plugins that make up the catalog LoadPipeline needs. Relative paths are
 // resolved against the directory of the file that names them.

@@ -1,6 +1,11 @@
 #include "core/plugin/host_facts.h"
 
+#include <tracehound/plugin_api.h>
+
+#include <stdexcept>
 #include <utility>
+
+#include "core/graph/core_tables.h"
 
 namespace th {
 
@@ -12,18 +17,46 @@ static_assert(KernelClassTable::kNoRule == TH_NO_RULE);
 HostFacts::HostFacts(const TraceSet& set, KernelClassTable table) : table_(std::move(table)) {
   for (const auto& t : set.traces) {
     names_.push_back(ClassifyNames(t->graph, table_));
-    captures_.push_back(DetectGraphCapture(t->graph));
+    const GraphCapture& c = captures_.emplace_back(DetectGraphCapture(t->graph));
+    CaptureRow row;
+    row.dominates = c.dominates() ? 1 : 0;
+    row.hip = c.hip ? 1 : 0;
+    row.begin_calls = c.begin_calls;
+    row.end_calls = c.end_calls;
+    row.instantiations = c.instantiations;
+    row.graph_launches = c.graph_launches;
+    row.captured_launches = c.captured_launches;
+    row.executed_launches = c.executed_launches;
+    row.kernels = c.kernels;
+    row.first_ts = c.first_ts;
+    row.last_end = c.last_end;
+    capture_rows_.push_back(row);
   }
   for (const KernelClassRule& r : table_.rules()) {
-    th_class_rule c{};
-    c.struct_size = sizeof c;
-    c.rule_set = static_cast<uint32_t>(r.set);
-    c.klass = static_cast<uint32_t>(r.klass);
-    c.ignore_case = r.ignore_case ? 1 : 0;
-    c.match = r.match.c_str();
-    c.source = r.source.c_str();
-    c_rules_.push_back(c);
+    rule_set_.push_back(static_cast<uint32_t>(r.set));
+    rule_class_.push_back(static_cast<uint32_t>(r.klass));
+    rule_ignore_case_.push_back(r.ignore_case ? 1 : 0);
+    rule_match_.push_back(r.match.c_str());
+    rule_source_.push_back(r.source.c_str());
   }
+}
+
+void HostFacts::AddTables(size_t trace, TraceTables* tables) const {
+  auto schema = [](std::string_view name) -> const TableSchema& {
+    const TableSchema* s = CoreTableSchema(name);
+    if (!s) throw std::logic_error("no core table " + std::string(name));
+    return *s;
+  };
+  const NameClasses& n = names_[trace];
+  tables->Add(schema("name_classes"), n.rule.size(), {n.rule.data(), n.hta_rule.data()});
+  tables->Add(schema("class_rules"), rule_set_.size(),
+              {rule_set_.data(), rule_class_.data(), rule_ignore_case_.data(), rule_match_.data(),
+               rule_source_.data()});
+  const CaptureRow& c = capture_rows_[trace];
+  tables->Add(
+      schema("graph_capture"), 1,
+      {&c.dominates, &c.hip, &c.begin_calls, &c.end_calls, &c.instantiations, &c.graph_launches,
+       &c.captured_launches, &c.executed_launches, &c.kernels, &c.first_ts, &c.last_end});
 }
 
 }  // namespace th

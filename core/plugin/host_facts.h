@@ -1,16 +1,16 @@
 // HostFacts: what the host works out once per pipeline run, for every plugin:
 // the kernel class table with, per trace, the rule that decides each distinct
-// GPU activity name, and the CUDA/HIP graph capture seen in the trace. The
-// plugin host hands both over through the trace views (ABI 1.3).
+// GPU activity name, and the CUDA/HIP graph capture seen in the trace. Plugins
+// read them as the catalog tables name_classes, class_rules and graph_capture.
 #pragma once
 
-#include <tracehound/plugin_api.h>
-
+#include <cstdint>
 #include <vector>
 
 #include "core/graph/graph_capture.h"
 #include "core/graph/kernel_class_table.h"
 #include "core/graph/name_classes.h"
+#include "core/graph/table_catalog.h"
 #include "core/graph/trace.h"
 
 namespace th {
@@ -26,14 +26,24 @@ class HostFacts {
   // Per trace, in the set's order.
   const NameClasses& names(size_t trace) const { return names_[trace]; }
   const GraphCapture& capture(size_t trace) const { return captures_[trace]; }
-  // The table's rules as the ABI's structs (pointing into table()).
-  const std::vector<th_class_rule>& c_rules() const { return c_rules_; }
+
+  // Registers name_classes, class_rules and graph_capture of trace `trace`
+  // (columns point into this object, which must outlive `tables`).
+  void AddTables(size_t trace, TraceTables* tables) const;
 
  private:
+  struct CaptureRow {
+    uint8_t dominates = 0, hip = 0;
+    int64_t begin_calls = 0, end_calls = 0, instantiations = 0, graph_launches = 0,
+            captured_launches = 0, executed_launches = 0, kernels = 0, first_ts = 0, last_end = 0;
+  };
   KernelClassTable table_;
   std::vector<NameClasses> names_;
   std::vector<GraphCapture> captures_;
-  std::vector<th_class_rule> c_rules_;
+  std::vector<CaptureRow> capture_rows_;
+  // class_rules' columns, pointing into table_.
+  std::vector<uint32_t> rule_set_, rule_class_, rule_ignore_case_;
+  std::vector<const char*> rule_match_, rule_source_;
 };
 
 }  // namespace th

@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
+
+#include "core/graph/table_catalog.h"
 
 namespace th {
 
@@ -27,14 +30,6 @@ struct OptionDeclaration {
   std::vector<std::string> choices;  // allowed strings (empty = any)
 };
 
-// Tables every trace has before any plugin runs (the event graph).
-inline const std::vector<std::string>& CoreTables() {
-  static const std::vector<std::string> kTables = {"events",      "tracks",   "edges",
-                                                   "steps",       "gpu_args", "collective_args",
-                                                   "memory_args", "counters"};
-  return kTables;
-}
-
 struct PluginDeclaration {
   std::string id;  // kebab-case, stable: "kernel-stats"
   std::string version;
@@ -42,8 +37,20 @@ struct PluginDeclaration {
   std::string summary;
   std::vector<OptionDeclaration> options;
   std::vector<std::string> reads;      // tables read: core tables or other plugins' publishes
-  std::vector<std::string> publishes;  // derived tables this plugin publishes
+  std::vector<TableSchema> publishes;  // tables this plugin publishes, with their schemas
   std::string library;                 // where it was loaded from ("" for a test double)
+
+  // The schema of the table it publishes under `name`, or nullptr.
+  const TableSchema* Published(std::string_view name) const {
+    for (const TableSchema& t : publishes)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+  bool Reads(std::string_view name) const {
+    for (const std::string& r : reads)
+      if (r == name) return true;
+    return false;
+  }
 };
 
 }  // namespace th

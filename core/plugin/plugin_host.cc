@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/graph/core_tables.h"
+
 namespace th {
 
 namespace {
@@ -17,7 +19,9 @@ static_assert(static_cast<int>(EventKind::kKernel) == TH_EVENT_KERNEL);
 static_assert(static_cast<int>(EventKind::kCounter) == TH_EVENT_COUNTER);
 static_assert(static_cast<int>(EdgeKind::kLaunch) == TH_EDGE_LAUNCH);
 static_assert(static_cast<int>(EdgeKind::kFlow) == TH_EDGE_FLOW);
-static_assert(kNoValue == INT64_MIN);  // absent memory totals, as plugin_api.h says
+static_assert(kNoValue == INT64_MIN);  // absent memory totals, as the catalog says
+static_assert(static_cast<int>(ColumnType::kI16) == TH_TYPE_I16);
+static_assert(static_cast<int>(ColumnType::kStringId) == TH_TYPE_STRING_ID);
 
 // Per-run state behind the host table's `ctx`.
 struct RunState {
@@ -25,9 +29,11 @@ struct RunState {
   const LoadedPlugin* plugin;
   const TraceSet* set;
   PluginResults* results;
-  std::vector<const Trace*> by_view;  // trace of each view, same order
+  // Per trace: its catalog, and the C tables of it the plugin declared.
+  std::deque<TraceTables> catalogs;
+  std::deque<std::vector<th_table>> view_tables;
   std::vector<th_trace_view> views;
-  // Tables found by find_table, converted to C once per run.
+  // Tables found by find_table and the trace views' columns, as C structs.
   std::deque<th_table> c_tables;
   std::deque<std::vector<th_table_column>> c_columns;
   std::deque<std::vector<const char*>> c_strings;
@@ -98,6 +104,10 @@ th_status AddFinding(void* ctx, const th_finding* f) {
     const th_evidence& e = f->evidence[i];
     out.evidence.push_back({Str(e.name), e.value, Str(e.unit), KindOf(e.kind)});
   }
+  if (f->has_saving) out.saving_ns = f->saving_ns;
+  if (f->has_time_lost) out.time_lost_ns = f->time_lost_ns;
+  out.group = Str(f->group);
+  if (f->has_range) out.range = std::make_pair(f->t0, f->t1);
   State(ctx)->results->findings.push_back(std::move(out));
   return TH_STATUS_OK;
 }
@@ -177,22 +187,59 @@ th_status PublishMetric(void* ctx, const th_metric* m) {
   return TH_STATUS_OK;
 }
 
+std::string TypeName(uint32_t type) {
+  return std::string(ColumnTypeName(static_cast<ColumnType>(type)));
+}
+
+// Why `t` does not match `schema`, or "" when it does: the same columns, in
+// order, of the same types and units, all `row_count` long.
+std::string Mismatch(const th_table& t, const TableSchema& schema) {
+  if (t.column_count != schema.columns.size()) {
+    return std::to_string(t.column_count) + " columns, its schema declares " +
+           std::to_string(schema.columns.size());
+  }
+  for (uint32_t c = 0; c < t.column_count; ++c) {
+    const th_table_column& col = t.columns[c];
+    const ColumnSchema& want = schema.columns[c];
+    const std::string name = Str(col.name), unit = Str(col.unit);
+    if (name != want.name || col.values.type != static_cast<uint32_t>(want.type) ||
+        unit != want.unit) {
+      return "column " + std::to_string(c + 1) + " is '" + name + "' (" +
+             TypeName(col.values.type) + (unit.empty() ? "" : ", " + unit) +
+             "), its schema declares '" + want.name + "' (" +
+             std::string(ColumnTypeName(want.type)) + (want.unit.empty() ? "" : ", " + want.unit) +
+             ")";
+    }
+    if (col.values.length != t.row_count) {
+      return "column '" + name + "' has " + std::to_string(col.values.length) +
+             " values, the table " + std::to_string(t.row_count) + " rows";
+    }
+  }
+  return "";
+}
+
 th_status PublishTable(void* ctx, const th_table* t) {
   RunState* st = State(ctx);
   if (!t || t->struct_size < sizeof(th_table) || !t->name) return TH_STATUS_ERROR;
-  const auto& declared = st->plugin->declaration.publishes;
-  if (std::find(declared.begin(), declared.end(), Str(t->name)) == declared.end()) {
+  const TableSchema* schema = st->plugin->declaration.Published(Str(t->name));
+  if (!schema) {
     Log(ctx, 1,
         ("table '" + Str(t->name) + "' is not among the tables it declares; refused").c_str());
     return TH_STATUS_ERROR;
   }
+  if (std::string why = Mismatch(*t, *schema); !why.empty()) {
+    Log(ctx, 1,
+        ("table '" + schema->name + "' does not match its declared schema: " + why + "; refused")
+            .c_str());
+    return TH_STATUS_ERROR;
+  }
   DerivedTable out;
-  out.name = Str(t->name);
+  out.name = schema->name;
   out.plugin = st->plugin->declaration.id;
+  out.view = schema->view;
   out.rows = t->row_count;
   for (uint32_t c = 0; c < t->column_count; ++c) {
     const th_table_column& col = t->columns[c];
-    if (col.values.length != t->row_count) return TH_STATUS_ERROR;
     DerivedColumn dc;
     dc.name = Str(col.name);
     dc.unit = Str(col.unit);
@@ -225,10 +272,18 @@ th_status PublishTable(void* ctx, const th_table* t) {
   return TH_STATUS_OK;
 }
 
-const th_table* FindTable(void* ctx, const char* name) {
+th_status FindTable(void* ctx, const char* name, const th_table** found) {
   RunState* st = State(ctx);
+  if (!found) return TH_STATUS_ERROR;
+  *found = nullptr;
+  if (!st->plugin->declaration.Reads(Str(name))) {
+    Log(ctx, 1,
+        ("reads table '" + Str(name) + "' without declaring it among the tables it reads; refused")
+            .c_str());
+    return TH_STATUS_ERROR;
+  }
   auto it = st->results->tables.find(Str(name));
-  if (it == st->results->tables.end()) return nullptr;
+  if (it == st->results->tables.end()) return TH_STATUS_OK;
   const DerivedTable& t = it->second;
   auto& cols = st->c_columns.emplace_back();
   for (const DerivedColumn& c : t.columns) {
@@ -254,146 +309,41 @@ const th_table* FindTable(void* ctx, const char* name) {
   out.columns = cols.data();
   out.column_count = static_cast<uint32_t>(cols.size());
   out.row_count = t.rows;
-  return &out;
+  *found = &out;
+  return TH_STATUS_OK;
 }
 
-th_trace_view ViewOf(const Trace& t, const HostFacts& facts, size_t index,
-                     std::vector<th_track>* tracks, std::vector<th_step>* steps,
-                     std::vector<th_device>* devices) {
-  const EventGraph& g = t.graph;
-  const EventColumns& e = g.events;
-  for (const Track& tr : g.tracks) {
-    th_track c{};
-    c.struct_size = sizeof c;
-    c.kind = tr.kind == TrackKind::kCpu         ? TH_TRACK_CPU
-             : tr.kind == TrackKind::kGpuStream ? TH_TRACK_GPU_STREAM
-                                                : TH_TRACK_OTHER;
-    c.pid = tr.pid;
-    c.tid = tr.tid;
-    c.pid_string = tr.pid_str;
-    c.tid_string = tr.tid_str;
-    c.process_name = tr.process_name;
-    c.thread_name = tr.thread_name;
-    c.device = tr.device;
-    c.stream = tr.stream;
-    tracks->push_back(c);
+// The view of one trace for the running plugin: the catalog tables it
+// declared it reads (columns zero copy), in its declaration's order.
+th_trace_view ViewOf(const Trace& t, const TraceTables& catalog, RunState* st) {
+  std::vector<th_table>& tables = st->view_tables.emplace_back();
+  for (const std::string& read : st->plugin->declaration.reads) {
+    const CatalogTable* table = catalog.Find(read);
+    if (!table) continue;  // another plugin's table: find_table
+    auto& cols = st->c_columns.emplace_back();
+    for (size_t c = 0; c < table->columns.size(); ++c) {
+      const ColumnSchema& schema = table->schema->columns[c];
+      th_table_column col{};
+      col.name = schema.name.c_str();
+      col.unit = schema.unit.c_str();
+      col.values = Column(table->columns[c], table->rows, static_cast<th_value_type>(schema.type));
+      cols.push_back(col);
+    }
+    th_table out{};
+    out.struct_size = sizeof out;
+    out.name = table->schema->name.c_str();
+    out.columns = cols.data();
+    out.column_count = static_cast<uint32_t>(cols.size());
+    out.row_count = table->rows;
+    tables.push_back(out);
   }
   th_trace_view v{};
   v.struct_size = sizeof v;
   v.path = t.info.path.c_str();
   v.rank = t.info.rank;
-  v.event_count = e.size();
-  v.ts = Column(e.ts.data(), e.size(), TH_TYPE_I64);
-  v.dur = Column(e.dur.data(), e.size(), TH_TYPE_I64);
-  v.name = Column(e.name.data(), e.size(), TH_TYPE_U32);
-  v.cat = Column(e.cat.data(), e.size(), TH_TYPE_U32);
-  v.track = Column(e.track.data(), e.size(), TH_TYPE_U32);
-  v.parent = Column(e.parent.data(), e.size(), TH_TYPE_U32);
-  v.depth = Column(e.depth.data(), e.size(), TH_TYPE_U16);
-  v.kind = Column(e.kind.data(), e.size(), TH_TYPE_U8);
-  v.args_row = Column(e.args_row.data(), e.size(), TH_TYPE_U32);
-  v.track_count = tracks->size();
-  v.tracks = tracks->data();
-  const GpuArgsTable& ga = g.gpu_args;
-  v.gpu_args_count = ga.size();
-  v.gpu_event = Column(ga.event.data(), ga.size(), TH_TYPE_U32);
-  v.gpu_device = Column(ga.device.data(), ga.size(), TH_TYPE_I32);
-  v.gpu_stream = Column(ga.stream.data(), ga.size(), TH_TYPE_I64);
-  v.gpu_bytes = Column(ga.bytes.data(), ga.size(), TH_TYPE_I64);
+  v.table_count = static_cast<uint32_t>(tables.size());
+  v.tables = tables.data();
   v.host_trace = &t;
-  const EdgeTable& ed = g.edges;
-  v.edge_count = ed.size();
-  v.edge_src = Column(ed.src.data(), ed.size(), TH_TYPE_U32);
-  v.edge_dst = Column(ed.dst.data(), ed.size(), TH_TYPE_U32);
-  v.edge_kind = Column(ed.kind.data(), ed.size(), TH_TYPE_U8);
-  for (const Step& st : g.steps) steps->push_back({st.number, st.event, 0, st.ts, st.dur});
-  v.step_count = steps->size();
-  v.steps = steps->data();
-  const HloColumns& h = t.xla.columns;
-  v.hlo_module_count = h.module_name.size();
-  v.hlo_module_name = Column(h.module_name.data(), h.module_name.size(), TH_TYPE_U32);
-  v.hlo_module_id = Column(h.module_id.data(), h.module_id.size(), TH_TYPE_I64);
-  const size_t n = h.module.size();
-  v.hlo_instruction_count = n;
-  v.hlo_module = Column(h.module.data(), n, TH_TYPE_U32);
-  v.hlo_name = Column(h.name.data(), n, TH_TYPE_U32);
-  v.hlo_opcode = Column(h.opcode.data(), n, TH_TYPE_U32);
-  v.hlo_shape = Column(h.shape.data(), n, TH_TYPE_U32);
-  v.hlo_op_name = Column(h.op_name.data(), n, TH_TYPE_U32);
-  v.hlo_source_file = Column(h.source_file.data(), n, TH_TYPE_U32);
-  v.hlo_source_line = Column(h.source_line.data(), n, TH_TYPE_I32);
-  v.hlo_caller = Column(h.caller.data(), n, TH_TYPE_U32);
-  v.hlo_operand_offsets = Column(h.operand_offsets.data(), h.operand_offsets.size(), TH_TYPE_U32);
-  v.hlo_operands = Column(h.operands.data(), h.operands.size(), TH_TYPE_U32);
-  v.hlo_user_offsets = Column(h.user_offsets.data(), h.user_offsets.size(), TH_TYPE_U32);
-  v.hlo_users = Column(h.users.data(), h.users.size(), TH_TYPE_U32);
-  const XlaData& x = t.xla;
-  v.gpu_hlo_instruction =
-      Column(x.kernel_instruction.data(), x.kernel_instruction.size(), TH_TYPE_U32);
-  v.gpu_hlo_match = Column(x.kernel_match.data(), x.kernel_match.size(), TH_TYPE_U8);
-  for (int i = 0; i < 3; ++i) {
-    v.gpu_grid[i] = Column(ga.grid[i].data(), ga.size(), TH_TYPE_I32);
-    v.gpu_block[i] = Column(ga.block[i].data(), ga.size(), TH_TYPE_I32);
-  }
-  v.gpu_registers = Column(ga.registers.data(), ga.size(), TH_TYPE_I32);
-  v.gpu_shared_mem = Column(ga.shared_mem.data(), ga.size(), TH_TYPE_I32);
-  v.gpu_occupancy = Column(ga.occupancy.data(), ga.size(), TH_TYPE_F32);
-  for (const DeviceInfo& d : t.info.devices) {
-    th_device c{};
-    c.struct_size = sizeof c;
-    c.id = static_cast<int32_t>(d.id);
-    c.name = d.name.c_str();
-    c.total_global_mem = d.total_global_mem;
-    c.compute_major = d.compute_major;
-    c.compute_minor = d.compute_minor;
-    c.num_sms = d.num_sms;
-    devices->push_back(c);
-  }
-  v.device_count = devices->size();
-  v.devices = devices->data();
-  const CollectiveArgsTable& ca = g.collective_args;
-  v.collective_count = ca.size();
-  v.collective_event = Column(ca.event.data(), ca.size(), TH_TYPE_U32);
-  v.collective_name = Column(ca.collective.data(), ca.size(), TH_TYPE_U32);
-  v.collective_dtype = Column(ca.dtype.data(), ca.size(), TH_TYPE_U32);
-  v.collective_group = Column(ca.group.data(), ca.size(), TH_TYPE_U32);
-  v.collective_in_nelems = Column(ca.in_nelems.data(), ca.size(), TH_TYPE_I64);
-  v.collective_out_nelems = Column(ca.out_nelems.data(), ca.size(), TH_TYPE_I64);
-  v.collective_group_size = Column(ca.group_size.data(), ca.size(), TH_TYPE_I32);
-  const MemoryArgsTable& ma = g.memory_args;
-  v.memory_count = ma.size();
-  v.memory_event = Column(ma.event.data(), ma.size(), TH_TYPE_U32);
-  v.memory_device_type = Column(ma.device_type.data(), ma.size(), TH_TYPE_I8);
-  v.memory_device_id = Column(ma.device_id.data(), ma.size(), TH_TYPE_I16);
-  v.memory_addr = Column(ma.addr.data(), ma.size(), TH_TYPE_I64);
-  v.memory_bytes = Column(ma.bytes.data(), ma.size(), TH_TYPE_I64);
-  v.memory_total_allocated = Column(ma.total_allocated.data(), ma.size(), TH_TYPE_I64);
-  v.memory_total_reserved = Column(ma.total_reserved.data(), ma.size(), TH_TYPE_I64);
-  v.hlo_custom_call_target = Column(h.custom_call_target.data(), n, TH_TYPE_U32);
-  v.hlo_fusion_kind = Column(h.fusion_kind.data(), n, TH_TYPE_U32);
-  v.hlo_computation = Column(h.computation.data(), n, TH_TYPE_U32);
-  v.hlo_parameter_number = Column(h.parameter_number.data(), n, TH_TYPE_I32);
-  v.hlo_tuple_index = Column(h.tuple_index.data(), n, TH_TYPE_I32);
-  v.hlo_in_entry = Column(h.in_entry.data(), n, TH_TYPE_U8);
-  const NameClasses& names = facts.names(index);
-  v.string_count = names.rule.size();
-  v.name_rule = Column(names.rule.data(), names.rule.size(), TH_TYPE_U32);
-  v.name_hta_rule = Column(names.hta_rule.data(), names.hta_rule.size(), TH_TYPE_U32);
-  v.class_rule_count = facts.c_rules().size();
-  v.class_rules = facts.c_rules().data();
-  const GraphCapture& c = facts.capture(index);
-  v.capture.struct_size = sizeof v.capture;
-  v.capture.dominates = c.dominates() ? 1 : 0;
-  v.capture.hip = c.hip ? 1 : 0;
-  v.capture.begin_calls = c.begin_calls;
-  v.capture.end_calls = c.end_calls;
-  v.capture.instantiations = c.instantiations;
-  v.capture.graph_launches = c.graph_launches;
-  v.capture.captured_launches = c.captured_launches;
-  v.capture.executed_launches = c.executed_launches;
-  v.capture.kernels = c.kernels;
-  v.capture.first_ts = c.first_ts;
-  v.capture.last_end = c.last_end;
   return v;
 }
 
@@ -407,13 +357,13 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
     own = std::make_unique<HostFacts>(set, KernelClassTable::Builtin());
     facts = own.get();
   }
-  RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}};
-  std::deque<std::vector<th_track>> tracks;
-  std::deque<std::vector<th_step>> steps;
-  std::deque<std::vector<th_device>> devices;
-  for (size_t i = 0; i < set.traces.size(); ++i)
-    st.views.push_back(ViewOf(*set.traces[i], *facts, i, &tracks.emplace_back(),
-                              &steps.emplace_back(), &devices.emplace_back()));
+  RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}, {}};
+  for (size_t i = 0; i < set.traces.size(); ++i) {
+    TraceTables& catalog = st.catalogs.emplace_back();
+    AddGraphTables(*set.traces[i], &catalog);
+    facts->AddTables(i, &catalog);
+    st.views.push_back(ViewOf(*set.traces[i], catalog, &st));
+  }
   std::vector<const th_trace_view*> view_ptrs;
   for (const auto& v : st.views) view_ptrs.push_back(&v);
 

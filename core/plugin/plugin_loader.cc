@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <regex>
 
+#include "core/graph/core_tables.h"
+
 namespace th {
 
 namespace fs = std::filesystem;
@@ -33,6 +35,42 @@ StatusOr<OptionValue> DefaultOf(const th_option_decl& o, const std::string& wher
   }
 }
 
+// A published table's schema, checked: a snake_case name that is no core
+// table's, columns of distinct names and of the types a plugin can publish.
+StatusOr<TableSchema> SchemaOf(const th_table_schema& t, const std::string& where) {
+  static const std::regex kSnake("[a-z][a-z0-9]*(_[a-z0-9]+)*");
+  TableSchema out;
+  out.name = Str(t.name);
+  out.doc = Str(t.doc);
+  out.view = Str(t.view);
+  if (t.struct_size < sizeof(th_table_schema))
+    return InvalidInput(where + " declares table '" + out.name + "' with a short schema struct");
+  if (!std::regex_match(out.name, kSnake))
+    return InvalidInput(where + " declares a table named '" + out.name + "', not snake_case");
+  if (CoreTableSchema(out.name))
+    return InvalidInput(where + " declares table '" + out.name +
+                        "', the name of a core table of the catalog");
+  if (t.column_count == 0)
+    return InvalidInput(where + " declares table '" + out.name + "' without columns");
+  for (uint32_t c = 0; c < t.column_count; ++c) {
+    const th_column_schema& col = t.columns[c];
+    ColumnSchema cs;
+    cs.name = Str(col.name);
+    cs.unit = Str(col.unit);
+    cs.doc = Str(col.doc);
+    if (col.type != TH_TYPE_I64 && col.type != TH_TYPE_F64 && col.type != TH_TYPE_STRING)
+      return InvalidInput(where + " declares column '" + cs.name + "' of table '" + out.name +
+                          "' with type " + std::to_string(col.type) +
+                          "; published columns are i64, f64 or string");
+    cs.type = static_cast<ColumnType>(col.type);
+    if (cs.name.empty() || out.Find(cs.name))
+      return InvalidInput(where + " declares table '" + out.name +
+                          "' with an empty or repeated column name '" + cs.name + "'");
+    out.columns.push_back(std::move(cs));
+  }
+  return out;
+}
+
 StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::string& path) {
   PluginDeclaration decl;
   decl.id = Str(d.id);
@@ -47,8 +85,21 @@ StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::st
     return InvalidInput(path + ": plugin '" + decl.id + "' has an unknown kind");
   }
   decl.kind = d.kind == TH_KIND_ANALYZER ? PluginKind::kAnalyzer : PluginKind::kDetector;
-  for (uint32_t i = 0; i < d.read_count; ++i) decl.reads.push_back(Str(d.reads[i]));
-  for (uint32_t i = 0; i < d.publish_count; ++i) decl.publishes.push_back(Str(d.publishes[i]));
+  for (uint32_t i = 0; i < d.read_count; ++i) {
+    std::string read = Str(d.reads[i]);
+    if (read.empty())
+      return InvalidInput(path + ": plugin '" + decl.id + "' reads a table with no name");
+    decl.reads.push_back(std::move(read));
+  }
+  for (uint32_t i = 0; i < d.publish_count; ++i) {
+    auto schema = SchemaOf(d.publishes[i], path + ": plugin '" + decl.id + "'");
+    if (!schema.ok()) return schema.status();
+    for (const TableSchema& earlier : decl.publishes)
+      if (earlier.name == schema->name)
+        return InvalidInput(path + ": plugin '" + decl.id + "' declares table '" + schema->name +
+                            "' twice");
+    decl.publishes.push_back(std::move(*schema));
+  }
   for (uint32_t i = 0; i < d.option_count; ++i) {
     const th_option_decl& o = d.options[i];
     OptionDeclaration od;
@@ -93,6 +144,15 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> LoadPluginLibrary(const std::strin
   auto entry = lib->get<const th_plugin_descriptor*()>(TH_PLUGIN_ENTRY_SYMBOL);
   const th_plugin_descriptor* d = entry();
   if (!d) return InvalidInput(path + ": the plugin entry returned no descriptor");
+  if (d->api_major < TH_PLUGIN_API_MAJOR) {
+    return InvalidInput(
+        path + ": plugin built against plugin API " + std::to_string(d->api_major) + "." +
+        std::to_string(d->api_minor) + "; this host speaks " + std::to_string(TH_PLUGIN_API_MAJOR) +
+        "." + std::to_string(TH_PLUGIN_API_MINOR) +
+        ", where plugins read the table catalog: rebuild the plugin against the "
+        "tracehound " +
+        std::to_string(TH_PLUGIN_API_MAJOR) + ".x SDK (sdk/README.md says what changed)");
+  }
   if (d->struct_size < sizeof(th_plugin_descriptor) || d->api_major != TH_PLUGIN_API_MAJOR ||
       d->api_minor > TH_PLUGIN_API_MINOR) {
     return InvalidInput(path + ": plugin API " + std::to_string(d->api_major) + "." +

@@ -12,8 +12,11 @@ namespace th {
 namespace {
 
 // How bad a finding is within its group: severity first, then the time it
-// costs (time_lost_ns, else a saving), else its first figure.
+// costs (TimeLost, else Saving; for a plugin that states neither, an
+// evidence item named time_lost_ns or saving*), else its first figure.
 double Weight(const Finding& f) {
+  if (f.time_lost_ns) return *f.time_lost_ns;
+  if (f.saving_ns) return *f.saving_ns;
   for (const Evidence& e : f.evidence)
     if (e.name == "time_lost_ns") return e.value;
   for (const Evidence& e : f.evidence)
@@ -86,10 +89,12 @@ std::string ScopeText(const ReportScope& s) {
 
 GroupedFindings GroupFindings(const std::vector<Finding>& findings, const FindingFilter& filter) {
   std::vector<FindingGroup> groups;
-  std::map<std::pair<std::string, std::string>, size_t> index;  // (plugin, title) -> group
+  // (plugin, group key or title) -> group
+  std::map<std::pair<std::string, std::string>, size_t> index;
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
-    auto [it, fresh] = index.try_emplace({f.plugin, f.title}, groups.size());
+    auto [it, fresh] =
+        index.try_emplace({f.plugin, f.group.empty() ? f.title : f.group}, groups.size());
     if (fresh) {
       FindingGroup g;
       g.plugin = f.plugin;

@@ -8,20 +8,16 @@
 #include "core/report/investigation.h"
 #include "core/report/json_writer.h"
 #include "core/report/output_file.h"
+#include "core/report/report_panels.h"
 #include "core/report/trust_json.h"
 
 namespace th {
 
 namespace {
 
-bool IsGridTable(const std::string& name) {
-  return name == "steps" || name == "step_breakdown" || name == "straggler_steps" ||
-         name == "overlap" || name == "oom_risk_steps" || name == "cuda_sync_per_step";
-}
-bool IsMainTable(const std::string& name) {
-  return name == "kernel_stats" || name == "op_stats" || name == "hlo_op_stats" ||
-         name == "gpu_efficiency" || name == "stragglers" || name == "oom_risk" ||
-         name == "step_breakdown_summary";
+PanelRows RowsOf(const DerivedTable& t) {
+  const ReportPanel* panel = FindPanel(t.view);
+  return panel ? panel->rows : PanelRows::kOther;
 }
 
 // The first `max` bytes of `s`, cut on a UTF-8 character boundary.
@@ -33,20 +29,31 @@ std::string_view Cut(std::string_view s, size_t max) {
 
 void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits& limits,
                  std::vector<std::string>* reductions) {
+  // The columns each panel reads: report.js refuses (console.error) to read
+  // any other, so a panel and its registry entry cannot drift apart.
+  w.Key("panels").BeginObject();
+  for (const ReportPanel& p : ReportPanels()) {
+    w.Key(p.view).BeginArray();
+    for (const auto& [column, type] : p.columns) w.String(column);
+    w.EndArray();
+  }
+  w.EndObject();
   w.Key("tables").BeginObject();
   for (const auto& [name, t] : r.results.tables) {
-    size_t cap = IsGridTable(name)   ? limits.max_grid_rows
-                 : IsMainTable(name) ? limits.max_table_rows
-                                     : limits.max_other_rows;
+    const PanelRows rows = RowsOf(t);
+    size_t cap = rows == PanelRows::kGrid   ? limits.max_grid_rows
+                 : rows == PanelRows::kMain ? limits.max_table_rows
+                                            : limits.max_other_rows;
     size_t shown = std::min(t.rows, cap);
     if (shown < t.rows) {
       reductions->push_back("table " + name + ": first " + std::to_string(shown) + " of " +
                             std::to_string(t.rows) + " rows (in the plugin's order)");
     }
     size_t cut = 0;
-    size_t max_chars = IsMainTable(name) ? limits.max_main_cell_chars : limits.max_cell_chars;
+    size_t max_chars =
+        rows == PanelRows::kMain ? limits.max_main_cell_chars : limits.max_cell_chars;
     w.Key(name).BeginObject();
-    w.Field("plugin", t.plugin).Field("rows", static_cast<int64_t>(t.rows));
+    w.Field("plugin", t.plugin).Field("view", t.view).Field("rows", static_cast<int64_t>(t.rows));
     w.Field("shown", static_cast<int64_t>(shown));
     w.Key("columns").BeginArray();
     for (const DerivedColumn& c : t.columns) {
@@ -107,6 +114,22 @@ void WritePlace(JsonWriter& w, const Finding& f, const Swimlane& s) {
   if (t0 > t1) {
     t0 = 0;
     t1 = s.span_ns;
+  }
+  // The time range the plugin states (Finding::At), on the axis of its rank.
+  if (f.range) {
+    const RankWindow* w = nullptr;
+    for (const RankWindow& x : s.windows)
+      if (x.rank == f.scope.rank) w = &x;
+    if (!w && f.scope.rank < 0 && !s.windows.empty()) w = &s.windows.front();
+    if (w) {
+      const int64_t a = f.range->first - w->shift_ns, b = f.range->second - w->shift_ns;
+      if (b >= 0 && a <= s.span_ns && a <= b) {
+        t0 = a;
+        t1 = b;
+      } else if (note.empty()) {
+        note = "its time range lies outside the shown window";
+      }
+    }
   }
   t0 = std::max<int64_t>(0, t0);
   t1 = std::min(s.span_ns, t1);

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/report/report_panels.h"
+
 namespace th {
 
 namespace {
@@ -27,11 +29,6 @@ std::string TextAt(const DerivedColumn* c, size_t row) {
   if (!c || row >= c->size()) return {};
   if (auto* s = std::get_if<std::vector<std::string>>(&c->values)) return (*s)[row];
   return {};
-}
-
-const DerivedTable* FindTable(const AnalysisReport& r, const std::string& name) {
-  auto it = r.results.tables.find(name);
-  return it == r.results.tables.end() || it->second.rows == 0 ? nullptr : &it->second;
 }
 
 // Events drawn on a lane: slices and instants, not flows, metadata, counters
@@ -85,7 +82,7 @@ void ChooseWindows(const AnalysisReport& r, Swimlane* s) {
   std::map<int64_t, size_t> trace_of_rank;
   for (size_t i = 0; i < set.traces.size(); ++i) trace_of_rank[set.traces[i]->info.rank] = i;
 
-  if (const DerivedTable* t = FindTable(r, "steps")) {
+  if (const DerivedTable* t = TableForPanel(r.results, "steps")) {
     const DerivedColumn *rank = t->Find("rank"), *step = t->Find("step"), *ts = t->Find("ts"),
                         *dur = t->Find("dur"), *phase = t->Find("phase");
     // step -> (rank -> window)
@@ -349,7 +346,7 @@ MemoryTimeline BuildMemoryTimeline(const AnalysisReport& r, const TimelineLimits
     std::string tier;
   };
   std::map<std::tuple<int64_t, std::string, int>, Assessed> assessed;
-  if (const DerivedTable* t = FindTable(r, "oom_risk")) {
+  if (const DerivedTable* t = TableForPanel(r.results, "oom-risk")) {
     for (size_t row = 0; row < t->rows; ++row) {
       auto key = std::make_tuple(static_cast<int64_t>(NumberAt(t->Find("rank"), row, 0)),
                                  TextAt(t->Find("device_type"), row),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "core/report/xla_summary.h"
@@ -79,13 +80,19 @@ std::vector<Change> RankChanges(const TraceSet& set, const PluginResults& result
   for (const auto& t : set.traces) by_rank[t->info.rank] = t.get();
   std::vector<Change> out;
   for (const Finding& f : results.findings) {
+    // The saving it states (Finding::Saving); for a plugin that states none,
+    // its first inferred ns evidence named saving*.
+    std::optional<double> saving = f.saving_ns;
     for (const Evidence& e : f.evidence) {
-      if (e.kind != NumberKind::kInferred || e.unit != "ns" || e.name.rfind("saving", 0) != 0 ||
-          e.value <= 0)
-        continue;
+      if (saving) break;
+      if (e.kind == NumberKind::kInferred && e.unit == "ns" && e.name.rfind("saving", 0) == 0 &&
+          e.value > 0)
+        saving = e.value;
+    }
+    if (saving && *saving > 0) {
       Change c;
       c.finding = &f;
-      c.saving_ns = e.value;
+      c.saving_ns = *saving;
       const Trace* t = f.scope.rank >= 0 && by_rank.count(f.scope.rank)
                            ? by_rank[f.scope.rank]
                            : (set.traces.empty() ? nullptr : set.traces.front().get());
@@ -95,7 +102,6 @@ std::vector<Change> RankChanges(const TraceSet& set, const PluginResults& result
         c.step_after_ns = std::max(0.0, c.step_ns - c.saving_ns / static_cast<double>(c.steps));
       }
       out.push_back(c);
-      break;
     }
   }
   std::stable_sort(out.begin(), out.end(),

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/graph/text_escape.h"
+#include "core/report/report_panels.h"
 
 namespace th::scan {
 
@@ -81,6 +82,10 @@ std::string EvidenceJson(const std::vector<Evidence>& evidence) {
 }  // namespace
 
 std::optional<double> FindingTimeLostNs(const Finding& finding) {
+  if (finding.time_lost_ns) {
+    if (!std::isfinite(*finding.time_lost_ns) || *finding.time_lost_ns < 0) return std::nullopt;
+    return finding.time_lost_ns;
+  }
   static const std::map<std::string, double, std::less<>> kScale = {
       {"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
   for (const Evidence& e : finding.evidence) {
@@ -140,9 +145,8 @@ void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
   record->metrics = report.results.metrics;
   record->findings = report.results.findings;
   record->steps.clear();
-  auto steps = report.results.tables.find("steps");
-  if (steps != report.results.tables.end()) {
-    const DerivedTable& t = steps->second;
+  if (const DerivedTable* steps = TableForPanel(report.results, "steps")) {
+    const DerivedTable& t = *steps;
     const DerivedColumn* rank = t.Find("rank");
     const DerivedColumn* step = t.Find("step");
     const DerivedColumn* ts = t.Find("ts");

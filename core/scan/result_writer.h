@@ -53,9 +53,10 @@ struct RunRecord {
   double scan_seconds = 0;
 };
 
-// time_lost_ns of a finding: the value of its FIRST evidence item whose unit
-// is a time unit (ns, us, µs, ms, s), converted to ns; nullopt when it has
-// none, or that value is negative or not finite.
+// time_lost_ns of a finding: what it states (Finding::TimeLost); for a
+// plugin that states none, the value of its FIRST evidence item whose unit is
+// a time unit (ns, us, µs, ms, s), converted to ns; nullopt when it has none,
+// or that value is negative or not finite.
 std::optional<double> FindingTimeLostNs(const Finding& finding);
 
 // Fills the content rows of `record` (verdict, counts, traces, metrics,

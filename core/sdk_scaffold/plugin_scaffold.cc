@@ -137,11 +137,24 @@ void Expect(bool ok, const std::string& what) {
 }
 
 template <typename T>
-th_column Column(const std::vector<T>& values, th_value_type type) {
-  return {values.data(), values.size(), static_cast<uint32_t>(type), 0};
+th_table_column Column(const char* name, const std::vector<T>& values, th_value_type type,
+                       const char* unit = "") {
+  return {name, {values.data(), values.size(), static_cast<uint32_t>(type), 0}, unit};
 }
 
-// Rank 0, one GPU stream (device 0, stream 7): two kernels and a memcpy.
+th_table Table(const char* name, const std::vector<th_table_column>& columns) {
+  th_table t{};
+  t.struct_size = sizeof t;
+  t.name = name;
+  t.columns = columns.data();
+  t.column_count = static_cast<uint32_t>(columns.size());
+  t.row_count = columns.empty() ? 0 : columns[0].values.length;
+  return t;
+}
+
+// Rank 0, one GPU stream (device 0, stream 7): two kernels and a memcpy, as
+// the catalog tables events, tracks and gpu_args (tracehound hands a plugin
+// only the tables it declares in Reads(); this test hands all three).
 struct TinyTrace {
   std::vector<std::string> strings = {"", "gemm", "softmax", "Memcpy HtoD", "kernel", "gpu_memcpy"};
   std::vector<int64_t> ts = {1000, 2000, 3000};
@@ -153,39 +166,61 @@ struct TinyTrace {
   std::vector<uint16_t> depth = {0, 0, 0};
   std::vector<uint8_t> kind = {TH_EVENT_KERNEL, TH_EVENT_KERNEL, TH_EVENT_MEMCPY};
   std::vector<uint32_t> args_row = {0, 1, 2};
+  std::vector<uint32_t> track_kind = {TH_TRACK_GPU_STREAM}, no_string = {0};
+  std::vector<int64_t> pid = {0}, tid = {7}, track_stream = {7};
+  std::vector<int32_t> track_device = {0};
   std::vector<uint32_t> gpu_event = {0, 1, 2};
-  std::vector<int32_t> gpu_device = {0, 0, 0};
+  std::vector<int32_t> gpu_device = {0, 0, 0}, zero = {0, 0, 0};
   std::vector<int64_t> gpu_stream = {7, 7, 7};
   std::vector<int64_t> gpu_bytes = {-1, -1, 4096};
-  th_track stream{};
+  std::vector<float> occupancy = {-1, -1, -1};
+  std::vector<th_table_column> event_columns = {
+      Column("ts", ts, TH_TYPE_I64, "ns"),
+      Column("dur", dur, TH_TYPE_I64, "ns"),
+      Column("name", name, TH_TYPE_STRING_ID),
+      Column("cat", cat, TH_TYPE_STRING_ID),
+      Column("track", track, TH_TYPE_U32),
+      Column("parent", parent, TH_TYPE_U32),
+      Column("depth", depth, TH_TYPE_U16),
+      Column("kind", kind, TH_TYPE_U8),
+      Column("args_row", args_row, TH_TYPE_U32)};
+  std::vector<th_table_column> track_columns = {
+      Column("kind", track_kind, TH_TYPE_U32),
+      Column("pid", pid, TH_TYPE_I64),
+      Column("tid", tid, TH_TYPE_I64),
+      Column("pid_string", no_string, TH_TYPE_STRING_ID),
+      Column("tid_string", no_string, TH_TYPE_STRING_ID),
+      Column("process_name", no_string, TH_TYPE_STRING_ID),
+      Column("thread_name", no_string, TH_TYPE_STRING_ID),
+      Column("device", track_device, TH_TYPE_I32),
+      Column("stream", track_stream, TH_TYPE_I64)};
+  std::vector<th_table_column> gpu_columns = {
+      Column("event", gpu_event, TH_TYPE_U32),
+      Column("device", gpu_device, TH_TYPE_I32),
+      Column("stream", gpu_stream, TH_TYPE_I64),
+      Column("bytes", gpu_bytes, TH_TYPE_I64, "bytes"),
+      Column("grid_x", zero, TH_TYPE_I32),
+      Column("grid_y", zero, TH_TYPE_I32),
+      Column("grid_z", zero, TH_TYPE_I32),
+      Column("block_x", zero, TH_TYPE_I32),
+      Column("block_y", zero, TH_TYPE_I32),
+      Column("block_z", zero, TH_TYPE_I32),
+      Column("registers", zero, TH_TYPE_I32),
+      Column("shared_mem", zero, TH_TYPE_I32, "bytes"),
+      Column("occupancy", occupancy, TH_TYPE_F32, "%")};
+  std::vector<th_table> tables = {Table("events", event_columns), Table("tracks", track_columns),
+                                  Table("gpu_args", gpu_columns)};
   th_trace_view view{};
 
   TinyTrace() {
-    stream.struct_size = sizeof stream;
-    stream.kind = TH_TRACK_GPU_STREAM;
-    stream.tid = 7;
-    stream.stream = 7;
     view.struct_size = sizeof view;
     view.path = "tiny.json";
     view.rank = 0;
-    view.event_count = ts.size();
-    view.ts = Column(ts, TH_TYPE_I64);
-    view.dur = Column(dur, TH_TYPE_I64);
-    view.name = Column(name, TH_TYPE_U32);
-    view.cat = Column(cat, TH_TYPE_U32);
-    view.track = Column(track, TH_TYPE_U32);
-    view.parent = Column(parent, TH_TYPE_U32);
-    view.depth = Column(depth, TH_TYPE_U16);
-    view.kind = Column(kind, TH_TYPE_U8);
-    view.args_row = Column(args_row, TH_TYPE_U32);
-    view.track_count = 1;
-    view.tracks = &stream;
-    view.gpu_args_count = gpu_event.size();
-    view.gpu_event = Column(gpu_event, TH_TYPE_U32);
-    view.gpu_device = Column(gpu_device, TH_TYPE_I32);
-    view.gpu_stream = Column(gpu_stream, TH_TYPE_I64);
-    view.gpu_bytes = Column(gpu_bytes, TH_TYPE_I64);
+    view.tables = tables.data();
+    view.table_count = static_cast<uint32_t>(tables.size());
   }
+  TinyTrace(const TinyTrace&) = delete;
+  TinyTrace& operator=(const TinyTrace&) = delete;
 };
 
 // What the plugin reported, through the host function table.
@@ -230,7 +265,10 @@ th_status PublishTable(void* ctx, const th_table* t) {
   Self(ctx)->tables.push_back(t->name);
   return TH_STATUS_OK;
 }
-const th_table* FindTable(void*, const char*) { return nullptr; }
+th_status FindTable(void*, const char*, const th_table** out) {
+  *out = nullptr;
+  return TH_STATUS_OK;
+}
 
 // Runs the plugin on `trace` with its declared defaults, then `overrides`.
 bool Run(const th_plugin_descriptor* d, const TinyTrace& trace,

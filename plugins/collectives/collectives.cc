@@ -38,6 +38,41 @@ std::string Ms(double ns) {
   return b;
 }
 
+// The tables it publishes.
+th::sdk::Schema CollectivesTable() {
+  return th::sdk::Schema("collectives")
+      .Int("id")
+      .Text("key")
+      .Text("backend")
+      .Text("collective")
+      .Text("name")
+      .Text("algorithm")
+      .Text("dtype")
+      .Text("group")
+      .Int("group_size", "count")
+      .Int("bytes", "bytes")
+      .Int("ranks", "count")
+      .Int("step")
+      .Int("transfer", "ns")
+      .Int("wait_max", "ns")
+      .Int("wait_total", "ns")
+      .Int("start_skew", "ns")
+      .Int("last_rank")
+      .Real("algbw", "GB/s")
+      .Real("busbw", "GB/s")
+      .Text("bw_basis");
+}
+th::sdk::Schema CollectiveRanksTable() {
+  return th::sdk::Schema("collective_ranks")
+      .Int("id")
+      .Int("rank")
+      .Int("step")
+      .Int("ts", "ns")
+      .Int("dur", "ns")
+      .Int("wait", "ns")
+      .Int("bytes", "bytes");
+}
+
 class Collectives final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -45,8 +80,10 @@ class Collectives final : public th::sdk::Plugin {
                        "Collectives of every backend (NCCL/RCCL kernels, gloo CPU collectives) "
                        "matched across ranks: transfer time vs synchronisation wait per rank, "
                        "algorithm, message size, algorithm and bus bandwidth")
-        .Reads({"events", "collective_args"})
-        .Publishes({"collectives", "collective_ranks"})
+        .Reads({"events", "tracks", "edges", "profiler_steps", "collective_args", "name_classes",
+                "class_rules"})
+        .Publishes(CollectivesTable())
+        .Publishes(CollectiveRanksTable())
         .Option("wait_threshold_pct", 10.0,
                 "report when ranks spend more than this share of their time (ProfilerSteps, "
                 "else GPU span) waiting for peers in collectives")

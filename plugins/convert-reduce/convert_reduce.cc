@@ -39,14 +39,28 @@ bool IsShapeOp(std::string_view op) {
 
 bool IsLowPrecision(std::string_view t) { return t == "bf16" || t == "f16"; }
 
+// The tables it publishes.
+th::sdk::Schema ConvertReduceTable() {
+  return th::sdk::Schema("convert_reduce")
+      .Int("rank")
+      .Text("convert")
+      .Text("reduce")
+      .Text("fusion")
+      .Text("module")
+      .Int("reduction_size", "elements")
+      .Int("device_time", "ns")
+      .Text("python_line");
+}
+
 class ConvertReduce final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("convert-reduce", "1.0.0", th::sdk::kDetector,
                        "bf16/f16 -> f32 converts that only feed an f32 sum of non-negative "
                        "terms in inference, cast back down afterwards")
-        .Reads({"events"})
-        .Publishes({"convert_reduce"})
+        .Reads({"events", "gpu_args", "gpu_hlo", "hlo_modules", "hlo_instructions",
+                "hlo_operand_offsets", "hlo_operands", "hlo_user_offsets", "hlo_users"})
+        .Publishes(ConvertReduceTable())
         .Option("inference_only", true,
                 "skip modules that look like training (a computation named grad, backward, "
                 "loss, optimizer, adam, sgd or update keeps f32 accumulation on purpose)")
@@ -147,7 +161,9 @@ class ConvertReduce final : public th::sdk::Plugin {
               .Evidence("device_time", static_cast<double>(t_ns[k]), "ns", th::sdk::kMeasured)
               // Half the bytes of the summand: at most half the reduction's time.
               .Evidence("saving_estimate", static_cast<double>(t_ns[k]) / 2, "ns",
-                        th::sdk::kInferred));
+                        th::sdk::kInferred)
+              .Saving(static_cast<double>(t_ns[k]) / 2)
+              .TimeLost(static_cast<double>(t_ns[k])));
     }
     ctx.Publish(th::sdk::Table("convert_reduce")
                     .Int("rank", t_rank)

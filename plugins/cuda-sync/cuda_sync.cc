@@ -83,11 +83,30 @@ bool IsAsyncCopy(std::string_view name) {
                                      StartsWith(name, "hipMemcpy") || StartsWith(name, "cuMemcpy"));
 }
 
-// Union of the step windows of one trace, sorted and merged.
-std::vector<std::pair<int64_t, int64_t>> StepUnion(const Trace& t) {
+// A step of one rank on the host: the `steps` plugin's window (ProfilerStep#N,
+// or a step it inferred where the trace has none).
+struct StepWindow {
+  int64_t number, ts, dur;
+};
+
+// The `steps` table's host windows per rank, by start.
+std::map<int64_t, std::vector<StepWindow>> StepsByRank(const th_table* table) {
+  std::map<int64_t, std::vector<StepWindow>> out;
+  if (!table) return out;
+  const th::sdk::TableView t(table);
+  const auto rank = t.Ints("rank"), step = t.Ints("step"), ts = t.Ints("host_ts"),
+             dur = t.Ints("host_dur");
+  for (uint64_t r = 0; r < t.rows(); ++r) out[rank[r]].push_back({step[r], ts[r], dur[r]});
+  for (auto& [rank_id, steps] : out)
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const StepWindow& a, const StepWindow& b) { return a.ts < b.ts; });
+  return out;
+}
+
+// Union of the step windows of one rank, sorted and merged.
+std::vector<std::pair<int64_t, int64_t>> StepUnion(const std::vector<StepWindow>& steps) {
   std::vector<std::pair<int64_t, int64_t>> w;
-  for (uint64_t s = 0; s < t.step_count(); ++s)
-    w.emplace_back(t.step(s).ts, t.step(s).ts + t.step(s).dur);
+  for (const StepWindow& s : steps) w.emplace_back(s.ts, s.ts + s.dur);
   std::sort(w.begin(), w.end());
   std::vector<std::pair<int64_t, int64_t>> out;
   for (const auto& x : w) {
@@ -121,14 +140,41 @@ std::string Millis(int64_t ns) {
   return buf;
 }
 
+// The tables it publishes.
+th::sdk::Schema CudaSyncTable() {
+  return th::sdk::Schema("cuda_sync")
+      .Int("rank")
+      .Text("class")
+      .Text("name")
+      .Int("calls", "count")
+      .Int("calls_in_steps", "count")
+      .Int("blocked", "ns")
+      .Int("blocked_in_steps", "ns")
+      .Int("max", "ns")
+      .Int("device_time", "ns")
+      .Int("bytes", "bytes")
+      .Text("top_op");
+}
+th::sdk::Schema CudaSyncPerStepTable() {
+  return th::sdk::Schema("cuda_sync_per_step")
+      .View("per-step")
+      .Int("rank")
+      .Int("step")
+      .Int("step_dur", "ns")
+      .Int("sync_calls", "count")
+      .Int("blocked", "ns")
+      .Real("share", "%");
+}
+
 class CudaSync final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("cuda-sync", "1.0.0", th::sdk::kDetector,
                        "Synchronous memcpy/memset, pageable async memcpy, device/stream/event "
                        "synchronisation: host time blocked, inside ProfilerStep windows")
-        .Reads({"events", "edges", "steps"})
-        .Publishes({"cuda_sync", "cuda_sync_per_step"})
+        .Reads({"events", "tracks", "edges", "gpu_args", "steps"})
+        .Publishes(CudaSyncTable())
+        .Publishes(CudaSyncPerStepTable())
         .Option("min_step_share_pct", 1.0,
                 "report a rank and class whose blocked time in steps is at least this % of the "
                 "step time (P2)")
@@ -150,32 +196,33 @@ class CudaSync final : public th::sdk::Plugin {
     std::vector<int64_t> ps_rank, ps_step, ps_dur, ps_blocked, ps_calls;
     std::vector<double> ps_share;
 
+    const auto steps_by_rank = StepsByRank(ctx.FindTable("steps"));
+    static const std::vector<StepWindow> kNoSteps;
     for (const Trace& t : ctx.traces()) {
       const uint64_t n = t.size();
+      const auto found = steps_by_rank.find(t.rank());
+      const std::vector<StepWindow>& rank_steps =
+          found == steps_by_rank.end() ? kNoSteps : found->second;
       // The GPU copies/sets each call launched.
       std::vector<int64_t> launched_dur(n, 0), launched_bytes(n, 0);
       std::vector<uint8_t> pageable(n, 0);
-      const th_trace_view& v = t.raw();
-      const auto* args_row = static_cast<const uint32_t*>(v.args_row.data);
-      const auto* bytes = static_cast<const int64_t*>(v.gpu_bytes.data);
       for (uint64_t k = 0; k < t.edge_count(); ++k) {
         if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
         const uint32_t src = t.edge_src(k), dst = t.edge_dst(k);
         launched_dur[src] += t.dur(dst);
-        const uint32_t row = args_row[dst];
-        if (row != kNone && bytes[row] > 0) launched_bytes[src] += bytes[row];
+        const uint32_t row = t.args_row(dst);
+        if (row != kNone && t.gpu_bytes(row) > 0) launched_bytes[src] += t.gpu_bytes(row);
         if (t.kind(dst) == TH_EVENT_MEMCPY && Contains(t.name(dst), "Pageable")) pageable[src] = 1;
       }
-      const auto steps = StepUnion(t);
+      const auto steps = StepUnion(rank_steps);
       int64_t step_time = 0;
       for (const auto& w : steps) step_time += w.second - w.first;
       int64_t host_first = INT64_MAX, host_last = INT64_MIN;
       std::array<int64_t, 6> class_in_steps{}, class_blocked{};
       // Per-step blocked time (steps by start).
       std::vector<std::pair<int64_t, int64_t>> step_windows;
-      for (uint64_t s = 0; s < t.step_count(); ++s)
-        step_windows.emplace_back(t.step(s).ts, t.step(s).ts + t.step(s).dur);
-      std::vector<int64_t> step_blocked(t.step_count(), 0), step_calls(t.step_count(), 0);
+      for (const StepWindow& w : rank_steps) step_windows.emplace_back(w.ts, w.ts + w.dur);
+      std::vector<int64_t> step_blocked(rank_steps.size(), 0), step_calls(rank_steps.size(), 0);
 
       for (uint64_t i = 0; i < n; ++i) {
         const uint32_t kind = t.kind(i);
@@ -217,7 +264,7 @@ class CudaSync final : public th::sdk::Plugin {
       for (size_t s = 0; s < step_windows.size(); ++s) {
         const int64_t dur = step_windows[s].second - step_windows[s].first;
         ps_rank.push_back(t.rank());
-        ps_step.push_back(t.step(s).number);
+        ps_step.push_back(rank_steps[s].number);
         ps_dur.push_back(dur);
         ps_blocked.push_back(step_blocked[s]);
         ps_calls.push_back(step_calls[s]);
@@ -233,8 +280,8 @@ class CudaSync final : public th::sdk::Plugin {
       th::sdk::Scope scope;
       scope.rank = t.rank();
       if (has_steps) {
-        scope.step_first = t.step(0).number;
-        scope.step_last = t.step(t.step_count() - 1).number;
+        scope.step_first = rank_steps.front().number;
+        scope.step_last = rank_steps.back().number;
       }
       int64_t all_blocked = 0, all_in_steps = 0;
       for (int c = 0; c < 6; ++c) {

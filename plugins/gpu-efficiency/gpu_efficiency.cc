@@ -32,14 +32,41 @@ struct KernelAgg {
   double sm_weighted = 0, blocks_weighted = 0, occupancy_weighted = 0;
 };
 
+// The tables it publishes.
+th::sdk::Schema GpuEfficiencyTable() {
+  return th::sdk::Schema("gpu_efficiency")
+      .View("gpu-efficiency")
+      .Int("rank")
+      .Int("device")
+      .Text("window_source")
+      .Int("window", "ns")
+      .Int("busy", "ns")
+      .Int("kernels", "count")
+      .Int("sms", "count")
+      .Real("gpu_utilization", "%")
+      .Real("est_sm_efficiency", "%")
+      .Real("est_achieved_occupancy", "%")
+      .Real("blocks_per_sm", "blocks");
+}
+th::sdk::Schema GpuEfficiencyKernelsTable() {
+  return th::sdk::Schema("gpu_efficiency_kernels")
+      .Text("name")
+      .Int("count", "count")
+      .Int("total", "ns")
+      .Real("est_sm_efficiency", "%")
+      .Real("est_achieved_occupancy", "%")
+      .Real("blocks_per_sm", "blocks");
+}
+
 class GpuEfficiency final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("gpu-efficiency", "1.0.0", th::sdk::kAnalyzer,
                        "GPU utilization, est. SM efficiency, est. achieved occupancy and blocks "
                        "per SM, per device and per kernel")
-        .Reads({"events"})
-        .Publishes({"gpu_efficiency", "gpu_efficiency_kernels"})
+        .Reads({"events", "profiler_steps", "gpu_args", "devices", "graph_capture"})
+        .Publishes(GpuEfficiencyTable())
+        .Publishes(GpuEfficiencyKernelsTable())
         .Option("window", "steps",
                 "time the ratios are taken over: steps (first ProfilerStep start to last "
                 "step end, as the PyTorch plugin; the kernel span when the trace has no "

@@ -209,6 +209,81 @@ class ThreadIndex {
   std::vector<std::vector<uint32_t>> by_track_;
 };
 
+// The tables it publishes.
+th::sdk::Schema LongGapsTable() {
+  return th::sdk::Schema("long_gaps")
+      .Int("rank")
+      .Int("device")
+      .Int("stream")
+      .Int("begin", "ns")
+      .Int("dur", "ns")
+      .Text("category")
+      .Text("next_activity")
+      .Int("thread")
+      .Int("thread_busy", "ns")
+      .Text("top_event")
+      .Int("top_event_self", "ns")
+      .Text("thread_top_events");
+}
+th::sdk::Schema IdleBreakdownTable() {
+  return th::sdk::Schema("idle_breakdown")
+      .Int("rank")
+      .Int("device")
+      .Int("stream")
+      .Int("activities", "count")
+      .Int("span", "ns")
+      .Int("idle", "ns")
+      .Real("idle_share_of_span", "%")
+      .Int("host_wait", "ns")
+      .Int("kernel_wait", "ns")
+      .Int("other", "ns")
+      .Real("host_wait_pct", "%")
+      .Real("kernel_wait_pct", "%")
+      .Real("other_pct", "%")
+      .Int("host_wait_gaps", "count")
+      .Int("kernel_wait_gaps", "count")
+      .Int("other_gaps", "count")
+      .Int("no_launch_gaps", "count")
+      .Int("no_launch_idle", "ns");
+}
+th::sdk::Schema LaunchStatsTable() {
+  return th::sdk::Schema("launch_stats")
+      .Int("rank")
+      .Int("device")
+      .Int("stream")
+      .Int("launches", "count")
+      .Int("launch_delay_total", "ns")
+      .Real("launch_delay_mean", "ns")
+      .Int("launch_delay_p50", "ns")
+      .Int("launch_delay_p99", "ns")
+      .Int("launch_delay_max", "ns")
+      .Int("launch_delay_outliers", "count")
+      .Int("launch_call_time", "ns")
+      .Int("launch_call_outliers", "count")
+      .Int("kernels", "count")
+      .Int("kernels_shorter_than_launch", "count")
+      .Int("queue_max", "count")
+      .Real("queue_mean", "count")
+      .Int("time_at_queue_limit", "ns");
+}
+th::sdk::Schema LaunchBoundKernelsTable() {
+  return th::sdk::Schema("launch_bound_kernels")
+      .Text("name")
+      .Int("count", "count")
+      .Int("kernel_time", "ns")
+      .Int("launch_call_time", "ns");
+}
+th::sdk::Schema QueueLengthTable() {
+  return th::sdk::Schema("queue_length")
+      .Int("rank")
+      .Int("device")
+      .Int("stream")
+      .Int("begin", "ns")
+      .Int("width", "ns")
+      .Int("max", "count")
+      .Real("mean", "count");
+}
+
 class IdleLaunch final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -216,9 +291,12 @@ class IdleLaunch final : public th::sdk::Plugin {
                        "Per GPU stream: idle time split into host-wait / kernel-wait / other "
                        "(HTA's idle breakdown), what the launching thread did in long gaps, "
                        "launch delays, kernels shorter than their launch, queue length")
-        .Reads({"events", "edges", "steps"})
-        .Publishes(
-            {"idle_breakdown", "long_gaps", "launch_stats", "launch_bound_kernels", "queue_length"})
+        .Reads({"events", "tracks", "edges", "graph_capture"})
+        .Publishes(IdleBreakdownTable())
+        .Publishes(LongGapsTable())
+        .Publishes(LaunchStatsTable())
+        .Publishes(LaunchBoundKernelsTable())
+        .Publishes(QueueLengthTable())
         .Option("kernel_wait_threshold_ns", int64_t{30000},
                 "a gap not caused by the host and shorter than this is kernel-wait (HTA's "
                 "consecutive_kernel_delay, 30, which HTA compares with µs)")

@@ -21,14 +21,31 @@ std::string ClassSource(const th::sdk::Trace& t, uint64_t i) {
   return t.kind(i) == TH_EVENT_KERNEL ? "no rule: a kernel is COMP" : "no rule: a copy is MEM";
 }
 
+// The tables it publishes.
+th::sdk::Schema KernelStatsTable() {
+  return th::sdk::Schema("kernel_stats")
+      .View("kernel-stats")
+      .Text("name")
+      .Text("category")
+      .Int("count", "count")
+      .Int("total", "ns")
+      .Int("min", "ns")
+      .Int("max", "ns")
+      .Real("mean", "ns")
+      .Int("p50", "ns")
+      .Int("p99", "ns")
+      .Real("share", "%")
+      .Text("category_source");
+}
+
 class KernelStats final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("kernel-stats", "1.0.0", th::sdk::kAnalyzer,
                        "Per kernel name: count, total, min, max, mean, p50, p99, share of GPU "
                        "time, category COMM/COMP/MEM (the kernel class table) and its source")
-        .Reads({"events"})
-        .Publishes({"kernel_stats"})
+        .Reads({"events", "name_classes", "class_rules"})
+        .Publishes(KernelStatsTable())
         .Option("include_memory", true, "also list memcpy and memset (category MEM)");
   }
 

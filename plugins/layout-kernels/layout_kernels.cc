@@ -59,14 +59,27 @@ std::string KernelClass(const std::string& lower) {
   return {};
 }
 
+// The tables it publishes.
+th::sdk::Schema LayoutKernelsTable() {
+  return th::sdk::Schema("layout_kernels")
+      .Int("rank")
+      .Text("aten_op")
+      .Text("kernel")
+      .Text("kind")
+      .Int("count", "count")
+      .Int("gpu_time", "ns")
+      .Real("share", "%")
+      .Text("python");
+}
+
 class LayoutKernels final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("layout-kernels", "1.0.0", th::sdk::kDetector,
                        "Copy/transpose/contiguous/dtype-cast kernels next to GEMM or convolution "
                        "kernels (PyTorch traces), with the aten op and Python frame")
-        .Reads({"events"})
-        .Publishes({"layout_kernels"})
+        .Reads({"events", "edges"})
+        .Publishes(LayoutKernelsTable())
         .Option("min_share_pct", 1.0, "report a group at least this share of GPU time")
         .Min(0);
   }
@@ -187,7 +200,9 @@ class LayoutKernels final : public th::sdk::Plugin {
               .In(scope)
               .Evidence("gpu_time", static_cast<double>(g.ns), "ns", th::sdk::kMeasured)
               .Evidence("share_of_gpu_time", share, "%", th::sdk::kMeasured)
-              .Evidence("saving_if_removed", static_cast<double>(g.ns), "ns", th::sdk::kInferred));
+              .Evidence("saving_if_removed", static_cast<double>(g.ns), "ns", th::sdk::kInferred)
+              .Saving(static_cast<double>(g.ns))
+              .TimeLost(static_cast<double>(g.ns)));
     }
     ctx.Metric("layout_kernel_time", static_cast<double>(total_ns), "ns", th::sdk::kMeasured);
     ctx.Publish(th::sdk::Table("layout_kernels")

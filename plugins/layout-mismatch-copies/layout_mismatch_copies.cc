@@ -24,14 +24,33 @@ struct Hit {
   int hops = 0;
 };
 
+// The tables it publishes.
+th::sdk::Schema LayoutMismatchCopiesTable() {
+  return th::sdk::Schema("layout_mismatch_copies")
+      .Int("rank")
+      .Text("copy")
+      .Text("module")
+      .Text("from")
+      .Text("to")
+      .Int("layout_changes")
+      .Text("producer")
+      .Text("consumer")
+      .Int("bytes", "bytes")
+      .Int("device_time", "ns")
+      .Int("kernels", "count")
+      .Text("lanes")
+      .Text("python_line");
+}
+
 class LayoutMismatchCopies final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("layout-mismatch-copies", "1.0.0", th::sdk::kDetector,
                        "HLO copies between a producer and a compute stage that change the "
                        "layout, ranked by measured device time")
-        .Reads({"events"})
-        .Publishes({"layout_mismatch_copies"})
+        .Reads({"events", "gpu_args", "gpu_hlo", "hlo_modules", "hlo_instructions",
+                "hlo_operand_offsets", "hlo_operands", "hlo_user_offsets", "hlo_users"})
+        .Publishes(LayoutMismatchCopiesTable())
         .Option("max_hops", int64_t{5}, "BFS radius upstream and downstream of each copy")
         .Range(1, 64)
         .Option("max_states", int64_t{50000}, "BFS states per copy and direction")
@@ -140,7 +159,9 @@ class LayoutMismatchCopies final : public th::sdk::Plugin {
           .Evidence("bytes", static_cast<double>(t_bytes[r]), "bytes", th::sdk::kRead)
           .Evidence("device_time", static_cast<double>(t_ns[r]), "ns", th::sdk::kMeasured)
           // Removing the copy saves its own device time at most.
-          .Evidence("saving_if_removed", static_cast<double>(t_ns[r]), "ns", th::sdk::kInferred);
+          .Evidence("saving_if_removed", static_cast<double>(t_ns[r]), "ns", th::sdk::kInferred)
+          .Saving(static_cast<double>(t_ns[r]))
+          .TimeLost(static_cast<double>(t_ns[r]));
       ctx.Add(finding);
     }
   }

@@ -279,14 +279,81 @@ struct DeviceMemory {
   }
 };
 
+// The tables it publishes.
+th::sdk::Schema OomRiskTable() {
+  return th::sdk::Schema("oom_risk")
+      .View("oom-risk")
+      .Int("rank")
+      .Text("device_type")
+      .Int("device")
+      .Int("memory_events", "count")
+      .Int("allocations", "count")
+      .Int("frees", "count")
+      .Int("oom_events", "count")
+      .Text("allocated_source")
+      .Int("peak_allocated", "bytes")
+      .Int("peak_ts", "ns")
+      .Int("peak_step")
+      .Int("peak_reserved", "bytes")
+      .Int("reserved_at_peak", "bytes")
+      .Int("capacity", "bytes")
+      .Int("headroom", "bytes")
+      .Real("headroom_pct", "%")
+      .Real("reserved_headroom_pct", "%")
+      .Int("fragmentation", "bytes")
+      .Real("fragmentation_pct", "%")
+      .Int("transient_at_peak", "bytes")
+      .Int("start_allocated", "bytes")
+      .Int("end_allocated", "bytes")
+      .Int("min_allocated", "bytes")
+      .Int("steps_fitted", "count")
+      .Real("leak_slope", "bytes/step")
+      .Real("leak_r2")
+      .Real("steps_to_exhaustion", "steps")
+      .Int("live_at_peak", "bytes")
+      .Int("frees_of_earlier_allocations", "count")
+      .Int("held_from_start", "bytes")
+      .Int("preallocated_pool", "bytes")
+      .Real("pool_headroom_pct", "%")
+      .Text("tier")
+      .Text("reasons");
+}
+th::sdk::Schema OomRiskAllocationsTable() {
+  return th::sdk::Schema("oom_risk_allocations")
+      .Int("rank")
+      .Text("device_type")
+      .Int("device")
+      .Int("order")
+      .Int("bytes", "bytes")
+      .Int("ts", "ns")
+      .Int("addr")
+      .Text("op")
+      .Text("top_op")
+      .Text("attribution");
+}
+th::sdk::Schema OomRiskStepsTable() {
+  return th::sdk::Schema("oom_risk_steps")
+      .View("per-step")
+      .Int("rank")
+      .Text("device_type")
+      .Int("device")
+      .Int("step")
+      .Int("warmup")
+      .Int("allocated_at_end", "bytes")
+      .Int("max_allocated", "bytes")
+      .Int("reserved_at_end", "bytes");
+}
+
 class OomRisk final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("oom-risk", "1.0.0", th::sdk::kDetector,
                        "Peak memory, headroom, leak slope across steps, fragmentation and the "
                        "largest live allocations per device, with a LOW/MEDIUM/HIGH OOM tier")
-        .Reads({"events", "memory_args"})
-        .Publishes({"oom_risk", "oom_risk_allocations", "oom_risk_steps"})
+        .Reads({"events", "tracks", "profiler_steps", "memory_args", "devices"})
+        .Publishes(OomRiskTable())
+        .Publishes(OomRiskAllocationsTable())
+        .Publishes(OomRiskStepsTable())
         .Option("warmup_steps", int64_t{1},
                 "first ProfilerSteps left out of the leak fit (allocator warm-up)")
         .Min(0)

@@ -41,14 +41,46 @@ struct KeyInfo {
   std::string kind, name, stack;
 };
 
+// The tables it publishes.
+th::sdk::Schema OpStatsTable() {
+  return th::sdk::Schema("op_stats")
+      .View("op-stats")
+      .Text("kind")
+      .Text("name")
+      .Int("calls", "count")
+      .Int("host_total", "ns")
+      .Int("host_self", "ns")
+      .Real("host_mean", "ns")
+      .Int("device_total", "ns")
+      .Int("device_self", "ns")
+      .Int("launched", "count")
+      .Text("call_site")
+      .Int("call_sites", "count");
+}
+th::sdk::Schema HloOpStatsTable() {
+  return th::sdk::Schema("hlo_op_stats")
+      .View("hlo-op-stats")
+      .Text("module")
+      .Text("hlo_op")
+      .Text("opcode")
+      .Text("op_name")
+      .Text("shape")
+      .Text("source")
+      .Int("kernels", "count")
+      .Int("device_total", "ns")
+      .Int("kernels_exact", "count")
+      .Int("kernels_inferred", "count");
+}
+
 class OpStats final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("op-stats", "1.0.0", th::sdk::kAnalyzer,
                        "Per framework op (cpu_op, user annotation, XLA op): calls, host total "
                        "and self time, device time of the kernels it launched, Python call site")
-        .Reads({"events", "edges"})
-        .Publishes({"op_stats", "hlo_op_stats"})
+        .Reads({"events", "edges", "gpu_args", "gpu_hlo", "hlo_modules", "hlo_instructions"})
+        .Publishes(OpStatsTable())
+        .Publishes(HloOpStatsTable())
         .Option("by_stack", false, "one row per (op, Python call site) instead of one per op name")
         .Option("stack_depth", int64_t{3}, "Python frames in a call site (innermost first)")
         .Range(1, 64)
@@ -163,10 +195,8 @@ class OpStats final : public th::sdk::Plugin {
       // Phase 3: XProf captures, GPU activity by HLO instruction.
       int64_t hlo_attributed = 0;
       if (t.attributed()) {
-        const th_trace_view& v = t.raw();
-        const auto* gpu_event = static_cast<const uint32_t*>(v.gpu_event.data);
-        for (uint64_t r = 0; r < v.gpu_args_count; ++r) {
-          const uint32_t e = gpu_event[r], ins = t.gpu_hlo_instruction(r);
+        for (uint64_t r = 0; r < t.gpu_rows(); ++r) {
+          const uint32_t e = t.gpu_event(r), ins = t.gpu_hlo_instruction(r);
           if (ins == kNone || !t.is_gpu_activity(e)) continue;
           const int64_t d = t.dur(e);
           hlo_attributed += d;

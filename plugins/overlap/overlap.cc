@@ -76,6 +76,21 @@ int64_t HtaCutoff(const th::sdk::Trace& t) {
 int64_t FloorUs(int64_t ns) { return (ns >= 0 ? ns : ns - 999) / 1000 * 1000; }
 int64_t CeilUs(int64_t ns) { return -FloorUs(-ns); }
 
+// The tables it publishes.
+th::sdk::Schema OverlapTable() {
+  return th::sdk::Schema("overlap")
+      .View("overlap")
+      .Int("rank")
+      .Int("step")
+      .Int("comm", "ns")
+      .Int("comp", "ns")
+      .Int("overlap", "ns")
+      .Int("exposed_comm", "ns")
+      .Int("span", "ns")
+      .Real("overlap_pct", "%")
+      .Real("exposed_pct", "%");
+}
+
 class Overlap final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -84,8 +99,9 @@ class Overlap final : public th::sdk::Plugin {
                        "communication kernel time hidden behind computation, and the exposed "
                        "communication time (kernel classes: NCCL/RCCL, DeepEP, NVSHMEM, MSCCL++, "
                        "one-sided copies ...)")
-        .Reads({"events", "collective_args"})
-        .Publishes({"overlap"})
+        .Reads({"events", "tracks", "edges", "profiler_steps", "collective_args", "name_classes",
+                "class_rules", "graph_capture"})
+        .Publishes(OverlapTable())
         .Option("definition", "tracehound",
                 "tracehound (exact ns, the kernel class table) or hta (HTA 0.6.1's "
                 "get_comm_comp_overlap, its kernel types and quirks included)",

@@ -44,6 +44,12 @@ enum Category : uint8_t {
 };
 constexpr std::array<const char*, kCategories + 1> kCategoryNames = {
     "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other"};
+// The parts of a step in table step_breakdown: the categories, then idle,
+// compute and non-compute.
+constexpr size_t kParts = kCategories + 1 + 3;
+constexpr std::array<const char*, kParts> kPartNames = {
+    "kernel",   "memcpy", "memset", "communication", "runtime",    "dataloader",
+    "cpu_exec", "other",  "idle",   "compute",       "non_compute"};
 
 Category CpuCategory(std::string_view name) {
   if (name.starts_with("ProfilerStep#")) return kNoCategory;
@@ -74,10 +80,9 @@ KernelType HtaKernelType(const Trace& t, uint64_t i) {
 
 // The stream of a GPU activity row (-1 when the event has none).
 int64_t StreamOf(const Trace& t, uint64_t i) {
-  const th_trace_view& v = t.raw();
-  const uint32_t row = static_cast<const uint32_t*>(v.args_row.data)[i];
-  if (row == th::sdk::kNoRow || row >= v.gpu_args_count) return -1;
-  return static_cast<const int64_t*>(v.gpu_stream.data)[row];
+  const uint32_t row = t.args_row(i);
+  if (row == th::sdk::kNoRow || row >= t.gpu_rows()) return -1;
+  return t.gpu_stream(row);
 }
 
 // HTA's "GPU kernel" rows for the temporal and kernel breakdowns: every row
@@ -107,28 +112,17 @@ struct Intervals {
   }
 };
 
-const th_table_column& Column(const th_table* t, std::string_view name, uint32_t type) {
-  for (uint32_t c = 0; c < t->column_count; ++c) {
-    const th_table_column& col = t->columns[c];
-    if (name == col.name && col.values.type == type) return col;
-  }
-  throw std::invalid_argument("step-breakdown: table 'steps' has no column " + std::string(name));
-}
-
 struct StepRow {
   int64_t rank, number, ts, dur;
   bool warmup, inferred;
 };
 
-std::vector<StepRow> ReadSteps(const th_table* t) {
-  const auto* rank = static_cast<const int64_t*>(Column(t, "rank", TH_TYPE_I64).values.data);
-  const auto* step = static_cast<const int64_t*>(Column(t, "step", TH_TYPE_I64).values.data);
-  const auto* ts = static_cast<const int64_t*>(Column(t, "ts", TH_TYPE_I64).values.data);
-  const auto* dur = static_cast<const int64_t*>(Column(t, "dur", TH_TYPE_I64).values.data);
-  const auto* warm = static_cast<const int64_t*>(Column(t, "warmup", TH_TYPE_I64).values.data);
-  const auto* kind = static_cast<const char* const*>(Column(t, "kind", TH_TYPE_STRING).values.data);
+std::vector<StepRow> ReadSteps(const th::sdk::TableView& t) {
+  const auto rank = t.Ints("rank"), step = t.Ints("step"), ts = t.Ints("ts"), dur = t.Ints("dur"),
+             warm = t.Ints("warmup");
+  const auto kind = t.Texts("kind");
   std::vector<StepRow> out;
-  for (uint64_t r = 0; r < t->row_count; ++r)
+  for (uint64_t r = 0; r < t.rows(); ++r)
     out.push_back(
         {rank[r], step[r], ts[r], dur[r], warm[r] != 0, std::string_view(kind[r]) == "inferred"});
   return out;
@@ -136,6 +130,53 @@ std::vector<StepRow> ReadSteps(const th_table* t) {
 
 double Pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// The tables it publishes.
+th::sdk::Schema StepBreakdownTable() {
+  th::sdk::Schema s("step_breakdown");
+  s.View("step-breakdown").Int("rank").Int("step").Text("phase").Text("kind");
+  s.Int("ts", "ns").Int("dur", "ns");
+  for (const char* part : kPartNames) s.Int(part, "ns");
+  for (const char* part : kPartNames) s.Real(std::string(part) + "_pct", "%");
+  return s;
+}
+th::sdk::Schema StepBreakdownSummaryTable() {
+  return th::sdk::Schema("step_breakdown_summary")
+      .View("step-breakdown-summary")
+      .Text("phase")
+      .Text("part")
+      .Text("kind")
+      .Int("steps", "count")
+      .Int("ranks", "count")
+      .Int("mean", "ns")
+      .Int("min", "ns")
+      .Int("max", "ns")
+      .Real("mean_pct", "%")
+      .Real("min_pct", "%")
+      .Real("max_pct", "%");
+}
+th::sdk::Schema TemporalBreakdownTable() {
+  return th::sdk::Schema("temporal_breakdown")
+      .Int("rank")
+      .Int("kernel_time", "ns")
+      .Int("idle", "ns")
+      .Int("compute", "ns")
+      .Int("non_compute", "ns")
+      .Real("idle_pct", "%")
+      .Real("compute_pct", "%")
+      .Real("non_compute_pct", "%")
+      .Int("gpu_rows", "count")
+      .Int("gpu_rows_left_out", "count")
+      .Text("window")
+      .Text("kind");
+}
+th::sdk::Schema KernelTypeBreakdownTable() {
+  return th::sdk::Schema("kernel_type_breakdown")
+      .Int("rank")
+      .Text("kernel_type")
+      .Int("time", "ns")
+      .Real("share", "%");
 }
 
 class StepBreakdown final : public th::sdk::Plugin {
@@ -146,9 +187,11 @@ class StepBreakdown final : public th::sdk::Plugin {
                        "(adding up to the step time) and HTA's idle / compute / non-compute "
                        "split; per rank HTA's temporal breakdown and kernel type shares; "
                        "warm-up and steady state apart")
-        .Reads({"events", "steps"})
-        .Publishes({"step_breakdown", "step_breakdown_summary", "temporal_breakdown",
-                    "kernel_type_breakdown"})
+        .Reads({"events", "gpu_args", "name_classes", "class_rules", "steps"})
+        .Publishes(StepBreakdownTable())
+        .Publishes(StepBreakdownSummaryTable())
+        .Publishes(TemporalBreakdownTable())
+        .Publishes(KernelTypeBreakdownTable())
         .Option("include_last_step", false,
                 "rank-level tables: keep the GPU work of the last ProfilerStep (HTA's "
                 "include_last_profiler_step; HTA leaves it out by default)")
@@ -164,7 +207,7 @@ class StepBreakdown final : public th::sdk::Plugin {
       throw std::invalid_argument(
           "step-breakdown reads the table 'steps' of the steps plugin; add 'steps: {}' to the "
           "pipeline");
-    const std::vector<StepRow> steps = ReadSteps(table);
+    const std::vector<StepRow> steps = ReadSteps(th::sdk::TableView(table));
     PerStep(ctx, steps);
     PerRank(ctx, ctx.GetBool("include_last_step"), ctx.GetBool("hta_us_rounding"));
   }
@@ -258,7 +301,6 @@ class StepBreakdown final : public th::sdk::Plugin {
       return steps[a].rank != steps[b].rank ? steps[a].rank < steps[b].rank
                                             : steps[a].ts < steps[b].ts;
     });
-    constexpr size_t kParts = kCategories + 1 + 3;  // categories, other, idle/compute/non-compute
     std::vector<int64_t> rank_col, number, ts, dur;
     std::vector<std::string> phase, kind;
     std::array<std::vector<int64_t>, kParts> part_ns;
@@ -294,17 +336,12 @@ class StepBreakdown final : public th::sdk::Plugin {
         part_pct[j].push_back(Pct(v[j], s.dur));
       }
     }
-    const std::array<const char*, kParts> part_names = {
-        kCategoryNames[0], kCategoryNames[1], kCategoryNames[2],
-        kCategoryNames[3], kCategoryNames[4], kCategoryNames[5],
-        kCategoryNames[6], kCategoryNames[7], "idle",
-        "compute",         "non_compute"};
     th::sdk::Table out("step_breakdown");
     out.Int("rank", rank_col).Int("step", number).Text("phase", phase).Text("kind", kind);
     out.Int("ts", ts, "ns").Int("dur", dur, "ns");
-    for (size_t j = 0; j < kParts; ++j) out.Int(part_names[j], part_ns[j], "ns");
+    for (size_t j = 0; j < kParts; ++j) out.Int(kPartNames[j], part_ns[j], "ns");
     for (size_t j = 0; j < kParts; ++j)
-      out.Real(std::string(part_names[j]) + "_pct", part_pct[j], "%");
+      out.Real(std::string(kPartNames[j]) + "_pct", part_pct[j], "%");
     ctx.Publish(out);
 
     const auto total = static_cast<int64_t>(order.size());
@@ -363,7 +400,7 @@ class StepBreakdown final : public th::sdk::Plugin {
                      k, scope);
       };
       add("step_time", dur, nullptr);
-      for (size_t j = 0; j < kParts; ++j) add(part_names[j], part_ns[j], &part_pct[j]);
+      for (size_t j = 0; j < kParts; ++j) add(kPartNames[j], part_ns[j], &part_pct[j]);
     }
     ctx.Publish(th::sdk::Table("step_breakdown_summary")
                     .Text("phase", s_phase)

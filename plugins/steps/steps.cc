@@ -364,6 +364,23 @@ int64_t Warmup(const std::vector<Step>& steps, int64_t option, double factor) {
   return w;
 }
 
+// The tables it publishes.
+th::sdk::Schema StepsTable() {
+  return th::sdk::Schema("steps")
+      .View("steps")
+      .Int("rank")
+      .Int("step")
+      .Int("ts", "ns")
+      .Int("dur", "ns")
+      .Int("host_ts", "ns")
+      .Int("host_dur", "ns")
+      .Int("warmup")
+      .Text("phase")
+      .Text("source")
+      .Text("kind")
+      .Real("confidence", "ratio");
+}
+
 class Steps final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -371,8 +388,8 @@ class Steps final : public th::sdk::Plugin {
                        "Steps per rank from ProfilerStep#N, XLA Steps lines or module executions, "
                        "a name pattern, or inferred from the periodicity of GPU work; warm-up "
                        "steps kept apart from the steady state")
-        .Reads({"events"})
-        .Publishes({"steps"})
+        .Reads({"events", "tracks", "edges", "profiler_steps"})
+        .Publishes(StepsTable())
         .Option("source", "auto",
                 "where steps come from: auto (pattern if set, then profiler_step, xla_step, "
                 "xla_module, then inferred), or only the one named",

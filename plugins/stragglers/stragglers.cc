@@ -81,6 +81,45 @@ std::string Fmt(const char* f, double v) {
 }
 std::string Us(double ns) { return Fmt("%.1f µs", ns / 1e3); }
 
+// The tables it publishes.
+th::sdk::Schema StragglerStepsTable() {
+  return th::sdk::Schema("straggler_steps")
+      .View("straggler-steps")
+      .Int("rank")
+      .Int("step")
+      .Int("compute", "ns")
+      .Int("wait", "ns")
+      .Int("collective", "ns")
+      .Real("lateness", "ns")
+      .Real("z");
+}
+th::sdk::Schema StragglersTable() {
+  return th::sdk::Schema("stragglers")
+      .View("stragglers")
+      .Int("rank")
+      .Real("clock_offset", "ns")
+      .Real("clock_residual", "ns")
+      .Int("arrived_last", "count")
+      .Real("arrived_last_pct", "%")
+      .Real("p_chance")
+      .Real("lateness", "ns")
+      .Real("z")
+      .Int("steps_flagged", "count")
+      .Int("steps_latest", "count")
+      .Int("straggler");
+}
+th::sdk::Schema StragglerActivityTable() {
+  return th::sdk::Schema("straggler_activity")
+      .Int("rank")
+      .Text("source")
+      .Text("name")
+      .Int("overlap", "ns")
+      .Real("share", "%");
+}
+th::sdk::Schema StragglersHtaTable() {
+  return th::sdk::Schema("stragglers_hta").Int("rank").Int("count", "count").Int("candidate");
+}
+
 class Stragglers final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -89,8 +128,12 @@ class Stragglers final : public th::sdk::Plugin {
                        "lateness over ranks x steps after clock-offset correction, last-arrival "
                        "counts, compute vs wait per rank and step, and what the straggler did "
                        "while the others waited")
-        .Reads({"events", "collective_args"})
-        .Publishes({"stragglers", "straggler_steps", "straggler_activity", "stragglers_hta"})
+        .Reads({"events", "tracks", "edges", "profiler_steps", "collective_args", "name_classes",
+                "class_rules"})
+        .Publishes(StragglersTable())
+        .Publishes(StragglerStepsTable())
+        .Publishes(StragglerActivityTable())
+        .Publishes(StragglersHtaTable())
         .Option("z_threshold", 3.5,
                 "robust z-score (median/MAD) of lateness at which a rank is a straggler")
         .Min(0)
@@ -545,9 +588,9 @@ class Stragglers final : public th::sdk::Plugin {
   }
 
   static void PublishEmpty(Context& ctx) {
-    ctx.Publish(th::sdk::Table("stragglers").Int("rank", {}));
-    ctx.Publish(th::sdk::Table("straggler_steps").Int("rank", {}));
-    ctx.Publish(th::sdk::Table("straggler_activity").Int("rank", {}));
+    ctx.Publish(th::sdk::Table(StragglersTable()));
+    ctx.Publish(th::sdk::Table(StragglerStepsTable()));
+    ctx.Publish(th::sdk::Table(StragglerActivityTable()));
   }
 
   // HTA 0.6.1's get_potential_stragglers(num_candidates = k) with its default

@@ -19,6 +19,28 @@ using th::sdk::Declaration;
 
 using th::sdk::KernelClass;
 
+// The tables it publishes.
+th::sdk::Schema StreamBudgetTable() {
+  return th::sdk::Schema("stream_budget")
+      .Int("rank")
+      .Int("device")
+      .Int("stream")
+      .Int("span", "ns")
+      .Int("compute", "ns")
+      .Int("collective", "ns")
+      .Int("memory", "ns")
+      .Int("idle", "ns")
+      .Int("activities", "count")
+      .Real("busy", "%");
+}
+th::sdk::Schema DeviceBusyTable() {
+  return th::sdk::Schema("device_busy")
+      .Int("rank")
+      .Int("device")
+      .Int("busy", "ns")
+      .Int("span", "ns");
+}
+
 class StreamBudget final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -26,8 +48,9 @@ class StreamBudget final : public th::sdk::Plugin {
                        "Per rank, device and stream: compute, collective and memory time by "
                        "kernel class, and idle time, adding up to the stream's span; per device "
                        "busy time (union)")
-        .Reads({"events"})
-        .Publishes({"stream_budget", "device_busy"});
+        .Reads({"events", "tracks", "name_classes", "class_rules"})
+        .Publishes(StreamBudgetTable())
+        .Publishes(DeviceBusyTable());
   }
 
   void Run(Context& ctx) override {

@@ -32,14 +32,30 @@ bool IsComputeConsumer(std::string_view op) {
   return op.rfind("batch-norm", 0) == 0;
 }
 
+// The tables it publishes.
+th::sdk::Schema UnfusedReshapesTable() {
+  return th::sdk::Schema("unfused_reshapes")
+      .Int("rank")
+      .Text("instruction")
+      .Text("opcode")
+      .Text("module")
+      .Text("shape")
+      .Text("consumer")
+      .Int("bytes_moved", "bytes")
+      .Int("device_time", "ns")
+      .Int("kernels", "count")
+      .Text("python_line");
+}
+
 class UnfusedReshapes final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("unfused-reshapes", "1.0.0", th::sdk::kDetector,
                        "Reshape/transpose/copy/broadcast/slice/pad/convert outside any fusion, "
                        "moving a lot of data into a compute consumer")
-        .Reads({"events"})
-        .Publishes({"unfused_reshapes"})
+        .Reads({"events", "gpu_args", "gpu_hlo", "hlo_modules", "hlo_instructions",
+                "hlo_operand_offsets", "hlo_operands", "hlo_user_offsets", "hlo_users"})
+        .Publishes(UnfusedReshapesTable())
         .Option("min_mib", 10.0, "bytes moved (operand + result) at least this many MiB")
         .Min(0);
   }
@@ -112,18 +128,19 @@ class UnfusedReshapes final : public th::sdk::Plugin {
                          " to memory on its own before " + r.consumer +
                          " reads it back (HBM materialization overhead).";
       if (!r.line.empty()) what += " Python: " + r.line + ".";
-      ctx.Add(
-          th::sdk::Finding(r.ns > 0 ? th::sdk::P1 : th::sdk::P2,
-                           "unfused " + r.opcode + " " + r.name)
-              .What(what)
-              .Suggest("Fold it into the consumer: express the reshape/transpose in the "
-                       "contraction (jnp.einsum with the target axes), apply the cast "
-                       "inside the jitted function next to its use, or change the producer's "
-                       "output layout so no standalone copy is needed.")
-              .In(scope)
-              .Evidence("bytes_moved", static_cast<double>(r.bytes), "bytes", th::sdk::kRead)
-              .Evidence("device_time", static_cast<double>(r.ns), "ns", th::sdk::kMeasured)
-              .Evidence("saving_if_fused", static_cast<double>(r.ns), "ns", th::sdk::kInferred));
+      ctx.Add(th::sdk::Finding(r.ns > 0 ? th::sdk::P1 : th::sdk::P2,
+                               "unfused " + r.opcode + " " + r.name)
+                  .What(what)
+                  .Suggest("Fold it into the consumer: express the reshape/transpose in the "
+                           "contraction (jnp.einsum with the target axes), apply the cast "
+                           "inside the jitted function next to its use, or change the producer's "
+                           "output layout so no standalone copy is needed.")
+                  .In(scope)
+                  .Evidence("bytes_moved", static_cast<double>(r.bytes), "bytes", th::sdk::kRead)
+                  .Evidence("device_time", static_cast<double>(r.ns), "ns", th::sdk::kMeasured)
+                  .Evidence("saving_if_fused", static_cast<double>(r.ns), "ns", th::sdk::kInferred)
+                  .Saving(static_cast<double>(r.ns))
+                  .TimeLost(static_cast<double>(r.ns)));
     }
     ctx.Publish(th::sdk::Table("unfused_reshapes")
                     .Int("rank", t_rank)

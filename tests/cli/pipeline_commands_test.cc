@@ -43,7 +43,12 @@ TEST(PluginsCommand, ListsAndDescribesTheBuiltins) {
   ASSERT_EQ(describe.status, 0);
   EXPECT_NE(describe.out.find("include_memory (bool, default true)"), std::string::npos)
       << describe.out;
-  EXPECT_NE(describe.out.find("publishes: kernel_stats"), std::string::npos);
+  EXPECT_NE(describe.out.find("reads: events name_classes class_rules\n"), std::string::npos)
+      << describe.out;
+  EXPECT_NE(describe.out.find("publishes:\n    kernel_stats (report panel kernel-stats)"),
+            std::string::npos)
+      << describe.out;
+  EXPECT_NE(describe.out.find("\n      total i64 [ns]\n"), std::string::npos) << describe.out;
   EXPECT_EQ(Tracehound("plugins describe no-such-plugin").status, 2);
   CommandResult schema = Tracehound("plugins schema");
   ASSERT_EQ(schema.status, 0);
@@ -125,6 +130,30 @@ TEST(RunCommand, DumpConfigReloadsToTheSamePlanForEveryShippedPipeline) {
     ++checked;
   }
   EXPECT_GE(checked, 5);
+}
+
+// What `run` would find only after the analysis, `validate` finds before it.
+TEST(ValidateCommand, CatchesAnUnmetReadAndAMissingOutputFolderBeforeAnyWork) {
+  std::string no_steps = testing::WriteTempFile(
+      "no_steps.yaml", "version: 1\nplugins:\n  step-breakdown: {}\n");
+  CommandResult r = Tracehound("validate " + no_steps);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(no_steps + ":3:3: plugin 'step-breakdown' reads table 'steps' that no "
+                                  "enabled plugin publishes; add 'steps: {}' to plugins"),
+            std::string::npos)
+      << r.out;
+  std::string folder = testing::WriteTempFile(
+      "no_folder.yaml",
+      "version: 1\nplugins:\n  kernel-stats: {}\noutputs:\n  - {type: json, path: "
+      "missing-folder/findings.json}\n");
+  r = Tracehound("validate " + folder);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(folder + ":5:5: output json 'missing-folder/findings.json': folder "
+                                "'missing-folder' does not exist"),
+            std::string::npos)
+      << r.out;
+  r = Tracehound("run " + folder + " " + Traces());
+  EXPECT_EQ(r.status, 2) << r.out;
 }
 
 TEST(RunCommand, PipelineErrorsNameFileLineAndColumn) {

@@ -48,7 +48,7 @@ Census Count(const Trace& t) {
 std::string WritePipeline(const std::string& dir, const std::string& trace_path) {
   std::string path = dir + "/annotate.yaml";
   std::ofstream(path) << "version: 1\nplugins:\n  kernel-stats: {}\n  stream-budget: {}\n"
-                         "  cuda-sync: {}\n  idle-launch: {}\noutputs:\n"
+                         "  steps: {}\n  cuda-sync: {}\n  idle-launch: {}\noutputs:\n"
                          "  - {type: json, path: "
                       << dir
                       << "/report.json}\n"

@@ -64,7 +64,7 @@ TEST_F(SdkPackage, InstallsOnlyTheSdkAndTheExampleBuildsAndLoads) {
   const PluginDeclaration& d = (*plugin)->declaration;
   EXPECT_EQ(d.id, "long-kernels");
   EXPECT_EQ(d.kind, PluginKind::kDetector);
-  EXPECT_EQ(d.reads, std::vector<std::string>{"events"});
+  EXPECT_EQ(d.reads, (std::vector<std::string>{"events", "tracks"}));
   ASSERT_EQ(d.options.size(), 1u);
   EXPECT_EQ(d.options[0].name, "threshold_us");
   EXPECT_EQ(d.options[0].type, OptionType::kInt);

@@ -68,6 +68,31 @@
       get: function (col, i) { var c = cols[col]; return c ? c.values[i] : undefined; },
       unit: function (col) { var c = cols[col]; return c ? c.unit : ''; }};
   }
+  // The table drawn in panel `view` (its schema's view; D.panels lists the
+  // columns each panel may read, from core/report/report_panels.cc). A listed
+  // column the table lacks, or a read of an unlisted one, is a console error:
+  // a renamed column cannot silently empty a panel.
+  var panelErrors = {};
+  function panelError(msg) {
+    if (panelErrors[msg]) return;
+    panelErrors[msg] = true;
+    console.error(msg);
+  }
+  function panel(view) {
+    var names = Object.keys(D.tables || {}).filter(function (n) { return D.tables[n].view === view; });
+    var t = names.length ? table(names[0]) : null;
+    if (!t) return null;
+    var allowed = (D.panels && D.panels[view]) || [];
+    var missing = allowed.filter(function (c) { return !t.cols[c]; });
+    if (missing.length) panelError('report panel ' + view + ': table ' + names[0] + ' has no column ' + missing.join(', '));
+    function check(col) {
+      if (allowed.indexOf(col) < 0) panelError('report panel ' + view + ' reads column ' + col + ', which report_panels.cc does not list');
+    }
+    var get = t.get, unit = t.unit;
+    t.get = function (col, i) { check(col); return get(col, i); };
+    t.unit = function (col) { check(col); return unit(col); };
+    return t;
+  }
   function hash(s) {
     var h = 2166136261;
     for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
@@ -274,7 +299,7 @@
     }).join('') + '</div>';
   }
   function renderBreakdown(body) {
-    var t = table('step_breakdown');
+    var t = panel('step-breakdown');
     if (!t) { na(body, 'no step breakdown (the trace has no steps, or the step-breakdown plugin did not run)'); return; }
     body.appendChild(el('p', {'class': 'note'}, 'Per step and rank: where the step time goes (PyTorch profiler ' +
       'categories; each instant counted once, in this priority). ' + t.rows + ' bars' +
@@ -344,7 +369,7 @@
       showTip(ev, esc(lines.join('\n')));
     });
     canvas.addEventListener('mouseleave', hideTip);
-    var sum = table('step_breakdown_summary');
+    var sum = panel('step-breakdown-summary');
     if (sum) body.appendChild(sortableTable(sum, ['phase', 'part', 'kind', 'steps', 'ranks', 'mean', 'min', 'max', 'mean_pct'], 'breakdown-summary'));
   }
 
@@ -610,7 +635,7 @@
   function renderEfficiency(body) {
     var grid = el('div', {'class': 'grid2'});
     body.appendChild(grid);
-    var g = table('gpu_efficiency'), left = el('div'), right = el('div');
+    var g = panel('gpu-efficiency'), left = el('div'), right = el('div');
     grid.appendChild(left); grid.appendChild(right);
     left.appendChild(el('h3', null, 'GPU efficiency per device'));
     if (!g) na(left, 'no GPU kernels (or the gpu-efficiency plugin did not run)');
@@ -627,7 +652,7 @@
       left.appendChild(sortableTable(g, ['rank', 'device', 'window_source', 'window', 'busy', 'kernels', 'sms',
         'gpu_utilization', 'est_sm_efficiency', 'est_achieved_occupancy', 'blocks_per_sm'], 'efficiency-table'));
     }
-    var o = table('overlap');
+    var o = panel('overlap');
     right.appendChild(el('h3', null, 'Communication overlapped by computation, per rank'));
     var orows = [];
     if (o) for (var j = 0; j < o.rows; j++) if (o.get('step', j) === -1 && o.get('comm', j) > 0) orows.push(j);
@@ -645,7 +670,7 @@
 
   // ---------- stragglers heat map ----------
   function renderStragglers(body) {
-    var t = table('straggler_steps');
+    var t = panel('straggler-steps');
     if (!t) { na(body, 'no straggler analysis (needs two or more ranks with matching collectives)'); return; }
     body.appendChild(el('p', {'class': 'note'}, 'Lateness of each rank at each step: its median arrival at the ' +
       'step\'s collectives after the median rank, clocks corrected by inferred offsets ' + kindTag('inferred') +
@@ -698,7 +723,7 @@
         ' · collectives ' + fmtNs(t.get('collective', i)) + ' (measured)'));
     });
     canvas.addEventListener('mouseleave', hideTip);
-    var st = table('stragglers');
+    var st = panel('stragglers');
     if (st) body.appendChild(sortableTable(st, ['rank', 'straggler', 'z', 'lateness', 'arrived_last', 'arrived_last_pct', 'p_chance',
       'steps_latest', 'clock_offset', 'clock_residual'], 'stragglers-table'));
   }
@@ -737,7 +762,7 @@
         cursor: {drag: {x: true, y: false}}}, data, box);
       plot.root.id = 'memory-chart-' + idx;
     });
-    var o = table('oom_risk');
+    var o = panel('oom-risk');
     if (o) body.appendChild(sortableTable(o, ['rank', 'device_type', 'device', 'tier', 'peak_allocated', 'capacity', 'headroom_pct',
       'fragmentation_pct', 'leak_slope', 'steps_to_exhaustion', 'reasons'], 'oom-table'));
   }
@@ -789,13 +814,13 @@
     return outer;
   }
   function renderKernels(body) {
-    var t = table('kernel_stats');
+    var t = panel('kernel-stats');
     if (!t) { na(body, 'no GPU kernels (or the kernel-stats plugin did not run)'); return; }
     body.appendChild(el('p', {'class': 'note'}, 'Per kernel name over every rank; durations ' + kindTag('measured') + '. Click a header to sort.'));
     body.appendChild(sortableTable(t, ['name', 'category', 'count', 'total', 'mean', 'p50', 'p99', 'min', 'max', 'share'], 'kernels-table'));
   }
   function renderOps(body) {
-    var t = table('op_stats'), h = table('hlo_op_stats');
+    var t = panel('op-stats'), h = panel('hlo-op-stats');
     if (!t && !h) { na(body, 'no framework ops (or the op-stats plugin did not run)'); return; }
     body.appendChild(el('p', {'class': 'note'}, 'Per framework op over every rank: host time and the device time of ' +
       'the work it launched ' + kindTag('measured') + '; a Python file:line opens in VS Code. Click a header to sort.'));
@@ -808,11 +833,11 @@
     }
   }
 
-  // Every derived table the sections above do not draw, collapsed.
-  var DRAWN = ['kernel_stats', 'op_stats', 'hlo_op_stats', 'gpu_efficiency', 'overlap', 'stragglers', 'straggler_steps',
-    'oom_risk', 'step_breakdown', 'step_breakdown_summary'];
+  // Every derived table the sections above do not draw (no panel with
+  // columns of its own), collapsed.
+  function drawn(n) { var p = D.panels && D.panels[D.tables[n].view]; return !!(p && p.length); }
   function renderOtherTables(body) {
-    var names = Object.keys(D.tables || {}).filter(function (n) { return DRAWN.indexOf(n) < 0; }).sort();
+    var names = Object.keys(D.tables || {}).filter(function (n) { return !drawn(n); }).sort();
     var shown = 0;
     names.forEach(function (n) {
       var t = table(n);

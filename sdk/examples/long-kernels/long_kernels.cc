@@ -13,7 +13,7 @@ class LongKernels final : public th::sdk::Plugin {
   static th::sdk::Declaration Declare() {
     return th::sdk::Declaration("long-kernels", "1.0.0", th::sdk::kDetector,
                                 "GPU kernels that run at least a threshold")
-        .Reads({"events"})
+        .Reads({"events", "tracks"})
         .Option("threshold_us", int64_t{1000}, "report kernels at least this long, in µs")
         .Min(0);
   }

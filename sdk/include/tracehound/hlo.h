@@ -1,5 +1,5 @@
-// Header-only helpers for plugins that read the HLO columns of a trace
-// (ABI 1.2): shape text parsing, layouts, sizes, the compute-stage rule of
+// Header-only helpers for plugins that read the HLO tables of a trace:
+// shape text parsing, layouts, sizes, the compute-stage rule of
 // XProf's compiler detectors, and a graph view with fusion bodies.
 #ifndef TRACEHOUND_HLO_H_
 #define TRACEHOUND_HLO_H_

@@ -1,10 +1,15 @@
-/* tracehound plugin ABI, version 1.3 (1.1 added the compute primitives, 1.2
- * the HLO modules of XProf captures and the kernel -> instruction attribution,
- * 1.3 kernel classes, graph capture, info findings and skips).
+/* tracehound plugin ABI, version 2.0.
  *
  * The only contract between the tracehound host and a plugin library. Plain C:
  * every struct is POD and starts with its own size (struct_size) so either side
- * can tell an older layout from a newer one; new fields are only ever appended.
+ * can tell an older layout from a newer one.
+ *
+ * Data crosses the boundary as tables: named, typed, unit-carrying columns.
+ * The host keeps a catalog of every event-graph table of each trace (events,
+ * tracks, edges, gpu_args, ..., docs/architecture.md lists them); a plugin
+ * declares the tables it reads and the schemas of the tables it publishes.
+ * The host hands a plugin only the tables it declared and checks every
+ * publish against its schema.
  *
  * A plugin library exports one symbol, TH_PLUGIN_ENTRY_SYMBOL, a function
  * returning its descriptor. The host checks api_major == TH_PLUGIN_API_MAJOR and
@@ -23,8 +28,8 @@
 extern "C" {
 #endif
 
-#define TH_PLUGIN_API_MAJOR 1
-#define TH_PLUGIN_API_MINOR 3
+#define TH_PLUGIN_API_MAJOR 2
+#define TH_PLUGIN_API_MINOR 0
 #define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
 
 #if defined(_WIN32)
@@ -47,15 +52,16 @@ typedef enum th_value_type {
   TH_TYPE_U8 = 6,
   TH_TYPE_I32 = 7,
   TH_TYPE_F32 = 8,
-  TH_TYPE_I8 = 9, /* 1.2 */
-  TH_TYPE_I16 = 10
+  TH_TYPE_I8 = 9,
+  TH_TYPE_I16 = 10,
+  TH_TYPE_STRING_ID = 11 /* U32 id into the trace's string pool (host string_at) */
 } th_value_type;
 
 /* How a number was obtained: measured from the trace, read from a spec or
  * the compiler, or inferred by a model. Every reported number carries one. */
 typedef enum th_number_kind { TH_MEASURED = 0, TH_READ = 1, TH_INFERRED = 2 } th_number_kind;
 
-/* TH_INFO (1.3): not a problem but what the trace is, e.g. a capture of CUDA
+/* TH_INFO: not a problem but what the trace is, e.g. a capture of CUDA
  * graphs rather than steady-state execution; it never makes a verdict
  * NEEDS_ATTENTION nor reaches a pipeline's fail_on. */
 typedef enum th_severity { TH_P0 = 0, TH_P1 = 1, TH_P2 = 2, TH_INFO = 3 } th_severity;
@@ -100,7 +106,7 @@ enum {
 
 enum { TH_TRACK_CPU = 0, TH_TRACK_GPU_STREAM = 1, TH_TRACK_OTHER = 2 };
 
-/* Kernel classes (1.3). TH_CLASS_NONE: the event is no GPU activity. */
+/* Kernel classes. TH_CLASS_NONE: the event is no GPU activity. */
 enum {
   TH_CLASS_NONE = 0,
   TH_CLASS_COMM = 1, /* communication: collectives, all-to-all, one-sided transfers */
@@ -109,176 +115,64 @@ enum {
   TH_CLASS_OTHER = 4 /* none of these (HTA's syncs and launch records) */
 };
 
-/* Rule sets of the kernel class table (1.3). */
+/* Rule sets of the kernel class table (table class_rules, column rule_set). */
 enum { TH_RULES_TRACEHOUND = 0, TH_RULES_HTA = 1 };
 
+/* A rule index of table name_classes that names no rule: the event's kind
+ * decides its class. */
 #define TH_NO_RULE 0xFFFFFFFFu
-
-/* One rule of the kernel class table (1.3): a GPU activity whose name matches
- * `match` (a glob: `*` is any run of characters, the rest literal, the whole
- * name must match) is of class `klass`. The first matching rule of a set wins;
- * with none, the kind decides: under TH_RULES_TRACEHOUND kernels are
- * TH_CLASS_COMP, memcpy/memset TH_CLASS_MEM, syncs TH_CLASS_OTHER. */
-typedef struct th_class_rule {
-  uint32_t struct_size;
-  uint32_t rule_set;    /* TH_RULES_* */
-  uint32_t klass;       /* TH_CLASS_* */
-  uint32_t ignore_case; /* 1: ASCII letters match either case */
-  const char* match;
-  const char* source; /* where the rule comes from: "NCCL ...", a pipeline's FILE:LINE */
-} th_class_rule;
-
-/* CUDA/HIP graph capture seen in a trace (1.3); all 0 when none. */
-typedef struct th_graph_capture {
-  uint32_t struct_size;
-  uint32_t dominates; /* 1: at least as many launch calls were captured as ran: the
-                         trace records capture, not steady-state execution */
-  uint32_t hip;       /* 1: HIP graphs (hipStreamBeginCapture ...) */
-  uint32_t reserved;
-  int64_t begin_calls;        /* *StreamBeginCapture* */
-  int64_t end_calls;          /* *StreamEndCapture* */
-  int64_t instantiations;     /* *GraphInstantiate* */
-  int64_t graph_launches;     /* *GraphLaunch* */
-  int64_t captured_launches;  /* launch calls inside a capture region whose work never ran */
-  int64_t executed_launches;  /* launch calls whose work ran (graph launches included) */
-  int64_t kernels;            /* kernels that ran */
-  int64_t first_ts, last_end; /* the capture regions: first start, last end (ns) */
-} th_graph_capture;
-
-typedef struct th_track {
-  uint32_t struct_size;
-  uint32_t kind; /* TH_TRACK_* */
-  int64_t pid, tid;
-  uint32_t pid_string, tid_string;    /* string ids, 0 when numeric */
-  uint32_t process_name, thread_name; /* string ids */
-  int32_t device;                     /* accelerator index of a GPU stream track, -1 otherwise */
-  int32_t reserved;
-  int64_t stream; /* stream id of a GPU stream track, -1 otherwise */
-} th_track;
 
 enum { TH_EDGE_LAUNCH = 0, TH_EDGE_FLOW = 1 };
 
-typedef struct th_step {
-  int64_t number; /* N of ProfilerStep#N */
-  uint32_t event; /* the step's event index */
-  uint32_t reserved;
-  int64_t ts, dur; /* ns */
-} th_step;
-
-/* An accelerator as the trace describes it (Kineto deviceProperties, XSpace
- * device plane stats); 0 / NULL where the trace says nothing. (1.2) */
-typedef struct th_device {
-  uint32_t struct_size;
-  int32_t id;
+/* A column of a table: name, unit, values (`values.length` rows). */
+typedef struct th_table_column {
   const char* name;
-  int64_t total_global_mem; /* bytes */
-  int32_t compute_major, compute_minor;
-  int32_t num_sms; /* streaming multiprocessors / compute units */
-  int32_t reserved;
-} th_device;
+  th_column values;
+  const char* unit; /* may be NULL */
+} th_table_column;
 
-/* One trace (one rank's file) as read-only columns of the event graph.
- * Times are int64 ns on the trace's own clock. */
+/* A table: named columns of equal length. TH_TYPE_STRING columns are arrays
+ * of const char*; TH_TYPE_STRING_ID columns hold ids of the trace's strings. */
+typedef struct th_table {
+  uint32_t struct_size;
+  uint32_t column_count;
+  const char* name;
+  const th_table_column* columns;
+  uint64_t row_count;
+} th_table;
+
+/* What a column promises: name, type (th_value_type), unit ("ns", "bytes",
+ * "%", "" for counts and ids) and a sentence saying what it holds. */
+typedef struct th_column_schema {
+  const char* name;
+  uint32_t type;
+  uint32_t reserved;
+  const char* unit;
+  const char* doc;
+} th_column_schema;
+
+/* What a table promises: its columns in order, what it holds and how a report
+ * draws it (`view`: a panel of docs/report-panels.md, or NULL for the generic
+ * table listing). A published table must match its schema exactly: the same
+ * columns, in order, of the same types and units. */
+typedef struct th_table_schema {
+  uint32_t struct_size;
+  uint32_t column_count;
+  const char* name;
+  const char* doc;
+  const th_column_schema* columns;
+  const char* view;
+} th_table_schema;
+
+/* One trace (one rank's file): the catalog tables the plugin declared it
+ * reads, by name. Times are int64 ns on the trace's own clock. */
 typedef struct th_trace_view {
   uint32_t struct_size;
-  uint32_t reserved;
+  uint32_t table_count;
   const char* path;
   int64_t rank;
-  uint64_t event_count;
-  th_column ts, dur;   /* I64, ns */
-  th_column name, cat; /* U32 string ids */
-  th_column track;     /* U32 index into tracks */
-  th_column parent;    /* U32 event index, 0xFFFFFFFF at top level */
-  th_column depth;     /* U16 */
-  th_column kind;      /* U8, TH_EVENT_* */
-  th_column args_row;  /* U32 row of gpu_* columns for GPU activity, 0xFFFFFFFF if none */
-  uint64_t track_count;
-  const th_track* tracks;
-  uint64_t gpu_args_count; /* kernels, memcpy, memset, syncs */
-  th_column gpu_event;     /* U32 event index */
-  th_column gpu_device;    /* I32 */
-  th_column gpu_stream;    /* I64 */
-  th_column gpu_bytes;     /* I64, memcpy/memset bytes, -1 if absent */
-  const void* host_trace;  /* opaque; pass back to host functions */
-  uint64_t edge_count;     /* launch -> GPU activity, and other flows */
-  th_column edge_src;      /* U32 event index */
-  th_column edge_dst;      /* U32 event index */
-  th_column edge_kind;     /* U8: TH_EDGE_* */
-  uint64_t step_count;     /* ProfilerStep#N windows on the host, by start time */
-  const th_step* steps;
-  /* 1.2: HLO modules of XProf captures (counts are 0 for other traces). The
-   * instructions of all modules are numbered 0..hlo_instruction_count-1. */
-  uint64_t hlo_module_count;
-  th_column hlo_module_name; /* U32 string id */
-  th_column hlo_module_id;   /* I64 HloModuleProto.id (= program_id on GPU) */
-  uint64_t hlo_instruction_count;
-  th_column hlo_module;          /* U32 module index */
-  th_column hlo_name;            /* U32 string id, e.g. "fusion.3" */
-  th_column hlo_opcode;          /* U32 string id, e.g. "fusion", "copy" */
-  th_column hlo_shape;           /* U32 string id, HLO text with layout: "f32[8,16]{1,0}" */
-  th_column hlo_op_name;         /* U32 string id of metadata op_name ("jit(f)/...") */
-  th_column hlo_source_file;     /* U32 string id */
-  th_column hlo_source_line;     /* I32, 0 when unset */
-  th_column hlo_caller;          /* U32: the fusion/call instruction whose computation holds
-                                    this one, 0xFFFFFFFF at top level */
-  th_column hlo_operand_offsets; /* U32, hlo_instruction_count + 1 (CSR into hlo_operands) */
-  th_column hlo_operands;        /* U32 instruction indices */
-  th_column hlo_user_offsets;    /* U32, hlo_instruction_count + 1 (CSR into hlo_users) */
-  th_column hlo_users;           /* U32 instruction indices */
-  th_column gpu_hlo_instruction; /* U32 per gpu_args row, 0xFFFFFFFF when none */
-  th_column gpu_hlo_match;       /* U8 per gpu_args row, TH_HLO_MATCH_* (length 0 when the
-                                    trace was not attributed) */
-  /* 1.2: kernel launch configuration per gpu_args row (0 when absent), and devices. */
-  th_column gpu_grid[3];    /* I32 grid x, y, z */
-  th_column gpu_block[3];   /* I32 block x, y, z */
-  th_column gpu_registers;  /* I32 registers per thread */
-  th_column gpu_shared_mem; /* I32 bytes of shared memory per block */
-  th_column gpu_occupancy;  /* F32 est. achieved occupancy % as recorded, -1 when absent */
-  uint64_t device_count;
-  const th_device* devices;
-  /* 1.2: collective metadata Kineto copies onto NCCL/RCCL kernels ("Collective
-   * name", "dtype", "Process Group Name", "In/Out msg nelems", "Group size"),
-   * one row per kernel that carries it, rows in event order. */
-  uint64_t collective_count;
-  th_column collective_event;      /* U32 event index */
-  th_column collective_name;       /* U32 string id, e.g. "allreduce" */
-  th_column collective_dtype;      /* U32 string id, e.g. "Float" */
-  th_column collective_group;      /* U32 string id of the process group name, e.g. "0" */
-  th_column collective_in_nelems;  /* I64 */
-  th_column collective_out_nelems; /* I64 */
-  th_column collective_group_size; /* I32 */
-  /* 1.2: allocator events ([memory] and [OutOfMemory], PyTorch profile_memory=True;
-   * kind() of the event tells them apart), one row per event, rows in event order
-   * (an event's args_row is its row). Absent values: device -1, addr 0, totals
-   * INT64_MIN. */
-  uint64_t memory_count;
-  th_column memory_event;           /* U32 event index */
-  th_column memory_device_type;     /* I8 c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP, ... */
-  th_column memory_device_id;       /* I16 */
-  th_column memory_addr;            /* I64 */
-  th_column memory_bytes;           /* I64, negative = free */
-  th_column memory_total_allocated; /* I64 bytes allocated after the event */
-  th_column memory_total_reserved;  /* I64 bytes reserved by the caching allocator */
-  /* 1.2: more HLO instruction columns (hlo_instruction_count rows). */
-  th_column hlo_custom_call_target; /* U32 string id ("" unless custom-call) */
-  th_column hlo_fusion_kind;        /* U32 string id: kLoop, kInput, kOutput, kCustom or "" */
-  th_column hlo_computation;        /* U32 string id of the computation's name */
-  th_column hlo_parameter_number;   /* I32, -1 unless a parameter */
-  th_column hlo_tuple_index;        /* I32, -1 unless a get-tuple-element */
-  th_column hlo_in_entry;           /* U8, 1 in the module's entry computation */
-  /* 1.3: kernel classes. The host matches each distinct name of a GPU activity
-   * (kernel, memcpy, memset, sync, CUDA event) once per trace against the
-   * pipeline's class table (its `kernel_classes:` rules, then the built-ins;
-   * docs/kernel-classes.md). Per string id: the index in class_rules of the
-   * first matching rule of each set, TH_NO_RULE when none matched (the kind
-   * decides) or the string names no GPU activity. */
-  uint64_t string_count;
-  th_column name_rule;     /* U32 per string id, TH_RULES_TRACEHOUND */
-  th_column name_hta_rule; /* U32 per string id, TH_RULES_HTA (HTA 0.6.1's kernel types) */
-  uint64_t class_rule_count;
-  const th_class_rule* class_rules;
-  /* 1.3: CUDA/HIP graph capture (core/graph/graph_capture.h). */
-  th_graph_capture capture;
+  const th_table* tables;
+  const void* host_trace; /* opaque; pass back to host functions */
 } th_trace_view;
 
 typedef struct th_option_value {
@@ -316,7 +210,16 @@ typedef struct th_finding {
   th_scope scope;
   const th_evidence* evidence;
   uint32_t evidence_count;
-  uint32_t reserved;
+  /* What reports rank, group and place a finding by, beyond its evidence:
+   * each has_* flag says whether the plugin states the value. */
+  uint32_t has_saving;
+  double saving_ns; /* inferred: what the suggested change saves over the capture */
+  uint32_t has_time_lost;
+  uint32_t has_range;
+  double time_lost_ns; /* what the cause costs over the capture */
+  const char* group;   /* one cause: the plugin's findings with one group key are one line
+                          of a report; NULL = grouped by title */
+  int64_t t0, t1;      /* the time range it points at (ns, on the scope rank's clock) */
 } th_finding;
 
 /* A reconciliation check: something that must hold if the analysis is right
@@ -337,22 +240,6 @@ typedef struct th_metric {
   th_scope scope;
 } th_metric;
 
-/* A derived table: named columns of equal length. String columns are
- * arrays of const char*. */
-typedef struct th_table_column {
-  const char* name;
-  th_column values;
-  const char* unit; /* may be NULL */
-} th_table_column;
-
-typedef struct th_table {
-  uint32_t struct_size;
-  uint32_t column_count;
-  const char* name;
-  const th_table_column* columns;
-  uint64_t row_count;
-} th_table;
-
 /* What the host gives a running plugin. `ctx` is opaque and goes back as the
  * first argument of every function. */
 typedef struct th_host_api {
@@ -368,13 +255,17 @@ typedef struct th_host_api {
   int64_t (*external_id)(void* ctx, const th_trace_view* trace, uint64_t event);
   th_status (*add_finding)(void* ctx, const th_finding* finding);
   th_status (*publish_metric)(void* ctx, const th_metric* metric);
-  /* Copies the table; the plugin may free its memory after the call. */
+  /* Copies the table; the plugin may free its memory after the call. Refused
+   * (TH_STATUS_ERROR, with a logged reason) unless the table matches a schema
+   * the plugin declared. */
   th_status (*publish_table)(void* ctx, const th_table* table);
-  /* A table published earlier in the pipeline, or NULL. Valid during run. */
-  const th_table* (*find_table)(void* ctx, const char* name);
+  /* A table another plugin published earlier in the pipeline: *out is NULL
+   * when it published none. TH_STATUS_ERROR when the plugin did not declare
+   * that it reads `name`. Valid during run. */
+  th_status (*find_table)(void* ctx, const char* name, const th_table** out);
   th_status (*add_check)(void* ctx, const th_check* check);
 
-  /* Compute primitives (API 1.1), run on the pipeline's backend (oneTBB, or a
+  /* Compute primitives, run on the pipeline's backend (oneTBB, or a
    * GPU for large inputs): the plugin gets acceleration without linking CUDA
    * or HIP. Keys and groups are dense ids below num_keys / num_groups; see
    * kernels/include/tracehound/kernels/primitives.h for exact semantics. */
@@ -392,7 +283,7 @@ typedef struct th_host_api {
                                 const int64_t* begin_b, const int64_t* end_b, uint64_t n_b,
                                 int64_t* out, uint64_t num_groups);
 
-  /* 1.3: the plugin left `trace` out, for `reason` (one sentence, e.g. "the
+  /* The plugin left `trace` out, for `reason` (one sentence, e.g. "the
    * trace records CUDA graph capture: its kernels never ran in it"). Reports
    * list it with the plugin's outcome. */
   th_status (*skip_trace)(void* ctx, const th_trace_view* trace, const char* reason);
@@ -427,11 +318,11 @@ typedef struct th_plugin_descriptor {
   const char* summary;
   const th_option_decl* options;
   uint32_t option_count;
-  uint32_t read_count;
+  uint32_t read_count; /* catalog tables and other plugins' tables it reads */
   const char* const* reads;
   uint32_t publish_count;
   uint32_t reserved;
-  const char* const* publishes;
+  const th_table_schema* publishes;
   /* Runs the plugin. On failure returns TH_STATUS_ERROR with a message in
    * error[0..error_capacity). Must not throw. */
   th_status (*run)(const th_host_api* host, const th_run_input* input, char* error,

@@ -7,6 +7,7 @@
 //       return th::sdk::Declaration("long-kernels", "1.0.0", th::sdk::kDetector,
 //                                   "Kernels longer than a threshold")
 //           .Reads({"events"})
+//           .Publishes(th::sdk::Schema("long_kernels").Text("name").Int("dur", "ns"))
 //           .Option("threshold_us", int64_t{1000}, "report kernels at least this long");
 //     }
 //     void Run(th::sdk::Context& ctx) override { ... ctx.Add(finding); }
@@ -33,6 +34,44 @@
 #include <utility>
 #include <vector>
 
+// Rows of the small catalog tables, assembled once per trace by Trace.
+struct th_track {
+  uint32_t kind; /* TH_TRACK_* */
+  int64_t pid, tid;
+  uint32_t pid_string, tid_string;    /* string ids, 0 when numeric */
+  uint32_t process_name, thread_name; /* string ids */
+  int32_t device;                     /* accelerator of a GPU stream track, -1 otherwise */
+  int64_t stream;                     /* stream of a GPU stream track, -1 otherwise */
+};
+struct th_step {
+  int64_t number;  /* N of ProfilerStep#N */
+  uint32_t event;  /* the step's event row */
+  int64_t ts, dur; /* ns */
+};
+struct th_device {
+  int32_t id;
+  const char* name;
+  int64_t total_global_mem; /* bytes, 0 when unknown */
+  int32_t compute_major, compute_minor;
+  int32_t num_sms;
+};
+struct th_class_rule {
+  uint32_t rule_set; /* TH_RULES_* */
+  uint32_t klass;    /* TH_CLASS_* */
+  uint32_t ignore_case;
+  const char* match;
+  const char* source; /* where the rule comes from: "NCCL ...", a pipeline's FILE:LINE */
+};
+struct th_graph_capture {
+  uint32_t dominates; /* 1: the trace records capture, not steady-state execution */
+  uint32_t hip;       /* 1: HIP graphs */
+  int64_t begin_calls, end_calls, instantiations, graph_launches;
+  int64_t captured_launches;  /* launch calls inside a capture region whose work never ran */
+  int64_t executed_launches;  /* launch calls whose work ran (graph launches included) */
+  int64_t kernels;            /* kernels that ran */
+  int64_t first_ts, last_end; /* the capture regions: first start, last end (ns) */
+};
+
 namespace th::sdk {
 
 inline constexpr th_plugin_kind kAnalyzer = TH_KIND_ANALYZER;
@@ -43,11 +82,11 @@ inline constexpr th_number_kind kInferred = TH_INFERRED;
 inline constexpr th_severity P0 = TH_P0;
 inline constexpr th_severity P1 = TH_P1;
 inline constexpr th_severity P2 = TH_P2;
-inline constexpr th_severity kInfo = TH_INFO;  // what the trace is, not a problem (ABI 1.3)
+inline constexpr th_severity kInfo = TH_INFO;  // what the trace is, not a problem
 inline constexpr uint32_t kNoRow = 0xFFFFFFFFu;
 inline constexpr int64_t kNoValue = INT64_MIN;  // an absent number in a column
 
-// The class of a GPU activity (ABI 1.3, docs/kernel-classes.md).
+// The class of a GPU activity (docs/kernel-classes.md).
 enum class KernelClass : uint8_t {
   kNone = TH_CLASS_NONE,  // not a GPU activity
   kComm = TH_CLASS_COMM,
@@ -77,24 +116,70 @@ struct Scope {
   th_scope raw() const { return {rank, device, stream, step_first, step_last}; }
 };
 
-// One trace, read-only. Index events 0..size()-1.
+// A read-only table handed over by the host: columns by name, typed.
+class TableView {
+ public:
+  explicit TableView(const th_table* t) : t_(t) {}
+  std::string_view name() const { return t_->name; }
+  uint64_t rows() const { return t_->row_count; }
+  bool Has(std::string_view column) const { return Find(column) != nullptr; }
+  // The values of `column`; throws when it is absent or of another type.
+  std::span<const int64_t> Ints(std::string_view column) const {
+    return Values<int64_t>(column, TH_TYPE_I64);
+  }
+  std::span<const double> Reals(std::string_view column) const {
+    return Values<double>(column, TH_TYPE_F64);
+  }
+  std::span<const char* const> Texts(std::string_view column) const {
+    return Values<const char*>(column, TH_TYPE_STRING);
+  }
+  template <typename T>
+  std::span<const T> Values(std::string_view column, uint32_t type) const {
+    const th_table_column* c = Find(column);
+    if (!c || c->values.type != type)
+      throw std::invalid_argument("table " + std::string(name()) + " has no column " +
+                                  std::string(column) + " of the expected type");
+    return {static_cast<const T*>(c->values.data), static_cast<size_t>(c->values.length)};
+  }
+  const th_table& raw() const { return *t_; }
+
+ private:
+  const th_table_column* Find(std::string_view column) const {
+    for (uint32_t c = 0; c < t_->column_count; ++c)
+      if (column == t_->columns[c].name) return &t_->columns[c];
+    return nullptr;
+  }
+  const th_table* t_;
+};
+
+// One trace, read-only, through the catalog tables the plugin declared in
+// Reads(). Columns are resolved once, here; each access is a bounds-checked
+// read of the host's memory. Reading a table the plugin did not declare
+// throws, naming the table to add to Reads().
 class Trace {
  public:
-  Trace(const th_host_api* host, const th_trace_view* view) : host_(host), v_(view) {}
+  Trace(const th_host_api* host, const th_trace_view* view) : host_(host), v_(view) {
+    for (uint32_t i = 0; i < view->table_count; ++i) Bind(view->tables[i]);
+    Assemble();
+  }
 
   int64_t rank() const { return v_->rank; }
   std::string_view path() const { return v_->path ? v_->path : ""; }
-  uint64_t size() const { return v_->event_count; }
-  int64_t ts(uint64_t i) const { return At<int64_t>(v_->ts, i); }
-  int64_t dur(uint64_t i) const { return At<int64_t>(v_->dur, i); }
+
+  // events
+  uint64_t size() const { return Rows(events_); }
+  int64_t ts(uint64_t i) const { return At<int64_t>(ts_, i); }
+  int64_t dur(uint64_t i) const { return At<int64_t>(dur_, i); }
   int64_t end(uint64_t i) const { return ts(i) + dur(i); }
-  uint32_t kind(uint64_t i) const { return At<uint8_t>(v_->kind, i); }
-  uint32_t track_index(uint64_t i) const { return At<uint32_t>(v_->track, i); }
-  uint32_t parent(uint64_t i) const { return At<uint32_t>(v_->parent, i); }
-  uint32_t depth(uint64_t i) const { return At<uint16_t>(v_->depth, i); }
-  uint32_t name_id(uint64_t i) const { return At<uint32_t>(v_->name, i); }
+  uint32_t kind(uint64_t i) const { return At<uint8_t>(kind_, i); }
+  uint32_t track_index(uint64_t i) const { return At<uint32_t>(track_, i); }
+  uint32_t parent(uint64_t i) const { return At<uint32_t>(parent_, i); }
+  uint32_t depth(uint64_t i) const { return At<uint16_t>(depth_, i); }
+  uint32_t name_id(uint64_t i) const { return At<uint32_t>(name_, i); }
+  // Row of the event in gpu_args, memory_args or collective_args (by kind), kNoRow if none.
+  uint32_t args_row(uint64_t i) const { return At<uint32_t>(args_row_, i); }
   std::string_view name(uint64_t i) const { return String(name_id(i)); }
-  std::string_view category(uint64_t i) const { return String(At<uint32_t>(v_->cat, i)); }
+  std::string_view category(uint64_t i) const { return String(At<uint32_t>(cat_, i)); }
   std::string_view String(uint32_t id) const {
     uint64_t n = 0;
     const char* s = host_->string_at(host_->ctx, v_, id, &n);
@@ -107,214 +192,441 @@ class Trace {
     return k == TH_EVENT_KERNEL || k == TH_EVENT_MEMCPY || k == TH_EVENT_MEMSET;
   }
 
-  uint64_t track_count() const { return v_->track_count; }
-  const th_track& track(uint32_t t) const { return v_->tracks[t]; }
+  // tracks
+  uint64_t track_count() const { return Rows(tracks_); }
+  const th_track& track(uint32_t t) const { return Row(track_rows_, tracks_, t); }
   const th_track& track_of(uint64_t i) const { return track(track_index(i)); }
 
-  uint64_t edge_count() const { return v_->edge_count; }
-  uint32_t edge_src(uint64_t k) const { return At<uint32_t>(v_->edge_src, k); }
-  uint32_t edge_dst(uint64_t k) const { return At<uint32_t>(v_->edge_dst, k); }
-  uint32_t edge_kind(uint64_t k) const { return At<uint8_t>(v_->edge_kind, k); }
-  uint64_t step_count() const { return v_->step_count; }
-  const th_step& step(uint64_t s) const { return v_->steps[s]; }
+  // edges
+  uint64_t edge_count() const { return Rows(edges_); }
+  uint32_t edge_src(uint64_t k) const { return At<uint32_t>(edge_src_, k); }
+  uint32_t edge_dst(uint64_t k) const { return At<uint32_t>(edge_dst_, k); }
+  uint32_t edge_kind(uint64_t k) const { return At<uint8_t>(edge_kind_, k); }
 
-  // HLO (XProf captures; ABI 1.2). Instructions of all modules, numbered flat.
-  // A host older than 1.2 hands a shorter view: everything reads as empty.
-  bool has_hlo() const { return HasHlo() && v_->hlo_instruction_count > 0; }
-  uint64_t hlo_module_count() const { return HasHlo() ? v_->hlo_module_count : 0; }
+  // profiler_steps: ProfilerStep#N windows (the `steps` plugin's table adds
+  // steps inferred where the trace has none).
+  uint64_t step_count() const { return Rows(profiler_steps_); }
+  const th_step& step(uint64_t s) const { return Row(step_rows_, profiler_steps_, s); }
+
+  // hlo_modules, hlo_instructions, hlo_operand(s)/hlo_user(s) (XProf
+  // captures; empty otherwise). Instructions of all modules, numbered flat.
+  bool has_hlo() const { return hlo_instruction_count() > 0; }
+  uint64_t hlo_module_count() const { return Rows(hlo_modules_); }
   std::string_view hlo_module_name(uint32_t m) const {
-    return String(At<uint32_t>(v_->hlo_module_name, m));
+    return String(At<uint32_t>(hlo_module_name_, m));
   }
-  int64_t hlo_module_id(uint32_t m) const { return At<int64_t>(v_->hlo_module_id, m); }
-  uint64_t hlo_instruction_count() const { return HasHlo() ? v_->hlo_instruction_count : 0; }
-  uint32_t hlo_module(uint32_t i) const { return At<uint32_t>(v_->hlo_module, i); }
-  std::string_view hlo_name(uint32_t i) const { return String(At<uint32_t>(v_->hlo_name, i)); }
-  std::string_view hlo_opcode(uint32_t i) const { return String(At<uint32_t>(v_->hlo_opcode, i)); }
-  std::string_view hlo_shape(uint32_t i) const { return String(At<uint32_t>(v_->hlo_shape, i)); }
-  std::string_view hlo_op_name(uint32_t i) const {
-    return String(At<uint32_t>(v_->hlo_op_name, i));
-  }
+  int64_t hlo_module_id(uint32_t m) const { return At<int64_t>(hlo_module_id_, m); }
+  uint64_t hlo_instruction_count() const { return Rows(hlo_instructions_); }
+  uint32_t hlo_module(uint32_t i) const { return At<uint32_t>(hlo_module_, i); }
+  std::string_view hlo_name(uint32_t i) const { return String(At<uint32_t>(hlo_name_, i)); }
+  std::string_view hlo_opcode(uint32_t i) const { return String(At<uint32_t>(hlo_opcode_, i)); }
+  std::string_view hlo_shape(uint32_t i) const { return String(At<uint32_t>(hlo_shape_, i)); }
+  std::string_view hlo_op_name(uint32_t i) const { return String(At<uint32_t>(hlo_op_name_, i)); }
   std::string_view hlo_source_file(uint32_t i) const {
-    return String(At<uint32_t>(v_->hlo_source_file, i));
+    return String(At<uint32_t>(hlo_source_file_, i));
   }
-  int32_t hlo_source_line(uint32_t i) const { return At<int32_t>(v_->hlo_source_line, i); }
-  uint32_t hlo_caller(uint32_t i) const { return At<uint32_t>(v_->hlo_caller, i); }
+  int32_t hlo_source_line(uint32_t i) const { return At<int32_t>(hlo_source_line_, i); }
+  uint32_t hlo_caller(uint32_t i) const { return At<uint32_t>(hlo_caller_, i); }
   std::span<const uint32_t> hlo_operands(uint32_t i) const {
-    return Csr(v_->hlo_operand_offsets, v_->hlo_operands, i);
+    return Csr(hlo_operand_offsets_, hlo_operands_, i);
   }
   std::span<const uint32_t> hlo_users(uint32_t i) const {
-    return Csr(v_->hlo_user_offsets, v_->hlo_users, i);
+    return Csr(hlo_user_offsets_, hlo_users_, i);
   }
   std::string_view hlo_custom_call_target(uint32_t i) const {
-    return HasHloDetail() ? String(At<uint32_t>(v_->hlo_custom_call_target, i)) : "";
+    return String(At<uint32_t>(hlo_custom_call_target_, i));
   }
   std::string_view hlo_fusion_kind(uint32_t i) const {
-    return HasHloDetail() ? String(At<uint32_t>(v_->hlo_fusion_kind, i)) : "";
+    return String(At<uint32_t>(hlo_fusion_kind_, i));
   }
   std::string_view hlo_computation(uint32_t i) const {
-    return HasHloDetail() ? String(At<uint32_t>(v_->hlo_computation, i)) : "";
+    return String(At<uint32_t>(hlo_computation_, i));
   }
-  int32_t hlo_parameter_number(uint32_t i) const {
-    return HasHloDetail() ? At<int32_t>(v_->hlo_parameter_number, i) : -1;
-  }
-  int32_t hlo_tuple_index(uint32_t i) const {
-    return HasHloDetail() ? At<int32_t>(v_->hlo_tuple_index, i) : -1;
-  }
-  bool hlo_in_entry(uint32_t i) const {
-    return HasHloDetail() && At<uint8_t>(v_->hlo_in_entry, i) != 0;
-  }
-  // Per GPU activity row (gpu_args): its instruction (kNoRow) and TH_HLO_MATCH_*.
-  bool attributed() const { return HasHlo() && v_->gpu_hlo_match.length > 0; }
+  int32_t hlo_parameter_number(uint32_t i) const { return At<int32_t>(hlo_parameter_number_, i); }
+  int32_t hlo_tuple_index(uint32_t i) const { return At<int32_t>(hlo_tuple_index_, i); }
+  bool hlo_in_entry(uint32_t i) const { return At<uint8_t>(hlo_in_entry_, i) != 0; }
+  // gpu_hlo: per GPU activity row, its instruction (kNoRow) and TH_HLO_MATCH_*.
+  bool attributed() const { return Rows(gpu_hlo_) > 0; }
   uint32_t gpu_hlo_instruction(uint64_t row) const {
-    return attributed() ? At<uint32_t>(v_->gpu_hlo_instruction, row) : kNoRow;
+    return attributed() ? At<uint32_t>(gpu_hlo_instruction_, row) : kNoRow;
   }
   uint32_t gpu_hlo_match(uint64_t row) const {
-    return attributed() ? At<uint8_t>(v_->gpu_hlo_match, row) : uint32_t{TH_HLO_MATCH_NONE};
+    return attributed() ? At<uint8_t>(gpu_hlo_match_, row) : uint32_t{TH_HLO_MATCH_NONE};
   }
 
-  // Launch configuration per GPU activity row (ABI 1.2; 0 / -1 when absent).
-  bool has_launch_config() const {
-    return v_->struct_size >= offsetof(th_trace_view, devices) + sizeof(void*);
-  }
-  uint64_t gpu_rows() const { return v_->gpu_args_count; }
-  uint32_t gpu_event(uint64_t row) const { return At<uint32_t>(v_->gpu_event, row); }
-  int32_t gpu_device(uint64_t row) const { return At<int32_t>(v_->gpu_device, row); }
+  // gpu_args: one row per kernel, memcpy, memset and sync (0 / -1 when absent).
+  uint64_t gpu_rows() const { return Rows(gpu_args_); }
+  uint32_t gpu_event(uint64_t row) const { return At<uint32_t>(gpu_event_, row); }
+  int32_t gpu_device(uint64_t row) const { return At<int32_t>(gpu_device_, row); }
+  int64_t gpu_stream(uint64_t row) const { return At<int64_t>(gpu_stream_, row); }
+  int64_t gpu_bytes(uint64_t row) const { return At<int64_t>(gpu_bytes_, row); }
   int64_t gpu_blocks(uint64_t row) const {
-    if (!has_launch_config()) return 0;
-    return int64_t{At<int32_t>(v_->gpu_grid[0], row)} * At<int32_t>(v_->gpu_grid[1], row) *
-           At<int32_t>(v_->gpu_grid[2], row);
+    return int64_t{At<int32_t>(gpu_grid_[0], row)} * At<int32_t>(gpu_grid_[1], row) *
+           At<int32_t>(gpu_grid_[2], row);
   }
   int64_t gpu_threads_per_block(uint64_t row) const {
-    if (!has_launch_config()) return 0;
-    return int64_t{At<int32_t>(v_->gpu_block[0], row)} * At<int32_t>(v_->gpu_block[1], row) *
-           At<int32_t>(v_->gpu_block[2], row);
+    return int64_t{At<int32_t>(gpu_block_[0], row)} * At<int32_t>(gpu_block_[1], row) *
+           At<int32_t>(gpu_block_[2], row);
   }
-  int32_t gpu_registers(uint64_t row) const {
-    return has_launch_config() ? At<int32_t>(v_->gpu_registers, row) : 0;
-  }
-  int32_t gpu_shared_mem(uint64_t row) const {
-    return has_launch_config() ? At<int32_t>(v_->gpu_shared_mem, row) : 0;
-  }
-  float gpu_occupancy(uint64_t row) const {
-    return has_launch_config() ? At<float>(v_->gpu_occupancy, row) : -1.0f;
-  }
-  uint64_t device_count() const { return has_launch_config() ? v_->device_count : 0; }
-  const th_device& device(uint64_t i) const { return v_->devices[i]; }
+  int32_t gpu_registers(uint64_t row) const { return At<int32_t>(gpu_registers_, row); }
+  int32_t gpu_shared_mem(uint64_t row) const { return At<int32_t>(gpu_shared_mem_, row); }
+  float gpu_occupancy(uint64_t row) const { return At<float>(gpu_occupancy_, row); }
 
-  // Collective metadata of NCCL/RCCL kernels (ABI 1.2; none from an older host).
-  // Rows are in event order; names are Kineto's ("allreduce", "Float", "0").
-  uint64_t collective_count() const { return HasCollectives() ? v_->collective_count : 0; }
-  uint32_t collective_event(uint64_t row) const { return At<uint32_t>(v_->collective_event, row); }
+  // devices
+  uint64_t device_count() const { return Rows(devices_); }
+  const th_device& device(uint64_t i) const { return Row(device_rows_, devices_, i); }
+
+  // collective_args: NCCL/RCCL metadata, rows in event order; names are
+  // Kineto's ("allreduce", "Float", "0").
+  uint64_t collective_count() const { return Rows(collective_args_); }
+  uint32_t collective_event(uint64_t row) const { return At<uint32_t>(collective_event_, row); }
   std::string_view collective_name(uint64_t row) const {
-    return String(At<uint32_t>(v_->collective_name, row));
+    return String(At<uint32_t>(collective_name_, row));
   }
   std::string_view collective_dtype(uint64_t row) const {
-    return String(At<uint32_t>(v_->collective_dtype, row));
+    return String(At<uint32_t>(collective_dtype_, row));
   }
   std::string_view collective_group(uint64_t row) const {
-    return String(At<uint32_t>(v_->collective_group, row));
+    return String(At<uint32_t>(collective_group_, row));
   }
   int64_t collective_in_nelems(uint64_t row) const {
-    return At<int64_t>(v_->collective_in_nelems, row);
+    return At<int64_t>(collective_in_nelems_, row);
   }
   int64_t collective_out_nelems(uint64_t row) const {
-    return At<int64_t>(v_->collective_out_nelems, row);
+    return At<int64_t>(collective_out_nelems_, row);
   }
   int32_t collective_group_size(uint64_t row) const {
-    return At<int32_t>(v_->collective_group_size, row);
+    return At<int32_t>(collective_group_size_, row);
   }
 
-  // Allocator events, [memory] and [OutOfMemory] (ABI 1.2; none from an older
-  // host). Rows in event order; absent values: device -1, addr 0, totals kNoValue.
-  uint64_t memory_count() const { return HasMemory() ? v_->memory_count : 0; }
-  uint32_t memory_event(uint64_t row) const { return At<uint32_t>(v_->memory_event, row); }
+  // memory_args: [memory] and [OutOfMemory] events, rows in event order;
+  // absent values: device -1, addr 0, totals kNoValue.
+  uint64_t memory_count() const { return Rows(memory_args_); }
+  uint32_t memory_event(uint64_t row) const { return At<uint32_t>(memory_event_, row); }
   int32_t memory_device_type(uint64_t row) const {  // c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP
-    return At<int8_t>(v_->memory_device_type, row);
+    return At<int8_t>(memory_device_type_, row);
   }
-  int32_t memory_device_id(uint64_t row) const { return At<int16_t>(v_->memory_device_id, row); }
-  int64_t memory_addr(uint64_t row) const { return At<int64_t>(v_->memory_addr, row); }
+  int32_t memory_device_id(uint64_t row) const { return At<int16_t>(memory_device_id_, row); }
+  int64_t memory_addr(uint64_t row) const { return At<int64_t>(memory_addr_, row); }
   int64_t memory_bytes(uint64_t row) const {  // negative = free
-    return At<int64_t>(v_->memory_bytes, row);
+    return At<int64_t>(memory_bytes_, row);
   }
   int64_t memory_total_allocated(uint64_t row) const {
-    return At<int64_t>(v_->memory_total_allocated, row);
+    return At<int64_t>(memory_total_allocated_, row);
   }
   int64_t memory_total_reserved(uint64_t row) const {
-    return At<int64_t>(v_->memory_total_reserved, row);
+    return At<int64_t>(memory_total_reserved_, row);
   }
 
-  // Kernel classes (ABI 1.3): the class of event `i` under the pipeline's
-  // kernel class table (built-in rules plus its `kernel_classes:`), kNone for
-  // an event that is no GPU activity. The host matched each distinct name
-  // once; here it is a lookup. hta_kernel_class: HTA 0.6.1's kernel types,
-  // for figures that reproduce HTA's.
+  // Kernel classes (tables name_classes and class_rules): the class of event
+  // `i` under the pipeline's kernel class table (built-in rules plus its
+  // `kernel_classes:`), kNone for an event that is no GPU activity. The host
+  // matched each distinct name once; here it is a lookup. hta_kernel_class:
+  // HTA 0.6.1's kernel types, for figures that reproduce HTA's.
   KernelClass kernel_class(uint64_t i) const { return ClassOf(i, false); }
   KernelClass hta_kernel_class(uint64_t i) const { return ClassOf(i, true); }
   // The rule that decided kernel_class(i) (its source says where it comes
   // from); nullptr when no rule matched and the kind decided.
   const th_class_rule* kernel_class_rule(uint64_t i) const {
     const uint32_t r = RuleOf(i, false);
-    return r == TH_NO_RULE ? nullptr : &v_->class_rules[r];
+    return r == TH_NO_RULE ? nullptr : &class_rule(r);
   }
-  uint64_t class_rule_count() const { return HasClasses() ? v_->class_rule_count : 0; }
-  const th_class_rule& class_rule(uint64_t r) const { return v_->class_rules[r]; }
+  uint64_t class_rule_count() const { return Rows(class_rules_); }
+  const th_class_rule& class_rule(uint64_t r) const { return Row(rule_rows_, class_rules_, r); }
 
-  // CUDA/HIP graph capture in this trace (ABI 1.3; all zero from an older
-  // host). capture().dominates: the trace records capture, not execution;
-  // analyses that need executed kernels skip it (Context::Skip).
+  // graph_capture: CUDA/HIP graph capture in this trace. capture().dominates:
+  // the trace records capture, not execution; analyses that need executed
+  // kernels skip it (Context::Skip).
   const th_graph_capture& capture() const {
-    static const th_graph_capture kNone{};
-    return HasCapture() ? v_->capture : kNone;
+    Rows(graph_capture_);
+    return capture_;
+  }
+
+  // Any declared catalog table by name (tables this SDK has no accessor for
+  // included); throws when the plugin did not declare it.
+  TableView Table(std::string_view name) const {
+    for (uint32_t i = 0; i < v_->table_count; ++i)
+      if (name == v_->tables[i].name) return TableView(&v_->tables[i]);
+    Undeclared(std::string(name).c_str());
   }
 
   const th_trace_view& raw() const { return *v_; }
 
  private:
-  bool HasClasses() const {
-    return v_->struct_size >= offsetof(th_trace_view, class_rules) + sizeof(void*);
+  struct Tab {
+    const char* name;
+    const th_table* table = nullptr;  // null: not declared in Reads()
+  };
+  struct Col {
+    const char* table;  // the table's name
+    const char* column;
+    const void* data = nullptr;
+    uint64_t rows = 0;
+    bool declared = false;
+  };
+
+  [[noreturn]] static void Undeclared(const char* table) {
+    throw std::logic_error(std::string("reads catalog table '") + table +
+                           "' without declaring it: add \"" + table +
+                           "\" to the plugin's Declare().Reads({...})");
   }
-  bool HasCapture() const {
-    return v_->struct_size >= offsetof(th_trace_view, capture) + sizeof(th_graph_capture);
+  [[noreturn]] static void OutOfRange(const Col& c, uint64_t i) {
+    if (!c.declared) Undeclared(c.table);
+    throw std::out_of_range(std::string("row ") + std::to_string(i) + " of " + c.table + "." +
+                            c.column + ", which has " + std::to_string(c.rows) + " rows");
   }
+  static uint64_t Rows(const Tab& t) {
+    if (!t.table) Undeclared(t.name);
+    return t.table->row_count;
+  }
+  template <typename R>
+  static const R& Row(const std::vector<R>& rows, const Tab& t, uint64_t i) {
+    if (i >= rows.size()) {
+      if (!t.table) Undeclared(t.name);
+      throw std::out_of_range(std::string("row ") + std::to_string(i) + " of " + t.name +
+                              ", which has " + std::to_string(rows.size()) + " rows");
+    }
+    return rows[i];
+  }
+  template <typename T>
+  static T At(const Col& c, uint64_t i) {
+    if (i >= c.rows) [[unlikely]]
+      OutOfRange(c, i);
+    return static_cast<const T*>(c.data)[i];
+  }
+  static std::span<const uint32_t> Csr(const Col& offsets, const Col& rows, uint32_t i) {
+    const uint32_t first = At<uint32_t>(offsets, i), last = At<uint32_t>(offsets, i + 1);
+    if (first > last || last > rows.rows) OutOfRange(rows, last);
+    return {static_cast<const uint32_t*>(rows.data) + first, last - first};
+  }
+
+  void Bind(const th_table& t) {
+    for (Tab* tab : AllTables()) {
+      if (std::strcmp(tab->name, t.name) != 0) continue;
+      tab->table = &t;
+      for (Col* c : AllColumns()) {
+        if (std::strcmp(c->table, tab->name) != 0) continue;
+        c->declared = true;
+        for (uint32_t k = 0; k < t.column_count; ++k) {
+          if (std::strcmp(c->column, t.columns[k].name) != 0) continue;
+          c->data = t.columns[k].values.data;
+          c->rows = t.columns[k].values.length;
+        }
+      }
+    }
+  }
+  // The small tables as rows, once per trace.
+  void Assemble() {
+    if (tracks_.table) {
+      const TableView t(tracks_.table);
+      for (uint64_t r = 0; r < t.rows(); ++r)
+        track_rows_.push_back({t.Values<uint32_t>("kind", TH_TYPE_U32)[r],
+                               t.Values<int64_t>("pid", TH_TYPE_I64)[r],
+                               t.Values<int64_t>("tid", TH_TYPE_I64)[r],
+                               t.Values<uint32_t>("pid_string", TH_TYPE_STRING_ID)[r],
+                               t.Values<uint32_t>("tid_string", TH_TYPE_STRING_ID)[r],
+                               t.Values<uint32_t>("process_name", TH_TYPE_STRING_ID)[r],
+                               t.Values<uint32_t>("thread_name", TH_TYPE_STRING_ID)[r],
+                               t.Values<int32_t>("device", TH_TYPE_I32)[r],
+                               t.Values<int64_t>("stream", TH_TYPE_I64)[r]});
+    }
+    if (profiler_steps_.table) {
+      const TableView t(profiler_steps_.table);
+      for (uint64_t r = 0; r < t.rows(); ++r)
+        step_rows_.push_back({t.Ints("number")[r], t.Values<uint32_t>("event", TH_TYPE_U32)[r],
+                              t.Ints("ts")[r], t.Ints("dur")[r]});
+    }
+    if (devices_.table) {
+      const TableView t(devices_.table);
+      for (uint64_t r = 0; r < t.rows(); ++r)
+        device_rows_.push_back({t.Values<int32_t>("id", TH_TYPE_I32)[r], t.Texts("name")[r],
+                                t.Ints("total_global_mem")[r],
+                                t.Values<int32_t>("compute_major", TH_TYPE_I32)[r],
+                                t.Values<int32_t>("compute_minor", TH_TYPE_I32)[r],
+                                t.Values<int32_t>("num_sms", TH_TYPE_I32)[r]});
+    }
+    if (class_rules_.table) {
+      const TableView t(class_rules_.table);
+      for (uint64_t r = 0; r < t.rows(); ++r)
+        rule_rows_.push_back({t.Values<uint32_t>("rule_set", TH_TYPE_U32)[r],
+                              t.Values<uint32_t>("class", TH_TYPE_U32)[r],
+                              t.Values<uint32_t>("ignore_case", TH_TYPE_U32)[r],
+                              t.Texts("match")[r], t.Texts("source")[r]});
+    }
+    if (graph_capture_.table && graph_capture_.table->row_count == 1) {
+      const TableView t(graph_capture_.table);
+      capture_ = {t.Values<uint8_t>("dominates", TH_TYPE_U8)[0],
+                  t.Values<uint8_t>("hip", TH_TYPE_U8)[0],
+                  t.Ints("begin_calls")[0],
+                  t.Ints("end_calls")[0],
+                  t.Ints("instantiations")[0],
+                  t.Ints("graph_launches")[0],
+                  t.Ints("captured_launches")[0],
+                  t.Ints("executed_launches")[0],
+                  t.Ints("kernels")[0],
+                  t.Ints("first_ts")[0],
+                  t.Ints("last_end")[0]};
+    }
+  }
+
   uint32_t RuleOf(uint64_t i, bool hta) const {
-    if (!HasClasses()) return TH_NO_RULE;
     const uint32_t name = name_id(i);
-    if (name >= v_->string_count) return TH_NO_RULE;
-    return At<uint32_t>(hta ? v_->name_hta_rule : v_->name_rule, name);
+    const Col& rule = hta ? name_hta_rule_ : name_rule_;
+    if (name >= Rows(name_classes_)) return TH_NO_RULE;
+    return At<uint32_t>(rule, name);
   }
   KernelClass ClassOf(uint64_t i, bool hta) const {
     const uint32_t k = kind(i);
     const bool activity = k == TH_EVENT_KERNEL || k == TH_EVENT_MEMCPY || k == TH_EVENT_MEMSET;
     if (!activity && k != TH_EVENT_GPU_SYNC && k != TH_EVENT_GPU_EVENT) return KernelClass::kNone;
     const uint32_t r = RuleOf(i, hta);
-    if (r != TH_NO_RULE) return static_cast<KernelClass>(v_->class_rules[r].klass);
+    if (r != TH_NO_RULE) return static_cast<KernelClass>(class_rule(r).klass);
     // No rule matched: the kind decides.
     if (hta || k == TH_EVENT_KERNEL) return KernelClass::kComp;
     return activity ? KernelClass::kMem : KernelClass::kOther;
   }
-  bool HasMemory() const {
-    return v_->struct_size >= offsetof(th_trace_view, memory_total_reserved) + sizeof(th_column);
+
+  std::vector<Tab*> AllTables() {
+    return {&events_,
+            &tracks_,
+            &edges_,
+            &profiler_steps_,
+            &gpu_args_,
+            &gpu_hlo_,
+            &collective_args_,
+            &memory_args_,
+            &devices_,
+            &hlo_modules_,
+            &hlo_instructions_,
+            &hlo_operand_offsets_tab_,
+            &hlo_operands_tab_,
+            &hlo_user_offsets_tab_,
+            &hlo_users_tab_,
+            &name_classes_,
+            &class_rules_,
+            &graph_capture_};
   }
-  bool HasCollectives() const {
-    return v_->struct_size >= offsetof(th_trace_view, collective_group_size) + sizeof(th_column);
+  std::vector<Col*> AllColumns() {
+    return {&ts_,
+            &dur_,
+            &name_,
+            &cat_,
+            &track_,
+            &parent_,
+            &depth_,
+            &kind_,
+            &args_row_,
+            &edge_src_,
+            &edge_dst_,
+            &edge_kind_,
+            &gpu_event_,
+            &gpu_device_,
+            &gpu_stream_,
+            &gpu_bytes_,
+            &gpu_grid_[0],
+            &gpu_grid_[1],
+            &gpu_grid_[2],
+            &gpu_block_[0],
+            &gpu_block_[1],
+            &gpu_block_[2],
+            &gpu_registers_,
+            &gpu_shared_mem_,
+            &gpu_occupancy_,
+            &gpu_hlo_instruction_,
+            &gpu_hlo_match_,
+            &collective_event_,
+            &collective_name_,
+            &collective_dtype_,
+            &collective_group_,
+            &collective_in_nelems_,
+            &collective_out_nelems_,
+            &collective_group_size_,
+            &memory_event_,
+            &memory_device_type_,
+            &memory_device_id_,
+            &memory_addr_,
+            &memory_bytes_,
+            &memory_total_allocated_,
+            &memory_total_reserved_,
+            &hlo_module_name_,
+            &hlo_module_id_,
+            &hlo_module_,
+            &hlo_name_,
+            &hlo_opcode_,
+            &hlo_shape_,
+            &hlo_op_name_,
+            &hlo_source_file_,
+            &hlo_source_line_,
+            &hlo_caller_,
+            &hlo_custom_call_target_,
+            &hlo_fusion_kind_,
+            &hlo_computation_,
+            &hlo_parameter_number_,
+            &hlo_tuple_index_,
+            &hlo_in_entry_,
+            &hlo_operand_offsets_,
+            &hlo_operands_,
+            &hlo_user_offsets_,
+            &hlo_users_,
+            &name_rule_,
+            &name_hta_rule_};
   }
-  bool HasHlo() const {
-    return v_->struct_size >= offsetof(th_trace_view, gpu_hlo_match) + sizeof(th_column);
-  }
-  bool HasHloDetail() const {
-    return v_->struct_size >= offsetof(th_trace_view, hlo_in_entry) + sizeof(th_column);
-  }
-  static std::span<const uint32_t> Csr(const th_column& offsets, const th_column& rows,
-                                       uint32_t i) {
-    const auto* o = static_cast<const uint32_t*>(offsets.data);
-    return {static_cast<const uint32_t*>(rows.data) + o[i], o[i + 1] - o[i]};
-  }
-  template <typename T>
-  static T At(const th_column& c, uint64_t i) {
-    return static_cast<const T*>(c.data)[i];
-  }
+
   const th_host_api* host_;
   const th_trace_view* v_;
+
+  Tab events_{"events"}, tracks_{"tracks"}, edges_{"edges"}, profiler_steps_{"profiler_steps"},
+      gpu_args_{"gpu_args"}, gpu_hlo_{"gpu_hlo"}, collective_args_{"collective_args"},
+      memory_args_{"memory_args"}, devices_{"devices"}, hlo_modules_{"hlo_modules"},
+      hlo_instructions_{"hlo_instructions"}, hlo_operand_offsets_tab_{"hlo_operand_offsets"},
+      hlo_operands_tab_{"hlo_operands"}, hlo_user_offsets_tab_{"hlo_user_offsets"},
+      hlo_users_tab_{"hlo_users"}, name_classes_{"name_classes"}, class_rules_{"class_rules"},
+      graph_capture_{"graph_capture"};
+
+  Col ts_{"events", "ts"}, dur_{"events", "dur"}, name_{"events", "name"}, cat_{"events", "cat"},
+      track_{"events", "track"}, parent_{"events", "parent"}, depth_{"events", "depth"},
+      kind_{"events", "kind"}, args_row_{"events", "args_row"};
+  Col edge_src_{"edges", "src"}, edge_dst_{"edges", "dst"}, edge_kind_{"edges", "kind"};
+  Col gpu_event_{"gpu_args", "event"}, gpu_device_{"gpu_args", "device"},
+      gpu_stream_{"gpu_args", "stream"}, gpu_bytes_{"gpu_args", "bytes"},
+      gpu_grid_[3] = {{"gpu_args", "grid_x"}, {"gpu_args", "grid_y"}, {"gpu_args", "grid_z"}},
+      gpu_block_[3] = {{"gpu_args", "block_x"}, {"gpu_args", "block_y"}, {"gpu_args", "block_z"}},
+      gpu_registers_{"gpu_args", "registers"}, gpu_shared_mem_{"gpu_args", "shared_mem"},
+      gpu_occupancy_{"gpu_args", "occupancy"};
+  Col gpu_hlo_instruction_{"gpu_hlo", "instruction"}, gpu_hlo_match_{"gpu_hlo", "match"};
+  Col collective_event_{"collective_args", "event"}, collective_name_{"collective_args", "name"},
+      collective_dtype_{"collective_args", "dtype"}, collective_group_{"collective_args", "group"},
+      collective_in_nelems_{"collective_args", "in_nelems"},
+      collective_out_nelems_{"collective_args", "out_nelems"},
+      collective_group_size_{"collective_args", "group_size"};
+  Col memory_event_{"memory_args", "event"}, memory_device_type_{"memory_args", "device_type"},
+      memory_device_id_{"memory_args", "device_id"}, memory_addr_{"memory_args", "addr"},
+      memory_bytes_{"memory_args", "bytes"},
+      memory_total_allocated_{"memory_args", "total_allocated"},
+      memory_total_reserved_{"memory_args", "total_reserved"};
+  Col hlo_module_name_{"hlo_modules", "name"}, hlo_module_id_{"hlo_modules", "id"};
+  Col hlo_module_{"hlo_instructions", "module"}, hlo_name_{"hlo_instructions", "name"},
+      hlo_opcode_{"hlo_instructions", "opcode"}, hlo_shape_{"hlo_instructions", "shape"},
+      hlo_op_name_{"hlo_instructions", "op_name"},
+      hlo_source_file_{"hlo_instructions", "source_file"},
+      hlo_source_line_{"hlo_instructions", "source_line"},
+      hlo_caller_{"hlo_instructions", "caller"},
+      hlo_custom_call_target_{"hlo_instructions", "custom_call_target"},
+      hlo_fusion_kind_{"hlo_instructions", "fusion_kind"},
+      hlo_computation_{"hlo_instructions", "computation"},
+      hlo_parameter_number_{"hlo_instructions", "parameter_number"},
+      hlo_tuple_index_{"hlo_instructions", "tuple_index"},
+      hlo_in_entry_{"hlo_instructions", "in_entry"};
+  Col hlo_operand_offsets_{"hlo_operand_offsets", "first"},
+      hlo_operands_{"hlo_operands", "instruction"}, hlo_user_offsets_{"hlo_user_offsets", "first"},
+      hlo_users_{"hlo_users", "instruction"};
+  Col name_rule_{"name_classes", "rule"}, name_hta_rule_{"name_classes", "hta_rule"};
+
+  std::vector<th_track> track_rows_;
+  std::vector<th_step> step_rows_;
+  std::vector<th_device> device_rows_;
+  std::vector<th_class_rule> rule_rows_;
+  th_graph_capture capture_{};
 };
 
 // A finding, built fluently, then given to Context::Add.
@@ -342,6 +654,34 @@ class Finding {
     evidence_.push_back({std::move(name), value, std::move(unit), kind});
     return *this;
   }
+  // What the suggested change would save over the capture (inferred, ns):
+  // reports rank their "changes" by it.
+  Finding& Saving(double ns) {
+    saving_ns_ = ns;
+    has_saving_ = true;
+    return *this;
+  }
+  // What the cause costs over the capture (ns): reports rank a group's
+  // findings, fleet scans their top causes, by it.
+  Finding& TimeLost(double ns) {
+    time_lost_ns_ = ns;
+    has_time_lost_ = true;
+    return *this;
+  }
+  // The key that makes this plugin's findings one cause in reports (default:
+  // the title).
+  Finding& Group(std::string key) {
+    group_ = std::move(key);
+    return *this;
+  }
+  // The time range it points at (ns, on the scope rank's clock): where the
+  // HTML report's swimlane jumps.
+  Finding& At(int64_t t0, int64_t t1) {
+    t0_ = t0;
+    t1_ = t1;
+    has_range_ = true;
+    return *this;
+  }
 
  private:
   friend class Context;
@@ -356,12 +696,65 @@ class Finding {
   double confidence_ = 1.0;
   Scope scope_;
   std::vector<Item> evidence_;
+  bool has_saving_ = false, has_time_lost_ = false, has_range_ = false;
+  double saving_ns_ = 0, time_lost_ns_ = 0;
+  std::string group_;
+  int64_t t0_ = 0, t1_ = 0;
 };
 
-// A derived table, built column by column (equal lengths), then published.
+// The schema of a table a plugin publishes: its columns in order, each with
+// its type and unit; `View` names the report panel that draws it
+// (docs/report-panels.md). The host refuses a publish that does not match.
+class Schema {
+ public:
+  explicit Schema(std::string name, std::string doc = "")
+      : name_(std::move(name)), doc_(std::move(doc)) {}
+  Schema& View(std::string panel) {
+    view_ = std::move(panel);
+    return *this;
+  }
+  Schema& Int(std::string column, std::string unit = "", std::string doc = "") {
+    return Add(std::move(column), TH_TYPE_I64, std::move(unit), std::move(doc));
+  }
+  Schema& Real(std::string column, std::string unit = "", std::string doc = "") {
+    return Add(std::move(column), TH_TYPE_F64, std::move(unit), std::move(doc));
+  }
+  Schema& Text(std::string column, std::string doc = "") {
+    return Add(std::move(column), TH_TYPE_STRING, "", std::move(doc));
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  friend class Declaration;
+  friend class Table;
+  struct Column {
+    std::string name, unit, doc;
+    th_value_type type;
+  };
+  Schema& Add(std::string column, th_value_type type, std::string unit, std::string doc) {
+    columns_.push_back({std::move(column), std::move(unit), std::move(doc), type});
+    return *this;
+  }
+  std::string name_, doc_, view_;
+  std::vector<Column> columns_;
+};
+
+// A table a plugin publishes, built column by column (equal lengths), then
+// given to Context::Publish; it must match the schema declared under its name.
 class Table {
  public:
   explicit Table(std::string name) : name_(std::move(name)) {}
+  // A table of no rows with every column of `schema`.
+  explicit Table(const Schema& schema) : name_(schema.name_) {
+    for (const Schema::Column& c : schema.columns_) {
+      if (c.type == TH_TYPE_I64)
+        Int(c.name, {}, c.unit);
+      else if (c.type == TH_TYPE_F64)
+        Real(c.name, {}, c.unit);
+      else
+        Text(c.name, {});
+    }
+  }
   Table& Int(std::string column, std::vector<int64_t> values, std::string unit = "") {
     ints_.push_back(std::move(values));
     cols_.push_back({std::move(column), TH_TYPE_I64, ints_.size() - 1, std::move(unit)});
@@ -420,6 +813,14 @@ class Context {
     raw.scope = f.scope_.raw();
     raw.evidence = ev.data();
     raw.evidence_count = static_cast<uint32_t>(ev.size());
+    raw.has_saving = f.has_saving_;
+    raw.saving_ns = f.saving_ns_;
+    raw.has_time_lost = f.has_time_lost_;
+    raw.time_lost_ns = f.time_lost_ns_;
+    raw.group = f.group_.empty() ? nullptr : f.group_.c_str();
+    raw.has_range = f.has_range_;
+    raw.t0 = f.t0_;
+    raw.t1 = f.t1_;
     Check(host_->add_finding(host_->ctx, &raw), "add_finding");
   }
   void Metric(std::string name, double value, std::string unit, th_number_kind kind,
@@ -467,7 +868,15 @@ class Context {
     raw.row_count = rows;
     Check(host_->publish_table(host_->ctx, &raw), "publish_table");
   }
-  const th_table* FindTable(const char* name) const { return host_->find_table(host_->ctx, name); }
+  // A table another plugin published earlier in the pipeline; nullptr when it
+  // published none. Throws when `name` is not among the tables Reads() declares.
+  const th_table* FindTable(const char* name) const {
+    const th_table* t = nullptr;
+    if (host_->find_table(host_->ctx, name, &t) != TH_STATUS_OK)
+      throw std::logic_error(std::string("reads table '") + name +
+                             "' without declaring it: add it to Declare().Reads({...})");
+    return t;
+  }
 
   // Compute primitives on the pipeline's backend (see plugin_api.h).
   enum class Reduce : uint32_t { kSum = 0, kMin = 1, kMax = 2, kCount = 3 };
@@ -514,12 +923,8 @@ class Context {
     Check(host_->add_check(host_->ctx, &c), "add_check");
   }
   // Leaves `trace` out of this plugin's results, saying why (one sentence,
-  // listed in every report with the plugin's outcome). ABI 1.3.
+  // listed in every report with the plugin's outcome).
   void Skip(const Trace& trace, const std::string& reason) {
-    if (host_->struct_size < offsetof(th_host_api, skip_trace) + sizeof(void*)) {
-      Warn("skipped rank " + std::to_string(trace.rank()) + ": " + reason);
-      return;
-    }
     Check(host_->skip_trace(host_->ctx, &trace.raw(), reason.c_str()), "skip_trace");
   }
   void Log(const std::string& message) const { host_->log(host_->ctx, 0, message.c_str()); }
@@ -565,12 +970,15 @@ class Declaration {
         kind_(kind),
         summary_(std::move(summary)) {}
 
+  // The tables Run reads: catalog tables ("events", "gpu_args", ...;
+  // docs/architecture.md lists them) and tables other plugins publish. The
+  // host hands over only these.
   Declaration& Reads(std::initializer_list<const char*> tables) {
     reads_.insert(reads_.end(), tables.begin(), tables.end());
     return *this;
   }
-  Declaration& Publishes(std::initializer_list<const char*> tables) {
-    publishes_.insert(publishes_.end(), tables.begin(), tables.end());
+  Declaration& Publishes(Schema table) {
+    publishes_.push_back(std::move(table));
     return *this;
   }
   Declaration& Option(std::string name, int64_t def, std::string doc) {
@@ -610,7 +1018,21 @@ class Declaration {
     c_reads_.clear();
     for (const auto& r : reads_) c_reads_.push_back(r.c_str());
     c_publishes_.clear();
-    for (const auto& p : publishes_) c_publishes_.push_back(p.c_str());
+    c_columns_.clear();
+    for (const Schema& p : publishes_) {
+      auto& cols = c_columns_.emplace_back();
+      for (const Schema::Column& c : p.columns_)
+        cols.push_back(
+            {c.name.c_str(), static_cast<uint32_t>(c.type), 0, c.unit.c_str(), c.doc.c_str()});
+      th_table_schema t{};
+      t.struct_size = sizeof t;
+      t.name = p.name_.c_str();
+      t.doc = p.doc_.c_str();
+      t.columns = cols.data();
+      t.column_count = static_cast<uint32_t>(cols.size());
+      t.view = p.view_.empty() ? nullptr : p.view_.c_str();
+      c_publishes_.push_back(t);
+    }
     c_options_.clear();
     c_choices_.clear();
     for (const Spec& o : options_) {
@@ -677,10 +1099,13 @@ class Declaration {
   std::string id_, version_;
   th_plugin_kind kind_;
   std::string summary_;
-  std::vector<std::string> reads_, publishes_;
+  std::vector<std::string> reads_;
+  std::vector<Schema> publishes_;
   std::vector<Spec> options_;
   // Built by Describe().
-  std::vector<const char*> c_reads_, c_publishes_;
+  std::vector<const char*> c_reads_;
+  std::vector<th_table_schema> c_publishes_;
+  std::deque<std::vector<th_column_schema>> c_columns_;
   std::vector<th_option_decl> c_options_;
   std::deque<std::vector<const char*>> c_choices_;
 };

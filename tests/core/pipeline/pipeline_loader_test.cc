@@ -297,6 +297,43 @@ TEST(PipelineLoader, BadSetOverridesAreErrorsAtTheOverride) {
                    "'outputs' has no item 1 (it has 1)");
 }
 
+TEST(PipelineLoader, AKeyWithAPlusAppendsToTheIncludedList) {
+  WriteTempFile("append/base.yaml",
+                "version: 1\noutputs:\n  - {type: json, path: base.json}\n"
+                "kernel_classes:\n  - {match: \"*a2a*\", class: COMM}\n");
+  std::string main = WriteTempFile("append/main.yaml",
+                                   "include: base.yaml\n"
+                                   "outputs+:\n  - {type: markdown, path: main.md}\n"
+                                   "kernel_classes+:\n  - {match: \"*gemm*\", class: COMP}\n");
+  StatusOr<Pipeline> p = Load(main);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->outputs.size(), 2u);
+  EXPECT_EQ(p->outputs[0].path, "base.json");
+  EXPECT_EQ(p->outputs[1].path, "main.md");
+  ASSERT_EQ(p->kernel_classes.size(), 2u);
+  EXPECT_EQ(p->kernel_classes[1].match, "*gemm*");
+  // With nothing to append to, `outputs+:` is `outputs:`.
+  StatusOr<Pipeline> alone =
+      Load(WritePipeline("version: 1\noutputs+:\n  - {type: json, path: a.json}\n"));
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  ASSERT_EQ(alone->outputs.size(), 1u);
+}
+
+TEST(PipelineLoader, AnOutputIntoAMissingFolderIsRefusedBeforeTheRun) {
+  StatusOr<Pipeline> p = Load(WritePipeline(
+      "version: 1\noutputs:\n  - {type: terminal}\n  - {type: json, path: findings.json}\n"
+      "  - {type: html, path: no/such/folder/report.html}\n"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Status s = CheckOutputFolders(*p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(":5:5: output html 'no/such/folder/report.html': folder "
+                             "'no/such/folder' does not exist"),
+            std::string::npos)
+      << s.message();
+  p->outputs.pop_back();
+  EXPECT_TRUE(CheckOutputFolders(*p).ok());
+}
+
 TEST(PipelineLoader, IncludesMergeUnderTheIncludingFile) {
   WriteTempFile("inc/common/base.yaml",
                 "version: 1\n"

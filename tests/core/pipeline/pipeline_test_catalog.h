@@ -30,7 +30,12 @@ inline PluginDeclaration Plugin(std::string id, std::vector<std::string> reads,
   d.version = "1.0.0";
   d.summary = "test plugin " + d.id;
   d.reads = std::move(reads);
-  d.publishes = std::move(publishes);
+  for (std::string& table : publishes) {
+    TableSchema schema;
+    schema.name = std::move(table);
+    schema.columns.push_back({"rank", ColumnType::kI64, "", ""});
+    d.publishes.push_back(std::move(schema));
+  }
   return d;
 }
 

@@ -6,6 +6,7 @@
 #include "core/plugin/host_facts.h"
 
 #include <gtest/gtest.h>
+#include <tracehound/plugin_api.h>
 
 #include <map>
 #include <set>
@@ -89,10 +90,19 @@ TEST(HostFacts, NamesAreClassifiedOncePerTraceUnderBothSets) {
     }
   }
   EXPECT_FALSE(facts.capture(0).present());
-  // The ABI's rules point at the table's strings.
-  ASSERT_EQ(facts.c_rules().size(), facts.table().rules().size());
-  EXPECT_STREQ(facts.c_rules()[0].match, "*nccl*");
-  EXPECT_EQ(facts.c_rules()[0].klass, static_cast<uint32_t>(TH_CLASS_COMM));
+  // The catalog's class_rules point at the table's strings.
+  TraceTables tables;
+  facts.AddTables(0, &tables);
+  const CatalogTable* rules = tables.Find("class_rules");
+  ASSERT_NE(rules, nullptr);
+  ASSERT_EQ(rules->rows, facts.table().rules().size());
+  EXPECT_STREQ(static_cast<const char* const*>(rules->columns[3])[0], "*nccl*");
+  EXPECT_EQ(static_cast<const uint32_t*>(rules->columns[1])[0],
+            static_cast<uint32_t>(TH_CLASS_COMM));
+  const CatalogTable* capture = tables.Find("graph_capture");
+  ASSERT_NE(capture, nullptr);
+  EXPECT_EQ(capture->rows, 1u);
+  EXPECT_EQ(static_cast<const uint8_t*>(capture->columns[0])[0], 0);  // dominates
 }
 
 // comm  = [30,160) + [200,260) + [350,520) + [700,760) + [780,820) + [850,950) = 560 µs

@@ -34,13 +34,20 @@ TEST(PluginLoader, LoadsBuiltinsWithTheirDeclarations) {
   const LoadedPlugin* ks = registry.Find("kernel-stats");
   ASSERT_NE(ks, nullptr);
   EXPECT_EQ(ks->declaration.kind, PluginKind::kAnalyzer);
-  EXPECT_EQ(ks->declaration.publishes, std::vector<std::string>{"kernel_stats"});
+  ASSERT_EQ(ks->declaration.publishes.size(), 1u);
+  EXPECT_EQ(ks->declaration.publishes[0].name, "kernel_stats");
+  EXPECT_EQ(ks->declaration.publishes[0].view, "kernel-stats");
+  ASSERT_NE(ks->declaration.publishes[0].Find("total"), nullptr);
+  EXPECT_EQ(ks->declaration.publishes[0].Find("total")->unit, "ns");
+  EXPECT_EQ(ks->declaration.publishes[0].Find("total")->type, ColumnType::kI64);
   ASSERT_EQ(ks->declaration.options.size(), 1u);
   EXPECT_EQ(ks->declaration.options[0].name, "include_memory");
   EXPECT_EQ(std::get<bool>(ks->declaration.options[0].default_value), true);
   const LoadedPlugin* sb = registry.Find("stream-budget");
   ASSERT_NE(sb, nullptr);
-  EXPECT_EQ(sb->declaration.publishes, (std::vector<std::string>{"stream_budget", "device_busy"}));
+  ASSERT_EQ(sb->declaration.publishes.size(), 2u);
+  EXPECT_EQ(sb->declaration.publishes[0].name, "stream_budget");
+  EXPECT_EQ(sb->declaration.publishes[1].name, "device_busy");
   EXPECT_NE(sb->declaration.summary.find("idle"), std::string::npos);
   // Every library in the built-in directory is a plugin (one per plugins/ directory).
   size_t libraries = 0;
@@ -49,16 +56,15 @@ TEST(PluginLoader, LoadsBuiltinsWithTheirDeclarations) {
   EXPECT_EQ(registry.size(), libraries);
 }
 
-TEST(PluginLoader, APluginBuiltForAnOlderMinorLoadsAndRuns) {
-  auto older = LoadPluginLibrary(Lib("older_minor"));
-  ASSERT_TRUE(older.ok()) << older.status().message();
-  EXPECT_EQ((*older)->declaration.id, "older-minor");
-  TraceSet set = TinySet();
-  PluginResults results;
-  ASSERT_TRUE(RunPlugin(**older, set, {}, &results).ok());
-  ASSERT_EQ(results.metrics.size(), 1u);
-  EXPECT_EQ(results.metrics[0].name, "kernels");
-  EXPECT_EQ(results.metrics[0].value, 2);
+TEST(PluginLoader, APluginBuiltForApiOneIsRefusedWithWhatToDo) {
+  auto older = LoadPluginLibrary(Lib("api_one"));
+  ASSERT_FALSE(older.ok());
+  EXPECT_NE(
+      older.status().message().find(
+          "api_one.so: plugin built against plugin API 1.3; this host speaks 2.0, where "
+          "plugins read the table catalog: rebuild the plugin against the tracehound 2.x SDK"),
+      std::string::npos)
+      << older.status().message();
 }
 
 TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
@@ -72,7 +78,7 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto future = LoadPluginLibrary(Lib("wrong_api"));
   ASSERT_FALSE(future.ok());
   EXPECT_NE(
-      future.status().message().find("wrong_api.so: plugin API 2.0 does not match the host's 1.3"),
+      future.status().message().find("wrong_api.so: plugin API 3.0 does not match the host's 2.0"),
       std::string::npos)
       << future.status().message();
 
@@ -119,6 +125,12 @@ TEST(PluginHost, RunsAPluginWithOptionsAndCollectsFindings) {
   EXPECT_EQ(f.evidence[0].value, 2000000);
   EXPECT_EQ(f.evidence[0].unit, "ns");
   EXPECT_EQ(f.evidence[0].kind, NumberKind::kMeasured);
+  // What a report ranks, groups and places it by, stated through the SDK.
+  EXPECT_EQ(f.time_lost_ns, 2000000.0);
+  EXPECT_FALSE(f.saving_ns.has_value());
+  EXPECT_EQ(f.group, "long kernels");
+  ASSERT_TRUE(f.range.has_value());
+  EXPECT_EQ(*f.range, std::make_pair(int64_t{10000}, int64_t{2010000}));
 
   PluginResults lower;
   ASSERT_TRUE(RunPlugin(**plugin, set, {{"threshold_us", int64_t{5}}}, &lower).ok());
@@ -228,6 +240,48 @@ TEST(PluginHost, KernelStatsRowsThroughTheComputePrimitives) {
   if (!kernels::DescribeBackends()[2].usable) {
     PluginResults none;
     EXPECT_FALSE(RunPlugin(**plugin, set, {}, &none, kernels::BackendChoice::kHip).ok());
+  }
+}
+
+// The catalog's rules: a plugin gets only the tables it declared, and a
+// publish must match its declared schema.
+TEST(PluginHost, TheCatalogRefusesUndeclaredReadsAndPublishesOffSchema) {
+  auto plugin = LoadPluginLibrary(Lib("misbehaves"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  TraceSet set = TinySet();
+  auto run = [&](const char* mode, PluginResults* results) {
+    return RunPlugin(**plugin, set, {{"mode", std::string(mode)}}, results);
+  };
+  PluginResults ok;
+  ASSERT_TRUE(run("ok", &ok).ok());
+  ASSERT_EQ(ok.tables.count("spans"), 1u);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(ok.tables.at("spans").Find("span")->values),
+            std::vector<int64_t>{3000000});  // 10 us to 3010 us
+
+  PluginResults read;
+  Status s = run("undeclared_read", &read);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("reads catalog table 'tracks' without declaring it: add \"tracks\" to "
+                             "the plugin's Declare().Reads({...})"),
+            std::string::npos)
+      << s.message();
+
+  PluginResults find;
+  s = run("undeclared_find", &find);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("reads table 'steps' without declaring it"), std::string::npos)
+      << s.message();
+
+  for (const char* mode : {"wrong_schema", "wrong_unit"}) {
+    PluginResults off;
+    s = run(mode, &off);
+    ASSERT_FALSE(s.ok()) << mode;
+    EXPECT_EQ(off.tables.count("spans"), 0u) << mode;
+    ASSERT_FALSE(off.notes.empty()) << mode;
+    EXPECT_NE(off.notes.back().text.find("table 'spans' does not match its declared schema: column "
+                                         "2 is '"),
+              std::string::npos)
+        << off.notes.back().text;
   }
 }
 

@@ -49,6 +49,7 @@ DerivedTable StepsTable(const TraceSet& set) {
   DerivedTable t;
   t.name = "steps";
   t.plugin = "steps";
+  t.view = "steps";  // what the steps plugin's schema declares
   std::vector<int64_t> rank, step, ts, dur;
   std::vector<std::string> phase;
   for (const auto& trace : set.traces) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
@@ -19,13 +20,21 @@
 namespace th {
 namespace {
 
+const LoadedPlugin& Load(const char* library) {
+  auto p = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/" + library);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  static std::vector<std::shared_ptr<const LoadedPlugin>> kept;
+  kept.push_back(*p);
+  return *kept.back();
+}
 const LoadedPlugin& Plugin() {
-  static const std::shared_ptr<const LoadedPlugin> plugin = [] {
-    auto p = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_cuda_sync.so");
-    EXPECT_TRUE(p.ok()) << p.status().message();
-    return *p;
-  }();
-  return *plugin;
+  static const LoadedPlugin& plugin = Load("th_cuda_sync.so");
+  return plugin;
+}
+// cuda-sync reads the steps plugin's table: the steps run first, as in a pipeline.
+const LoadedPlugin& StepsPlugin() {
+  static const LoadedPlugin& plugin = Load("th_steps.so");
+  return plugin;
 }
 
 template <typename T>
@@ -37,6 +46,8 @@ const std::vector<T>& Col(const DerivedTable& t, const char* name) {
 
 PluginResults RunOn(const TraceSet& set, const std::map<std::string, OptionValue>& options = {}) {
   PluginResults r;
+  Status steps = RunPlugin(StepsPlugin(), set, {}, &r);
+  EXPECT_TRUE(steps.ok()) << steps.message();
   Status s = RunPlugin(Plugin(), set, options, &r);
   EXPECT_TRUE(s.ok()) << s.message();
   return r;

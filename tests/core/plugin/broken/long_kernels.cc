@@ -8,7 +8,8 @@ class LongKernels final : public th::sdk::Plugin {
   static th::sdk::Declaration Declare() {
     return th::sdk::Declaration("long-kernels", "1.0.0", th::sdk::kDetector,
                                 "Kernels longer than a threshold")
-        .Reads({"events"})
+        .Reads({"events", "tracks", "edges", "profiler_steps", "gpu_args", "gpu_hlo", "hlo_modules",
+                "hlo_instructions", "hlo_user_offsets", "hlo_users"})
         .Option("threshold_us", int64_t{1000}, "report kernels at least this long")
         .Min(0);
   }
@@ -22,7 +23,7 @@ class LongKernels final : public th::sdk::Plugin {
       ctx.Metric("steps", static_cast<double>(trace.step_count()), "count", th::sdk::kMeasured);
       if (trace.step_count())
         ctx.Metric("first_step", static_cast<double>(trace.step(0).number), "", th::sdk::kMeasured);
-      // HLO columns (ABI 1.2): counts, and per instruction of a small module
+      // HLO tables: counts, and per instruction of a small module
       // its shape, users and caller as metric names.
       ctx.Metric("hlo_modules", static_cast<double>(trace.hlo_module_count()), "count",
                  th::sdk::kMeasured);
@@ -41,7 +42,7 @@ class LongKernels final : public th::sdk::Plugin {
         }
       }
       double by_match[4] = {0, 0, 0, 0};
-      for (uint64_t row = 0; trace.attributed() && row < trace.raw().gpu_args_count; ++row)
+      for (uint64_t row = 0; trace.attributed() && row < trace.gpu_rows(); ++row)
         by_match[trace.gpu_hlo_match(row)] += 1;
       ctx.Metric("hlo_exact", by_match[TH_HLO_MATCH_EXACT], "count", th::sdk::kMeasured);
       ctx.Metric("hlo_order", by_match[TH_HLO_MATCH_ORDER], "count", th::sdk::kMeasured);
@@ -54,7 +55,10 @@ class LongKernels final : public th::sdk::Plugin {
         ctx.Add(
             th::sdk::Finding(th::sdk::P2, "long kernel " + std::string(trace.name(i)))
                 .In(scope)
-                .Evidence("duration", static_cast<double>(trace.dur(i)), "ns", th::sdk::kMeasured));
+                .Evidence("duration", static_cast<double>(trace.dur(i)), "ns", th::sdk::kMeasured)
+                .TimeLost(static_cast<double>(trace.dur(i)))
+                .Group("long kernels")
+                .At(trace.ts(i), trace.end(i)));
       }
     }
   }
