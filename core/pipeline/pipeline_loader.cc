@@ -1086,8 +1086,8 @@ Status CheckOutputFolders(const Pipeline& pipeline) {
     const fs::path folder = fs::path(o.path).parent_path();
     std::error_code ec;
     if (folder.empty() || fs::is_directory(folder, ec)) continue;
-    return InvalidInput((o.where.empty() ? pipeline.source : o.where) + ": output " + o.type +
-                        " " + Q(o.path) + ": folder " + Q(folder.string()) +
+    return InvalidInput((o.where.empty() ? pipeline.source : o.where) + ": output " + o.type + " " +
+                        Q(o.path) + ": folder " + Q(folder.string()) +
                         " does not exist (create it first; outputs are written into an existing "
                         "folder)");
   }

@@ -134,8 +134,8 @@ TEST(RunCommand, DumpConfigReloadsToTheSamePlanForEveryShippedPipeline) {
 
 // What `run` would find only after the analysis, `validate` finds before it.
 TEST(ValidateCommand, CatchesAnUnmetReadAndAMissingOutputFolderBeforeAnyWork) {
-  std::string no_steps = testing::WriteTempFile(
-      "no_steps.yaml", "version: 1\nplugins:\n  step-breakdown: {}\n");
+  std::string no_steps =
+      testing::WriteTempFile("no_steps.yaml", "version: 1\nplugins:\n  step-breakdown: {}\n");
   CommandResult r = Tracehound("validate " + no_steps);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find(no_steps + ":3:3: plugin 'step-breakdown' reads table 'steps' that no "
