@@ -22,6 +22,7 @@ std::unique_ptr<Engine> MakeHipEngine(std::string* why_not) {
     *why_not = "tracehound was built without HIP (hipcc and rocPRIM not found at configure time)";
   return nullptr;
 }
+std::vector<std::string> HipDevices() { return {}; }
 #endif
 
 }  // namespace th::kernels

@@ -1,0 +1,262 @@
+// The HIP runtime and rocPRIM under the names the shared GPU engine uses
+// (namespace gpu; see kernels/README.md). Include first, then the shared
+// bodies (kernels/gpu/engine.h). The only file of the HIP backend that names
+// the HIP runtime API or rocPRIM. Debian ships rocPRIM but neither rocThrust
+// nor hipCUB, so the device-wide algorithms are rocPRIM's own.
+//
+// The device side is wavefront-size agnostic (64 lanes on CDNA such as gfx90a,
+// 32 on RDNA): lane masks are 64-bit ballots and warpSize is read, never
+// assumed.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "kernels/gpu/shim_types.h"
+#include "tracehound/kernels/primitives.h"
+
+// rocPRIM's headers are not warning-clean under -Wall -Wextra (and the
+// project may add -Werror): keep our warnings, silence theirs.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wall"
+#pragma clang diagnostic ignored "-Wextra"
+#include <rocprim/device/device_radix_sort.hpp>
+#include <rocprim/device/device_scan.hpp>
+#include <rocprim/device/device_scan_by_key.hpp>
+#include <rocprim/functional.hpp>
+#include <rocprim/types.hpp>
+#pragma clang diagnostic pop
+
+#define TH_GPU_RUNTIME_SHIM 1
+// The runtime's name for a call, in error messages: "hip" "Malloc".
+#define TH_GPU_CALL_NAME(name) "hip" name
+
+namespace th::kernels {
+namespace {
+namespace gpu {
+
+// ------------------------------------------------------------- backend ---
+
+constexpr Backend kBackend = Backend::kHip;
+constexpr char kBackendName[] = "HIP";  // "HIP error: ...", "no HIP device: ..."
+constexpr char kBackendTag[] = "hip";   // "<Primitive> (hip): ..."
+// The build setting that lists the device architectures code is built for.
+constexpr char kArchitecturesSetting[] = "TRACEHOUND_HIP_ARCHITECTURES";
+
+// ----------------------------------------------------- runtime, errors ---
+
+using Error = hipError_t;
+using Stream = hipStream_t;
+constexpr Error kSuccess = hipSuccess;
+constexpr Error kErrorNoDevice = hipErrorNoDevice;
+
+inline Error GetLastError() { return hipGetLastError(); }
+// "<name>: <description>", or just the name where HIP's description repeats it.
+inline std::string ErrorNameAndText(Error err) {
+  std::string text = hipGetErrorName(err);
+  const std::string description = hipGetErrorString(err);
+  if (!description.empty() && description != text) text += ": " + description;
+  return text;
+}
+// The same text for a device that cannot be used.
+inline std::string ErrorText(Error err) { return ErrorNameAndText(err); }
+
+// ------------------------------------------------ memory and streams ---
+
+inline Error Malloc(void** p, size_t bytes) { return hipMalloc(p, bytes); }
+inline Error MallocAsync(void** p, size_t bytes, Stream s) { return hipMallocAsync(p, bytes, s); }
+inline Error Free(void* p) { return hipFree(p); }
+inline Error FreeAsync(void* p, Stream s) { return hipFreeAsync(p, s); }
+inline Error CopyToDeviceAsync(void* dst, const void* src, size_t bytes, Stream s) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, s);
+}
+inline Error CopyToHostAsync(void* dst, const void* src, size_t bytes, Stream s) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
+}
+inline Error StreamCreateNonBlocking(Stream* s) {
+  return hipStreamCreateWithFlags(s, hipStreamNonBlocking);
+}
+inline Error StreamSynchronize(Stream s) { return hipStreamSynchronize(s); }
+inline Error StreamDestroy(Stream s) { return hipStreamDestroy(s); }
+
+// ------------------------------------------------------------- devices ---
+
+inline Error GetDeviceCount(int* count) { return hipGetDeviceCount(count); }
+inline Error SetDevice(int device) { return hipSetDevice(device); }
+inline Error GetMultiprocessorCount(int* count, int device) {
+  return hipDeviceGetAttribute(count, hipDeviceAttributeMultiprocessorCount, device);
+}
+inline Error GetMemoryPoolsSupported(int* supported, int device) {
+  return hipDeviceGetAttribute(supported, hipDeviceAttributeMemoryPoolsSupported, device);
+}
+// Keeps freed device memory in the default pool between calls instead of
+// returning it to the driver at every synchronization (best effort).
+inline void KeepFreedPoolMemory(int device) {
+  hipMemPool_t pool;
+  if (hipDeviceGetDefaultMemPool(&pool, device) == hipSuccess) {
+    uint64_t threshold = std::numeric_limits<uint64_t>::max();
+    (void)hipMemPoolSetAttribute(pool, hipMemPoolAttrReleaseThreshold, &threshold);
+  }
+}
+
+// "gfx90a" from "gfx90a:sramecc+:xnack-" (the name code objects are built for).
+inline std::string ArchName(const hipDeviceProp_t& prop) {
+  std::string arch = prop.gcnArchName;
+  if (const size_t colon = arch.find(':'); colon != std::string::npos) arch.resize(colon);
+  return arch;
+}
+
+// "gfx90a" for both names; empty when unreadable.
+inline Architecture ArchitectureOf(int device) {
+  hipDeviceProp_t prop{};
+  (void)hipGetDeviceProperties(&prop, device);
+  const std::string arch = ArchName(prop);
+  return {arch, arch};
+}
+
+// Fails when the current device has no code object for kernel (an
+// architecture the build left out).
+template <typename... Args>
+Error CheckKernelImage(void (*kernel)(Args...)) {
+  hipFuncAttributes attrs{};
+  return hipFuncGetAttributes(&attrs, reinterpret_cast<const void*>(kernel));
+}
+
+// The device list's entry for device.
+inline Error Summarize(int device, DeviceSummary* out) {
+  hipDeviceProp_t prop{};
+  const Error err = hipGetDeviceProperties(&prop, device);
+  if (err != hipSuccess) return err;
+  out->name = prop.name;
+  out->architecture = ArchName(prop);
+  out->bytes = prop.totalGlobalMem;
+  return hipSuccess;
+}
+
+// --------------------------------------------- device-wide algorithms ---
+// Each takes (temp, bytes, ...): with temp null it only sets bytes, the
+// temporary storage the call needs. k*Name names the call in errors.
+
+// rocPRIM does not document in-place scans: scans write to another buffer.
+constexpr bool kInPlaceScans = false;
+
+constexpr char kSortPairsName[] = "rocprim::radix_sort_pairs";
+// Stable ascending radix sort of (key, uint32 value) pairs on key bits
+// [0, end_bit); the sorted pairs become the buffers' current ones.
+template <typename Key>
+Error SortPairs(void* temp, size_t& bytes, DoubleBuffer<Key>& keys, DoubleBuffer<uint32_t>& values,
+                uint32_t n, int end_bit, Stream s) {
+  rocprim::double_buffer<Key> k(keys.Current(), keys.Alternate());
+  rocprim::double_buffer<uint32_t> v(values.Current(), values.Alternate());
+  const Error err =
+      rocprim::radix_sort_pairs(temp, bytes, k, v, n, 0u, static_cast<unsigned>(end_bit), s);
+  keys.SetCurrent(k.current());
+  values.SetCurrent(v.current());
+  return err;
+}
+
+constexpr char kExclusiveSumName[] = "rocprim::exclusive_scan";
+inline Error ExclusiveSum(void* temp, size_t& bytes, const uint32_t* in, uint32_t* out, uint32_t n,
+                          Stream s) {
+  return rocprim::exclusive_scan(temp, bytes, in, out, 0u, static_cast<size_t>(n),
+                                 rocprim::plus<uint32_t>(), s);
+}
+
+constexpr char kInclusiveSumName[] = "rocprim::inclusive_scan";
+inline Error InclusiveSum(void* temp, size_t& bytes, const unsigned long long* in,
+                          unsigned long long* out, uint32_t n, Stream s) {
+  return rocprim::inclusive_scan(temp, bytes, in, out, static_cast<size_t>(n),
+                                 rocprim::plus<unsigned long long>(), s);
+}
+
+constexpr char kInclusiveMaxByKeyName[] = "rocprim::inclusive_scan_by_key";
+// out[i] = max of values over the run of equal keys up to i.
+inline Error InclusiveMaxByKey(void* temp, size_t& bytes, const uint32_t* keys,
+                               const int64_t* values, int64_t* out, uint32_t n, Stream s) {
+  return rocprim::inclusive_scan_by_key(temp, bytes, keys, values, out, static_cast<size_t>(n),
+                                        rocprim::maximum<int64_t>(), rocprim::equal_to<uint32_t>(),
+                                        s);
+}
+
+// ------------------------------------------------------- device side ---
+
+__device__ __forceinline__ int WarpLanes() { return warpSize; }
+
+__device__ __forceinline__ long long ShuffleXor(long long v, int lane_mask) {
+  return __shfl_xor(v, lane_mask);
+}
+
+// Peers without __match_any (HIP has none): when the valid lanes share one
+// key, whole_warp and the first valid lane leads them all; otherwise each
+// valid lane leads itself alone.
+template <typename Key>
+__device__ __forceinline__ WarpPeers MatchPeers(Key key, bool valid) {
+  WarpPeers out;
+  const unsigned long long valid_lanes = __ballot(valid);
+  if (valid_lanes == 0) return out;  // wave-uniform
+  const int lane = static_cast<int>(__lane_id());
+  const int first = __ffsll(valid_lanes) - 1;
+  bool uniform;
+  if constexpr (sizeof(Key) == 8) {
+    const unsigned long long first_key = __shfl(static_cast<unsigned long long>(key), first);
+    uniform = __ballot(valid && key == first_key) == valid_lanes;
+  } else {
+    const unsigned first_key = __shfl(static_cast<unsigned>(key), first);
+    uniform = __ballot(valid && key == first_key) == valid_lanes;
+  }
+  out.leader = uniform ? lane == first : valid;
+  out.count = uniform ? static_cast<unsigned>(__popcll(valid_lanes)) : 1u;
+  out.whole_warp = uniform;
+  return out;
+}
+
+// HIP 5.2 has no signed 64-bit atomicMin/atomicMax overloads: the clang
+// builtin takes the pointee's signedness (a CAS loop where it is missing).
+template <bool kMin>
+__device__ __forceinline__ void AtomicExtremeInt64(long long* slot, long long v) {
+#if __has_builtin(__hip_atomic_fetch_min) && __has_builtin(__hip_atomic_fetch_max)
+  if constexpr (kMin) {
+    (void)__hip_atomic_fetch_min(slot, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  } else {
+    (void)__hip_atomic_fetch_max(slot, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  }
+#else
+  unsigned long long* bits = reinterpret_cast<unsigned long long*>(slot);
+  unsigned long long old = *bits;
+  while (kMin ? v < static_cast<long long>(old) : v > static_cast<long long>(old)) {
+    const unsigned long long seen = atomicCAS(bits, old, static_cast<unsigned long long>(v));
+    if (seen == old) break;
+    old = seen;
+  }
+#endif
+}
+__device__ __forceinline__ void AtomicMinInt64(long long* slot, long long v) {
+  AtomicExtremeInt64<true>(slot, v);
+}
+__device__ __forceinline__ void AtomicMaxInt64(long long* slot, long long v) {
+  AtomicExtremeInt64<false>(slot, v);
+}
+
+// floor((hi * 2^64 + lo) / d) for hi < d (so the quotient fits 64 bits), by
+// shift-and-subtract: the AMDGPU backend of LLVM 15 has no 128-bit division.
+__device__ __forceinline__ uint64_t Divide128By64(uint64_t hi, uint64_t lo, uint64_t d) {
+  uint64_t rem = hi, q = 0;
+  for (int bit = 63; bit >= 0; --bit) {
+    const bool carry = (rem >> 63) != 0;  // 2 * rem + next bit >= 2^64 > d
+    rem = (rem << 1) | ((lo >> bit) & 1u);
+    q <<= 1;
+    if (carry || rem >= d) {
+      rem -= d;  // exact modulo 2^64: the true remainder is below d
+      q |= 1u;
+    }
+  }
+  return q;
+}
+
+}  // namespace gpu
+}  // namespace
+}  // namespace th::kernels
