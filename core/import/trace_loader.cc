@@ -12,11 +12,10 @@
 #include "core/graph/text_escape.h"
 #include "core/import/common/archive_reader.h"
 #include "core/import/common/byte_source.h"
+#include "core/import/common/content_head.h"
 #include "core/import/common/regular_file.h"
-#include "core/import/hlo/hlo_join.h"
-#include "core/import/hlo/kernel_attribution.h"
+#include "core/import/importer_registry.h"
 #include "core/import/kineto/merged_ranks.h"
-#include "core/import/xspace/xspace_importer.h"
 
 namespace th {
 
@@ -24,71 +23,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// XProf captures: HLO modules from the metadata plane and the side files next
-// to the trace, then kernel -> instruction attribution.
-void JoinXla(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded) {
-  std::string dir = std::filesystem::path(trace->info.path).parent_path().string();
-  hlo::JoinHloModules(trace, embedded, dir.empty() ? "." : dir);
-  hlo::AttributeKernels(trace);
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-bool LooksLikeArchive(std::string_view name) {
-  return EndsWith(name, ".tar") || EndsWith(name, ".tar.gz") || EndsWith(name, ".tgz") ||
-         EndsWith(name, ".zip");
-}
-bool LooksLikeJson(std::string_view name) {
-  return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
-}
-bool LooksLikeXSpace(std::string_view name) { return EndsWith(name, ".xplane.pb"); }
-
-// JAX writes `<host>.trace.json.gz` (and, on request, perfetto_trace.json.gz)
-// beside `<host>.xplane.pb`: one capture twice. Among files found by walking a
-// directory or expanding a glob, the JSON copy is skipped and the .xplane.pb
-// read (it keeps types, program ids and HLO); each copy counted as its own rank
-// would double every kernel.
-void DropJaxJsonCopies(std::vector<std::string>* files, TrustTable* skipped) {
-  std::set<std::string> xplanes, xplane_dirs;
+// Among files found by walking a directory or expanding a glob, a file that
+// holds the same capture as another in a richer format (a format's
+// SameCaptureCopies: JAX's `<host>.trace.json.gz` beside `<host>.xplane.pb`)
+// is skipped; each copy counted as its own rank would double every kernel.
+void DropSameCaptureCopies(std::vector<std::string>* files, TrustTable* skipped) {
+  std::set<std::string> copies;
   for (const std::string& p : *files) {
-    if (!LooksLikeXSpace(p)) continue;
-    xplanes.insert(p.substr(0, p.size() - std::string_view(".xplane.pb").size()));
-    xplane_dirs.insert(fs::path(p).parent_path().string());
+    if (const Importer* importer = Registry().FindByName(p)) {
+      for (std::string& copy : importer->SameCaptureCopies(p)) copies.insert(std::move(copy));
+    }
   }
-  if (xplanes.empty()) return;
+  if (copies.empty()) return;
   std::erase_if(*files, [&](const std::string& p) {
-    bool copy = false;
-    for (std::string_view suffix : {".trace.json.gz", ".trace.json"}) {
-      if (EndsWith(p, suffix) && xplanes.count(p.substr(0, p.size() - suffix.size()))) copy = true;
-    }
-    std::string base = fs::path(p).filename().string();
-    if ((base == "perfetto_trace.json.gz" || base == "perfetto_trace.json") &&
-        xplane_dirs.count(fs::path(p).parent_path().string()))
-      copy = true;
-    if (copy) {
-      skipped->Add("JAX JSON trace beside its .xplane.pb (same capture; the .xplane.pb is read)",
-                   Severity::kInfo, 1, p);
-    }
-    return copy;
+    if (!copies.count(p)) return false;
+    skipped->Add("JAX JSON trace beside its .xplane.pb (same capture; the .xplane.pb is read)",
+                 Severity::kInfo, 1, p);
+    return true;
   });
 }
 bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
-
-// A Kineto/Chrome JSON input: one trace, or one per rank of a merged file.
-StatusOr<std::vector<std::unique_ptr<Trace>>> ImportSource(std::unique_ptr<ByteSource> raw,
-                                                           const LoadOptions& options) {
-  auto text = OpenDecoded(std::move(raw), nullptr, options.import.keep_truncated);
-  if (!text.ok()) return text.status();
-  auto traces = kineto::ImportKinetoJsonRanks(**text, options.import);
-  if (!traces.ok()) return traces.status();
-  const Trace& t = *traces->front();
-  if (traces->size() == 1 && t.graph.events.size() == 0 &&
-      t.trust.Count("non-object element in traceEvents (skipped)")) {
-    return Unsupported(t.info.path + ": a JSON array whose elements are not trace events");
-  }
-  return traces;
-}
 
 std::optional<int64_t> RankFromName(const std::string& path) {
   static const std::regex kRank(R"((?:rank|worker)[-_]?(\d+))", std::regex::icase);
@@ -113,7 +67,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         std::string p = it->path().string();
         if (!it->is_regular_file(ec)) {
           // A FIFO, device or socket (or a dangling link): never opened.
-          bool named_like_trace = LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p);
+          bool named_like_trace = Registry().NamedLikeTrace(p);
           skipped->Add("file in an input directory that is not a regular file (not read)",
                        named_like_trace ? Severity::kDataLoss : Severity::kInfo, 1,
                        PrintableBytes(p));
@@ -122,7 +76,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         // `tracehound redact` writes its report beside the traces it
         // redacted: tracehound's own output, no part of any trace.
         if (it->path().filename() == "redaction-report.json") continue;
-        if (LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p)) {
+        if (Registry().IsTraceCandidate(p)) {
           found.push_back(p);
         } else {
           skipped->Add(
@@ -133,7 +87,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
       }
       if (ec) return IoError(input + ": cannot list directory: " + ec.message());
       std::sort(found.begin(), found.end());
-      DropJaxJsonCopies(&found, skipped);
+      DropSameCaptureCopies(&found, skipped);
       for (auto& p : found) files.push_back({std::move(p), false});
     } else if (fs::exists(input, ec)) {
       TH_RETURN_IF_ERROR(CheckRegularFile(input));
@@ -148,7 +102,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
       std::vector<std::string> matched(g.gl_pathv, g.gl_pathv + g.gl_pathc);
       globfree(&g);
       for (const std::string& p : matched) TH_RETURN_IF_ERROR(CheckRegularFile(p));
-      DropJaxJsonCopies(&matched, skipped);
+      DropSameCaptureCopies(&matched, skipped);
       for (auto& p : matched) files.push_back({std::move(p), true});
     } else {
       return NotFound(input + ": no such file or directory");
@@ -195,79 +149,67 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
           Severity::kInfo, 1, where);
     } else {
       set.trust.Add("archive member that is not a regular file (link, FIFO or device: not read)",
-                    LooksLikeJson(m.member) || LooksLikeXSpace(m.member) ? Severity::kDataLoss
-                                                                         : Severity::kInfo,
-                    1, where);
+                    Registry().FindByName(m.member) ? Severity::kDataLoss : Severity::kInfo, 1,
+                    where);
     }
   };
-  auto skip_other_member = [&](const std::string& archive, const std::string& member) {
+  auto skip_other_member = [&](const std::string& archive, const std::string& member,
+                               const ContentHead& head) {
     std::lock_guard<std::mutex> lock(trust_mu);
-    skipped_inputs.push_back(PrintableBytes(archive + ":" + member) + ": not .json/.json.gz");
-    if (LooksLikeXSpace(member)) {
-      set.trust.Add("XSpace capture inside an archive (not read: extract it and pass the file)",
-                    Severity::kDataLoss, 1, PrintableBytes(archive + ":" + member));
-    } else {
-      set.trust.Add("archive member that is not .json/.json.gz (not read)", Severity::kInfo, 1,
-                    PrintableBytes(archive + ":" + member));
+    std::string where = PrintableBytes(archive + ":" + member);
+    skipped_inputs.push_back(where + ": no trace format (content " + DescribeHead(head) + ")");
+    set.trust.Add("archive member of no trace format (not read)", Severity::kInfo, 1, where);
+  };
+  auto import_member = [&](size_t i, const std::string& archive, const std::string& member,
+                           std::unique_ptr<ByteSource> src) -> Status {
+    auto decoded = OpenDecoded(std::move(src), nullptr, options.import.keep_truncated);
+    if (!decoded.ok()) return decoded.status();
+    auto peeked = PeekHead(std::move(*decoded));
+    if (!peeked.ok()) return peeked.status();
+    const Importer* importer = Registry().Find(member, peeked->head);
+    if (!importer) {
+      skip_other_member(archive, member, peeked->head);
+      return Ok();
     }
+    auto traces = importer->ImportStream(std::move(peeked->source), options.import);
+    if (!traces.ok()) {
+      if (NotATrace(traces.status())) {
+        skip_input(traces.status());
+        return Ok();
+      }
+      return traces.status();
+    }
+    for (auto& t : *traces) slots[i].push_back(std::move(t));
+    return Ok();
   };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
     const InputFile& f = (*files)[i];
-    bool archive = LooksLikeArchive(f.path) || (!LooksLikeJson(f.path) && IsArchive(f.path));
-    if (archive) {
+    Detection detected = Registry().Detect(f.path);
+    if (detected.kind == Detection::Kind::kArchive) {
       errors[i] = ForEachArchiveMember(
           f.path,
-          [&](const std::string& member, std::unique_ptr<ByteSource> src) -> Status {
-            if (!LooksLikeJson(member)) {
-              skip_other_member(f.path, member);
-              return Ok();
-            }
-            auto traces = ImportSource(std::move(src), options);
-            if (!traces.ok()) {
-              if (NotATrace(traces.status())) {
-                skip_input(traces.status());
-                return Ok();
-              }
-              return traces.status();
-            }
-            for (auto& t : *traces) slots[i].push_back(std::move(t));
-            return Ok();
+          [&](const std::string& member, std::unique_ptr<ByteSource> src) {
+            return import_member(i, f.path, member, std::move(src));
           },
           [&](const SkippedMember& m) { skip_member(f.path, m); });
       return;
     }
-    if (LooksLikeXSpace(f.path)) {
-      std::vector<xspace::EmbeddedHloProto> hlo_protos;
-      auto trace = xspace::ImportXSpaceFile(f.path, &hlo_protos);
-      if (!trace.ok()) {
-        if (!f.explicit_input && NotATrace(trace.status()))
-          skip_input(trace.status());
-        else
-          errors[i] = trace.status();
+    Status failed;
+    if (detected.kind == Detection::Kind::kFormat) {
+      auto traces = detected.importer->ImportFile(f.path, options.import);
+      if (traces.ok()) {
+        for (auto& t : *traces) slots[i].push_back(std::move(t));
         return;
       }
-      JoinXla(trace->get(), hlo_protos);
-      slots[i].push_back(std::move(*trace));
-      return;
+      failed = traces.status();
+    } else {
+      failed = detected.error.ok() ? ImporterRegistry::Unrecognised(f.path, detected.head)
+                                   : detected.error;
     }
-    auto raw = OpenFileSource(f.path);
-    if (!raw.ok()) {
-      errors[i] = raw.status();
-      return;
-    }
-    auto traces = ImportSource(std::move(*raw), options);
-    if (!traces.ok()) {
-      if (!f.explicit_input && NotATrace(traces.status())) {
-        skip_input(traces.status());
-      } else {
-        errors[i] = traces.status();
-      }
-      return;
-    }
-    for (auto& t : *traces) {
-      if (t->info.format == "xprof_json") JoinXla(t.get(), {});
-      slots[i].push_back(std::move(t));
-    }
+    if (!f.explicit_input && NotATrace(failed))
+      skip_input(failed);
+    else
+      errors[i] = failed;
   });
   for (const Status& s : errors)
     if (!s.ok()) return s;

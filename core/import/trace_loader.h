@@ -3,9 +3,10 @@
 //
 // Rank: distributedInfo.rank, else a number in the file name ("rank3",
 // "rank-3", "rank_3", "worker3"), else the input's position.
-// Files named explicitly must be traces; files found by walking a directory or
-// an archive that are not traces (other JSON, other formats) are skipped and
-// counted in the set's trust table. A JAX `<host>.trace.json.gz` or
+// The format of each file and archive member is decided by its content
+// (importer_registry.h). Files named explicitly must be traces; files found by
+// walking a directory or an archive that are not traces (other JSON, other
+// formats) are skipped and counted in the set's trust table. A JAX `<host>.trace.json.gz` or
 // perfetto_trace.json.gz found beside its `<host>.xplane.pb` (directory or
 // glob) is skipped too: the same capture, read once from the .xplane.pb.
 // A directory's redaction-report.json (written by `tracehound redact`) is

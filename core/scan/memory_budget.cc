@@ -1,51 +1,16 @@
 #include "core/scan/memory_budget.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <string>
 
+#include "core/import/importer_registry.h"
+
 namespace th::scan {
-
-namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// The uncompressed size a gzip file declares in its trailer (mod 2^32), when
-// it is at least the compressed size and at most 64 x it.
-uint64_t GzipTextBytes(const RunFile& f) {
-  uint64_t guess = f.bytes * 8;
-  std::FILE* file = std::fopen(f.path.c_str(), "rb");
-  if (!file) return guess;
-  unsigned char tail[4];
-  bool ok =
-      f.bytes >= 18 && std::fseek(file, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, file) == 4;
-  std::fclose(file);
-  if (!ok) return guess;
-  uint64_t isize = uint64_t{tail[0]} | uint64_t{tail[1]} << 8 | uint64_t{tail[2]} << 16 |
-                   uint64_t{tail[3]} << 24;
-  if (isize < f.bytes || isize > f.bytes * 64) return guess;
-  return isize;
-}
-
-}  // namespace
 
 uint64_t EstimateRunEvents(const Run& run) {
   uint64_t events = 0;
-  for (const RunFile& f : run.files) {
-    if (EndsWith(f.path, ".xplane.pb")) {
-      events += f.bytes / 30;
-    } else if (EndsWith(f.path, ".gz") && !EndsWith(f.path, ".tar.gz")) {
-      events += GzipTextBytes(f) / 250;
-    } else if (EndsWith(f.path, ".json")) {
-      events += f.bytes / 250;
-    } else {
-      events += f.bytes * 8 / 250;  // archives
-    }
-  }
+  for (const RunFile& f : run.files) events += Registry().EstimatedEvents(f.path, f.bytes);
   return events;
 }
 

@@ -1,10 +1,10 @@
 // Sizing scan concurrency to memory: a run's footprint is predicted from its
 // files, and workers take a share of a budget before scanning a run.
 //
-// Estimate (EstimateRunBytes): events = text bytes / 250 for Kineto JSON
-// (the median size of an event in the traces of benchmarks/RESULTS.md; the
-// text size of a .gz is its gzip trailer's ISIZE when that is plausible, else
-// 8 x the compressed size; archives 8 x), stored bytes / 30 for .xplane.pb;
+// Estimate (EstimateRunBytes): events per file from its format
+// (ImporterRegistry::EstimatedEvents: Kineto JSON text bytes / 250, the text
+// size of gzip content its trailer's ISIZE when plausible, else 8 x the
+// stored size; archives 8 x; XSpace stored bytes / 30);
 // footprint = 64 MiB + events x 160 B (the importer's measured ~75 B/event
 // plus the plugins' derived tables, counted the same again).
 #pragma once

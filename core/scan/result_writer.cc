@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/graph/text_escape.h"
+#include "core/import/importer_registry.h"
 #include "core/report/report_panels.h"
 
 namespace th::scan {
@@ -17,10 +18,6 @@ SqlValue Int(std::optional<int64_t> v) { return v ? SqlValue{*v} : SqlValue{}; }
 SqlValue Real(double v) { return std::isfinite(v) ? SqlValue{v} : SqlValue{}; }
 SqlValue Scope(int64_t v) { return v < 0 ? SqlValue{} : SqlValue{v}; }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string Unquote(std::string s) {
   if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
   return s;
@@ -31,10 +28,10 @@ std::string TraceHost(const TraceInfo& info) {
     auto it = info.metadata.find(key);
     if (it != info.metadata.end()) return Unquote(it->second);
   }
-  if (info.format == "xspace") {
-    std::string base = std::filesystem::path(info.path).filename().string();
-    if (EndsWith(base, ".xplane.pb")) return base.substr(0, base.size() - 10);
-  }
+  // A capture one file per host names the file after the host.
+  const Importer* importer = Registry().FindByFormat(info.format);
+  if (importer && importer->DirectoryIsOneCapture())
+    return Registry().NameStem(info.format, std::filesystem::path(info.path).filename().string());
   return "";
 }
 

@@ -122,6 +122,11 @@ std::unique_ptr<ByteSource> MakeMemorySource(std::string name, std::string bytes
   return std::make_unique<MemorySource>(std::move(name), std::move(bytes));
 }
 
+std::unique_ptr<ByteSource> MakePrefixedSource(std::string prefix,
+                                               std::unique_ptr<ByteSource> rest) {
+  return std::make_unique<PrefixedSource>(std::move(prefix), std::move(rest));
+}
+
 StatusOr<std::unique_ptr<ByteSource>> OpenDecoded(std::unique_ptr<ByteSource> raw,
                                                   Compression* compression, bool keep_truncated) {
   std::string prefix(2, '\0');

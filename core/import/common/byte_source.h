@@ -44,6 +44,11 @@ StatusOr<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path);
 // A source over bytes held in memory (tests, archive members read whole).
 std::unique_ptr<ByteSource> MakeMemorySource(std::string name, std::string bytes);
 
+// A source that yields `prefix` (bytes already read from `rest`), then the
+// rest of `rest`.
+std::unique_ptr<ByteSource> MakePrefixedSource(std::string prefix,
+                                               std::unique_ptr<ByteSource> rest);
+
 enum class Compression { kNone, kGzip };
 
 // Looks at the first bytes of `raw` and returns a source that yields the

@@ -50,7 +50,7 @@ void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& e
   for (const xspace::EmbeddedHloProto& e : embedded) {
     add(ReadHloProto(e.bytes, e.where), "metadata plane");
   }
-  if (!side_file_dir.empty() || !embedded.empty()) {
+  if (!side_file_dir.empty()) {
     for (const std::string& path : FindHloSideFiles(side_file_dir)) {
       add(ReadHloProtoFile(path), path);
     }

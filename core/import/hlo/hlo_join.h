@@ -2,10 +2,9 @@
 //
 // Sources, in order: the "Hlo Proto" stats of the XSpace metadata plane, then
 // every `*.hlo_proto.pb` side file in `side_file_dir` (XProf writes them next
-// to the .xplane.pb). A module met twice (same id and name) is kept once, the
-// first copy winning. A payload that does not decode is not fatal: it is
-// counted in the trace's trust table (data_loss) with its error, which names
-// the file and byte offset.
+// to the .xplane.pb; none when `side_file_dir` is empty). A module met twice (same id and name) is
+// kept once, the first copy winning. A payload that does not decode is not fatal: it is counted in
+// the trace's trust table (data_loss) with its error, which names the file and byte offset.
 #pragma once
 
 #include <string>

@@ -548,48 +548,55 @@ std::unique_ptr<Trace> NewTrace(const std::string& path) {
   return trace;
 }
 
-void Done(Trace* trace, const std::string& path, std::chrono::steady_clock::time_point started) {
-  std::error_code ec;
-  trace->info.file_bytes = std::filesystem::file_size(path, ec);
+void Done(Trace* trace, uint64_t file_bytes, std::chrono::steady_clock::time_point started) {
+  trace->info.file_bytes = file_bytes;
   trace->info.import_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-}  // namespace
+uint64_t FileBytes(const std::string& path) {
+  std::error_code ec;
+  uint64_t bytes = std::filesystem::file_size(path, ec);
+  return ec ? 0 : bytes;
+}
 
-StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileFromModel(
-    const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos) {
-  auto started = std::chrono::steady_clock::now();
-  auto data = ReadXSpaceFile(path);
+StatusOr<std::unique_ptr<Trace>> FromModel(StatusOr<XSpaceData> data, const std::string& name,
+                                           uint64_t file_bytes,
+                                           std::chrono::steady_clock::time_point started,
+                                           std::vector<EmbeddedHloProto>* hlo_protos) {
   if (!data.ok()) return data.status();
-  auto trace = NewTrace(path);
+  auto trace = NewTrace(name);
   auto read = std::chrono::steady_clock::now();
   trace->info.read_seconds = Seconds(started, read);
   {
-    Converter converter(trace.get(), path, hlo_protos);
+    Converter converter(trace.get(), name, hlo_protos);
     ReplayXSpace(*data, &converter);
     auto parsed = std::chrono::steady_clock::now();
     trace->info.parse_seconds = Seconds(read, parsed);
     converter.Finish();
     trace->info.finish_seconds = Seconds(parsed, std::chrono::steady_clock::now());
   }
-  Done(trace.get(), path, started);
+  Done(trace.get(), file_bytes, started);
   return trace;
 }
 
-StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
-                                                  std::vector<EmbeddedHloProto>* hlo_protos) {
+// `stream(sink, guess, &guess_failed)` decodes the capture into the sink;
+// `model()` decodes it whole (the fallback).
+template <typename Stream, typename Model>
+StatusOr<std::unique_ptr<Trace>> ImportStreamed(const std::string& name, uint64_t file_bytes,
+                                                std::vector<EmbeddedHloProto>* hlo_protos,
+                                                Stream&& stream, Model&& model) {
   auto started = std::chrono::steady_clock::now();
   const size_t hlo_before = hlo_protos ? hlo_protos->size() : 0;
   // First with guessed line ends (no skim of every event before a line's
   // events); if the guess was wrong for some line, again without.
   for (bool guess : {true, false}) {
-    auto trace = NewTrace(path);
+    auto trace = NewTrace(name);
     Status streamed;
     bool guess_failed = false;
     {
-      Converter converter(trace.get(), path, hlo_protos);
-      streamed = StreamXSpaceFile(path, &converter, guess, &guess_failed);
+      Converter converter(trace.get(), name, hlo_protos);
+      streamed = stream(&converter, guess, &guess_failed);
       if (streamed.ok()) {
         auto parsed = std::chrono::steady_clock::now();
         trace->info.parse_seconds = Seconds(started, parsed);  // decode and convert, interleaved
@@ -601,12 +608,44 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
       if (hlo_protos) hlo_protos->resize(hlo_before);
       if (guess_failed) continue;
       if (streamed.code() != StatusCode::kInternal) return streamed;
-      return ImportXSpaceFileFromModel(path, hlo_protos);  // not expected: see StreamXSpaceFile
+      return model();  // not expected: see StreamXSpaceFile
     }
-    Done(trace.get(), path, started);
+    Done(trace.get(), file_bytes, started);
     return trace;
   }
-  return Internal(path + ": not reached");
+  return Internal(name + ": not reached");
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileFromModel(
+    const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos) {
+  auto started = std::chrono::steady_clock::now();
+  return FromModel(ReadXSpaceFile(path), path, FileBytes(path), started, hlo_protos);
+}
+
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(const std::string& path,
+                                                  std::vector<EmbeddedHloProto>* hlo_protos) {
+  return ImportStreamed(
+      path, FileBytes(path), hlo_protos,
+      [&](XSpaceSink* sink, bool guess, bool* guess_failed) {
+        return StreamXSpaceFile(path, sink, guess, guess_failed);
+      },
+      [&] { return ImportXSpaceFileFromModel(path, hlo_protos); });
+}
+
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceBytes(std::string_view bytes, const std::string& name,
+                                                   uint64_t stored_bytes,
+                                                   std::vector<EmbeddedHloProto>* hlo_protos) {
+  return ImportStreamed(
+      name, stored_bytes, hlo_protos,
+      [&](XSpaceSink* sink, bool guess, bool* guess_failed) {
+        return StreamXSpace(bytes, name, sink, guess, guess_failed);
+      },
+      [&] {
+        return FromModel(ReadXSpace(bytes, name), name, stored_bytes,
+                         std::chrono::steady_clock::now(), hlo_protos);
+      });
 }
 
 }  // namespace th::xspace

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph/status.h"
@@ -37,6 +38,12 @@ struct EmbeddedHloProto {
 // file is decoded again with every line skimmed first (same result, slower).
 StatusOr<std::unique_ptr<Trace>> ImportXSpaceFile(
     const std::string& path, std::vector<EmbeddedHloProto>* hlo_protos = nullptr);
+
+// The same over a capture held in memory (an archive member); `name` names it
+// in the trace and in errors, `stored_bytes` is its size as stored.
+StatusOr<std::unique_ptr<Trace>> ImportXSpaceBytes(
+    std::string_view bytes, const std::string& name, uint64_t stored_bytes,
+    std::vector<EmbeddedHloProto>* hlo_protos = nullptr);
 
 // The same through the whole in-memory model (ReadXSpaceFile, then the same
 // conversion): what ImportXSpaceFile falls back to, and a check for tests.

@@ -981,22 +981,28 @@ class MappedFile {
 
 }  // namespace
 
+th::Status StreamXSpace(std::string_view bytes, const std::string& name, XSpaceSink* sink,
+                        bool guess_line_ends, bool* guess_failed) {
+  if (bytes.empty()) return EmptyCapture(name);
+  XSpaceData rest;  // the capture's own fields (hostnames, errors, ...)
+  Decoder d(bytes, /*fast=*/true, guess_line_ends);
+  if (d.ParseSpace(&rest, sink)) return th::Ok();
+  if (guess_line_ends) {  // a wrong guess, or bad input: the caller decodes again
+    if (guess_failed) *guess_failed = true;
+    return th::Internal(name + ": decoding with guessed line ends failed: " + d.error().what);
+  }
+  // The whole-model decoder names the error (offset and path) as ReadXSpaceFile does.
+  auto whole = ReadXSpace(bytes, name);
+  if (!whole.ok()) return whole.status();
+  return th::Internal(name + ": streaming decoder failed: " + d.error().what + " at byte offset " +
+                      std::to_string(d.error().offset));
+}
+
 th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink, bool guess_line_ends,
                             bool* guess_failed) {
   MappedFile file;
   TH_RETURN_IF_ERROR(file.Open(path));
-  XSpaceData rest;  // the capture's own fields (hostnames, errors, ...)
-  Decoder d(file.bytes(), /*fast=*/true, guess_line_ends);
-  if (d.ParseSpace(&rest, sink)) return th::Ok();
-  if (guess_line_ends) {  // a wrong guess, or bad input: the caller decodes again
-    if (guess_failed) *guess_failed = true;
-    return th::Internal(path + ": decoding with guessed line ends failed: " + d.error().what);
-  }
-  // The whole-model decoder names the error (offset and path) as ReadXSpaceFile does.
-  auto whole = ReadXSpace(file.bytes(), path);
-  if (!whole.ok()) return whole.status();
-  return th::Internal(path + ": streaming decoder failed: " + d.error().what + " at byte offset " +
-                      std::to_string(d.error().offset));
+  return StreamXSpace(file.bytes(), path, sink, guess_line_ends, guess_failed);
 }
 
 th::StatusOr<XSpaceData> ReadXSpaceFile(const std::string& path) {

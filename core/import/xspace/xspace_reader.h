@@ -65,4 +65,9 @@ void ReplayXSpace(const XSpaceData& data, XSpaceSink* sink);
 th::Status StreamXSpaceFile(const std::string& path, XSpaceSink* sink, bool guess_line_ends = false,
                             bool* guess_failed = nullptr);
 
+// The same over bytes in memory (an archive member read whole); `name` is
+// the name in errors.
+th::Status StreamXSpace(std::string_view bytes, const std::string& name, XSpaceSink* sink,
+                        bool guess_line_ends = false, bool* guess_failed = nullptr);
+
 }  // namespace th::xspace

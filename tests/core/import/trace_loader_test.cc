@@ -4,7 +4,11 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "core/synth/kineto_generator.h"
 #include "tests/support/test_files.h"
+#include "tests/support/xspace_fixture.h"
 
 namespace th {
 namespace {
@@ -94,6 +98,73 @@ TEST(LoadTraceSet, GlobAndErrors) {
   auto not_trace = LoadTraceSet({et}, LoadOptions{});
   ASSERT_FALSE(not_trace.ok());
   EXPECT_NE(not_trace.status().message().find("no traceEvents"), std::string::npos);
+}
+
+std::string GeneratedKineto(int rank, int64_t* events) {
+  synth::Scenario s;
+  s.ranks = 2;
+  s.steps = 2;
+  std::ostringstream out;
+  synth::Manifest manifest;
+  EXPECT_TRUE(synth::WriteKinetoTrace(s, rank, out, &manifest).ok());
+  *events = manifest.events;
+  return out.str();
+}
+
+std::string HostCapture(int64_t duration_ps) {
+  testing::XSpaceBuilder b;
+  auto* host = b.AddPlane(0, "/host:CPU");
+  auto* line = b.AddLine(host, 7, "python", 0);
+  b.AddEvent(host, line, "step", 1000000, duration_ps);
+  return b.Serialize();
+}
+
+// The format is decided by content: a wrong suffix, or none, imports the same.
+TEST(LoadTraceSet, MisnamedFilesImportByContent) {
+  int64_t events0 = 0, events1 = 0;
+  std::string json0 = GeneratedKineto(0, &events0);
+  std::string json1 = GeneratedKineto(1, &events1);
+  std::string as_pb = testing::WriteTempFile("misnamed/rank0.pb", json0);
+  std::string gz_no_suffix = testing::WriteTempFile("misnamed/rank1.json", testing::Gzip(json1));
+  auto proper = LoadTraceSet({testing::WriteTempFile("proper/rank0.json", json0)}, LoadOptions{});
+  ASSERT_TRUE(proper.ok()) << proper.status().message();
+  for (const std::string& path : {as_pb, gz_no_suffix}) {
+    auto set = LoadTraceSet({path}, LoadOptions{});
+    ASSERT_TRUE(set.ok()) << set.status().message();
+    ASSERT_EQ(set->traces.size(), 1u);
+    EXPECT_EQ(set->traces[0]->info.format, "kineto_json");
+  }
+  auto set = LoadTraceSet({as_pb}, LoadOptions{});
+  EXPECT_EQ(set->traces[0]->graph.events.size(), proper->traces[0]->graph.events.size());
+  EXPECT_EQ(set->traces[0]->trust.Entries().size(), proper->traces[0]->trust.Entries().size());
+  // A directory walk finds the misnamed file too.
+  auto dir = LoadTraceSet({testing::TempDir() + "/misnamed"}, LoadOptions{});
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  EXPECT_EQ(dir->traces.size(), 2u);
+}
+
+TEST(LoadTraceSet, XSpaceCaptureWithAnotherName) {
+  std::string path = testing::WriteTempFile("xspace_named/host0.bin", HostCapture(5000000));
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->traces[0]->info.format, "xspace");
+  EXPECT_EQ(set->traces[0]->graph.events.dur[0], 5000);
+}
+
+TEST(LoadTraceSet, ArchiveOfXSpaceAndJsonMembers) {
+  int64_t events = 0;
+  std::string path = testing::TempDir() + "/captures.tar.gz";
+  WriteTarGz(path, {{"job/hostA.xplane.pb", HostCapture(7000000)},
+                    {"job/rank1.json.gz", testing::Gzip(GeneratedKineto(1, &events))},
+                    {"job/notes.txt", "hello"}});
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set->traces.size(), 2u);
+  const Trace* xspace =
+      set->traces[0]->info.format == "xspace" ? set->traces[0].get() : set->traces[1].get();
+  EXPECT_EQ(xspace->info.path, path + ":job/hostA.xplane.pb");
+  EXPECT_EQ(xspace->graph.events.dur[0], 7000);
+  EXPECT_EQ(set->trust.Count("archive member of no trace format (not read)"), 1);
 }
 
 }  // namespace

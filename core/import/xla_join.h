@@ -1,0 +1,18 @@
+// XProf captures after import: HLO modules from the metadata plane and the
+// `*.hlo_proto.pb` side files in the trace's directory, then kernel ->
+// instruction attribution.
+#pragma once
+
+#include <vector>
+
+#include "core/graph/trace.h"
+#include "core/import/xspace/xspace_importer.h"
+
+namespace th {
+
+// `with_side_files`: false for a trace read from an archive member (no
+// directory of its own).
+void JoinXla(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded,
+             bool with_side_files);
+
+}  // namespace th
