@@ -67,8 +67,7 @@ void DropJaxJsonCopies(std::vector<std::string>* files, TrustTable* skipped) {
         xplane_dirs.count(fs::path(p).parent_path().string()))
       copy = true;
     if (copy) {
-      skipped->Add("JAX JSON trace beside its .xplane.pb (same capture; the .xplane.pb is read)",
-                   Severity::kInfo, 1, p);
+      skipped->Add(TrustId::kJaxJsonBesideXPlane, 1, p);
     }
     return copy;
   });
@@ -84,7 +83,7 @@ StatusOr<std::vector<std::unique_ptr<Trace>>> ImportSource(std::unique_ptr<ByteS
   if (!traces.ok()) return traces.status();
   const Trace& t = *traces->front();
   if (traces->size() == 1 && t.graph.events.size() == 0 &&
-      t.trust.Count("non-object element in traceEvents (skipped)")) {
+      t.trust.Count(TrustId::kNonObjectEvent)) {
     return Unsupported(t.info.path + ": a JSON array whose elements are not trace events");
   }
   return traces;
@@ -114,9 +113,9 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         if (!it->is_regular_file(ec)) {
           // A FIFO, device or socket (or a dangling link): never opened.
           bool named_like_trace = LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p);
-          skipped->Add("file in an input directory that is not a regular file (not read)",
-                       named_like_trace ? Severity::kDataLoss : Severity::kInfo, 1,
-                       PrintableBytes(p));
+          skipped->Add(named_like_trace ? TrustId::kDirectoryTraceFileNotRegular
+                                        : TrustId::kDirectoryOtherFileNotRegular,
+                       1, PrintableBytes(p));
           continue;
         }
         // `tracehound redact` writes its report beside the traces it
@@ -125,10 +124,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         if (LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p)) {
           found.push_back(p);
         } else {
-          skipped->Add(
-              "file in an input directory with another format (not "
-              ".json/.json.gz/.xplane.pb/archive)",
-              Severity::kInfo, 1, p);
+          skipped->Add(TrustId::kDirectoryFileOtherFormat, 1, p);
         }
       }
       if (ec) return IoError(input + ": cannot list directory: " + ec.message());
@@ -175,11 +171,9 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   auto skip_input = [&](const Status& s) {
     std::lock_guard<std::mutex> lock(trust_mu);
     if (s.code() == StatusCode::kOtherFormat) {
-      set.trust.Add("input skipped: a JSON document of another kind (no traceEvents)",
-                    Severity::kInfo, 1, s.message());
+      set.trust.Add(TrustId::kInputOtherJsonDocument, 1, s.message());
     } else {
-      set.trust.Add("input skipped: empty or not a trace (if it was a rank, the run misses it)",
-                    Severity::kDataLoss, 1, s.message());
+      set.trust.Add(TrustId::kInputNotATrace, 1, s.message());
     }
     skipped_inputs.push_back(s.message());
   };
@@ -189,14 +183,11 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
         PrintableBytes(archive + ":" + m.member) + " (" + PrintableBytes(m.why) + ")";
     skipped_inputs.push_back(where + ": not a regular file");
     if (m.hard_link) {
-      set.trust.Add(
-          "archive member that is a hard link (its content is read once, under the "
-          "name it links to)",
-          Severity::kInfo, 1, where);
+      set.trust.Add(TrustId::kArchiveMemberHardLink, 1, where);
     } else {
-      set.trust.Add("archive member that is not a regular file (link, FIFO or device: not read)",
-                    LooksLikeJson(m.member) || LooksLikeXSpace(m.member) ? Severity::kDataLoss
-                                                                         : Severity::kInfo,
+      set.trust.Add(LooksLikeJson(m.member) || LooksLikeXSpace(m.member)
+                        ? TrustId::kArchiveTraceMemberNotRegular
+                        : TrustId::kArchiveOtherMemberNotRegular,
                     1, where);
     }
   };
@@ -204,11 +195,9 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
     std::lock_guard<std::mutex> lock(trust_mu);
     skipped_inputs.push_back(PrintableBytes(archive + ":" + member) + ": not .json/.json.gz");
     if (LooksLikeXSpace(member)) {
-      set.trust.Add("XSpace capture inside an archive (not read: extract it and pass the file)",
-                    Severity::kDataLoss, 1, PrintableBytes(archive + ":" + member));
+      set.trust.Add(TrustId::kArchiveXSpaceMember, 1, PrintableBytes(archive + ":" + member));
     } else {
-      set.trust.Add("archive member that is not .json/.json.gz (not read)", Severity::kInfo, 1,
-                    PrintableBytes(archive + ":" + member));
+      set.trust.Add(TrustId::kArchiveMemberOtherFormat, 1, PrintableBytes(archive + ":" + member));
     }
   };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
@@ -307,7 +296,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   for (size_t i = 1; i < set.traces.size(); ++i) {
     if (set.traces[i]->info.rank == set.traces[i - 1]->info.rank) {
       set.trust.Add(
-          "two inputs claim the same rank", Severity::kDataLoss, 1,
+          TrustId::kDuplicateRank, 1,
           "rank " + std::to_string(set.traces[i]->info.rank) + ": " + set.traces[i]->info.path);
     }
   }
