@@ -6,46 +6,33 @@
 
 namespace th {
 
-std::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kDataLoss:
-      return "data_loss";
-    case Severity::kError:
-      return "error";
-  }
-  return "info";
-}
-
-void TrustTable::Add(std::string_view what, Severity severity, int64_t n,
-                     std::string_view example) {
+void TrustTable::Add(TrustId id, int64_t n, std::string_view example) {
   if (n == 0) return;
-  auto it = entries_.find(what);
-  if (it == entries_.end()) {
-    it = entries_.emplace(std::string(what), TrustEntry{std::string(what), severity, 0, {}}).first;
-  }
-  TrustEntry& e = it->second;
-  e.count += n;
-  e.severity = std::max(e.severity, severity);
+  Occurrences& o = entries_[id];
+  o.count += n;
   // Examples quote trace text and file names: kept printable for every output.
-  if (e.example.empty() && !example.empty()) e.example = PrintableBytes(example);
+  if (o.example.empty() && !example.empty()) o.example = PrintableBytes(example);
 }
 
 void TrustTable::Merge(const TrustTable& other) {
-  for (const auto& [key, e] : other.entries_) Add(e.what, e.severity, e.count, e.example);
+  for (const auto& [id, o] : other.entries_) Add(id, o.count, o.example);
 }
 
-int64_t TrustTable::Count(std::string_view what) const {
-  auto it = entries_.find(what);
+int64_t TrustTable::Count(TrustId id) const {
+  auto it = entries_.find(id);
   return it == entries_.end() ? 0 : it->second.count;
 }
 
 std::vector<TrustEntry> TrustTable::Entries() const {
   std::vector<TrustEntry> out;
-  for (const auto& [key, e] : entries_) out.push_back(e);
-  std::stable_sort(out.begin(), out.end(), [](const TrustEntry& a, const TrustEntry& b) {
-    return a.severity > b.severity;
+  out.reserve(entries_.size());
+  for (const auto& [id, o] : entries_) {
+    const TrustIdInfo& info = InfoOf(id);
+    out.push_back({id, info.name, info.description, info.severity, o.count, o.example});
+  }
+  std::sort(out.begin(), out.end(), [](const TrustEntry& a, const TrustEntry& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.what < b.what;
   });
   return out;
 }

@@ -1,4 +1,4 @@
-// TrustTable: every defect met while reading a trace, counted, with a severity.
+// TrustTable: every defect met while reading a trace, counted by TrustId.
 // Nothing is dropped silently: a report shows this table so the reader knows
 // where the trace cannot be trusted and by how much.
 #pragma once
@@ -9,30 +9,35 @@
 #include <string_view>
 #include <vector>
 
+#include "core/graph/trust_id.h"
+
 namespace th {
 
-enum class Severity : uint8_t { kInfo, kDataLoss, kError };
-std::string_view SeverityName(Severity s);
-
 struct TrustEntry {
-  std::string what;  // stable, human-readable key, e.g. "kernel without launch event"
-  Severity severity = Severity::kInfo;
+  TrustId id{};
+  std::string_view name;  // the id's stable snake_case name
+  std::string_view what;  // the id's description, e.g. "kernel with no launch event ..."
+  Severity severity = Severity::kInfo;  // the id's severity
   int64_t count = 0;
   std::string example;  // where it was first seen (file, offset, event name)
 };
 
 class TrustTable {
  public:
-  // Adds n occurrences of `what`; keeps the first example given.
-  void Add(std::string_view what, Severity severity, int64_t n = 1, std::string_view example = {});
+  // Adds n occurrences of `id`; keeps the first non-empty example given.
+  void Add(TrustId id, int64_t n = 1, std::string_view example = {});
   void Merge(const TrustTable& other);
-  int64_t Count(std::string_view what) const;
-  // Entries ordered by severity (errors first), then by name.
+  int64_t Count(TrustId id) const;
+  // Entries ordered by severity (errors first), then by description.
   std::vector<TrustEntry> Entries() const;
   bool empty() const { return entries_.empty(); }
 
  private:
-  std::map<std::string, TrustEntry, std::less<>> entries_;
+  struct Occurrences {
+    int64_t count = 0;
+    std::string example;
+  };
+  std::map<TrustId, Occurrences> entries_;
 };
 
 }  // namespace th

@@ -37,8 +37,7 @@ void DropSameCaptureCopies(std::vector<std::string>* files, TrustTable* skipped)
   if (copies.empty()) return;
   std::erase_if(*files, [&](const std::string& p) {
     if (!copies.count(p)) return false;
-    skipped->Add("JAX JSON trace beside its .xplane.pb (same capture; the .xplane.pb is read)",
-                 Severity::kInfo, 1, p);
+    skipped->Add(TrustId::kJaxJsonBesideXPlane, 1, p);
     return true;
   });
 }
@@ -68,9 +67,9 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         if (!it->is_regular_file(ec)) {
           // A FIFO, device or socket (or a dangling link): never opened.
           bool named_like_trace = Registry().NamedLikeTrace(p);
-          skipped->Add("file in an input directory that is not a regular file (not read)",
-                       named_like_trace ? Severity::kDataLoss : Severity::kInfo, 1,
-                       PrintableBytes(p));
+          skipped->Add(named_like_trace ? TrustId::kDirectoryTraceFileNotRegular
+                                        : TrustId::kDirectoryOtherFileNotRegular,
+                       1, PrintableBytes(p));
           continue;
         }
         // `tracehound redact` writes its report beside the traces it
@@ -79,10 +78,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         if (Registry().IsTraceCandidate(p)) {
           found.push_back(p);
         } else {
-          skipped->Add(
-              "file in an input directory with another format (not "
-              ".json/.json.gz/.xplane.pb/archive)",
-              Severity::kInfo, 1, p);
+          skipped->Add(TrustId::kDirectoryFileOtherFormat, 1, p);
         }
       }
       if (ec) return IoError(input + ": cannot list directory: " + ec.message());
@@ -129,11 +125,9 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   auto skip_input = [&](const Status& s) {
     std::lock_guard<std::mutex> lock(trust_mu);
     if (s.code() == StatusCode::kOtherFormat) {
-      set.trust.Add("input skipped: a JSON document of another kind (no traceEvents)",
-                    Severity::kInfo, 1, s.message());
+      set.trust.Add(TrustId::kInputOtherJsonDocument, 1, s.message());
     } else {
-      set.trust.Add("input skipped: empty or not a trace (if it was a rank, the run misses it)",
-                    Severity::kDataLoss, 1, s.message());
+      set.trust.Add(TrustId::kInputNotATrace, 1, s.message());
     }
     skipped_inputs.push_back(s.message());
   };
@@ -143,14 +137,11 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
         PrintableBytes(archive + ":" + m.member) + " (" + PrintableBytes(m.why) + ")";
     skipped_inputs.push_back(where + ": not a regular file");
     if (m.hard_link) {
-      set.trust.Add(
-          "archive member that is a hard link (its content is read once, under the "
-          "name it links to)",
-          Severity::kInfo, 1, where);
+      set.trust.Add(TrustId::kArchiveMemberHardLink, 1, where);
     } else {
-      set.trust.Add("archive member that is not a regular file (link, FIFO or device: not read)",
-                    Registry().FindByName(m.member) ? Severity::kDataLoss : Severity::kInfo, 1,
-                    where);
+      set.trust.Add(Registry().FindByName(m.member) ? TrustId::kArchiveTraceMemberNotRegular
+                                                    : TrustId::kArchiveOtherMemberNotRegular,
+                    1, where);
     }
   };
   auto skip_other_member = [&](const std::string& archive, const std::string& member,
@@ -158,7 +149,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
     std::lock_guard<std::mutex> lock(trust_mu);
     std::string where = PrintableBytes(archive + ":" + member);
     skipped_inputs.push_back(where + ": no trace format (content " + DescribeHead(head) + ")");
-    set.trust.Add("archive member of no trace format (not read)", Severity::kInfo, 1, where);
+    set.trust.Add(TrustId::kArchiveMemberOtherFormat, 1, where);
   };
   auto import_member = [&](size_t i, const std::string& archive, const std::string& member,
                            std::unique_ptr<ByteSource> src) -> Status {
@@ -249,7 +240,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   for (size_t i = 1; i < set.traces.size(); ++i) {
     if (set.traces[i]->info.rank == set.traces[i - 1]->info.rank) {
       set.trust.Add(
-          "two inputs claim the same rank", Severity::kDataLoss, 1,
+          TrustId::kDuplicateRank, 1,
           "rank " + std::to_string(set.traces[i]->info.rank) + ": " + set.traces[i]->info.path);
     }
   }

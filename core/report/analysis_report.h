@@ -9,7 +9,7 @@
 // detail), notes (plugin, level note|warning, text), metrics
 // (plugin id -> list), plugins (id ->
 // {status ok|failed, error, version, seconds, skipped[{rank, reason}]}), tables (name -> {plugin,
-// rows, columns}), trust (list of {what, severity, count}), traces (path, rank).
+// rows, columns}), trust (list of {id, what, severity, count[, example]}), traces (path, rank).
 #pragma once
 
 #include <ostream>

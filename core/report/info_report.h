@@ -2,7 +2,7 @@
 // top-level keys are a fixed contract (other tools read them; add, never rename):
 // format, events, events_by_phase, events_by_category, kernels{count,total_ns},
 // memcpy{count,total_ns}, memset{count,total_ns}, gpu_streams, steps,
-// memory_events, peak_total_allocated, trust[{what,severity,count}], and
+// memory_events, peak_total_allocated, trust[{id,what,severity,count[,example]}], and
 // traces[] with the same keys plus path and rank.
 #pragma once
 

@@ -120,7 +120,7 @@ std::vector<OpenQuestion> OpenQuestions(const TraceSet& set) {
     steps |= !g.steps.empty();
     for (EventId i = 0; i < g.events.size() && !python; ++i)
       python |= g.events.kind[i] == EventKind::kPythonFunction;
-    missing_launch += t->trust.Count("kernel with no launch event inside the capture window");
+    missing_launch += t->trust.Count(TrustId::kKernelWithoutLaunch);
     if (t->info.distributed && t->info.distributed->world_size &&
         *t->info.distributed->world_size > static_cast<int64_t>(set.traces.size()))
       world_gap = true;

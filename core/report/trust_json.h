@@ -1,5 +1,6 @@
-// The trust table as JSON: a list of {what, severity, count[, example]}. One
-// writer for every report that shows it.
+// The trust table as JSON: a list of {id, what, severity, count[, example]},
+// `id` being the entry's stable TrustId name. One writer for every report that
+// shows it.
 #pragma once
 
 #include <vector>
@@ -13,6 +14,7 @@ inline void WriteTrustJson(JsonWriter& w, const std::vector<TrustEntry>& entries
   w.BeginArray();
   for (const TrustEntry& e : entries) {
     w.BeginObject()
+        .Field("id", e.name)
         .Field("what", e.what)
         .Field("severity", SeverityName(e.severity))
         .Field("count", e.count);

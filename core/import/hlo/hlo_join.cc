@@ -34,8 +34,7 @@ void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& e
   int64_t duplicates = 0;
   auto add = [&](StatusOr<std::vector<HloModule>> read, const std::string& origin) {
     if (!read.ok()) {
-      trace->trust.Add("HLO module that does not decode (skipped)", Severity::kDataLoss, 1,
-                       read.status().message());
+      trace->trust.Add(TrustId::kHloModuleUndecodable, 1, read.status().message());
       return;
     }
     for (HloModule& m : *read) {
@@ -55,10 +54,9 @@ void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& e
       add(ReadHloProtoFile(path), path);
     }
   }
-  trace->trust.Add("HLO module found twice (metadata plane and side file; kept once)",
-                   Severity::kInfo, duplicates);
+  trace->trust.Add(TrustId::kHloModuleDuplicate, duplicates);
   xla.BuildIndex(&trace->graph.strings);
-  trace->trust.Add("HLO operand id that resolves to no instruction", Severity::kDataLoss,
+  trace->trust.Add(TrustId::kHloOperandUnresolved,
                    static_cast<int64_t>(xla.index->unresolved_operands()));
 }
 

@@ -145,17 +145,11 @@ class Attributor {
                        [](const Row& a, const Row& b) { return a.ts < b.ts; });
       Walk(rows);
     }
-    trace_->trust.Add("HLO while loop without a known trip count (expanded once)", Severity::kInfo,
-                      unknown_trip_counts_);
-    trace_->trust.Add("HLO module schedule cut at 4M kernels (attribution past it is none)",
-                      Severity::kDataLoss, truncated_schedules_);
-    trace_->trust.Add("GPU event whose XLA module is not among the capture's HLO modules",
-                      Severity::kDataLoss, unknown_module_);
-    trace_->trust.Add("GPU event whose hlo_op is not an instruction of its module",
-                      Severity::kDataLoss, unknown_op_);
-    trace_->trust.Add(
-        "GPU event launched by an unlabelled memcpy/memset call (runtime transfer, none)",
-        Severity::kInfo, transfers_);
+    trace_->trust.Add(TrustId::kHloWhileTripCountUnknown, unknown_trip_counts_);
+    trace_->trust.Add(TrustId::kHloScheduleCut, truncated_schedules_);
+    trace_->trust.Add(TrustId::kGpuEventUnknownHloModule, unknown_module_);
+    trace_->trust.Add(TrustId::kGpuEventUnknownHloOp, unknown_op_);
+    trace_->trust.Add(TrustId::kGpuEventFromRuntimeTransfer, transfers_);
     xla_.attributed = true;
   }
 

@@ -12,7 +12,7 @@ StatusOr<TraceList> ImportText(ByteSource& text, const ImportOptions& options) {
   if (!traces.ok()) return traces.status();
   const Trace& t = *traces->front();
   if (traces->size() == 1 && t.graph.events.size() == 0 &&
-      t.trust.Count("non-object element in traceEvents (skipped)")) {
+      t.trust.Count(TrustId::kNonObjectEvent)) {
     return Unsupported(t.info.path + ": a JSON array whose elements are not trace events");
   }
   return traces;

@@ -171,9 +171,8 @@ void GraphBuilder::PairBeginEnd() {
   }
   int64_t unmatched_begin = 0;
   for (auto& [track, stack] : open) unmatched_begin += static_cast<int64_t>(stack.size());
-  trace_->trust.Add("E event without a matching B", Severity::kDataLoss, unmatched_end);
-  trace_->trust.Add("B event without a matching E (duration unknown, kept as 0)",
-                    Severity::kDataLoss, unmatched_begin);
+  trace_->trust.Add(TrustId::kUnmatchedEndEvent, unmatched_end);
+  trace_->trust.Add(TrustId::kUnmatchedBeginEvent, unmatched_begin);
 }
 
 void GraphBuilder::Scan() {
@@ -411,14 +410,10 @@ void GraphBuilder::LinkLaunches() {
   }
   gpu_with_id_.clear();
   gpu_with_id_.shrink_to_fit();
-  trace_->trust.Add("kernel with no launch event: launched before the capture window started",
-                    Severity::kInfo, before_capture);
-  trace_->trust.Add("kernel with no launch event inside the capture window", Severity::kDataLoss,
-                    unlinked);
-  trace_->trust.Add("memcpy/memset with no launch event", Severity::kInfo, copies_unlinked);
-  trace_->trust.Add(
-      "kernel without a correlation id (the capture does not link device work to launches)",
-      Severity::kInfo, no_correlation);
+  trace_->trust.Add(TrustId::kKernelLaunchedBeforeCapture, before_capture);
+  trace_->trust.Add(TrustId::kKernelWithoutLaunch, unlinked);
+  trace_->trust.Add(TrustId::kCopyWithoutLaunch, copies_unlinked);
+  trace_->trust.Add(TrustId::kKernelWithoutCorrelationId, no_correlation);
 }
 
 void GraphBuilder::LinkFlows() {
@@ -524,10 +519,9 @@ void GraphBuilder::LinkFlows() {
   }
   for (EventId i : flows) used += e.ph[i] == 's' && start_used[i].load(std::memory_order_relaxed);
   int64_t orphan_start = static_cast<int64_t>(start_count) - used;
-  trace_->trust.Add("flow end (f/t) whose start (s) is not in the trace", Severity::kInfo,
-                    orphan_end);
-  trace_->trust.Add("flow start (s) whose end is not in the trace", Severity::kInfo, orphan_start);
-  trace_->trust.Add("flow point not bound to any slice", Severity::kInfo, unbound);
+  trace_->trust.Add(TrustId::kFlowEndWithoutStart, orphan_end);
+  trace_->trust.Add(TrustId::kFlowStartWithoutEnd, orphan_start);
+  trace_->trust.Add(TrustId::kUnboundFlowPoint, unbound);
   launched_.clear();
   launched_.shrink_to_fit();
 }
@@ -589,26 +583,22 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
     trace_->graph.tracks.push_back(t);
   }
   TrustTable& trust = trace_->trust;
-  trust.Add("non-object element in traceEvents (skipped)", Severity::kDataLoss,
-            defects_.non_object);
-  trust.Add("event without ph", Severity::kDataLoss, defects_.missing_ph);
+  trust.Add(TrustId::kNonObjectEvent, defects_.non_object);
+  trust.Add(TrustId::kEventWithoutPhase, defects_.missing_ph);
   trust.Add(
-      "event with an unknown phase", Severity::kDataLoss, defects_.unknown_phase,
+      TrustId::kUnknownPhase, defects_.unknown_phase,
       defects_.first_unknown_phase.empty() ? "" : "ph \"" + defects_.first_unknown_phase + "\"");
-  trust.Add("event without a valid ts", Severity::kDataLoss, defects_.invalid_ts);
-  trust.Add("complete (X) event without dur", Severity::kDataLoss, defects_.x_without_dur);
-  trust.Add("event with a negative dur", Severity::kDataLoss, defects_.negative_dur);
-  trust.Add("non-finite number (NaN/Infinity: not JSON; value not used)", Severity::kDataLoss,
-            defects_.non_finite, defects_.first_non_finite);
+  trust.Add(TrustId::kEventWithoutValidTs, defects_.invalid_ts);
+  trust.Add(TrustId::kCompleteEventWithoutDur, defects_.x_without_dur);
+  trust.Add(TrustId::kNegativeDur, defects_.negative_dur);
+  trust.Add(TrustId::kNonFiniteNumber, defects_.non_finite, defects_.first_non_finite);
   if (xprof_json_) {
-    trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
-              defects_.rounded_time);
-    trust.Add("argument that should hold an integer does not (value ignored)", Severity::kDataLoss,
-              defects_.bad_integer_arg, defects_.first_bad_integer_arg);
+    trust.Add(TrustId::kPicosecondTimeRounded, defects_.rounded_time);
+    trust.Add(TrustId::kNonIntegerArgument, defects_.bad_integer_arg,
+              defects_.first_bad_integer_arg);
     MapXprofDeviceEvents(names_, &trace_->graph);
   } else {
-    trust.Add("time value with digits below 1 ns (rounded half to even)", Severity::kInfo,
-              defects_.rounded_time);
+    trust.Add(TrustId::kSubNanosecondTimeRounded, defects_.rounded_time);
   }
   PairBeginEnd();
   Scan();
@@ -620,8 +610,7 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
         Nest();
       },
       [this] { LinkLaunches(); });
-  trace_->trust.Add("slice overlaps its enclosing slice on the same thread (not nested)",
-                    Severity::kInfo, crossing_slices_);
+  trace_->trust.Add(TrustId::kCrossingSlice, crossing_slices_);
   LinkFlows();
   CollectSteps();
   NameTracks();

@@ -54,8 +54,7 @@ void ReadTopLevel(const std::map<std::string, std::string>& values, Trace* trace
     simdjson::dom::element e;
     if (parser.parse(raw).get(e)) {
       // Not read (deviceProperties would lose every device): data loss, named.
-      trace->trust.Add("top-level key with malformed JSON value (not read)", Severity::kDataLoss, 1,
-                       key);
+      trace->trust.Add(TrustId::kMalformedTopLevelValue, 1, key);
       continue;
     }
     if (key == "deviceProperties") {
@@ -163,13 +162,12 @@ std::vector<std::unique_ptr<Trace>> TracesOfRanks(Trace& file, GraphBuilder& who
     // The file's top-level keys (devices, distributedInfo) hold for every rank.
     if (t->info.distributed) t->info.distributed->rank = part.rank;
     t->trust.Add(
-        "a merged trace of several ranks, split into one trace per rank", Severity::kInfo, 1,
+        TrustId::kMergedRanksSplit, 1,
         std::string(kMergedRanksRule) + ": " + std::to_string(merged.parts.size()) + " ranks");
     if (p == 0) {
       part.chunk.defects = whole.defects();
       t->trust.Merge(file.trust);
-      t->trust.Add("event of a merged trace with no rank (no args.rank, process not named RANK n)",
-                   Severity::kDataLoss, merged.unassigned);
+      t->trust.Add(TrustId::kMergedTraceEventWithoutRank, merged.unassigned);
     }
     GraphBuilder builder(t.get());
     builder.Append(std::move(part.chunk));
@@ -277,16 +275,14 @@ StatusOr<std::vector<std::unique_ptr<Trace>>> Import(ByteSource& text, const Imp
   }
   ReadTopLevel(reader.top_level_values(), trace.get());
   if (reader.trailing_comma()) {
-    trace->trust.Add("trailing comma before the end of traceEvents (invalid JSON, tolerated)",
-                     Severity::kInfo);
+    trace->trust.Add(TrustId::kTrailingComma);
   }
   std::string cut = text.truncation();
   if (reader.truncated_at() || !cut.empty()) {
     std::string where = cut.empty() ? "" : cut + "; ";
     if (reader.truncated_at())
       where += "JSON ends at text offset " + std::to_string(*reader.truncated_at());
-    trace->trust.Add("input truncated: events after the cut are missing (kept the complete ones)",
-                     Severity::kError, 1, where);
+    trace->trust.Add(TrustId::kInputTruncated, 1, where);
   }
   auto finish_start = Clock::now();
   std::vector<std::unique_ptr<Trace>> traces;

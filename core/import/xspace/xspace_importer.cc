@@ -528,11 +528,9 @@ void Converter::Finish() {
   // GPU captures hold only stream lines: derive Steps / XLA Modules / XLA Ops.
   const int64_t derived =
       AppendDerivedXlaLines(gpu_planes_, trace->graph.strings, &tables_, &chunk_);
-  trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
-                   Severity::kInfo, derived);
+  trace->trust.Add(TrustId::kEventDerivedFromKernelLabels, derived);
   builder_.Append(std::move(chunk_));
-  trace->trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
-                   rounded_);
+  trace->trust.Add(TrustId::kPicosecondTimeRounded, rounded_);
   builder_.Finish(shared_.tracks());
 }
 

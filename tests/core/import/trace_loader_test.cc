@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <sstream>
 
@@ -58,11 +59,47 @@ TEST(LoadTraceSet, DirectoryOfRanksUsesDistributedInfoThenFileNames) {
   }
   EXPECT_EQ(set->traces[1]->info.rank_source, "file name");
   // et.json is a JSON document of another kind: info, not a missing rank.
-  EXPECT_EQ(set->trust.Count("input skipped: a JSON document of another kind (no traceEvents)"), 1);
-  EXPECT_EQ(
-      set->trust.Count(
-          "file in an input directory with another format (not .json/.json.gz/.xplane.pb/archive)"),
-      1);
+  EXPECT_EQ(set->trust.Count(TrustId::kInputOtherJsonDocument), 1);
+  EXPECT_EQ(set->trust.Count(TrustId::kDirectoryFileOtherFormat), 1);
+}
+
+// A file or member that is not a regular file is never read: data loss when
+// its name says it could be a rank, info otherwise.
+TEST(LoadTraceSet, NonRegularFilesAreDataLossOnlyWhenNamedLikeATrace) {
+  std::string dir = testing::TempDir() + "/fifos";
+  testing::WriteTempFile("fifos/rank0.json", RankTrace(0, true));
+  ASSERT_EQ(::mkfifo((dir + "/rank1.json").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((dir + "/control").c_str(), 0600), 0);
+  auto set = LoadTraceSet({dir}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->trust.Count(TrustId::kDirectoryTraceFileNotRegular), 1);
+  EXPECT_EQ(set->trust.Count(TrustId::kDirectoryOtherFileNotRegular), 1);
+
+  std::string tar = testing::TempDir() + "/links.tar.gz";
+  archive* a = archive_write_new();
+  archive_write_add_filter_gzip(a);
+  archive_write_set_format_pax_restricted(a);
+  ASSERT_EQ(archive_write_open_filename(a, tar.c_str()), ARCHIVE_OK);
+  std::string body = RankTrace(0, true);
+  for (const char* name : {"job/r0.json", "job/r1.json", "job/latest"}) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name);
+    archive_entry_set_perm(e, 0644);
+    bool regular = std::string_view(name) == "job/r0.json";
+    archive_entry_set_filetype(e, regular ? AE_IFREG : AE_IFLNK);
+    if (!regular) archive_entry_set_symlink(e, "r0.json");
+    archive_entry_set_size(e, regular ? static_cast<la_int64_t>(body.size()) : 0);
+    archive_write_header(a, e);
+    if (regular) archive_write_data(a, body.data(), body.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  auto archived = LoadTraceSet({tar}, LoadOptions{});
+  ASSERT_TRUE(archived.ok()) << archived.status().message();
+  EXPECT_EQ(archived->traces.size(), 1u);
+  EXPECT_EQ(archived->trust.Count(TrustId::kArchiveTraceMemberNotRegular), 1);
+  EXPECT_EQ(archived->trust.Count(TrustId::kArchiveOtherMemberNotRegular), 1);
 }
 
 TEST(LoadTraceSet, TarGzOfRanks) {
@@ -164,7 +201,7 @@ TEST(LoadTraceSet, ArchiveOfXSpaceAndJsonMembers) {
       set->traces[0]->info.format == "xspace" ? set->traces[0].get() : set->traces[1].get();
   EXPECT_EQ(xspace->info.path, path + ":job/hostA.xplane.pb");
   EXPECT_EQ(xspace->graph.events.dur[0], 7000);
-  EXPECT_EQ(set->trust.Count("archive member of no trace format (not read)"), 1);
+  EXPECT_EQ(set->trust.Count(TrustId::kArchiveMemberOtherFormat), 1);
 }
 
 }  // namespace

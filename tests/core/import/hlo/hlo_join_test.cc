@@ -18,13 +18,10 @@
 namespace th {
 namespace {
 
-int64_t TrustCount(const Trace& t, std::string_view what_part, std::string* example = nullptr) {
-  for (const TrustEntry& e : t.trust.Entries()) {
-    if (e.what.find(what_part) == std::string::npos) continue;
-    if (example) *example = e.example;
-    return e.count;
-  }
-  return 0;
+std::string TrustExample(const Trace& t, TrustId id) {
+  for (const TrustEntry& e : t.trust.Entries())
+    if (e.id == id) return e.example;
+  return "";
 }
 
 tracehound::hlo::HloModuleProto Module(const std::string& name, int64_t id) {
@@ -56,9 +53,9 @@ TEST(HloJoin, MetadataPlaneAndSideFilesOnceEachAndBadSideFilesReported) {
   EXPECT_EQ(t.xla.modules[0].name, "jit_a");
   EXPECT_EQ(t.xla.modules[0].origin, "metadata plane");
   EXPECT_EQ(t.xla.modules[1].origin, dir + "/jit_b(2).hlo_proto.pb");
-  EXPECT_EQ(TrustCount(t, "found twice"), 1);
-  std::string example;
-  EXPECT_EQ(TrustCount(t, "does not decode", &example), 1);
+  EXPECT_EQ(t.trust.Count(TrustId::kHloModuleDuplicate), 1);
+  EXPECT_EQ(t.trust.Count(TrustId::kHloModuleUndecodable), 1);
+  std::string example = TrustExample(t, TrustId::kHloModuleUndecodable);
   EXPECT_NE(example.find("jit_c(3).hlo_proto.pb"), std::string::npos) << example;
   EXPECT_NE(example.find("byte offset"), std::string::npos) << example;
 }
@@ -157,7 +154,7 @@ TEST(RealCaptureCases, SideFilesOfTheLegacyConvCaptureAreTheMetadataPlaneModules
   ASSERT_TRUE(set.ok()) << set.status().message();
   const Trace& t = *set->traces[0];
   EXPECT_EQ(t.xla.modules.size(), 8u);
-  EXPECT_EQ(TrustCount(t, "found twice"), 8);
+  EXPECT_EQ(t.trust.Count(TrustId::kHloModuleDuplicate), 8);
 }
 
 }  // namespace

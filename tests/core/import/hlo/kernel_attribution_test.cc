@@ -177,13 +177,8 @@ TEST(KernelAttribution, NoneBetweenExecutionsAndForUnknownModules) {
   EXPECT_EQ(r.match[6], HloMatch::kNone);
   EXPECT_EQ(r.match[8], HloMatch::kNone);
   const TrustTable& trust = r.set->traces[0]->trust;
-  bool unknown_module = false, unknown_op = false;
-  for (const TrustEntry& e : trust.Entries()) {
-    if (e.what.find("module is not among") != std::string::npos) unknown_module = e.count == 1;
-    if (e.what.find("hlo_op is not an instruction") != std::string::npos) unknown_op = e.count == 1;
-  }
-  EXPECT_TRUE(unknown_module);
-  EXPECT_TRUE(unknown_op);
+  EXPECT_EQ(trust.Count(TrustId::kGpuEventUnknownHloModule), 1);
+  EXPECT_EQ(trust.Count(TrustId::kGpuEventUnknownHloOp), 1);
 }
 
 TEST(KernelAttribution, WhileLoopsAreExpandedByTheirTripCount) {

@@ -117,8 +117,7 @@ void ExpectOrderAndNesting(const std::vector<Row>& rows, size_t tracks, const Tr
     EXPECT_EQ(e.parent[i], parent[i]) << "row " << i;
     EXPECT_EQ(e.depth[i], depth[i]) << "row " << i;
   }
-  EXPECT_EQ(trace.trust.Count("slice overlaps its enclosing slice on the same thread (not nested)"),
-            crossing);
+  EXPECT_EQ(trace.trust.Count(TrustId::kCrossingSlice), crossing);
 }
 
 // Track 0: nested slices, zero-duration events at equal timestamps, equal ts
@@ -137,8 +136,7 @@ TEST(GraphBuilderFinish, ContiguousTracksInTimeOrder) {
   ExpectOrderAndNesting(rows, 2, *trace);
   EXPECT_EQ(trace->graph.events.depth[2], 2);  // inside rows 0 and 1
   EXPECT_EQ(trace->graph.events.parent[10], 9u);
-  EXPECT_GT(
-      trace->trust.Count("slice overlaps its enclosing slice on the same thread (not nested)"), 0);
+  EXPECT_GT(trace->trust.Count(TrustId::kCrossingSlice), 0);
 }
 
 TEST(GraphBuilderFinish, ContiguousTrackOutOfOrder) {
@@ -207,8 +205,8 @@ TEST(GraphBuilderFinish, BeginEndLateInTheRows) {
     EXPECT_EQ(e.dur[4], 4);
     EXPECT_EQ(e.dur[5], 0);  // its E is missing
     EXPECT_EQ(e.dur[8], 0);
-    EXPECT_EQ(trace->trust.Count("E event without a matching B"), 1);
-    EXPECT_EQ(trace->trust.Count("B event without a matching E (duration unknown, kept as 0)"), 2);
+    EXPECT_EQ(trace->trust.Count(TrustId::kUnmatchedEndEvent), 1);
+    EXPECT_EQ(trace->trust.Count(TrustId::kUnmatchedBeginEvent), 2);
     ExpectOrderAndNesting(rows, 2, *trace);
     EXPECT_EQ(e.parent[4], 3u);
   }
@@ -217,8 +215,8 @@ TEST(GraphBuilderFinish, BeginEndLateInTheRows) {
 TEST(GraphBuilderFinish, NoBeginEnd) {
   auto rows = ContiguousInOrder();
   auto trace = Build(rows, 2);
-  EXPECT_EQ(trace->trust.Count("E event without a matching B"), 0);
-  EXPECT_EQ(trace->trust.Count("B event without a matching E (duration unknown, kept as 0)"), 0);
+  EXPECT_EQ(trace->trust.Count(TrustId::kUnmatchedEndEvent), 0);
+  EXPECT_EQ(trace->trust.Count(TrustId::kUnmatchedBeginEvent), 0);
   for (EventId i = 0; i < rows.size(); ++i) EXPECT_EQ(trace->graph.events.dur[i], rows[i].dur);
 }
 
@@ -251,13 +249,10 @@ TEST(GraphBuilderFinish, LaunchesJoinByCorrelation) {
   EXPECT_EQ(edges.src[2], 3u);
   EXPECT_EQ(edges.dst[2], 9u);
   const TrustTable& trust = trace->trust;
-  EXPECT_EQ(trust.Count("kernel with no launch event: launched before the capture window started"),
-            1);
-  EXPECT_EQ(trust.Count("kernel with no launch event inside the capture window"), 1);
-  EXPECT_EQ(trust.Count("memcpy/memset with no launch event"), 1);
-  EXPECT_EQ(trust.Count("kernel without a correlation id (the capture does not link device work "
-                        "to launches)"),
-            1);
+  EXPECT_EQ(trust.Count(TrustId::kKernelLaunchedBeforeCapture), 1);
+  EXPECT_EQ(trust.Count(TrustId::kKernelWithoutLaunch), 1);
+  EXPECT_EQ(trust.Count(TrustId::kCopyWithoutLaunch), 1);
+  EXPECT_EQ(trust.Count(TrustId::kKernelWithoutCorrelationId), 1);
   EXPECT_EQ(trace->graph.tracks[1].kind, TrackKind::kGpuStream);
   EXPECT_EQ(trace->graph.tracks[0].kind, TrackKind::kCpu);
 }
@@ -272,12 +267,9 @@ TEST(GraphBuilderFinish, KernelsWithoutAnyLaunch) {
   EXPECT_EQ(trace->graph.edges.size(), 0u);
   const TrustTable& trust = trace->trust;
   // With no launch at all, every correlated kernel counts as launched before the capture.
-  EXPECT_EQ(trust.Count("kernel with no launch event: launched before the capture window started"),
-            1);
-  EXPECT_EQ(trust.Count("memcpy/memset with no launch event"), 1);
-  EXPECT_EQ(trust.Count("kernel without a correlation id (the capture does not link device work "
-                        "to launches)"),
-            1);
+  EXPECT_EQ(trust.Count(TrustId::kKernelLaunchedBeforeCapture), 1);
+  EXPECT_EQ(trust.Count(TrustId::kCopyWithoutLaunch), 1);
+  EXPECT_EQ(trust.Count(TrustId::kKernelWithoutCorrelationId), 1);
 }
 
 // Random graphs of each shape: contiguous runs per track (sorted or not),

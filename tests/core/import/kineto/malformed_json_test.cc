@@ -137,6 +137,7 @@ TEST(MalformedJson, NonFiniteNumbersAreAcceptedAndCountedAsDataLoss) {
   EXPECT_EQ((*t)->graph.events.size(), 10u);
   auto entries = (*t)->trust.Entries();
   ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].id, TrustId::kNonFiniteNumber);
   EXPECT_EQ(entries[0].severity, Severity::kDataLoss);
   EXPECT_EQ(entries[0].count, 3);
   EXPECT_EQ(entries[0].example, "NaN");
@@ -145,7 +146,7 @@ TEST(MalformedJson, NonFiniteNumbersAreAcceptedAndCountedAsDataLoss) {
   ts.replace(ts.find("\"ts\":20"), 7, "\"ts\":nan");
   auto u = Import(TenEvents(ts));
   ASSERT_TRUE(u.ok()) << u.status().message();
-  EXPECT_EQ((*u)->trust.Count("event without a valid ts"), 1);
+  EXPECT_EQ((*u)->trust.Count(TrustId::kEventWithoutValidTs), 1);
 }
 
 TEST(MalformedJson, UnusualButValidJsonIsAccepted) {
@@ -163,7 +164,7 @@ TEST(MalformedJson, UnusualButValidJsonIsAccepted) {
 TEST(MalformedJson, NonObjectElementsAreCheckedToo) {
   auto ok = Import(R"({"traceEvents":[1, "s", null, [2, {"x":[]}], )" + Event(0) + "]}");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
-  EXPECT_EQ(ok->get()->trust.Count("non-object element in traceEvents (skipped)"), 4);
+  EXPECT_EQ(ok->get()->trust.Count(TrustId::kNonObjectEvent), 4);
   auto bad = Import(R"({"traceEvents":[[1 2], )" + Event(0) + "]}");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(OffsetIn(bad.status().message()), 19) << bad.status().message();
@@ -178,7 +179,7 @@ TEST(MalformedJson, PhOfAnotherTypeIsAnUnknownPhaseNotAnError) {
     auto t = Import(TenEvents(e));
     ASSERT_TRUE(t.ok()) << ph << ": " << t.status().message();
     EXPECT_EQ((*t)->graph.events.size(), 10u);
-    EXPECT_EQ((*t)->trust.Count("event with an unknown phase"), 1) << ph;
+    EXPECT_EQ((*t)->trust.Count(TrustId::kUnknownPhase), 1) << ph;
   }
 }
 
@@ -200,6 +201,7 @@ TEST(MalformedJson, BrokenDevicePropertiesIsDataLossNamed) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   auto entries = (*t)->trust.Entries();
   ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].id, TrustId::kMalformedTopLevelValue);
   EXPECT_EQ(entries[0].severity, Severity::kDataLoss);
   EXPECT_EQ(entries[0].example, "deviceProperties");
 }

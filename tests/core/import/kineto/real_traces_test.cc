@@ -76,9 +76,8 @@ void ExpectMatchesOracle(const Trace& trace, simdjson::dom::element o) {
   EXPECT_EQ(s.memset.total_ns, Int(gpu, "/gpu_memset/total_dur_ns"));
   EXPECT_EQ(s.gpu_streams, Int(gpu, "/streams/pid_tid_count"));
   EXPECT_EQ(s.kernels_with_launch, Int(gpu, "/correlation/kernels_matched"));
-  EXPECT_EQ(
-      trace.trust.Count("kernel with no launch event: launched before the capture window started"),
-      Int(gpu, "/correlation/kernels_unmatched_below_first_launch"));
+  EXPECT_EQ(trace.trust.Count(TrustId::kKernelLaunchedBeforeCapture),
+            Int(gpu, "/correlation/kernels_unmatched_below_first_launch"));
   EXPECT_EQ(s.profiler_step_events, Int(o, "/profiler_steps/count"));
   auto steps_by_cat = Counts(o, "/profiler_steps/by_cat");
   int64_t host_steps = 0;
@@ -115,7 +114,7 @@ void ExpectMatchesOracle(const Trace& trace, simdjson::dom::element o) {
     EXPECT_EQ(trace.info.rank, dist["rank"].get_int64().value());
   }
   EXPECT_EQ(static_cast<int64_t>(trace.info.devices.size()), Int(o, "/deviceProperties/count"));
-  EXPECT_EQ(trace.trust.Count("event without ph"),
+  EXPECT_EQ(trace.trust.Count(TrustId::kEventWithoutPhase),
             std::max<int64_t>(0, Int(o, "/events/by_ph/<none>")));
 }
 

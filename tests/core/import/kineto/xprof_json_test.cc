@@ -78,8 +78,8 @@ TEST(XprofJson, DetectsTheFlavourAndMapsGpuPlanes) {
   EXPECT_EQ(t.info.display_time_unit, "ns");
   // 10 metadata + 9 slices; the trailing {} is no event and no defect.
   EXPECT_EQ(t.graph.events.size(), 19u);
-  EXPECT_EQ(t.trust.Count("event without ph"), 0);
-  EXPECT_EQ(t.trust.Count("non-object element in traceEvents (skipped)"), 0);
+  EXPECT_EQ(t.trust.Count(TrustId::kEventWithoutPhase), 0);
+  EXPECT_EQ(t.trust.Count(TrustId::kNonObjectEvent), 0);
 
   TraceSummary s = Summarize(t);
   EXPECT_EQ(s.kernels.count, 1);
@@ -105,7 +105,7 @@ TEST(XprofJson, DetectsTheFlavourAndMapsGpuPlanes) {
   EXPECT_EQ(e.ts[k], 20003);
   EXPECT_EQ(e.dur[k], 5003);
   EXPECT_EQ(e.correlation[k], 31);
-  EXPECT_EQ(t.trust.Count("time value with picosecond digits (rounded to the nearest ns)"), 3);
+  EXPECT_EQ(t.trust.Count(TrustId::kPicosecondTimeRounded), 3);
   const Track& stream = t.graph.tracks[e.track[k]];
   EXPECT_EQ(stream.kind, TrackKind::kGpuStream);
   EXPECT_EQ(stream.device, 0);
@@ -119,7 +119,7 @@ TEST(XprofJson, DetectsTheFlavourAndMapsGpuPlanes) {
 
   // A non-integer correlation id is counted, not a crash; the event stays a host op.
   EXPECT_EQ(e.kind[FindEvent(t, "cuLaunchKernel")], EventKind::kCpuOp);
-  EXPECT_EQ(t.trust.Count("argument that should hold an integer does not (value ignored)"), 1);
+  EXPECT_EQ(t.trust.Count(TrustId::kNonIntegerArgument), 1);
   bool example = false;
   for (const TrustEntry& x : t.trust.Entries())
     example |= x.example == "correlation_id=\"not-a-number\"";
@@ -180,9 +180,7 @@ TEST(XprofJson, TpuXlaOpsAreDeviceOpsLabelledByTheirModule) {
   EXPECT_EQ(s.events_by_kind["other"], 2);  // the module and the TraceMe
   ASSERT_EQ(t.info.devices.size(), 1u);
   EXPECT_EQ(t.info.devices[0].id, 2);
-  EXPECT_EQ(t.trust.Count("kernel without a correlation id (the capture does not link device "
-                          "work to launches)"),
-            2);
+  EXPECT_EQ(t.trust.Count(TrustId::kKernelWithoutCorrelationId), 2);
 
   const XlaLabelTable& x = t.graph.xla_labels;
   uint32_t op = x.Find(FindEvent(t, "fusion.3"));
@@ -270,10 +268,8 @@ TEST(XprofJson, LoaderReadsGzipAndSkipsTheCopyBesideAnXplane) {
   auto run = LoadTraceSet({dir}, LoadOptions{});
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->traces.size(), 2u);
-  EXPECT_EQ(run->trust.Count(
-                "JAX JSON trace beside its .xplane.pb (same capture; the .xplane.pb is read)"),
-            2);
-  EXPECT_EQ(run->trust.Count("two inputs claim the same rank"), 0);
+  EXPECT_EQ(run->trust.Count(TrustId::kJaxJsonBesideXPlane), 2);
+  EXPECT_EQ(run->trust.Count(TrustId::kDuplicateRank), 0);
   std::vector<std::string> formats;
   for (const auto& trace : run->traces) formats.push_back(trace->info.format);
   std::sort(formats.begin(), formats.end());
@@ -306,9 +302,9 @@ TEST(XprofJson, InfoJsonOnAJaxTraceJsonGz) {
   EXPECT_EQ(t["launch_edges"].get_int64().value(), 2);
   bool counted = false;
   for (simdjson::dom::element x : t["trust"].get_array()) {
-    std::string_view what = x["what"].get_string().value();
-    counted |= what == "argument that should hold an integer does not (value ignored)";
-    EXPECT_NE(what, "event without ph");
+    std::string_view id = x["id"].get_string().value();
+    counted |= id == "non_integer_argument";
+    EXPECT_NE(id, "event_without_phase");
   }
   EXPECT_TRUE(counted);
 }
@@ -414,9 +410,8 @@ TEST_P(XprofJsonFromXplane, ImportsLikeTheXplane) {
   EXPECT_EQ(j.kernels_with_launch, x.kernels_with_launch);
   EXPECT_EQ(j.gpu_streams, x.gpu_streams);
   EXPECT_EQ(j.events_by_kind["runtime"], x.events_by_kind["runtime"]);
-  EXPECT_EQ(from_json.trust.Count("event without ph"), 0);
-  EXPECT_EQ(from_json.trust.Count("argument that should hold an integer does not (value ignored)"),
-            0);
+  EXPECT_EQ(from_json.trust.Count(TrustId::kEventWithoutPhase), 0);
+  EXPECT_EQ(from_json.trust.Count(TrustId::kNonIntegerArgument), 0);
   // The same accelerators (the JSON has no plane stats, so they are named by plane).
   ASSERT_EQ(from_json.info.devices.size(), from_xplane.info.devices.size());
   for (size_t d = 0; d < from_json.info.devices.size(); ++d)

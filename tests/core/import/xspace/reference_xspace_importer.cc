@@ -402,11 +402,9 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileReference(
           AppendDerivedXlaLinesReference(plane.id, plane.name, static_cast<int32_t>(plane.id),
                                          trace->graph.strings, &tables, &chunk);
   }
-  trace->trust.Add("event derived from GPU kernel labels (XLA Modules / XLA Ops / Steps lines)",
-                   Severity::kInfo, derived);
+  trace->trust.Add(TrustId::kEventDerivedFromKernelLabels, derived);
   builder.Append(std::move(chunk));
-  trace->trust.Add("time value with picosecond digits (rounded to the nearest ns)", Severity::kInfo,
-                   rounded);
+  trace->trust.Add(TrustId::kPicosecondTimeRounded, rounded);
   builder.Finish(shared.tracks());
   std::error_code ec;
   trace->info.file_bytes = std::filesystem::file_size(path, ec);

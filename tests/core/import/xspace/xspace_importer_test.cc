@@ -84,7 +84,7 @@ TEST_P(XSpaceImport, MatchesOracle) {
   if (gpu_capture) {
     EXPECT_EQ(s.kernels.count, gpu_kernel_events);
   }
-  EXPECT_EQ(t.trust.Count("kernel with no launch event inside the capture window"), 0);
+  EXPECT_EQ(t.trust.Count(TrustId::kKernelWithoutLaunch), 0);
   // Relative line origins take the Task Environment's profile_start_time as base.
   bool task_environment = false;
   for (const PlaneSummary& p : t.info.planes) task_environment |= p.name == "Task Environment";
