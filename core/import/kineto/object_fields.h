@@ -48,11 +48,11 @@ struct KeyText {
   char chars[N];
 };
 
-// True when the raw key at p is exactly Key followed by its closing quote.
-// Reads no byte past the first one that differs.
-template <KeyText Key>
+// True when the raw key at p, from its byte From on, is Key's rest followed
+// by the closing quote. Reads no byte past the first one that differs.
+template <KeyText Key, size_t From = 0>
 [[gnu::always_inline]] inline bool RawKeyIs(const char* p) {
-  for (size_t i = 0; i < Key.size(); ++i)
+  for (size_t i = From; i < Key.size(); ++i)
     if (p[i] != Key.chars[i]) return false;
   return p[Key.size()] == '"';
 }
@@ -69,13 +69,15 @@ constexpr KeyHandler<Key, Read> On(Read read) {
   return {read};
 }
 
-// A reader's known keys (distinct and non-empty) and their handlers.
-// Dispatch goes from the raw key's first byte to the keys that start with
-// it and calls the handler of the one that matches.
+// A reader's known keys (distinct and non-empty, starting with at most
+// kMaxFirstBytes different bytes) and their handlers. Dispatch is a switch
+// on the raw key's first byte whose cases come from the keys; each case
+// compares the rest of the keys that start with its byte, in table order.
 template <class... Handlers>
 class KeyHandlers {
  public:
   static constexpr size_t kCount = sizeof...(Handlers);
+  static constexpr size_t kMaxFirstBytes = 32;
 
   constexpr explicit KeyHandlers(Handlers... handlers) : handlers_{handlers...} {}
 
@@ -83,20 +85,57 @@ class KeyHandlers {
   // when the key is not known.
   template <class... Args>
   [[gnu::always_inline]] bool Dispatch(const char* p, Args&&... args) const {
-    const size_t first = kFirstWithByte[static_cast<unsigned char>(p[0])];
-    return first < kCount && DispatchIn<0, kCount>(first, p, args...);
+    const unsigned first = static_cast<unsigned char>(p[0]);
+    switch (first) {
+      // clang-format off
+#define TH_KEY_CASE(g) case kCaseByte[g]: return TryFrom<kGroupStart[g]>(p, args...);
+      TH_KEY_CASE(0)  TH_KEY_CASE(1)  TH_KEY_CASE(2)  TH_KEY_CASE(3)
+      TH_KEY_CASE(4)  TH_KEY_CASE(5)  TH_KEY_CASE(6)  TH_KEY_CASE(7)
+      TH_KEY_CASE(8)  TH_KEY_CASE(9)  TH_KEY_CASE(10) TH_KEY_CASE(11)
+      TH_KEY_CASE(12) TH_KEY_CASE(13) TH_KEY_CASE(14) TH_KEY_CASE(15)
+      TH_KEY_CASE(16) TH_KEY_CASE(17) TH_KEY_CASE(18) TH_KEY_CASE(19)
+      TH_KEY_CASE(20) TH_KEY_CASE(21) TH_KEY_CASE(22) TH_KEY_CASE(23)
+      TH_KEY_CASE(24) TH_KEY_CASE(25) TH_KEY_CASE(26) TH_KEY_CASE(27)
+      TH_KEY_CASE(28) TH_KEY_CASE(29) TH_KEY_CASE(30) TH_KEY_CASE(31)
+#undef TH_KEY_CASE
+      default: return false;
+      // clang-format on
+    }
   }
 
  private:
   static constexpr std::array<std::string_view, kCount> kKeys{
       std::string_view(Handlers::kKey.chars, Handlers::kKey.size())...};
 
-  // By first byte: the first key that starts with it; kCount if none.
-  static constexpr std::array<size_t, 256> kFirstWithByte = [] {
-    std::array<size_t, 256> first{};
-    first.fill(kCount);
-    for (size_t i = kCount; i-- > 0;) first[static_cast<unsigned char>(kKeys[i][0])] = i;
-    return first;
+  // The first key that starts with the same byte as key i.
+  static constexpr size_t FirstWithSameByte(size_t i) {
+    size_t j = 0;
+    while (kKeys[j][0] != kKeys[i][0]) ++j;
+    return j;
+  }
+
+  // By group (the keys that share a first byte, in order of their first
+  // key): the index of its first key; kCount past the last group.
+  static constexpr std::array<size_t, kMaxFirstBytes> kGroupStart = [] {
+    std::array<size_t, kMaxFirstBytes> start{};
+    start.fill(kCount);
+    size_t groups = 0;
+    for (size_t i = 0; i < kCount; ++i) {
+      if (FirstWithSameByte(i) != i) continue;
+      if (groups == kMaxFirstBytes) throw "more distinct first bytes than kMaxFirstBytes";
+      start[groups++] = i;
+    }
+    return start;
+  }();
+
+  // By group: its byte, the case label; past the last group, 256 + g, a
+  // label no byte matches.
+  static constexpr std::array<unsigned, kMaxFirstBytes> kCaseByte = [] {
+    std::array<unsigned, kMaxFirstBytes> bytes{};
+    for (size_t g = 0; g < kMaxFirstBytes; ++g)
+      bytes[g] = kGroupStart[g] < kCount ? static_cast<unsigned char>(kKeys[kGroupStart[g]][0])
+                                         : static_cast<unsigned>(256 + g);
+    return bytes;
   }();
 
   // The next key after key i that starts with the same byte; kCount if none.
@@ -106,30 +145,18 @@ class KeyHandlers {
     return kCount;
   }
 
-  // Binary search for key `first` among keys [Lo, Hi), then TryFrom.
-  template <size_t Lo, size_t Hi, class... Args>
-  [[gnu::always_inline]] bool DispatchIn(size_t first, const char* p, Args&... args) const {
-    if constexpr (Hi - Lo == 1) {
-      return TryFrom<Lo>(p, args...);
-    } else {
-      constexpr size_t kMid = (Lo + Hi) / 2;
-      return first < kMid ? DispatchIn<Lo, kMid>(first, p, args...)
-                          : DispatchIn<kMid, Hi>(first, p, args...);
-    }
-  }
-
-  // Tries key I, then the later keys that share its first byte.
+  // Tries key I, whose first byte p[0] is, then the later keys that share it.
   template <size_t I, class... Args>
   [[gnu::always_inline]] bool TryFrom(const char* p, Args&... args) const {
-    const auto& handler = std::get<I>(handlers_);
-    if (RawKeyIs<std::remove_cvref_t<decltype(handler)>::kKey>(p)) {
-      handler.read(kKeys[I], args...);
-      return true;
-    }
-    if constexpr (NextWithSameByte(I) < kCount) {
-      return TryFrom<NextWithSameByte(I)>(p, args...);
+    if constexpr (I >= kCount) {
+      return false;  // a case no byte reaches
     } else {
-      return false;
+      const auto& handler = std::get<I>(handlers_);
+      if (RawKeyIs<std::remove_cvref_t<decltype(handler)>::kKey, 1>(p)) {
+        handler.read(kKeys[I], args...);
+        return true;
+      }
+      return TryFrom<NextWithSameByte(I)>(p, args...);
     }
   }
 

@@ -47,6 +47,27 @@ TEST(KeyHandlers, RefusesPrefixesLongerKeysAndUnknownFirstBytes) {
   EXPECT_TRUE(calls.seen.empty());
 }
 
+// Keys over many first bytes, one of them not ASCII, and a later key that
+// shares its first byte with an earlier one.
+constexpr KeyHandlers kManyFirstBytes{
+    On<"A">(kRecord), On<"b">(kRecord),  On<"C">(kRecord),
+    On<"d">(kRecord), On<"E">(kRecord),  On<"f">(kRecord),
+    On<"G">(kRecord), On<"h">(kRecord),  On<"\xc3\xa9t\xc3\xa9">(kRecord),
+    On<"z">(kRecord), On<"bb">(kRecord),
+};
+
+TEST(KeyHandlers, DispatchesOnEveryFirstByteOfTheTable) {
+  Calls calls;
+  for (const char* raw : {"A\"", "b\"", "C\"", "d\"", "E\"", "f\"", "G\"", "h\"",
+                          "\xc3\xa9t\xc3\xa9\"", "z\"", "bb\""})
+    EXPECT_TRUE(kManyFirstBytes.Dispatch(raw, &calls)) << raw;
+  EXPECT_FALSE(kManyFirstBytes.Dispatch("a\"", &calls));
+  EXPECT_FALSE(kManyFirstBytes.Dispatch("\xc3\xa9\"", &calls));
+  EXPECT_FALSE(kManyFirstBytes.Dispatch("\xff\"", &calls));
+  EXPECT_EQ(calls.seen, (std::vector<std::string>{"A", "b", "C", "d", "E", "f", "G", "h",
+                                                  "\xc3\xa9t\xc3\xa9", "z", "bb"}));
+}
+
 // A reader that records the fields ForEachField hands back unread.
 struct SkipRecorder {
   simdjson::error_code err = simdjson::SUCCESS;
