@@ -32,17 +32,10 @@ void JoinXla(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded
   hlo::AttributeKernels(trace);
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-bool LooksLikeArchive(std::string_view name) {
-  return EndsWith(name, ".tar") || EndsWith(name, ".tar.gz") || EndsWith(name, ".tgz") ||
-         EndsWith(name, ".zip");
-}
 bool LooksLikeJson(std::string_view name) {
-  return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
+  return name.ends_with(".json") || name.ends_with(".json.gz");
 }
-bool LooksLikeXSpace(std::string_view name) { return EndsWith(name, ".xplane.pb"); }
+bool LooksLikeXSpace(std::string_view name) { return name.ends_with(".xplane.pb"); }
 
 // JAX writes `<host>.trace.json.gz` (and, on request, perfetto_trace.json.gz)
 // beside `<host>.xplane.pb`: one capture twice. Among files found by walking a
@@ -60,7 +53,7 @@ void DropJaxJsonCopies(std::vector<std::string>* files, TrustTable* skipped) {
   std::erase_if(*files, [&](const std::string& p) {
     bool copy = false;
     for (std::string_view suffix : {".trace.json.gz", ".trace.json"}) {
-      if (EndsWith(p, suffix) && xplanes.count(p.substr(0, p.size() - suffix.size()))) copy = true;
+      if (p.ends_with(suffix) && xplanes.count(p.substr(0, p.size() - suffix.size()))) copy = true;
     }
     std::string base = fs::path(p).filename().string();
     if ((base == "perfetto_trace.json.gz" || base == "perfetto_trace.json") &&
@@ -113,7 +106,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         std::string p = it->path().string();
         if (!it->is_regular_file(ec)) {
           // A FIFO, device or socket (or a dangling link): never opened.
-          bool named_like_trace = LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p);
+          bool named_like_trace = LooksLikeJson(p) || HasArchiveName(p) || LooksLikeXSpace(p);
           skipped->Add("file in an input directory that is not a regular file (not read)",
                        named_like_trace ? Severity::kDataLoss : Severity::kInfo, 1,
                        PrintableBytes(p));
@@ -122,7 +115,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         // `tracehound redact` writes its report beside the traces it
         // redacted: tracehound's own output, no part of any trace.
         if (it->path().filename() == "redaction-report.json") continue;
-        if (LooksLikeJson(p) || LooksLikeArchive(p) || LooksLikeXSpace(p)) {
+        if (LooksLikeJson(p) || HasArchiveName(p) || LooksLikeXSpace(p)) {
           found.push_back(p);
         } else {
           skipped->Add(
@@ -213,7 +206,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
     const InputFile& f = (*files)[i];
-    bool archive = LooksLikeArchive(f.path) || (!LooksLikeJson(f.path) && IsArchive(f.path));
+    bool archive = HasArchiveName(f.path) || (!LooksLikeJson(f.path) && IsArchive(f.path));
     if (archive) {
       errors[i] = ForEachArchiveMember(
           f.path,

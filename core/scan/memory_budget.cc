@@ -10,10 +10,6 @@ namespace th::scan {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The uncompressed size a gzip file declares in its trailer (mod 2^32), when
 // it is at least the compressed size and at most 64 x it.
 uint64_t GzipTextBytes(const RunFile& f) {
@@ -36,11 +32,11 @@ uint64_t GzipTextBytes(const RunFile& f) {
 uint64_t EstimateRunEvents(const Run& run) {
   uint64_t events = 0;
   for (const RunFile& f : run.files) {
-    if (EndsWith(f.path, ".xplane.pb")) {
+    if (f.path.ends_with(".xplane.pb")) {
       events += f.bytes / 30;
-    } else if (EndsWith(f.path, ".gz") && !EndsWith(f.path, ".tar.gz")) {
+    } else if (f.path.ends_with(".gz") && !f.path.ends_with(".tar.gz")) {
       events += GzipTextBytes(f) / 250;
-    } else if (EndsWith(f.path, ".json")) {
+    } else if (f.path.ends_with(".json")) {
       events += f.bytes / 250;
     } else {
       events += f.bytes * 8 / 250;  // archives

@@ -16,10 +16,6 @@ SqlValue Int(std::optional<int64_t> v) { return v ? SqlValue{*v} : SqlValue{}; }
 SqlValue Real(double v) { return std::isfinite(v) ? SqlValue{v} : SqlValue{}; }
 SqlValue Scope(int64_t v) { return v < 0 ? SqlValue{} : SqlValue{v}; }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string Unquote(std::string s) {
   if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
   return s;
@@ -32,7 +28,7 @@ std::string TraceHost(const TraceInfo& info) {
   }
   if (info.format == "xspace") {
     std::string base = std::filesystem::path(info.path).filename().string();
-    if (EndsWith(base, ".xplane.pb")) return base.substr(0, base.size() - 10);
+    if (base.ends_with(".xplane.pb")) return base.substr(0, base.size() - 10);
   }
   return "";
 }

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "core/import/common/archive_reader.h"
 #include "core/import/trace_loader.h"
 
 namespace th::scan {
@@ -14,15 +15,6 @@ namespace th::scan {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool IsArchiveName(std::string_view p) {
-  return EndsWith(p, ".tar") || EndsWith(p, ".tar.gz") || EndsWith(p, ".tgz") ||
-         EndsWith(p, ".zip");
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -37,8 +29,8 @@ std::pair<std::string, std::string> RunKey(const std::string& path) {
   std::string prefix = dir.empty() ? "" : dir + "/";
   std::string dir_name = p.parent_path().filename().string();
   if (dir_name.empty()) dir_name = ".";
-  if (IsArchiveName(base)) return {path, base};
-  if (EndsWith(base, ".xplane.pb")) return {prefix + "*.xplane.pb", dir_name};
+  if (HasArchiveName(base)) return {path, base};
+  if (base.ends_with(".xplane.pb")) return {prefix + "*.xplane.pb", dir_name};
   // Same marker as the loader's rank-from-name (core/import/trace_loader.cc).
   static const std::regex kRank(R"((rank|worker)[-_]?(\d+))", std::regex::icase);
   std::smatch m;
