@@ -26,11 +26,6 @@ struct FleetReportCommandOptions {
   bool fail_on_regression = false;
 };
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int Report(const FleetReportCommandOptions& o) {
   auto fail = [](const std::string& message) {
     std::cerr << "tracehound fleet report: error: " << PrintableBytes(message) << "\n";
@@ -54,7 +49,7 @@ int Report(const FleetReportCommandOptions& o) {
   }
   std::string format = o.format;
   if (format.empty())
-    format = EndsWith(o.out, ".json") ? "json" : EndsWith(o.out, ".html") ? "html" : "md";
+    format = o.out.ends_with(".json") ? "json" : o.out.ends_with(".html") ? "html" : "md";
 
   auto db = scan::OpenExistingDatabase(o.db);
   if (!db.ok()) return fail(db.status().message());

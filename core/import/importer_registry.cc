@@ -10,18 +10,11 @@ namespace th {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool HasHint(const Importer& importer, std::string_view name) {
   for (std::string_view hint : importer.name_hints())
-    if (EndsWith(name, hint)) return true;
+    if (name.ends_with(hint)) return true;
   return false;
 }
-
-// Name endings of the archives libarchive reads here (archive_reader.h).
-constexpr std::string_view kArchiveNames[] = {".tar", ".tar.gz", ".tgz", ".zip"};
 
 // The content size a gzip file declares in its trailer (ISIZE, mod 2^32),
 // when it is at least the stored size and at most 64 x it; else 8 x.
@@ -107,9 +100,7 @@ Detection ImporterRegistry::Detect(const std::string& path) const {
 }
 
 bool ImporterRegistry::NamedLikeArchive(std::string_view name) const {
-  for (std::string_view ending : kArchiveNames)
-    if (EndsWith(name, ending)) return true;
-  return false;
+  return HasArchiveName(name);
 }
 
 bool ImporterRegistry::NamedLikeTrace(std::string_view name) const {
@@ -125,7 +116,7 @@ std::string ImporterRegistry::NameStem(std::string_view format, std::string_view
   const Importer* importer = FindByFormat(format);
   if (!importer) return "";
   for (std::string_view hint : importer->name_hints())
-    if (file_name.size() > hint.size() && EndsWith(file_name, hint))
+    if (file_name.size() > hint.size() && file_name.ends_with(hint))
       return std::string(file_name.substr(0, file_name.size() - hint.size()));
   return "";
 }

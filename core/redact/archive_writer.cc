@@ -10,11 +10,6 @@ namespace th::redact {
 
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 struct Client {
   ByteSink* out;
   Status status;
@@ -30,9 +25,9 @@ la_ssize_t WriteCallback(archive*, void* data, const void* buf, size_t n) {
 }  // namespace
 
 ArchiveKind ArchiveKindOf(const std::string& path) {
-  if (EndsWith(path, ".tar.gz") || EndsWith(path, ".tgz")) return ArchiveKind::kTarGz;
-  if (EndsWith(path, ".zip")) return ArchiveKind::kZip;
-  if (EndsWith(path, ".tar")) return ArchiveKind::kTar;
+  if (path.ends_with(".tar.gz") || path.ends_with(".tgz")) return ArchiveKind::kTarGz;
+  if (path.ends_with(".zip")) return ArchiveKind::kZip;
+  if (path.ends_with(".tar")) return ArchiveKind::kTar;
   std::ifstream in(path, std::ios::binary);
   char magic[2] = {0, 0};
   in.read(magic, 2);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +18,34 @@ constexpr size_t kFileBuffer = size_t{1} << 20;
 constexpr size_t kGzipChunk = size_t{1} << 20;
 
 std::string Errno() { return std::strerror(errno); }
+
+// Writes all of `bytes` to `fd`; on failure the error says "<cannot_write>: <errno text>".
+Status WriteAll(int fd, std::string_view bytes, std::string_view cannot_write) {
+  while (!bytes.empty()) {
+    ssize_t w = ::write(fd, bytes.data(), bytes.size());
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return IoError(std::string(cannot_write) + ": " + Errno());
+    }
+    bytes.remove_prefix(static_cast<size_t>(w));
+  }
+  return Ok();
+}
+
+// Appends `bytes` to the first *used bytes of `buffer`; each time it is full,
+// drain() must pass its content on and set *used to 0.
+template <class Drain>
+Status AppendBuffered(std::string_view bytes, std::vector<char>& buffer, size_t* used,
+                      Drain drain) {
+  while (!bytes.empty()) {
+    size_t n = std::min(bytes.size(), buffer.size() - *used);
+    std::memcpy(buffer.data() + *used, bytes.data(), n);
+    *used += n;
+    bytes.remove_prefix(n);
+    if (*used == buffer.size()) TH_RETURN_IF_ERROR(drain());
+  }
+  return Ok();
+}
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -41,15 +70,7 @@ AtomicFileSink::~AtomicFileSink() {
 }
 
 Status AtomicFileSink::Flush() {
-  size_t done = 0;
-  while (done < used_) {
-    ssize_t w = ::write(fd_, buf_.data() + done, used_ - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return IoError(path_ + ": cannot write: " + Errno());
-    }
-    done += static_cast<size_t>(w);
-  }
+  TH_RETURN_IF_ERROR(WriteAll(fd_, std::string_view(buf_.data(), used_), path_ + ": cannot write"));
   written_ += used_;
   used_ = 0;
   return Ok();
@@ -57,14 +78,7 @@ Status AtomicFileSink::Flush() {
 
 Status AtomicFileSink::Write(std::string_view bytes) {
   bytes_in_ += bytes.size();
-  while (!bytes.empty()) {
-    size_t n = std::min(bytes.size(), buf_.size() - used_);
-    std::memcpy(buf_.data() + used_, bytes.data(), n);
-    used_ += n;
-    bytes.remove_prefix(n);
-    if (used_ == buf_.size()) TH_RETURN_IF_ERROR(Flush());
-  }
-  return Ok();
+  return AppendBuffered(bytes, buf_, &used_, [this] { return Flush(); });
 }
 
 Status AtomicFileSink::Finish() {
@@ -103,29 +117,15 @@ TempFileSink::~TempFileSink() {
 }
 
 Status TempFileSink::Flush() {
-  size_t done = 0;
-  while (done < used_) {
-    ssize_t w = ::write(fd_, buf_.data() + done, used_ - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return IoError("cannot write a temporary file: " + Errno());
-    }
-    done += static_cast<size_t>(w);
-  }
+  TH_RETURN_IF_ERROR(
+      WriteAll(fd_, std::string_view(buf_.data(), used_), "cannot write a temporary file"));
   used_ = 0;
   return Ok();
 }
 
 Status TempFileSink::Write(std::string_view bytes) {
   bytes_in_ += bytes.size();
-  while (!bytes.empty()) {
-    size_t n = std::min(bytes.size(), buf_.size() - used_);
-    std::memcpy(buf_.data() + used_, bytes.data(), n);
-    used_ += n;
-    bytes.remove_prefix(n);
-    if (used_ == buf_.size()) TH_RETURN_IF_ERROR(Flush());
-  }
-  return Ok();
+  return AppendBuffered(bytes, buf_, &used_, [this] { return Flush(); });
 }
 
 Status TempFileSink::Finish() { return Flush(); }
@@ -182,17 +182,11 @@ Status GzipSink::Deflate(const char* data, size_t n, bool last) {
 
 Status GzipSink::Write(std::string_view bytes) {
   bytes_in_ += bytes.size();
-  while (!bytes.empty()) {
-    size_t n = std::min(bytes.size(), in_.size() - in_used_);
-    std::memcpy(in_.data() + in_used_, bytes.data(), n);
-    in_used_ += n;
-    bytes.remove_prefix(n);
-    if (in_used_ == in_.size()) {
-      TH_RETURN_IF_ERROR(Deflate(in_.data(), in_used_, false));
-      in_used_ = 0;
-    }
-  }
-  return Ok();
+  return AppendBuffered(bytes, in_, &in_used_, [this] {
+    TH_RETURN_IF_ERROR(Deflate(in_.data(), in_used_, false));
+    in_used_ = 0;
+    return Ok();
+  });
 }
 
 Status GzipSink::Finish() {

@@ -33,18 +33,12 @@ namespace {
 
 enum class Format { kJson, kXSpace, kHlo, kArchive, kOther };
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // What tracehound redact reads, by name.
 Format FormatByName(std::string_view name) {
-  if (EndsWith(name, ".xplane.pb")) return Format::kXSpace;
-  if (EndsWith(name, ".hlo_proto.pb")) return Format::kHlo;
-  if (EndsWith(name, ".json") || EndsWith(name, ".json.gz")) return Format::kJson;
-  if (EndsWith(name, ".tar") || EndsWith(name, ".tar.gz") || EndsWith(name, ".tgz") ||
-      EndsWith(name, ".zip"))
-    return Format::kArchive;
+  if (name.ends_with(".xplane.pb")) return Format::kXSpace;
+  if (name.ends_with(".hlo_proto.pb")) return Format::kHlo;
+  if (name.ends_with(".json") || name.ends_with(".json.gz")) return Format::kJson;
+  if (HasArchiveName(name)) return Format::kArchive;
   return Format::kOther;
 }
 

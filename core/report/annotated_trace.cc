@@ -411,10 +411,6 @@ Status Gzip(std::string_view text, std::string* out) {
   return Ok();
 }
 
-bool EndsWith(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 }  // namespace
 
 std::string AnnotatedTraceJson(const Trace& trace, const std::vector<Finding>& findings,
@@ -509,7 +505,7 @@ Status WriteAnnotatedTraces(const TraceSet& traces, const std::vector<Finding>& 
                             const std::string& path, std::vector<AnnotatedTraceStats>* stats) {
   if (path.empty() || path == "-")
     return InvalidInput("the annotated trace needs a file path, not stdout");
-  bool gz = EndsWith(path, ".gz");
+  bool gz = path.ends_with(".gz");
   bool several = traces.traces.size() > 1;
   for (const auto& trace : traces.traces) {
     AnnotatedTraceStats st;

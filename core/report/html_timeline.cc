@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/graph/median.h"
 #include "core/report/report_panels.h"
 
 namespace th {
@@ -44,12 +45,6 @@ bool Drawn(const EventGraph& g, EventId e) {
 bool InWindow(const EventGraph& g, EventId e, int64_t begin, int64_t end) {
   int64_t ts = g.events.ts[e], dur = std::max<int64_t>(0, g.events.dur[e]);
   return ts < end && (ts + dur > begin || (dur == 0 && ts >= begin));
-}
-
-int64_t Median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 std::string TrackName(const EventGraph& g, const Track& t) {
@@ -104,12 +99,12 @@ void ChooseWindows(const AnalysisReport& r, Swimlane* s) {
       if (ranks.size() != most) continue;
       std::vector<int64_t> d;
       for (auto& [rk, w] : ranks) d.push_back(w.second);
-      medians.emplace_back(n, Median(d));
+      medians.emplace_back(n, Median(std::move(d), EvenMedian::kUpperMiddle));
     }
     if (!medians.empty()) {
       std::vector<int64_t> d;
       for (auto& m : medians) d.push_back(m.second);
-      int64_t typical = Median(d);
+      int64_t typical = Median(std::move(d), EvenMedian::kUpperMiddle);
       auto best = medians.front();
       for (auto& m : medians)
         if (std::llabs(m.second - typical) < std::llabs(best.second - typical)) best = m;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/graph/median.h"
 #include "core/report/xla_summary.h"
 
 namespace th {
@@ -13,9 +14,7 @@ namespace {
 int64_t MedianStep(const Trace& t) {
   std::vector<int64_t> d;
   for (const Step& s : t.graph.steps) d.push_back(s.dur);
-  if (d.empty()) return 0;
-  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
-  return d[d.size() / 2];
+  return Median(std::move(d), EvenMedian::kUpperMiddle);
 }
 
 }  // namespace

@@ -12,21 +12,12 @@
 
 #include "core/graph/analysis_results.h"
 #include "core/graph/json_number.h"
+#include "core/graph/median.h"
 #include "core/graph/text_escape.h"
 
 namespace th::scan {
 
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  double hi = v[mid];
-  if (v.size() % 2) return hi;
-  double lo = *std::max_element(v.begin(), v.begin() + mid);
-  return (lo + hi) / 2;
-}
 
 struct RunRow {
   std::string run_id, name, location, host, status, error;
@@ -582,7 +573,8 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
     std::vector<double> d;
     d.reserve(rows->rows.size());
     for (const SqlRow& row : rows->rows) d.push_back(static_cast<double>(SqlInt(row[0])));
-    medians[r.run_id] = {static_cast<int64_t>(d.size()), Median(std::move(d))};
+    medians[r.run_id] = {static_cast<int64_t>(d.size()),
+                         Median(std::move(d), EvenMedian::kMeanOfMiddles)};
   }
   std::set<std::string> baseline;
   if (window) {
@@ -614,7 +606,7 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
   std::vector<double> baseline_medians;
   for (const std::string& id : baseline) baseline_medians.push_back(medians[id].second);
   report.baseline_runs = static_cast<int64_t>(baseline.size());
-  report.baseline_median_ns = Median(baseline_medians);
+  report.baseline_median_ns = Median(std::move(baseline_medians), EvenMedian::kMeanOfMiddles);
   for (const RunRow& r : runs) {
     if (r.status != "ok" || baseline.count(r.run_id)) continue;
     auto it = medians.find(r.run_id);

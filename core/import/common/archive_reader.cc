@@ -61,6 +61,11 @@ class MemberSource final : public ByteSource {
 
 }  // namespace
 
+bool HasArchiveName(std::string_view path) {
+  return path.ends_with(".tar") || path.ends_with(".tar.gz") || path.ends_with(".tgz") ||
+         path.ends_with(".zip");
+}
+
 bool IsArchive(const std::string& path) {
   ArchivePtr a = OpenArchive(path);
   if (!a) return false;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "core/graph/status.h"
 #include "core/import/common/byte_source.h"
@@ -12,6 +13,9 @@ namespace th {
 
 // True when `path` opens as a tar or zip archive (possibly gzip-compressed).
 bool IsArchive(const std::string& path);
+
+// True when `path` is named like an archive this reads: .tar, .tar.gz, .tgz or .zip.
+bool HasArchiveName(std::string_view path);
 
 // A member that is not read: a symbolic link (never followed), a hard link
 // (its content is read under the name it links to), a FIFO, device or socket.

@@ -8,6 +8,7 @@
 #include "core/graph/utf8.h"
 #include "core/import/kineto/decimal_time.h"
 #include "core/import/kineto/json_value_check.h"
+#include "core/import/kineto/object_fields.h"
 #include "core/import/kineto/xprof_json.h"
 
 namespace th::kineto {
@@ -15,18 +16,6 @@ namespace th::kineto {
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-// The key as written, up to its closing quote (Kineto keys carry no escapes;
-// a key with one simply matches no known name).
-inline const char* RawKey(ondemand::field& field) { return field.key().raw(); }
-
-// True when the raw key at p is exactly `lit` (followed by its closing quote).
-template <size_t N>
-inline bool KeyIs(const char* p, const char (&lit)[N]) {
-  for (size_t i = 0; i + 1 < N; ++i)
-    if (p[i] != lit[i]) return false;
-  return p[N - 1] == '"';
-}
 
 // Integer argument: a JSON integer, a float with no fraction, or a string of
 // digits (Kineto writes some collective fields quoted). False if none.
@@ -136,159 +125,67 @@ struct Args {
   }
 }
 
+// Handlers of one argument that store what they read in a field of the
+// arguments struct (object_fields.h calls them with the key first).
+template <auto Member>
+constexpr auto kIntArg = [](std::string_view, ondemand::value v, auto* a, CheckedReader* r,
+                            auto*...) { r->Int(v, &(a->*Member)); };
+template <auto Member>
+constexpr auto kStringArg = [](std::string_view, ondemand::value v, auto* a, CheckedReader* r,
+                               auto*...) { r->String(v, &(a->*Member)); };
+// A string argument whose presence is kept too.
+template <auto Member, auto Present>
+constexpr auto kPresentStringArg = [](std::string_view, ondemand::value v, auto* a,
+                                      CheckedReader* r,
+                                      auto*...) { a->*Present = r->String(v, &(a->*Member)); };
+template <auto Member>
+constexpr auto kDim3Arg = [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
+  GetDim3(v, a->*Member, r);
+};
+
+constexpr KeyHandlers kKinetoArgs{
+    On<"correlation">(kIntArg<&Args::correlation>),
+    On<"External id">(kIntArg<&Args::external_id>),
+    On<"stream">(kIntArg<&Args::stream>),
+    On<"shared memory">(kIntArg<&Args::shared_mem>),
+    On<"device">(kIntArg<&Args::device>),
+    On<"dtype">(kStringArg<&Args::dtype>),
+    On<"grid">(kDim3Arg<&Args::grid>),
+    On<"block">(kDim3Arg<&Args::block>),
+    On<"bytes">(kIntArg<&Args::bytes>),
+    On<"registers per thread">(kIntArg<&Args::registers>),
+    On<"rank">(kIntArg<&Args::rank>),
+    On<"est. achieved occupancy %">(
+        [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
+          double d;
+          if (r->Double(v, &d)) a->occupancy = d;
+        }),
+    On<"Collective name">(kPresentStringArg<&Args::collective, &Args::has_collective>),
+    On<"In msg nelems">(kIntArg<&Args::in_nelems>),
+    On<"Out msg nelems">(kIntArg<&Args::out_nelems>),
+    On<"Group size">(kIntArg<&Args::group_size>),
+    On<"Process Group Name">(kStringArg<&Args::group>),
+    On<"Total Allocated">(kIntArg<&Args::total_allocated>),
+    On<"Total Reserved">(kIntArg<&Args::total_reserved>),
+    On<"Bytes">(kIntArg<&Args::mem_bytes>),
+    On<"Addr">(kIntArg<&Args::addr>),
+    On<"Device Type">(kIntArg<&Args::device_type>),
+    On<"Device Id">(kIntArg<&Args::device_id>),
+    On<"name">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
+    On<"labels">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
+};
+
 simdjson::error_code ParseArgs(ondemand::object obj, Args* a, ValueCheck* check) {
   CheckedReader r{check};
-  for (auto field_result : obj) {
-    ondemand::field field;
-    if (auto err = std::move(field_result).get(field)) return err;
-    const char* key = RawKey(field);
-    ondemand::value v = field.value();
-    if (a->series) {
-      double d;
-      const char* q = static_cast<const char*>(std::memchr(key, '"', 1024));
-      if (r.Double(v, &d) && q) a->series->emplace_back(std::string_view(key, q - key), d);
-      if (!r.err) r.err = CheckKeyEscapes(key, check);
-      if (r.err) return r.err;
-      continue;
-    }
-    bool read = true;  // false: no known key; the value is checked, not used
-    switch (key[0]) {
-      case 'c':
-        if (KeyIs(key, "correlation"))
-          r.Int(v, &a->correlation);
-        else
-          read = false;
-        break;
-      case 'E':
-        if (KeyIs(key, "External id"))
-          r.Int(v, &a->external_id);
-        else
-          read = false;
-        break;
-      case 's':
-        if (KeyIs(key, "stream"))
-          r.Int(v, &a->stream);
-        else if (KeyIs(key, "shared memory"))
-          r.Int(v, &a->shared_mem);
-        else
-          read = false;
-        break;
-      case 'd':
-        if (KeyIs(key, "device"))
-          r.Int(v, &a->device);
-        else if (KeyIs(key, "dtype"))
-          r.String(v, &a->dtype);
-        else
-          read = false;
-        break;
-      case 'g':
-        if (KeyIs(key, "grid"))
-          GetDim3(v, a->grid, &r);
-        else
-          read = false;
-        break;
-      case 'b':
-        if (KeyIs(key, "block"))
-          GetDim3(v, a->block, &r);
-        else if (KeyIs(key, "bytes"))
-          r.Int(v, &a->bytes);
-        else
-          read = false;
-        break;
-      case 'r':
-        if (KeyIs(key, "registers per thread"))
-          r.Int(v, &a->registers);
-        else if (KeyIs(key, "rank"))
-          r.Int(v, &a->rank);
-        else
-          read = false;
-        break;
-      case 'e':
-        if (KeyIs(key, "est. achieved occupancy %")) {
-          double d;
-          if (r.Double(v, &d)) a->occupancy = d;
-        } else {
-          read = false;
-        }
-        break;
-      case 'C':
-        if (KeyIs(key, "Collective name"))
-          a->has_collective = r.String(v, &a->collective);
-        else
-          read = false;
-        break;
-      case 'I':
-        if (KeyIs(key, "In msg nelems"))
-          r.Int(v, &a->in_nelems);
-        else
-          read = false;
-        break;
-      case 'O':
-        if (KeyIs(key, "Out msg nelems"))
-          r.Int(v, &a->out_nelems);
-        else
-          read = false;
-        break;
-      case 'G':
-        if (KeyIs(key, "Group size"))
-          r.Int(v, &a->group_size);
-        else
-          read = false;
-        break;
-      case 'P':
-        if (KeyIs(key, "Process Group Name"))
-          r.String(v, &a->group);
-        else
-          read = false;
-        break;
-      case 'T':
-        if (KeyIs(key, "Total Allocated"))
-          r.Int(v, &a->total_allocated);
-        else if (KeyIs(key, "Total Reserved"))
-          r.Int(v, &a->total_reserved);
-        else
-          read = false;
-        break;
-      case 'B':
-        if (KeyIs(key, "Bytes"))
-          r.Int(v, &a->mem_bytes);
-        else
-          read = false;
-        break;
-      case 'A':
-        if (KeyIs(key, "Addr"))
-          r.Int(v, &a->addr);
-        else
-          read = false;
-        break;
-      case 'D':
-        if (KeyIs(key, "Device Type"))
-          r.Int(v, &a->device_type);
-        else if (KeyIs(key, "Device Id"))
-          r.Int(v, &a->device_id);
-        else
-          read = false;
-        break;
-      case 'n':
-        if (KeyIs(key, "name"))
-          a->has_meta_name = r.String(v, &a->meta_name);
-        else
-          read = false;
-        break;
-      case 'l':
-        if (KeyIs(key, "labels"))
-          a->has_meta_name = r.String(v, &a->meta_name);
-        else
-          read = false;
-        break;
-      default:
-        read = false;
-        break;
-    }
-    if (!read) r.SkipField(key, v);
-    if (r.err) return r.err;
-  }
-  return simdjson::SUCCESS;
+  return ForEachField(
+      obj, r, [&](const char* key, ondemand::value v) __attribute__((always_inline)) {
+        if (!a->series) return kKinetoArgs.Dispatch(key, v, a, &r);
+        double d;
+        const char* q = static_cast<const char*>(std::memchr(key, '"', 1024));
+        if (r.Double(v, &d) && q) a->series->emplace_back(std::string_view(key, q - key), d);
+        if (!r.err) r.err = CheckKeyEscapes(key, check);
+        return true;
+      });
 }
 
 // XProf JSON args (xprof_json.h): every value is a string; the labels and
@@ -332,86 +229,42 @@ bool GetIntegerArg(ondemand::value v, int64_t* out, std::string_view* bad, Check
   return false;
 }
 
+// An integer XProf argument; one that is no integer is counted, with the
+// first one's key and text.
+template <auto Member>
+constexpr auto kXprofIntegerArg = [](std::string_view key, ondemand::value v, XprofArgs* a,
+                                     CheckedReader* r, ChunkDefects* defects) {
+  std::string_view bad;
+  int64_t x = 0;
+  if (GetIntegerArg(v, &x, &bad, r)) {
+    a->*Member = x;
+  } else if (!r->err) {
+    ++defects->bad_integer_arg;
+    if (defects->first_bad_integer_arg.empty()) {
+      defects->first_bad_integer_arg =
+          std::string(key) + "=\"" + PrintableBytes(bad.substr(0, 64)) + "\"";
+    }
+  }
+};
+
+constexpr KeyHandlers kXprofArgs{
+    On<"correlation_id">(kXprofIntegerArg<&XprofArgs::correlation>),
+    On<"program_id">(kXprofIntegerArg<&XprofArgs::program_id>),
+    On<"group_id">(kXprofIntegerArg<&XprofArgs::group_id>),
+    On<"hlo_op">(kStringArg<&XprofArgs::hlo_op>),
+    On<"hlo_module">(kStringArg<&XprofArgs::hlo_module>),
+    On<"name">(kPresentStringArg<&XprofArgs::name, &XprofArgs::has_name>),
+    On<"tf_op">(kStringArg<&XprofArgs::tf_op>),
+    On<"source">(kStringArg<&XprofArgs::source>),
+};
+
 simdjson::error_code ParseXprofArgs(ondemand::object obj, XprofArgs* a, ChunkDefects* defects,
                                     ValueCheck* check) {
   CheckedReader r{check};
-  for (auto field_result : obj) {
-    ondemand::field field;
-    if (auto err = std::move(field_result).get(field)) return err;
-    const char* key = RawKey(field);
-    ondemand::value v = field.value();
-    int64_t* integer = nullptr;
-    const char* integer_key = nullptr;
-    bool read = true;  // false: no known key; the value is checked, not used
-    switch (key[0]) {
-      case 'c':
-        if (KeyIs(key, "correlation_id")) {
-          integer = &a->correlation;
-          integer_key = "correlation_id";
-        }
-        break;
-      case 'p':
-        if (KeyIs(key, "program_id")) {
-          integer = &a->program_id;
-          integer_key = "program_id";
-        }
-        break;
-      case 'g':
-        if (KeyIs(key, "group_id")) {
-          integer = &a->group_id;
-          integer_key = "group_id";
-        }
-        break;
-      case 'h':
-        if (KeyIs(key, "hlo_op"))
-          r.String(v, &a->hlo_op);
-        else if (KeyIs(key, "hlo_module"))
-          r.String(v, &a->hlo_module);
-        else
-          read = false;
-        break;
-      case 'n':
-        if (KeyIs(key, "name"))
-          a->has_name = r.String(v, &a->name);
-        else
-          read = false;
-        break;
-      case 't':
-        if (KeyIs(key, "tf_op"))
-          r.String(v, &a->tf_op);
-        else
-          read = false;
-        break;
-      case 's':
-        if (KeyIs(key, "source"))
-          r.String(v, &a->source);
-        else
-          read = false;
-        break;
-      default:
-        read = false;
-        break;
-    }
-    if (integer) {
-      std::string_view bad;
-      int64_t x = 0;
-      if (GetIntegerArg(v, &x, &bad, &r)) {
-        *integer = x;
-      } else {
-        if (!r.err) {
-          ++defects->bad_integer_arg;
-          if (defects->first_bad_integer_arg.empty()) {
-            defects->first_bad_integer_arg =
-                std::string(integer_key) + "=\"" + PrintableBytes(bad.substr(0, 64)) + "\"";
-          }
-        }
-      }
-    } else if (!read) {
-      r.SkipField(key, v);
-    }
-    if (r.err) return r.err;
-  }
-  return simdjson::SUCCESS;
+  return ForEachField(
+      obj, r, [&](const char* key, ondemand::value v) __attribute__((always_inline)) {
+        return kXprofArgs.Dispatch(key, v, a, &r, defects);
+      });
 }
 
 bool KnownPhase(char c) {
@@ -481,6 +334,64 @@ struct CommonFields {
   TrackKey key;
 };
 
+// What reading the shared fields needs besides the fields themselves.
+struct CommonContext {
+  ThreadTables* tables;
+  ChunkDefects* defects;  // counts the times rounded to whole ns
+  NsRounding rounding;
+};
+
+// A time in µs to ns; a value that is no number is checked (malformed: r->err).
+[[gnu::always_inline]] inline bool ReadTime(ondemand::value v, int64_t* ns, CheckedReader* r,
+                                            const CommonContext* c) {
+  DecimalNs d = MicrosToNs(v.raw_json_token(), c->rounding);
+  if (!d.ok) {
+    r->Skip(v);
+    return false;
+  }
+  if (d.rounded) ++c->defects->rounded_time;
+  *ns = d.ns;
+  return true;
+}
+
+// The fields both event formats share, by key.
+constexpr KeyHandlers kCommonFields{
+    On<"ph">([](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+                const CommonContext*) {
+      // A ph that is valid JSON but no string ("ph": 30) is an unknown
+      // phase, counted with its text; malformed text is an error.
+      f->has_ph = true;
+      if (v.get_string().get(f->ph_text)) {
+        std::string_view token = v.raw_json_token();
+        r->Skip(v);
+        while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
+                                  token.back() == '\r' || token.back() == '\t'))
+          token.remove_suffix(1);
+        f->ph_text = token.empty() ? std::string_view("?") : token.substr(0, 16);
+      }
+    }),
+    On<"pid">(
+        [](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+           const CommonContext* c) { ReadId(v, *c->tables, &f->key.pid, &f->key.pid_str, r); }),
+    On<"cat">([](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+                 const CommonContext*) { f->has_cat = r->String(v, &f->cat_text); }),
+    On<"name">([](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+                  const CommonContext*) { f->has_name = r->String(v, &f->name_text); }),
+    On<"tid">(
+        [](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+           const CommonContext* c) { ReadId(v, *c->tables, &f->key.tid, &f->key.tid_str, r); }),
+    On<"ts">([](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+                const CommonContext* c) {
+      f->has_ts = true;
+      f->ts_invalid = !ReadTime(v, &f->ts, r, c);
+    }),
+    On<"dur">([](std::string_view, ondemand::value v, CommonFields* f, CheckedReader* r,
+                 const CommonContext* c) {
+      f->has_dur = true;
+      f->dur_invalid = !ReadTime(v, &f->dur, r, c);
+    }),
+};
+
 class EventReader {
  public:
   EventReader(ParsedChunk* out, ThreadTables* tables, std::vector<uint8_t>* cat_kind)
@@ -495,41 +406,42 @@ class EventReader {
     int64_t id = kNoValue;
     Args args;
     CheckedReader r{&check_};
-    for (auto field_result : obj) {
-      ondemand::field field;
-      if (auto err = std::move(field_result).get(field)) return err;
-      const char* k = RawKey(field);
-      ondemand::value v = field.value();
-      if (KeyIs(k, "id")) {
-        ondemand::json_type t;
-        if (!v.type().get(t) && t == ondemand::json_type::string) {
-          std::string_view s;
-          if (r.String(v, &s)) {
-            id = tables_->Intern(s);
-            id_is_string = true;
+    const CommonContext common{tables_, &out_->defects, NsRounding::kHalfEven};
+    auto err = ForEachField(
+        obj, r, [&](const char* k, ondemand::value v) __attribute__((always_inline)) {
+          if (RawKeyIs<"id">(k)) {
+            ondemand::json_type t;
+            if (!v.type().get(t) && t == ondemand::json_type::string) {
+              std::string_view s;
+              if (r.String(v, &s)) {
+                id = tables_->Intern(s);
+                id_is_string = true;
+              }
+            } else {
+              r.Int(v, &id);
+            }
+            return true;
           }
-        } else {
-          r.Int(v, &id);
-        }
-      } else if (KeyIs(k, "bp")) {
-        std::string_view s;
-        bind_enclosing = r.String(v, &s) && s == "e";
-      } else if (KeyIs(k, "args")) {
-        ondemand::object a;
-        if (f.has_ph && f.ph_text == "C") {
-          series_.clear();
-          args.series = &series_;
-        }
-        if (!v.get_object().get(a)) {
-          if (auto err = ParseArgs(a, &args, &check_)) return err;
-        } else {
-          r.Skip(v);
-        }
-      } else if (auto err = ReadCommon(k, v, &f, &r, NsRounding::kHalfEven)) {
-        return err;
-      }
-      if (r.err) return r.err;
-    }
+          if (RawKeyIs<"bp">(k)) {
+            std::string_view s;
+            bind_enclosing = r.String(v, &s) && s == "e";
+            return true;
+          }
+          if (RawKeyIs<"args">(k)) {
+            ondemand::object a;
+            if (f.has_ph && f.ph_text == "C") {
+              series_.clear();
+              args.series = &series_;
+            }
+            if (!v.get_object().get(a))
+              r.err = ParseArgs(a, &args, &check_);
+            else
+              r.Skip(v);
+            return true;
+          }
+          return kCommonFields.Dispatch(k, v, &f, &r, &common);
+        });
+    if (err) return err;
     Commit(f.ph_text, f.has_ph, f.has_cat ? f.cat_text : std::string_view(), f.has_cat,
            f.has_name ? f.name_text : std::string_view(), f.has_ts && !f.ts_invalid ? f.ts : 0,
            !f.has_ts || f.ts_invalid, f.has_dur && !f.dur_invalid ? f.dur : -1, bind_enclosing, id,
@@ -538,82 +450,6 @@ class EventReader {
   }
 
  private:
-  // Reads a field both formats share; any other field's value is checked and
-  // not used. A malformed value: the error (or r->err).
-  [[gnu::always_inline]] simdjson::error_code ReadCommon(const char* k, ondemand::value v,
-                                                         CommonFields* f, CheckedReader* r,
-                                                         NsRounding rounding) {
-    switch (k[0]) {
-      case 'p':
-        if (KeyIs(k, "ph")) {
-          // A ph that is valid JSON but no string ("ph": 30) is an unknown
-          // phase, counted with its text; malformed text is an error.
-          f->has_ph = true;
-          if (v.get_string().get(f->ph_text)) {
-            std::string_view token = v.raw_json_token();
-            r->Skip(v);
-            while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
-                                      token.back() == '\r' || token.back() == '\t'))
-              token.remove_suffix(1);
-            f->ph_text = token.empty() ? std::string_view("?") : token.substr(0, 16);
-          }
-          return simdjson::SUCCESS;
-        }
-        if (KeyIs(k, "pid")) {
-          ReadId(v, *tables_, &f->key.pid, &f->key.pid_str, r);
-          return simdjson::SUCCESS;
-        }
-        break;
-      case 'c':
-        if (KeyIs(k, "cat")) {
-          f->has_cat = r->String(v, &f->cat_text);
-          return simdjson::SUCCESS;
-        }
-        break;
-      case 'n':
-        if (KeyIs(k, "name")) {
-          f->has_name = r->String(v, &f->name_text);
-          return simdjson::SUCCESS;
-        }
-        break;
-      case 't':
-        if (KeyIs(k, "tid")) {
-          ReadId(v, *tables_, &f->key.tid, &f->key.tid_str, r);
-          return simdjson::SUCCESS;
-        }
-        if (KeyIs(k, "ts")) {
-          f->has_ts = true;
-          f->ts_invalid = !ReadTime(v, &f->ts, r, rounding);
-          return simdjson::SUCCESS;
-        }
-        break;
-      case 'd':
-        if (KeyIs(k, "dur")) {
-          f->has_dur = true;
-          f->dur_invalid = !ReadTime(v, &f->dur, r, rounding);
-          return simdjson::SUCCESS;
-        }
-        break;
-      default:
-        break;
-    }
-    r->SkipField(k, v);
-    return simdjson::SUCCESS;
-  }
-
-  // A time in µs to ns; a value that is no number is checked (malformed: r->err).
-  [[gnu::always_inline]] bool ReadTime(ondemand::value v, int64_t* ns, CheckedReader* r,
-                                       NsRounding rounding = NsRounding::kHalfEven) {
-    DecimalNs d = MicrosToNs(v.raw_json_token(), rounding);
-    if (!d.ok) {
-      r->Skip(v);
-      return false;
-    }
-    if (d.rounded) ++out_->defects.rounded_time;
-    *ns = d.ns;
-    return true;
-  }
-
   // Counts phase and time defects; returns the event's flags. dur -1 (absent)
   // becomes 0. *ph is the phase character ('\0' when missing).
   uint8_t CheckPhaseAndTimes(std::string_view ph_text, bool has_ph, bool ts_invalid, int64_t* dur,
@@ -782,24 +618,21 @@ class EventReader {
     bool any_field = false;
     XprofArgs args;
     CheckedReader r{&check_};
-    for (auto field_result : obj) {
-      ondemand::field field;
-      if (auto err = std::move(field_result).get(field)) return err;
-      any_field = true;
-      const char* k = RawKey(field);
-      ondemand::value v = field.value();
-      if (KeyIs(k, "args")) {
-        ondemand::object a;
-        if (!v.get_object().get(a)) {
-          if (auto err = ParseXprofArgs(a, &args, &out_->defects, &check_)) return err;
-        } else {
-          r.Skip(v);
-        }
-      } else if (auto err = ReadCommon(k, v, &f, &r, NsRounding::kHalfAwayFromZero)) {
-        return err;
-      }
-      if (r.err) return r.err;
-    }
+    const CommonContext common{tables_, &out_->defects, NsRounding::kHalfAwayFromZero};
+    auto err = ForEachField(
+        obj, r, [&](const char* k, ondemand::value v) __attribute__((always_inline)) {
+          any_field = true;
+          if (RawKeyIs<"args">(k)) {
+            ondemand::object a;
+            if (!v.get_object().get(a))
+              r.err = ParseXprofArgs(a, &args, &out_->defects, &check_);
+            else
+              r.Skip(v);
+            return true;
+          }
+          return kCommonFields.Dispatch(k, v, &f, &r, &common);
+        });
+    if (err) return err;
     if (!any_field) return simdjson::SUCCESS;
     CommitXprof(f.ph_text, f.has_ph, f.has_cat ? f.cat_text : std::string_view(), f.has_cat,
                 f.has_name ? f.name_text : std::string_view(), f.has_ts && !f.ts_invalid ? f.ts : 0,

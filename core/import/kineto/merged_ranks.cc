@@ -87,69 +87,52 @@ class PartBuilder {
     const GpuArgsTable& s = g_.gpu_args;
     GpuArgsTable& d = part_->chunk.gpu_args;
     auto out = static_cast<uint32_t>(d.size());
-    d.event.push_back(row);
-    d.device.push_back(s.device[r]);
-    d.stream.push_back(s.stream[r]);
+    AppendRow<&GpuArgsTable::device, &GpuArgsTable::stream, &GpuArgsTable::registers,
+              &GpuArgsTable::shared_mem, &GpuArgsTable::occupancy, &GpuArgsTable::bytes>(s, r, row,
+                                                                                         &d);
     for (int k = 0; k < 3; ++k) {
       d.grid[k].push_back(s.grid[k][r]);
       d.block[k].push_back(s.block[k][r]);
     }
-    d.registers.push_back(s.registers[r]);
-    d.shared_mem.push_back(s.shared_mem[r]);
-    d.occupancy.push_back(s.occupancy[r]);
-    d.bytes.push_back(s.bytes[r]);
     return out;
   }
   uint32_t CopyMemory(uint32_t r, EventId row) {
-    const MemoryArgsTable& s = g_.memory_args;
     MemoryArgsTable& d = part_->chunk.memory_args;
     auto out = static_cast<uint32_t>(d.size());
-    d.event.push_back(row);
-    d.device_type.push_back(s.device_type[r]);
-    d.device_id.push_back(s.device_id[r]);
-    d.addr.push_back(s.addr[r]);
-    d.bytes.push_back(s.bytes[r]);
-    d.total_allocated.push_back(s.total_allocated[r]);
-    d.total_reserved.push_back(s.total_reserved[r]);
+    AppendRow<&MemoryArgsTable::device_type, &MemoryArgsTable::device_id, &MemoryArgsTable::addr,
+              &MemoryArgsTable::bytes, &MemoryArgsTable::total_allocated,
+              &MemoryArgsTable::total_reserved>(g_.memory_args, r, row, &d);
     return out;
   }
   void CopyCollectives(EventId i, EventId row) {
-    const CollectiveArgsTable& s = g_.collective_args;
-    CollectiveArgsTable& d = part_->chunk.collective_args;
-    auto [first, last] = collectives_.RowsOf(i);
-    for (size_t r = first; r < last; ++r) {
-      d.event.push_back(row);
-      d.collective.push_back(s.collective[r]);
-      d.dtype.push_back(s.dtype[r]);
-      d.group.push_back(s.group[r]);
-      d.in_nelems.push_back(s.in_nelems[r]);
-      d.out_nelems.push_back(s.out_nelems[r]);
-      d.group_size.push_back(s.group_size[r]);
-    }
+    CopyRowsOf<&CollectiveArgsTable::collective, &CollectiveArgsTable::dtype,
+               &CollectiveArgsTable::group, &CollectiveArgsTable::in_nelems,
+               &CollectiveArgsTable::out_nelems, &CollectiveArgsTable::group_size>(
+        &collectives_, i, row, g_.collective_args, &part_->chunk.collective_args);
   }
   void CopyCounters(EventId i, EventId row) {
-    const CounterTable& s = g_.counters;
-    CounterTable& d = part_->chunk.counters;
-    auto [first, last] = counters_.RowsOf(i);
-    for (size_t r = first; r < last; ++r) {
-      d.event.push_back(row);
-      d.series.push_back(s.series[r]);
-      d.value.push_back(s.value[r]);
-    }
+    CopyRowsOf<&CounterTable::series, &CounterTable::value>(&counters_, i, row, g_.counters,
+                                                            &part_->chunk.counters);
   }
   void CopyLabels(EventId i, EventId row) {
-    const XlaLabelTable& s = g_.xla_labels;
-    XlaLabelTable& d = part_->chunk.xla_labels;
-    auto [first, last] = labels_.RowsOf(i);
-    for (size_t r = first; r < last; ++r) {
-      d.event.push_back(row);
-      d.hlo_op.push_back(s.hlo_op[r]);
-      d.hlo_module.push_back(s.hlo_module[r]);
-      d.program_id.push_back(s.program_id[r]);
-      d.op_name.push_back(s.op_name[r]);
-      d.source.push_back(s.source[r]);
-      d.group_id.push_back(s.group_id[r]);
-    }
+    CopyRowsOf<&XlaLabelTable::hlo_op, &XlaLabelTable::hlo_module, &XlaLabelTable::program_id,
+               &XlaLabelTable::op_name, &XlaLabelTable::source, &XlaLabelTable::group_id>(
+        &labels_, i, row, g_.xla_labels, &part_->chunk.xla_labels);
+  }
+
+  // Appends row r of `source` to `dest` for event `row`: its event column and
+  // the given other columns.
+  template <auto... Columns, class Table>
+  static void AppendRow(const Table& source, size_t r, EventId row, Table* dest) {
+    dest->event.push_back(row);
+    ((dest->*Columns).push_back((source.*Columns)[r]), ...);
+  }
+  // Appends every row of a sparse table that refers to event i (AppendRow).
+  template <auto... Columns, class Table>
+  static void CopyRowsOf(SparseCursor* cursor, EventId i, EventId row, const Table& source,
+                         Table* dest) {
+    auto [first, last] = cursor->RowsOf(i);
+    for (size_t r = first; r < last; ++r) AppendRow<Columns...>(source, r, row, dest);
   }
 
   const EventGraph& g_;
