@@ -10,6 +10,7 @@
 //   part inside ProfilerStep#N windows (their union) is the time lost in steps.
 //   Per (rank, class, name) and per (rank, step); a finding per rank and class
 //   when the time lost reaches a share of the step time.
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -128,17 +129,8 @@ int64_t Inside(const std::vector<std::pair<int64_t, int64_t>>& u, int64_t a, int
   return in;
 }
 
-std::string Percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", v);
-  return buf;
-}
-
-std::string Millis(int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
-  return buf;
-}
+using th::sdk::Millis;
+using th::sdk::Percent;
 
 // The tables it publishes.
 th::sdk::Schema CudaSyncTable() {

@@ -1,6 +1,7 @@
 // gpu-efficiency: per device, GPU utilization, est. SM efficiency, est.
 // achieved occupancy and blocks per SM (the PyTorch profiler plugin's
 // definitions), and the same per kernel name.
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@ namespace {
 
 using th::sdk::Context;
 using th::sdk::Declaration;
+using th::sdk::Percent;
 
 struct Device {
   int64_t rank = 0;
@@ -261,13 +263,6 @@ class GpuEfficiency final : public th::sdk::Plugin {
                     .Real("est_sm_efficiency", k_sm, "%")
                     .Real("est_achieved_occupancy", k_occ, "%")
                     .Real("blocks_per_sm", k_blocks, "blocks"));
-  }
-
- private:
-  static std::string Percent(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", v);
-    return buf;
   }
 };
 

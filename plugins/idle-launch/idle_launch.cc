@@ -10,6 +10,7 @@
 // Phase 3 (launch): per launched activity the launch delay (launch call start
 //   -> activity start) and the call's duration; kernels shorter than their
 //   launch call; per stream the queue of launched, unfinished activities.
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -96,27 +97,8 @@ struct Gap {
   bool no_launch;      // the activity after the gap has no launch event
 };
 
-std::string Micros(int64_t ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1000.0);
-  return buf;
-}
-
-// A duration for sentences: 850 ns, 12.3 us, 4.56 ms, 1.23 s.
-std::string Duration(int64_t ns) {
-  char buf[48];
-  const double v = static_cast<double>(ns);
-  if (ns < 1000) {
-    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-  } else if (ns < 1000000) {
-    std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
-  } else if (ns < 1000000000) {
-    std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
-  }
-  return buf;
-}
+using th::sdk::Duration;
+using th::sdk::Micros;
 
 // What thread `track` of trace `t` did during [a, b): at each instant the
 // innermost running event (the one started last) gets the time, summed by

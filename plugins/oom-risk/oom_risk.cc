@@ -8,6 +8,7 @@
 // preallocated KV cache, named as such), and a LOW / MEDIUM / HIGH tier whose
 // thresholds are options (README.md).
 #include <tracehound/device_type.h>
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -34,24 +35,8 @@ using th::sdk::Trace;
 
 constexpr int32_t kCpuDevice = 0;  // c10::DeviceType::CPU
 
-std::string Bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  double v = std::fabs(b);
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%s%.0f %s" : "%s%.2f %s", b < 0 ? "-" : "", v, units[u]);
-  return buf;
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using th::sdk::Bytes;
+using th::sdk::Fixed;
 
 // y = intercept + slope·x over x = 0..n−1 (least squares). R² = 1 − SSres/SStot,
 // 1 when every y is equal (a flat line fits exactly).

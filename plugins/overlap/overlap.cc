@@ -9,6 +9,7 @@
 // `definition: hta` reproduces HTA 0.6.1's get_comm_comp_overlap (its kernel
 // classes by name, whole-µs rounding of fractional traces, kernels without a
 // launch event dropped) so the two can be compared number for number.
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -236,11 +237,14 @@ class Overlap final : public th::sdk::Plugin {
         // One title for every rank, so the report groups the ranks into one cause.
         ctx.Add(th::sdk::Finding(th::sdk::P2, "communication not hidden behind computation")
                     .What("rank " + std::to_string(groups[g].rank) + ": " +
-                          Fixed(exposed_pct_col.back()) +
-                          "% of GPU time is exposed communication: " + Fixed(pct) +
-                          "% of the communication kernels' time (" + Ms(comm[g]) +
-                          ") runs under computation; " + Ms(comm[g] - ov) +
-                          " does not, in a GPU span of " + Ms(span) + ".")
+                          th::sdk::Fixed(exposed_pct_col.back(), 1) +
+                          "% of GPU time is exposed communication: " + th::sdk::Fixed(pct, 1) +
+                          "% of the communication kernels' time (" +
+                          th::sdk::Millis(static_cast<double>(comm[g])) +
+                          ") runs under computation; " +
+                          th::sdk::Millis(static_cast<double>(comm[g] - ov)) +
+                          " does not, in a GPU span of " +
+                          th::sdk::Millis(static_cast<double>(span)) + ".")
                     .Suggest("overlap communication with computation (bucketed/async "
                              "collectives, prefetching the next all-gather), or shrink it")
                     .In(scope)
@@ -263,18 +267,6 @@ class Overlap final : public th::sdk::Plugin {
                     .Int("span", span_col, "ns")
                     .Real("overlap_pct", pct_col, "%")
                     .Real("exposed_pct", exposed_pct_col, "%"));
-  }
-
- private:
-  static std::string Fixed(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f", v);
-    return b;
-  }
-  static std::string Ms(int64_t ns) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
-    return b;
   }
 };
 
