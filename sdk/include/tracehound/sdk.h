@@ -153,9 +153,9 @@ class TableView {
 };
 
 // One trace, read-only, through the catalog tables the plugin declared in
-// Reads(). Columns are resolved once, here; each access is a bounds-checked
-// read of the host's memory. Reading a table the plugin did not declare
-// throws, naming the table to add to Reads().
+// Reads(). Columns are resolved once, here; each access reads the host's
+// memory in place. Reading a table the plugin did not declare throws, naming
+// the table to add to Reads().
 class Trace {
  public:
   Trace(const th_host_api* host, const th_trace_view* view) : host_(host), v_(view) {
@@ -388,9 +388,12 @@ class Trace {
     }
     return rows[i];
   }
+  // A read in place. The only check is the one a read of an undeclared table
+  // (no column: data is null) needs, on a pointer already loaded; rows are
+  // not bounds-checked, as in any array.
   template <typename T>
   static T At(const Col& c, uint64_t i) {
-    if (i >= c.rows) [[unlikely]]
+    if (c.data == nullptr) [[unlikely]]
       OutOfRange(c, i);
     return static_cast<const T*>(c.data)[i];
   }
