@@ -266,6 +266,13 @@ TEST(PluginHost, TheCatalogRefusesUndeclaredReadsAndPublishesOffSchema) {
             std::string::npos)
       << s.message();
 
+  PluginResults column;
+  s = run("undeclared_column", &column);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("reads catalog table 'gpu_args' without declaring it"),
+            std::string::npos)
+      << s.message();
+
   PluginResults find;
   s = run("undeclared_find", &find);
   ASSERT_FALSE(s.ok());
