@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/graph/text_escape.h"
+#include "core/sdk_scaffold/in_tree_plugin.h"
 #include "core/sdk_scaffold/plugin_scaffold.h"
 
 namespace th::cli {
@@ -14,6 +15,8 @@ namespace {
 struct NewPluginOptions {
   std::string id;
   std::string dir = ".";
+  std::string in_tree;  // a tracehound source tree, for a built-in plugin
+  std::string kind = "analyzer";
 };
 
 }  // namespace
@@ -25,7 +28,29 @@ void AddNewPluginCommand(CLI::App& app, int* exit_code) {
       "Write a buildable out-of-tree plugin skeleton (CMake project, analyzer, test, README)");
   cmd->add_option("id", opt->id, "plugin id, kebab-case (e.g. long-kernels)")->required();
   cmd->add_option("--dir", opt->dir, "where to create the ID/ folder")->capture_default_str();
+  cmd->add_option("--in-tree", opt->in_tree,
+                  "a tracehound source tree: write a built-in plugin there (plugins/ID, "
+                  "tests/plugins/ID, a row in plugins/README.md's index)");
+  cmd->add_option("--kind", opt->kind, "with --in-tree: analyzer or detector")
+      ->check(CLI::IsMember({"analyzer", "detector"}))
+      ->capture_default_str();
   cmd->callback([opt, exit_code] {
+    if (!opt->in_tree.empty()) {
+      auto written = WriteInTreePlugin(
+          opt->id,
+          opt->kind == "detector" ? InTreePluginKind::kDetector : InTreePluginKind::kAnalyzer,
+          opt->in_tree);
+      if (!written.ok()) {
+        std::cerr << "tracehound: error: " << PrintableBytes(written.status().message()) << "\n";
+        *exit_code = written.status().code() == StatusCode::kInvalidInput ? 2 : 1;
+        return;
+      }
+      for (const std::string& path : *written) std::cout << path << "\n";
+      std::cerr << "next: ninja -C <build> (CMake finds the new folders), then ctest -R "
+                << PluginIdToSnakeCase(opt->id) << "\n";
+      *exit_code = 0;
+      return;
+    }
     auto written = WritePluginScaffold(opt->id, opt->dir);
     if (!written.ok()) {
       std::cerr << "tracehound: error: " << PrintableBytes(written.status().message()) << "\n";
