@@ -14,6 +14,7 @@ namespace {
 struct NewPluginOptions {
   std::string id;
   std::string dir = ".";
+  std::string kind = "analyzer";
 };
 
 }  // namespace
@@ -22,11 +23,16 @@ void AddNewPluginCommand(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<NewPluginOptions>();
   CLI::App* cmd = app.add_subcommand(
       "new-plugin",
-      "Write a buildable out-of-tree plugin skeleton (CMake project, analyzer, test, README)");
+      "Write a buildable out-of-tree plugin skeleton (CMake project, analyzer or detector, its "
+      "test on the SDK's test kit, README)");
   cmd->add_option("id", opt->id, "plugin id, kebab-case (e.g. long-kernels)")->required();
   cmd->add_option("--dir", opt->dir, "where to create the ID/ folder")->capture_default_str();
+  cmd->add_option("--kind", opt->kind,
+                  "analyzer (a metric and a published table) or detector (findings)")
+      ->check(CLI::IsMember({"analyzer", "detector"}))
+      ->capture_default_str();
   cmd->callback([opt, exit_code] {
-    auto written = WritePluginScaffold(opt->id, opt->dir);
+    auto written = WritePluginScaffold(opt->id, opt->dir, *ParseScaffoldKind(opt->kind));
     if (!written.ok()) {
       std::cerr << "tracehound: error: " << PrintableBytes(written.status().message()) << "\n";
       *exit_code = written.status().code() == StatusCode::kInvalidInput ? 2 : 1;
