@@ -12,6 +12,7 @@
 #include "cli/pipeline_commands.h"
 #include "cli/redact_command.h"
 #include "cli/scan_command.h"
+#include "cli/test_plugin_command.h"
 
 int main(int argc, char** argv) {
   // Columns and chunk buffers above 1 MiB live in their own mappings: freed
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   th::cli::AddPluginsCommand(app, &exit_code);
   th::cli::AddKernelClassesCommand(app, &exit_code);
   th::cli::AddNewPluginCommand(app, &exit_code);
+  th::cli::AddTestPluginCommand(app, &exit_code);
   th::cli::AddMergeCommand(app, &exit_code);
   th::cli::AddFleetCommand(app, &exit_code);
   th::cli::AddScanCommand(app, &exit_code);

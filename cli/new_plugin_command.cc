@@ -25,13 +25,15 @@ void AddNewPluginCommand(CLI::App& app, int* exit_code) {
   auto opt = std::make_shared<NewPluginOptions>();
   CLI::App* cmd = app.add_subcommand(
       "new-plugin",
-      "Write a buildable out-of-tree plugin skeleton (CMake project, analyzer, test, README)");
+      "Write a buildable out-of-tree plugin skeleton (CMake project, analyzer or detector, its "
+      "test on the SDK's test kit, README)");
   cmd->add_option("id", opt->id, "plugin id, kebab-case (e.g. long-kernels)")->required();
   cmd->add_option("--dir", opt->dir, "where to create the ID/ folder")->capture_default_str();
   cmd->add_option("--in-tree", opt->in_tree,
                   "a tracehound source tree: write a built-in plugin there (plugins/ID, "
                   "tests/plugins/ID, a row in plugins/README.md's index)");
-  cmd->add_option("--kind", opt->kind, "with --in-tree: analyzer or detector")
+  cmd->add_option("--kind", opt->kind,
+                  "analyzer (a metric and a published table) or detector (findings)")
       ->check(CLI::IsMember({"analyzer", "detector"}))
       ->capture_default_str();
   cmd->callback([opt, exit_code] {
@@ -51,7 +53,7 @@ void AddNewPluginCommand(CLI::App& app, int* exit_code) {
       *exit_code = 0;
       return;
     }
-    auto written = WritePluginScaffold(opt->id, opt->dir);
+    auto written = WritePluginScaffold(opt->id, opt->dir, *ParseScaffoldKind(opt->kind));
     if (!written.ok()) {
       std::cerr << "tracehound: error: " << PrintableBytes(written.status().message()) << "\n";
       *exit_code = written.status().code() == StatusCode::kInvalidInput ? 2 : 1;

@@ -16,12 +16,17 @@ namespace fs = std::filesystem;
 //   @SNAKE@    file, target and library name   long_kernels
 //   @CLASS@    the plugin class                LongKernels
 //   @SDK@      find_package version            0.1
-std::string Expand(std::string_view text, std::string_view id) {
-  const std::array<std::pair<std::string_view, std::string>, 4> vars = {{
+//   @KIND@     analyzer or detector
+//   @PIPELINE_OPTIONS@  the plugin's entry in the README's pipeline
+std::string Expand(std::string_view text, std::string_view id, std::string_view kind,
+                   std::string_view pipeline_options) {
+  const std::array<std::pair<std::string_view, std::string>, 6> vars = {{
       {"@ID@", std::string(id)},
       {"@SNAKE@", PluginIdToSnakeCase(id)},
       {"@CLASS@", PluginIdToClassName(id)},
       {"@SDK@", TRACEHOUND_SDK_VERSION},
+      {"@KIND@", std::string(kind)},
+      {"@PIPELINE_OPTIONS@", std::string(pipeline_options)},
   }};
   std::string out;
   out.reserve(text.size() + 256);
@@ -44,13 +49,19 @@ std::string Expand(std::string_view text, std::string_view id) {
 }
 
 constexpr std::string_view kCMakeLists =
-    R"(# @ID@: a tracehound plugin, built out of tree against the installed SDK.
+    R"tmpl(# @ID@: a tracehound @KIND@, built out of tree against the installed SDK.
 #
 #   cmake -S . -B build -G Ninja -DCMAKE_PREFIX_PATH=<tracehound install prefix>
 #   cmake --build build
 #   ctest --test-dir build --output-on-failure
 cmake_minimum_required(VERSION 3.20)
 project(@SNAKE@ VERSION 0.1.0 LANGUAGES CXX)
+
+# Plugins run inside tracehound's pipeline: build them optimised unless a
+# build type is given.
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
 
 find_package(tracehound_sdk @SDK@ REQUIRED)
 
@@ -59,22 +70,24 @@ find_package(tracehound_sdk @SDK@ REQUIRED)
 # --prefix <tracehound install prefix>`, next to tracehound itself.
 th_add_plugin(@SNAKE@ @SNAKE@.cc)
 
-# A self-contained test: loads @SNAKE@.so with dlopen(), checks its descriptor
-# and runs it on a tiny trace. Needs neither tracehound nor a test framework.
+# The plugin's test, written with the SDK's test kit <tracehound/testing.h>:
+# it loads @SNAKE@.so as tracehound does, runs it on traces built in memory
+# and checks what it reports. Needs neither tracehound nor a test framework.
 enable_testing()
 add_executable(test_@SNAKE@ test_@SNAKE@.cc)
 target_link_libraries(test_@SNAKE@ PRIVATE tracehound::sdk ${CMAKE_DL_LIBS})
 add_dependencies(test_@SNAKE@ @SNAKE@)
 add_test(NAME @SNAKE@ COMMAND test_@SNAKE@ $<TARGET_FILE:@SNAKE@>)
-)";
+)tmpl";
 
-constexpr std::string_view kPlugin =
-    R"(// @ID@: events per rank. A working starting point written by
-// `tracehound new-plugin`: change Declare() and Run() to what @ID@ should find,
-// and README.md and test_@SNAKE@.cc with them.
+constexpr std::string_view kAnalyzer =
+    R"tmpl(// @ID@: events per rank and GPU time per stream. A working starting point
+// written by `tracehound new-plugin --kind analyzer`: change Declare() and Run()
+// to what @ID@ should measure, and README.md and test_@SNAKE@.cc with them.
 #include <tracehound/sdk.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -82,10 +95,18 @@ class @CLASS@ final : public th::sdk::Plugin {
  public:
   // Everything tracehound knows about the plugin before running it: the
   // pipeline schema, option checking and `tracehound plugins describe @ID@`
-  // come from here.
+  // come from here. Run() sees only the tables named in Reads(), and may
+  // publish only the tables declared with Publishes().
   static th::sdk::Declaration Declare() {
-    return th::sdk::Declaration("@ID@", "0.1.0", th::sdk::kAnalyzer, "Events per rank")
-        .Reads({"events"})
+    return th::sdk::Declaration("@ID@", "0.1.0", th::sdk::kAnalyzer,
+                                "Events per rank and GPU time per stream")
+        .Reads({"events", "tracks"})
+        .Publishes(th::sdk::Schema("@SNAKE@_streams", "GPU time per stream")
+                       .Int("rank")
+                       .Int("device")
+                       .Int("stream")
+                       .Int("time", "ns", "summed durations of the stream's GPU activities")
+                       .Int("busy", "ns", "time the stream was busy (union of its activities)"))
         .Option("kernels_only", false, "count only GPU kernels");
   }
 
@@ -94,14 +115,135 @@ class @CLASS@ final : public th::sdk::Plugin {
   // an exception becomes an error of this plugin, never a crash of tracehound.
   void Run(th::sdk::Context& ctx) override {
     const bool kernels_only = ctx.GetBool("kernels_only");
+    std::vector<int64_t> rank, device, stream, time, busy;
     for (const th::sdk::Trace& trace : ctx.traces()) {
       int64_t events = 0;
+      // The GPU activities counted, by track: the keys of the primitives below.
+      std::vector<uint32_t> track;
+      std::vector<int64_t> begin, end, dur;
       for (uint64_t i = 0; i < trace.size(); ++i) {
-        if (!kernels_only || trace.kind(i) == TH_EVENT_KERNEL) ++events;
+        if (kernels_only && trace.kind(i) != TH_EVENT_KERNEL) continue;
+        ++events;
+        if (!trace.is_gpu_activity(i)) continue;
+        track.push_back(trace.track_index(i));
+        begin.push_back(trace.ts(i));
+        end.push_back(trace.end(i));
+        dur.push_back(trace.dur(i));
       }
       th::sdk::Scope scope;
       scope.rank = trace.rank();
       ctx.Metric("events", static_cast<double>(events), "count", th::sdk::kMeasured, scope);
+
+      // Compute primitives run on the pipeline's backend (oneTBB, or a GPU
+      // for large inputs).
+      const size_t tracks = trace.track_count();
+      const std::vector<int64_t> summed =
+          ctx.ReduceByKey(track, dur, th::sdk::Context::Reduce::kSum, tracks);
+      const std::vector<int64_t> covered = ctx.IntervalUnion(track, begin, end, tracks);
+      std::vector<bool> active(tracks, false);
+      for (uint32_t t : track) active[t] = true;
+      for (uint32_t t = 0; t < tracks; ++t) {
+        if (!active[t]) continue;
+        rank.push_back(trace.rank());
+        device.push_back(trace.track(t).device);
+        stream.push_back(trace.track(t).stream);
+        time.push_back(summed[t]);
+        busy.push_back(covered[t]);
+      }
+    }
+    ctx.Publish(th::sdk::Table("@SNAKE@_streams")
+                    .Int("rank", rank)
+                    .Int("device", device)
+                    .Int("stream", stream)
+                    .Int("time", time, "ns")
+                    .Int("busy", busy, "ns"));
+  }
+};
+
+}  // namespace
+
+TH_PLUGIN(@CLASS@)
+)tmpl";
+
+constexpr std::string_view kDetector =
+    R"tmpl(// @ID@: GPU kernels that run at least a threshold, one finding per kernel
+// name and rank. A working starting point written by `tracehound new-plugin
+// --kind detector`: change Declare() and Run() to what @ID@ should find, and
+// README.md and test_@SNAKE@.cc with them.
+#include <tracehound/sdk.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+class @CLASS@ final : public th::sdk::Plugin {
+ public:
+  // Everything tracehound knows about the plugin before running it: the
+  // pipeline schema, option checking and `tracehound plugins describe @ID@`
+  // come from here. Run() sees only the tables named in Reads().
+  static th::sdk::Declaration Declare() {
+    return th::sdk::Declaration("@ID@", "0.1.0", th::sdk::kDetector,
+                                "GPU kernels that run at least a threshold")
+        .Reads({"events"})
+        .Option("threshold_us", int64_t{1000}, "report kernels at least this long, in µs")
+        .Min(0);
+  }
+
+  // Called once per pipeline run with every trace (one per rank). Report with
+  // ctx.Add(th::sdk::Finding(...)), ctx.Metric() and ctx.Publish(...); an
+  // exception becomes an error of this plugin, never a crash of tracehound.
+  void Run(th::sdk::Context& ctx) override {
+    const int64_t threshold_ns = ctx.GetInt("threshold_us") * 1000;
+    for (const th::sdk::Trace& trace : ctx.traces()) {
+      // The long kernels, keyed by a dense index of their name.
+      std::map<uint32_t, uint32_t> key_of_name;
+      std::vector<uint32_t> names, keys;
+      std::vector<int64_t> dur, first, last;
+      for (uint64_t i = 0; i < trace.size(); ++i) {
+        if (trace.kind(i) != TH_EVENT_KERNEL || trace.dur(i) < threshold_ns) continue;
+        auto [it, added] =
+            key_of_name.emplace(trace.name_id(i), static_cast<uint32_t>(names.size()));
+        if (added) {
+          names.push_back(trace.name_id(i));
+          first.push_back(trace.ts(i));
+          last.push_back(trace.end(i));
+        }
+        keys.push_back(it->second);
+        dur.push_back(trace.dur(i));
+        first[it->second] = std::min(first[it->second], trace.ts(i));
+        last[it->second] = std::max(last[it->second], trace.end(i));
+      }
+      if (names.empty()) continue;
+      // Compute primitives run on the pipeline's backend (oneTBB, or a GPU
+      // for large inputs).
+      const std::vector<int64_t> total =
+          ctx.ReduceByKey(keys, dur, th::sdk::Context::Reduce::kSum, names.size());
+      const std::vector<int64_t> count =
+          ctx.ReduceByKey(keys, dur, th::sdk::Context::Reduce::kCount, names.size());
+      for (uint32_t k = 0; k < names.size(); ++k) {
+        const std::string name(trace.String(names[k]));
+        const int64_t above = total[k] - count[k] * threshold_ns;
+        th::sdk::Scope scope;
+        scope.rank = trace.rank();
+        ctx.Add(th::sdk::Finding(th::sdk::P2, "long kernel " + name)
+                    .What(std::to_string(count[k]) + " run(s) of " + name + " took " +
+                          std::to_string(total[k]) + " ns, each at least " +
+                          std::to_string(threshold_ns) + " ns")
+                    .Suggest("look for a faster implementation or a smaller problem size")
+                    .In(scope)
+                    .Evidence("time", static_cast<double>(total[k]), "ns", th::sdk::kMeasured)
+                    .Evidence("runs", static_cast<double>(count[k]), "count", th::sdk::kMeasured)
+                    // What the kernels cost, and what bringing each down to
+                    // the threshold would save.
+                    .TimeLost(static_cast<double>(total[k]))
+                    .Saving(static_cast<double>(above))
+                    .Group(name)
+                    .At(first[k], last[k]));
+      }
     }
   }
 };
@@ -109,205 +251,41 @@ class @CLASS@ final : public th::sdk::Plugin {
 }  // namespace
 
 TH_PLUGIN(@CLASS@)
-)";
+)tmpl";
 
-constexpr std::string_view kTest =
-    R"(// Tests @ID@ without tracehound: loads the plugin library with dlopen(),
-// checks its descriptor (id, API version), and runs it on a tiny in-memory
-// trace through a fake host that records what the plugin reports.
+constexpr std::string_view kAnalyzerTest =
+    R"tmpl(// Tests @ID@ with the SDK's test kit: loads @SNAKE@.so as tracehound does,
+// runs it on a trace built in memory and checks the metric and the table it
+// publishes. Change the trace and the checks as the plugin grows.
 //
 //   usage: test_@SNAKE@ path/to/@SNAKE@.so      (ctest passes it)
-#include <dlfcn.h>
-#include <tracehound/plugin_api.h>
+#include <tracehound/testing.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
+namespace kit = th::sdk::testing;
+
 namespace {
 
-int failures = 0;
-
-void Expect(bool ok, const std::string& what) {
-  if (ok) return;
-  std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-  ++failures;
+// Rank 0: a CPU thread launches two kernels on stream 7 of device 0 (they
+// overlap by 100 ns), then a memcpy runs there.
+std::unique_ptr<kit::TestTrace> TinyTrace() {
+  kit::TraceBuilder b(0);
+  const uint32_t cpu = b.CpuThread(1, 1), stream = b.GpuStream(0, 7);
+  b.CpuOp(cpu, "aten::mm", 900, 400);
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 1000, 20), b.Kernel(stream, "gemm", 1000, 800));
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 1100, 20), b.Kernel(stream, "softmax", 1700, 500));
+  b.Memcpy(stream, "Memcpy HtoD (Pageable -> Device)", 3000, 200, 4096);
+  return b.Build();
 }
 
-template <typename T>
-th_table_column Column(const char* name, const std::vector<T>& values, th_value_type type,
-                       const char* unit = "") {
-  return {name, {values.data(), values.size(), static_cast<uint32_t>(type), 0}, unit};
-}
-
-th_table Table(const char* name, const std::vector<th_table_column>& columns) {
-  th_table t{};
-  t.struct_size = sizeof t;
-  t.name = name;
-  t.columns = columns.data();
-  t.column_count = static_cast<uint32_t>(columns.size());
-  t.row_count = columns.empty() ? 0 : columns[0].values.length;
-  return t;
-}
-
-// Rank 0, one GPU stream (device 0, stream 7): two kernels and a memcpy, as
-// the catalog tables events, tracks and gpu_args (tracehound hands a plugin
-// only the tables it declares in Reads(); this test hands all three).
-struct TinyTrace {
-  std::vector<std::string> strings = {"", "gemm", "softmax", "Memcpy HtoD", "kernel", "gpu_memcpy"};
-  std::vector<int64_t> ts = {1000, 2000, 3000};
-  std::vector<int64_t> dur = {800, 500, 200};
-  std::vector<uint32_t> name = {1, 2, 3};
-  std::vector<uint32_t> cat = {4, 4, 5};
-  std::vector<uint32_t> track = {0, 0, 0};
-  std::vector<uint32_t> parent = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
-  std::vector<uint16_t> depth = {0, 0, 0};
-  std::vector<uint8_t> kind = {TH_EVENT_KERNEL, TH_EVENT_KERNEL, TH_EVENT_MEMCPY};
-  std::vector<uint32_t> args_row = {0, 1, 2};
-  std::vector<uint32_t> track_kind = {TH_TRACK_GPU_STREAM}, no_string = {0};
-  std::vector<int64_t> pid = {0}, tid = {7}, track_stream = {7};
-  std::vector<int32_t> track_device = {0};
-  std::vector<uint32_t> gpu_event = {0, 1, 2};
-  std::vector<int32_t> gpu_device = {0, 0, 0}, zero = {0, 0, 0};
-  std::vector<int64_t> gpu_stream = {7, 7, 7};
-  std::vector<int64_t> gpu_bytes = {-1, -1, 4096};
-  std::vector<float> occupancy = {-1, -1, -1};
-  std::vector<th_table_column> event_columns = {
-      Column("ts", ts, TH_TYPE_I64, "ns"),
-      Column("dur", dur, TH_TYPE_I64, "ns"),
-      Column("name", name, TH_TYPE_STRING_ID),
-      Column("cat", cat, TH_TYPE_STRING_ID),
-      Column("track", track, TH_TYPE_U32),
-      Column("parent", parent, TH_TYPE_U32),
-      Column("depth", depth, TH_TYPE_U16),
-      Column("kind", kind, TH_TYPE_U8),
-      Column("args_row", args_row, TH_TYPE_U32)};
-  std::vector<th_table_column> track_columns = {
-      Column("kind", track_kind, TH_TYPE_U32),
-      Column("pid", pid, TH_TYPE_I64),
-      Column("tid", tid, TH_TYPE_I64),
-      Column("pid_string", no_string, TH_TYPE_STRING_ID),
-      Column("tid_string", no_string, TH_TYPE_STRING_ID),
-      Column("process_name", no_string, TH_TYPE_STRING_ID),
-      Column("thread_name", no_string, TH_TYPE_STRING_ID),
-      Column("device", track_device, TH_TYPE_I32),
-      Column("stream", track_stream, TH_TYPE_I64)};
-  std::vector<th_table_column> gpu_columns = {
-      Column("event", gpu_event, TH_TYPE_U32),
-      Column("device", gpu_device, TH_TYPE_I32),
-      Column("stream", gpu_stream, TH_TYPE_I64),
-      Column("bytes", gpu_bytes, TH_TYPE_I64, "bytes"),
-      Column("grid_x", zero, TH_TYPE_I32),
-      Column("grid_y", zero, TH_TYPE_I32),
-      Column("grid_z", zero, TH_TYPE_I32),
-      Column("block_x", zero, TH_TYPE_I32),
-      Column("block_y", zero, TH_TYPE_I32),
-      Column("block_z", zero, TH_TYPE_I32),
-      Column("registers", zero, TH_TYPE_I32),
-      Column("shared_mem", zero, TH_TYPE_I32, "bytes"),
-      Column("occupancy", occupancy, TH_TYPE_F32, "%")};
-  std::vector<th_table> tables = {Table("events", event_columns), Table("tracks", track_columns),
-                                  Table("gpu_args", gpu_columns)};
-  th_trace_view view{};
-
-  TinyTrace() {
-    view.struct_size = sizeof view;
-    view.path = "tiny.json";
-    view.rank = 0;
-    view.tables = tables.data();
-    view.table_count = static_cast<uint32_t>(tables.size());
-  }
-  TinyTrace(const TinyTrace&) = delete;
-  TinyTrace& operator=(const TinyTrace&) = delete;
-};
-
-// What the plugin reported, through the host function table.
-struct FakeHost {
-  struct Metric {
-    std::string name, unit;
-    double value;
-    int64_t rank;
-  };
-  const TinyTrace* trace = nullptr;
-  std::vector<Metric> metrics;
-  std::vector<std::string> findings, tables;
-
-  // The value of metric `name` for `rank`, or -1 when it was not published.
-  double Value(const std::string& metric, int64_t rank) const {
-    for (const Metric& m : metrics)
-      if (m.name == metric && m.rank == rank) return m.value;
-    return -1;
-  }
-};
-
-FakeHost* Self(void* ctx) { return static_cast<FakeHost*>(ctx); }
-
-void Log(void*, int level, const char* message) {
-  std::fprintf(stderr, "[%s] %s\n", level ? "warning" : "info", message);
-}
-const char* StringAt(void* ctx, const th_trace_view*, uint32_t id, uint64_t* length) {
-  const std::string& s = Self(ctx)->trace->strings.at(id);
-  *length = s.size();
-  return s.c_str();
-}
-int64_t NoId(void*, const th_trace_view*, uint64_t) { return INT64_MIN; }
-th_status AddFinding(void* ctx, const th_finding* f) {
-  Self(ctx)->findings.push_back(f->title ? f->title : "");
-  return TH_STATUS_OK;
-}
-th_status PublishMetric(void* ctx, const th_metric* m) {
-  Self(ctx)->metrics.push_back({m->name, m->unit ? m->unit : "", m->value, m->scope.rank});
-  return TH_STATUS_OK;
-}
-th_status PublishTable(void* ctx, const th_table* t) {
-  Self(ctx)->tables.push_back(t->name);
-  return TH_STATUS_OK;
-}
-th_status FindTable(void*, const char*, const th_table** out) {
-  *out = nullptr;
-  return TH_STATUS_OK;
-}
-
-// Runs the plugin on `trace` with its declared defaults, then `overrides`.
-bool Run(const th_plugin_descriptor* d, const TinyTrace& trace,
-         const std::vector<th_option_value>& overrides, FakeHost* out) {
-  std::vector<th_option_value> options;
-  for (uint32_t i = 0; i < d->option_count; ++i) {
-    th_option_value value = d->options[i].default_value;
-    value.name = d->options[i].name;
-    for (const th_option_value& o : overrides)
-      if (std::strcmp(o.name, value.name) == 0) value = o;
-    options.push_back(value);
-  }
-  out->trace = &trace;
-  th_host_api host{};
-  host.struct_size = sizeof host;
-  host.api_major = TH_PLUGIN_API_MAJOR;
-  host.api_minor = TH_PLUGIN_API_MINOR;
-  host.ctx = out;
-  host.log = Log;
-  host.string_at = StringAt;
-  host.correlation = NoId;
-  host.external_id = NoId;
-  host.add_finding = AddFinding;
-  host.publish_metric = PublishMetric;
-  host.publish_table = PublishTable;
-  host.find_table = FindTable;
-  const th_trace_view* traces[] = {&trace.view};
-  th_run_input input{};
-  input.struct_size = sizeof input;
-  input.trace_count = 1;
-  input.traces = traces;
-  input.options = options.data();
-  input.option_count = static_cast<uint32_t>(options.size());
-  char error[512] = "";
-  if (d->run(&host, &input, error, sizeof error) != TH_STATUS_OK) {
-    std::fprintf(stderr, "run failed: %s\n", error);
-    return false;
-  }
-  return true;
+std::string Values(const std::vector<int64_t>& v) {
+  std::string s;
+  for (int64_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return "{" + s + "}";
 }
 
 }  // namespace
@@ -317,77 +295,166 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s path/to/@SNAKE@.so\n", argv[0]);
     return 2;
   }
-  void* library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    std::fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
+  kit::PluginLibrary plugin(argv[1]);
+  if (!plugin.ok()) {
+    std::fprintf(stderr, "%s\n", plugin.error().c_str());
     return 1;
   }
-  auto entry = reinterpret_cast<th_plugin_entry_fn>(dlsym(library, TH_PLUGIN_ENTRY_SYMBOL));
-  if (!entry) {
-    std::fprintf(stderr, "%s exports no %s\n", argv[1], TH_PLUGIN_ENTRY_SYMBOL);
-    return 1;
-  }
-  const th_plugin_descriptor* d = entry();
-  if (!d) {
-    std::fprintf(stderr, "%s returned no descriptor\n", TH_PLUGIN_ENTRY_SYMBOL);
-    return 1;
-  }
-
+  const th_plugin_descriptor* d = plugin.descriptor();
+  kit::Checks check;
   // What tracehound checks before calling anything else.
-  Expect(d->struct_size >= sizeof(th_plugin_descriptor), "descriptor struct_size");
-  Expect(d->api_major == TH_PLUGIN_API_MAJOR && d->api_minor <= TH_PLUGIN_API_MINOR,
-         "plugin API " + std::to_string(d->api_major) + "." + std::to_string(d->api_minor) +
-             " matches the SDK's");
-  Expect(d->id && std::string(d->id) == "@ID@", "id is @ID@");
-  Expect(d->kind == TH_KIND_ANALYZER, "kind is analyzer");
-  Expect(d->run != nullptr, "descriptor has a run function");
+  const std::string refused = kit::Host::CheckDescriptor(d);
+  if (!check(kit::ExpectThat(refused.empty(), "descriptor: " + refused))) return 1;
+  check(kit::ExpectThat(std::string(d->id) == "@ID@", "id is @ID@"));
+  check(kit::ExpectThat(d->kind == TH_KIND_ANALYZER, "kind is analyzer"));
 
-  // What the plugin reports. Change these checks as the plugin grows.
-  if (d->run) {
-    TinyTrace trace;
-    FakeHost all;
-    Expect(Run(d, trace, {}, &all), "runs with its default options");
-    Expect(all.Value("events", 0) == 3, "events on rank 0 with the defaults is 3, got " +
-                                            std::to_string(all.Value("events", 0)));
-
-    th_option_value kernels_only{};
-    kernels_only.name = "kernels_only";
-    kernels_only.type = TH_TYPE_BOOL;
-    kernels_only.i64 = 1;
-    FakeHost kernels;
-    Expect(Run(d, trace, {kernels_only}, &kernels), "runs with kernels_only");
-    Expect(kernels.Value("events", 0) == 2, "events on rank 0 with kernels_only is 2, got " +
-                                                std::to_string(kernels.Value("events", 0)));
+  const auto trace = TinyTrace();
+  kit::Host host;
+  const kit::RunResult all = host.Run(d, {trace.get()});
+  check(kit::ExpectOk(all));
+  check(kit::ExpectMetric(all, "events", 0, 6));
+  if (check(kit::ExpectTable(all, "@SNAKE@_streams", 1))) {
+    const kit::PublishedTable& t = *all.Table("@SNAKE@_streams");
+    check(kit::ExpectThat(t.Ints("stream") == std::vector<int64_t>{7},
+                          "stream is {7}, got " + Values(t.Ints("stream"))));
+    check(kit::ExpectThat(t.Ints("time") == std::vector<int64_t>{1500},
+                          "time is {1500}, got " + Values(t.Ints("time"))));
+    check(kit::ExpectThat(t.Ints("busy") == std::vector<int64_t>{1400},
+                          "busy is {1400}, got " + Values(t.Ints("busy"))));
   }
 
-  dlclose(library);
-  if (failures) {
-    std::fprintf(stderr, "%d check(s) failed\n", failures);
+  const kit::RunResult kernels = host.Run(d, {trace.get()}, {{"kernels_only", true}});
+  check(kit::ExpectOk(kernels));
+  check(kit::ExpectMetric(kernels, "events", 0, 2));
+  if (check(kit::ExpectTable(kernels, "@SNAKE@_streams", 1))) {
+    const kit::PublishedTable& t = *kernels.Table("@SNAKE@_streams");
+    check(kit::ExpectThat(t.Ints("busy") == std::vector<int64_t>{1200},
+                          "busy of the kernels is {1200}, got " + Values(t.Ints("busy"))));
+  }
+  return check.Finish("@ID@");
+}
+)tmpl";
+
+constexpr std::string_view kDetectorTest =
+    R"tmpl(// Tests @ID@ with the SDK's test kit: loads @SNAKE@.so as tracehound does,
+// runs it on a trace built in memory and checks the findings it reports.
+// Change the trace and the checks as the plugin grows.
+//
+//   usage: test_@SNAKE@ path/to/@SNAKE@.so      (ctest passes it)
+#include <tracehound/testing.h>
+
+#include <cstdio>
+#include <string>
+
+namespace kit = th::sdk::testing;
+
+namespace {
+
+// Rank 0, stream 7 of device 0: gemm runs twice (5 µs, 3 µs), relu once (0.3 µs).
+std::unique_ptr<kit::TestTrace> TinyTrace() {
+  kit::TraceBuilder b(0);
+  const uint32_t cpu = b.CpuThread(1, 1), stream = b.GpuStream(0, 7);
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 900, 20), b.Kernel(stream, "gemm", 1000, 5000));
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 950, 20), b.Kernel(stream, "relu", 6000, 300));
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 980, 20), b.Kernel(stream, "gemm", 7000, 3000));
+  return b.Build();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s path/to/@SNAKE@.so\n", argv[0]);
+    return 2;
+  }
+  kit::PluginLibrary plugin(argv[1]);
+  if (!plugin.ok()) {
+    std::fprintf(stderr, "%s\n", plugin.error().c_str());
     return 1;
   }
-  std::printf("@ID@: all checks passed\n");
-  return 0;
+  const th_plugin_descriptor* d = plugin.descriptor();
+  kit::Checks check;
+  // What tracehound checks before calling anything else.
+  const std::string refused = kit::Host::CheckDescriptor(d);
+  if (!check(kit::ExpectThat(refused.empty(), "descriptor: " + refused))) return 1;
+  check(kit::ExpectThat(std::string(d->id) == "@ID@", "id is @ID@"));
+  check(kit::ExpectThat(d->kind == TH_KIND_DETECTOR, "kind is detector"));
+
+  const auto trace = TinyTrace();
+  kit::Host host;
+  // The default threshold (1000 µs) is far above these kernels.
+  const kit::RunResult quiet = host.Run(d, {trace.get()});
+  check(kit::ExpectOk(quiet));
+  check(kit::ExpectNoFinding(quiet));
+
+  const kit::RunResult r = host.Run(d, {trace.get()}, {{"threshold_us", 1}});
+  check(kit::ExpectOk(r));
+  kit::FindingQuery gemm;
+  gemm.severity = TH_P2;
+  gemm.title_contains = "long kernel gemm";
+  gemm.group = "gemm";
+  gemm.rank = 0;
+  gemm.with_saving = gemm.with_time_lost = gemm.with_range = true;
+  check(kit::ExpectFindingCount(r, gemm, 1));
+  for (const kit::ReportedFinding* f : kit::FindFindings(r, gemm)) {
+    check(kit::ExpectThat(*f->time_lost_ns == 8000, "gemm's time lost is 8000 ns"));
+    check(kit::ExpectThat(*f->saving_ns == 6000, "gemm's saving is 8000 - 2 x 1000 ns"));
+    check(kit::ExpectThat(*f->range == std::make_pair(int64_t{1000}, int64_t{10000}),
+                          "gemm's range is its first start to its last end"));
+  }
+  kit::FindingQuery relu;
+  relu.title_contains = "relu";
+  check(kit::ExpectNoFinding(r, relu));
+  return check.Finish("@ID@");
 }
-)";
+)tmpl";
 
-constexpr std::string_view kReadme = R"(# @ID@
+constexpr std::string_view kAnalyzerReadme = R"tmpl(# @ID@
 
-**Kind:** analyzer · **reads:** `events` · **publishes:** metrics only
+**Kind:** analyzer · **reads:** `events`, `tracks` · **publishes:** `@SNAKE@_streams`
 
-Events per rank. (Written by `tracehound new-plugin` as a working starting point: say here, in a
-sentence or two, what @ID@ finds and why it matters.)
+Events per rank and GPU time per stream. (Written by `tracehound new-plugin` as a working starting
+point: say here, in a sentence or two, what @ID@ measures and why it matters.)
 
 ## Definition
 
 - Metric `events` per rank: the number of events in that rank's trace, or only its GPU kernels when
   `kernels_only` is on (count, *measured*).
+- Table `@SNAKE@_streams`: one row per GPU stream with activity (kernels, memcpy, memset; only
+  kernels with `kernels_only`): `rank`, `device`, `stream`, `time` (ns, the activities' summed
+  durations) and `busy` (ns, the union of their intervals: the time the stream was busy), both
+  *measured*. `time` above `busy` means activities overlapped on the stream.
 
 ## Options
 
 | option | type | default | meaning |
 | --- | --- | --- | --- |
 | `kernels_only` | bool | `false` | count only GPU kernels |
+)tmpl";
 
+constexpr std::string_view kDetectorReadme = R"tmpl(# @ID@
+
+**Kind:** detector · **reads:** `events` · **publishes:** findings
+
+GPU kernels that run at least a threshold. (Written by `tracehound new-plugin` as a working starting
+point: say here, in a sentence or two, what @ID@ finds and why it matters.)
+
+## Definition
+
+- One P2 finding per kernel name and rank whose runs last at least `threshold_us` each, titled
+  `long kernel NAME`, scoped to the rank, grouped by the kernel name. Evidence: `time` (ns, their
+  summed durations) and `runs` (count), both *measured*. Time lost: that summed time. Saving
+  (*inferred*): what bringing each run down to the threshold would save. Its time range runs from
+  the first run's start to the last run's end.
+
+## Options
+
+| option | type | default | meaning |
+| --- | --- | --- | --- |
+| `threshold_us` | int | `1000` | report kernels at least this long, in µs (min 0) |
+)tmpl";
+
+constexpr std::string_view kReadmeUsage = R"tmpl(
 ## Example
 
 Build and test against an installed tracehound (the SDK is its `sdk` install component:
@@ -405,7 +472,7 @@ Name it in a pipeline, `pipeline.yaml` (`plugin_paths` is relative to the pipeli
 version: 1
 plugin_paths: [build]
 plugins:
-  @ID@: {kernels_only: true}
+  @ID@: @PIPELINE_OPTIONS@
 outputs:
   - {type: json, path: findings.json}
 ```
@@ -415,8 +482,31 @@ tracehound plugins --plugin-path build describe @ID@
 tracehound run pipeline.yaml traces/
 ```
 
-The counts appear in `findings.json` under `metrics` → `@ID@`, one per rank.
-)";
+## Testing
+
+`test_@SNAKE@.cc` uses the SDK's test kit, `<tracehound/testing.h>` (header-only, no test
+framework): `kit::TraceBuilder` builds a trace in memory (tracks, kernels, memcpys, CPU ops,
+launches, ProfilerSteps, collectives, memory events) as the catalog tables tracehound hands a
+plugin; `kit::PluginLibrary` loads `@SNAKE@.so` as tracehound does; `kit::Host::Run` runs it with
+options, hands it only the tables it declares in `Reads()`, runs its compute primitives on the CPU
+and collects its findings, metrics, tables and checks; `kit::ExpectFinding`, `ExpectMetric`,
+`ExpectTable` and `kit::Checks` check them and say what was reported when a check fails.
+
+On a real trace, `tracehound test-plugin build/@SNAKE@.so --trace TRACE --golden
+@SNAKE@.golden.json` runs it through tracehound itself and compares what it reports with a golden
+file (`--update` writes it).
+)tmpl";
+
+// The files of `kind`, in order: CMakeLists.txt, plugin, test, README.
+struct Templates {
+  std::string_view plugin, test, readme, kind_name, pipeline_options;
+};
+
+Templates TemplatesOf(ScaffoldKind kind) {
+  if (kind == ScaffoldKind::kDetector)
+    return {kDetector, kDetectorTest, kDetectorReadme, "detector", "{threshold_us: 500}"};
+  return {kAnalyzer, kAnalyzerTest, kAnalyzerReadme, "analyzer", "{kernels_only: true}"};
+}
 
 }  // namespace
 
@@ -474,18 +564,29 @@ Status CheckPluginId(std::string_view id) {
   return Ok();
 }
 
-std::vector<ScaffoldFile> PluginScaffoldFiles(std::string_view id) {
+std::optional<ScaffoldKind> ParseScaffoldKind(std::string_view name) {
+  if (name == "analyzer") return ScaffoldKind::kAnalyzer;
+  if (name == "detector") return ScaffoldKind::kDetector;
+  return std::nullopt;
+}
+
+std::vector<ScaffoldFile> PluginScaffoldFiles(std::string_view id, ScaffoldKind kind) {
   const std::string snake = PluginIdToSnakeCase(id);
+  const Templates t = TemplatesOf(kind);
+  auto expand = [&](std::string_view text) {
+    return Expand(text, id, t.kind_name, t.pipeline_options);
+  };
   return {
-      {"CMakeLists.txt", Expand(kCMakeLists, id)},
-      {snake + ".cc", Expand(kPlugin, id)},
-      {"test_" + snake + ".cc", Expand(kTest, id)},
-      {"README.md", Expand(kReadme, id)},
+      {"CMakeLists.txt", expand(kCMakeLists)},
+      {snake + ".cc", expand(t.plugin)},
+      {"test_" + snake + ".cc", expand(t.test)},
+      {"README.md", expand(t.readme) + expand(kReadmeUsage)},
   };
 }
 
 StatusOr<std::vector<std::string>> WritePluginScaffold(std::string_view id,
-                                                       const std::string& parent_dir) {
+                                                       const std::string& parent_dir,
+                                                       ScaffoldKind kind) {
   TH_RETURN_IF_ERROR(CheckPluginId(id));
   // "my-probe/...", not "./my-probe/...", for the current directory.
   const fs::path dir = parent_dir.empty() || parent_dir == "."
@@ -503,7 +604,7 @@ StatusOr<std::vector<std::string>> WritePluginScaffold(std::string_view id,
   if (ec) return IoError(dir.string() + ": cannot create directory: " + ec.message());
 
   std::vector<std::string> written;
-  for (const ScaffoldFile& file : PluginScaffoldFiles(id)) {
+  for (const ScaffoldFile& file : PluginScaffoldFiles(id, kind)) {
     const fs::path path = dir / file.path;
     std::ofstream out(path, std::ios::binary);
     out.write(file.contents.data(), static_cast<std::streamsize>(file.contents.size()));

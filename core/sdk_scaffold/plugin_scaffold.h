@@ -1,9 +1,11 @@
 // The out-of-tree plugin skeleton written by `tracehound new-plugin ID`: a
 // CMake project built against the installed SDK (find_package(tracehound_sdk)),
-// a working analyzer, a self-contained test, and a README in the shape of
+// a working analyzer or detector, its test written with the SDK's test kit
+// (<tracehound/testing.h>), and a README in the shape of
 // plugins/kernel-stats/README.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,15 +31,24 @@ struct ScaffoldFile {
   std::string contents;
 };
 
+// What the skeleton's plugin is: an analyzer (a metric per rank and a
+// published table) or a detector (findings with time lost, saving, group and
+// time range).
+enum class ScaffoldKind { kAnalyzer, kDetector };
+// "analyzer" or "detector"; nullopt for anything else.
+std::optional<ScaffoldKind> ParseScaffoldKind(std::string_view name);
+
 // The skeleton's files for `id` (assumed valid), in the order they are
 // written: CMakeLists.txt, <snake>.cc, test_<snake>.cc, README.md.
-std::vector<ScaffoldFile> PluginScaffoldFiles(std::string_view id);
+std::vector<ScaffoldFile> PluginScaffoldFiles(std::string_view id,
+                                              ScaffoldKind kind = ScaffoldKind::kAnalyzer);
 
 // Writes the skeleton to `parent_dir`/`id`/ (directories created as needed)
 // and returns the paths written. InvalidInput for a bad id or when that
 // directory already exists and is not empty (nothing is written then);
 // IoError when a file cannot be written.
 StatusOr<std::vector<std::string>> WritePluginScaffold(std::string_view id,
-                                                       const std::string& parent_dir);
+                                                       const std::string& parent_dir,
+                                                       ScaffoldKind kind = ScaffoldKind::kAnalyzer);
 
 }  // namespace th

@@ -46,10 +46,11 @@ TEST_F(SdkPackage, InstallsOnlyTheSdkAndTheExampleBuildsAndLoads) {
   std::string library = InstallAndBuildExample(work);
 
   // The component holds the headers and the package files, nothing else.
-  for (const char* f : {"include/tracehound/plugin_api.h", "include/tracehound/sdk.h",
-                        "lib/cmake/tracehound_sdk/tracehound_sdkConfig.cmake",
-                        "lib/cmake/tracehound_sdk/tracehound_sdkConfigVersion.cmake",
-                        "lib/cmake/tracehound_sdk/tracehound_sdkTargets.cmake"}) {
+  for (const char* f :
+       {"include/tracehound/plugin_api.h", "include/tracehound/sdk.h",
+        "include/tracehound/testing.h", "lib/cmake/tracehound_sdk/tracehound_sdkConfig.cmake",
+        "lib/cmake/tracehound_sdk/tracehound_sdkConfigVersion.cmake",
+        "lib/cmake/tracehound_sdk/tracehound_sdkTargets.cmake"}) {
     EXPECT_TRUE(fs::is_regular_file(prefix_ + "/" + f)) << f;
   }
   EXPECT_FALSE(fs::exists(prefix_ + "/bin")) << "the sdk component installed the tracehound binary";
