@@ -16,6 +16,7 @@ Allow-list lines: `<path> <function> -- <reason>`; `#` starts a comment line.
 """
 
 import argparse
+import bisect
 import os
 import re
 import sys
@@ -27,58 +28,61 @@ QUALIFIERS = re.compile(r"^(\s|const\b|override\b|final\b|mutable\b|noexcept(\([
 NAME = re.compile(r"(operator\s*\(\)|operator\s*[^\s(]+|~?[A-Za-z_][\w:~]*)\s*$")
 
 
+SPECIAL = re.compile(r'//|/\*|R"|"|\'|^[ \t]*#', re.M)
+
+
 def blank(text):
     """Comments, literals and preprocessor lines as spaces; newlines kept."""
     out = []
     i, n = 0, len(text)
-    line_start = True
-    while i < n:
-        c = text[i]
-        if line_start and c == "#":
+    while True:
+        m = SPECIAL.search(text, i)
+        if not m:
+            out.append(text[i:])
+            return "".join(out)
+        out.append(text[i:m.start()])
+        i, tok = m.start(), m.group()
+        if tok.endswith("#"):
             # A preprocessor line, with its backslash continuations.
-            while i < n and not (text[i] == "\n" and text[i - 1] != "\\"):
-                out.append("\n" if text[i] == "\n" else " ")
-                i += 1
-            continue
-        if c == "\n":
-            line_start = True
-            out.append(c)
-            i += 1
-            continue
-        if not c.isspace():
-            line_start = False
-        if text.startswith("//", i):
+            j = i
+            while True:
+                j = text.find("\n", j)
+                if j < 0 or text[j - 1] != "\\":
+                    break
+                j += 1
+            j = n if j < 0 else j
+        elif tok == "//":
             j = text.find("\n", i)
             j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
+        elif tok == "/*":
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == "R" and text.startswith('R"', i) and (i == 0 or not text[i - 1].isalnum()):
-            m = re.match(r'R"([^()\\\s]{0,16})\(', text[i:])
-            if not m:
-                out.append(c)
-                i += 1
-                continue
-            close = ")" + m.group(1) + '"'
-            j = text.find(close, i + m.end())
-            j = n if j < 0 else j + len(close)
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == '"' or (c == "'" and (i == 0 or not text[i - 1].isalnum())):
+        elif tok == 'R"' and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            r = re.match(r'R"([^()\\\s]{0,16})\(', text[i:i + 20])
+            if r:
+                close = ")" + r.group(1) + '"'
+                j = text.find(close, i + r.end())
+                j = n if j < 0 else j + len(close)
+            else:
+                j = i + 1
+        elif tok == 'R"':
+            j = i + 1  # an identifier ending in R; its quote is matched next
+        elif tok == "'" and i > 0 and text[i - 1].isalnum():
+            j = i + 1  # a digit separator (1'000)
+        else:
+            q = tok[-1]
             j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
+            while j < n and text[j] != q and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
             j = min(j + 1, n)
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
+        chunk = text[i:j]
+        if tok == 'R"' and j == i + 1:
+            out.append("R")
+        elif tok == "'" and j == i + 1:
+            out.append("'")
         else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+            out.append(re.sub(r"[^\n]", " ", chunk))
+        i = j
 
 
 def strip_template(header):
@@ -117,11 +121,18 @@ def function_name(header):
 
 def functions(path):
     """(name, first line, line count) of each function in the file."""
-    text = blank(open(path, encoding="utf-8", errors="replace").read())
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = blank(f.read())
+    newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(offset):
+        return bisect.bisect_left(newlines, offset) + 1
+
     stack = []  # (kind, name, start offset, start line)
     boundary = 0
     found = []
-    for i, c in enumerate(text):
+    for brace in re.finditer(r"[;{}]", text):
+        i, c = brace.start(), brace.group()
         if c == ";":
             boundary = i + 1
         elif c == "{":
@@ -134,7 +145,7 @@ def functions(path):
                 at = boundary + header.rfind(name.split("::")[-1])
                 classes = [n for kind, n, *_ in stack if kind == "class" and n]
                 full = name if "::" in name else "::".join(classes + [name])
-                stack.append(("fn", full, i, text.count("\n", 0, at) + 1))
+                stack.append(("fn", full, i, line_of(at)))
             else:
                 m = re.search(r"\b(class|struct|union)\s+(\w+)", header)
                 kind = "class" if m and not re.search(r"\benum\b", header) else "ns"
@@ -144,7 +155,7 @@ def functions(path):
             if stack:
                 kind, name, _, line = stack.pop()
                 if kind == "fn":
-                    found.append((name, line, text.count("\n", 0, i) + 1 - line + 1))
+                    found.append((name, line, line_of(i) - line + 1))
             boundary = i + 1
     return found
 
@@ -170,7 +181,9 @@ def long_functions(root, limit):
 
 def read_allowed(path):
     allowed, errors = {}, []
-    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
