@@ -9,6 +9,8 @@
 //   rows HTA keeps.
 // - Warm-up and steady-state steps summarised apart (never averaged together),
 //   with the range over steps and ranks.
+// The pure steps are the phases of step_breakdown_phases.h (CpuCategory,
+// ClipToSteps, SplitStep, AddsUp, SummarizePart, KernelTypeRegions).
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -23,42 +25,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "step_breakdown_phases.h"
+
 namespace {
 
 using th::sdk::Context;
 using th::sdk::Declaration;
 using th::sdk::Trace;
-
-// The PyTorch profiler plugin's step categories, in priority order; what is
-// left of the step is "other".
-enum Category : uint8_t {
-  kKernel,
-  kMemcpy,
-  kMemset,
-  kCommunication,
-  kRuntime,
-  kDataLoader,
-  kCpuExec,
-  kCategories,
-  kNoCategory = 0xff
-};
-constexpr std::array<const char*, kCategories + 1> kCategoryNames = {
-    "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other"};
-// The parts of a step in table step_breakdown: the categories, then idle,
-// compute and non-compute.
-constexpr size_t kParts = kCategories + 1 + 3;
-constexpr std::array<const char*, kParts> kPartNames = {
-    "kernel",   "memcpy", "memset", "communication", "runtime",    "dataloader",
-    "cpu_exec", "other",  "idle",   "compute",       "non_compute"};
-
-Category CpuCategory(std::string_view name) {
-  if (name.starts_with("ProfilerStep#")) return kNoCategory;
-  if (name.starts_with("nccl:") || name.starts_with("gloo:")) return kCommunication;
-  if ((name.starts_with("enumerate(DataLoader)#") && name.ends_with(".__next__")) ||
-      name.starts_with("enumerate(DataPipe)#"))
-    return kDataLoader;
-  return kCpuExec;
-}
+using namespace th::step_breakdown;
 
 // HTA's kernel types (hta/utils/utils.py get_kernel_type, HTA 0.6.1): the
 // host's kernel class table, rule set hta (COMMUNICATION, MEMORY, the
@@ -95,27 +69,6 @@ bool IsGpuActivityOrSync(uint32_t kind) {
 bool IsHtaGpuRow(const Trace& t, uint64_t i) {
   return IsGpuActivityOrSync(t.kind(i)) && StreamOf(t, i) >= 0;
 }
-
-// Intervals with a dense group id each, for the compute primitives.
-struct Intervals {
-  std::vector<uint32_t> group;
-  std::vector<int64_t> begin, end;
-  void Add(uint32_t g, int64_t b, int64_t e) {
-    group.push_back(g);
-    begin.push_back(b);
-    end.push_back(e);
-  }
-  void Append(const Intervals& o) {
-    group.insert(group.end(), o.group.begin(), o.group.end());
-    begin.insert(begin.end(), o.begin.begin(), o.begin.end());
-    end.insert(end.end(), o.end.begin(), o.end.end());
-  }
-};
-
-struct StepRow {
-  int64_t rank, number, ts, dur;
-  bool warmup, inferred;
-};
 
 std::vector<StepRow> ReadSteps(const th::sdk::TableView& t) {
   const auto rank = t.Ints("rank"), step = t.Ints("step"), ts = t.Ints("ts"), dur = t.Ints("dur"),
@@ -179,6 +132,21 @@ th::sdk::Schema KernelTypeBreakdownTable() {
       .Real("share", "%");
 }
 
+// Columns of step_breakdown, in (rank, ts) order.
+struct StepColumns {
+  std::vector<int64_t> rank, number, ts, dur;
+  std::vector<std::string> phase, kind;
+  std::array<std::vector<int64_t>, kParts> part_ns;
+  std::array<std::vector<double>, kParts> part_pct;
+};
+
+// Columns of step_breakdown_summary.
+struct SummaryColumns {
+  std::vector<std::string> phase, part, kind;
+  std::vector<int64_t> steps, ranks, mean, min, max;
+  std::vector<double> mean_pct, min_pct, max_pct;
+};
+
 class StepBreakdown final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -213,207 +181,171 @@ class StepBreakdown final : public th::sdk::Plugin {
   }
 
  private:
-  // Phase 1: clip every event to the steps it overlaps (group = step row).
-  // Phase 2: cumulative unions in priority order; category j = |U_j| -
-  // |U_{j-1}|, other = step - |U_last|. Temporal: busy = |U(GPU rows)|,
-  // compute = |U(COMPUTATION)|, idle = step - busy.
+  // Clip every event to the steps it overlaps (group = step row), then
+  // cumulative unions in priority order; category j = |U_j| - |U_{j-1}|,
+  // other = step - |U_last|. Temporal: busy = |U(GPU rows)|, compute =
+  // |U(COMPUTATION)|, idle = step - busy.
   static void PerStep(Context& ctx, const std::vector<StepRow>& steps) {
     std::map<int64_t, const Trace*> by_rank;
     for (const Trace& t : ctx.traces()) by_rank.try_emplace(t.rank(), &t);
-    std::array<Intervals, kCategories> bucket;
-    Intervals gpu, comp;
     std::map<int64_t, std::vector<uint32_t>> rows_of_rank;
     for (uint32_t r = 0; r < steps.size(); ++r)
       if (by_rank.count(steps[r].rank)) rows_of_rank[steps[r].rank].push_back(r);
+    StepClips clips;
     for (auto& [rank, rows] : rows_of_rank) {
-      const Trace& t = *by_rank.at(rank);
       std::sort(rows.begin(), rows.end(),
                 [&](uint32_t a, uint32_t b) { return steps[a].ts < steps[b].ts; });
-      std::vector<int64_t> starts;
-      int64_t longest = 0;
-      for (uint32_t r : rows) {
-        starts.push_back(steps[r].ts);
-        longest = std::max(longest, steps[r].dur);
-      }
-      std::unordered_map<uint32_t, Category> cpu_category;
-      for (uint64_t i = 0; i < t.size(); ++i) {
-        const int64_t b = t.ts(i), e = t.end(i);
-        if (e <= b) continue;
-        const uint32_t kind = t.kind(i);
-        Category c = kNoCategory;
-        switch (kind) {
-          case TH_EVENT_KERNEL:
-            c = kKernel;
-            break;
-          case TH_EVENT_MEMCPY:
-            c = kMemcpy;
-            break;
-          case TH_EVENT_MEMSET:
-            c = kMemset;
-            break;
-          case TH_EVENT_RUNTIME:
-          case TH_EVENT_DRIVER:
-            c = kRuntime;
-            break;
-          case TH_EVENT_CPU_OP:
-          case TH_EVENT_PYTHON_FUNCTION: {
-            auto [it, fresh] = cpu_category.try_emplace(t.name_id(i), kNoCategory);
-            if (fresh) it->second = CpuCategory(t.name(i));
-            c = it->second;
-            break;
-          }
-          default:
-            break;
-        }
-        const bool gpu_row = IsGpuActivityOrSync(kind) && StreamOf(t, i) >= 0;
-        if (c == kNoCategory && !gpu_row) continue;
-        const bool compute = gpu_row && HtaKernelType(t, i) == kComputation;
-        // Steps overlapping [b, e): walk back from the last one starting before e.
-        auto it = std::lower_bound(starts.begin(), starts.end(), e);
-        for (auto k = static_cast<size_t>(it - starts.begin()); k-- > 0;) {
-          const StepRow& s = steps[rows[k]];
-          if (s.ts + longest <= b) break;
-          const int64_t cb = std::max(b, s.ts), ce = std::min(e, s.ts + s.dur);
-          if (ce <= cb) continue;
-          if (c != kNoCategory) bucket[c].Add(rows[k], cb, ce);
-          if (gpu_row) gpu.Add(rows[k], cb, ce);
-          if (compute) comp.Add(rows[k], cb, ce);
-        }
-      }
+      ClipToSteps(steps, rows, ReadStepEvents(*by_rank.at(rank)), clips);
     }
     const size_t n = steps.size();
     std::array<std::vector<int64_t>, kCategories> cumulative;
     Intervals running;
     for (size_t j = 0; j < kCategories; ++j) {
-      running.Append(bucket[j]);
-      bucket[j] = Intervals();
+      running.Append(clips.bucket[j]);
+      clips.bucket[j] = Intervals();
       cumulative[j] = ctx.IntervalUnion(running.group, running.begin, running.end, n);
     }
     running = Intervals();
-    const std::vector<int64_t> busy = ctx.IntervalUnion(gpu.group, gpu.begin, gpu.end, n);
-    const std::vector<int64_t> computing = ctx.IntervalUnion(comp.group, comp.begin, comp.end, n);
+    const std::vector<int64_t> busy =
+        ctx.IntervalUnion(clips.gpu.group, clips.gpu.begin, clips.gpu.end, n);
+    const std::vector<int64_t> computing =
+        ctx.IntervalUnion(clips.comp.group, clips.comp.begin, clips.comp.end, n);
+    std::vector<std::array<int64_t, kParts>> parts(n);
+    for (size_t r = 0; r < n; ++r) {
+      std::array<int64_t, kCategories> c{};
+      for (size_t j = 0; j < kCategories; ++j) c[j] = cumulative[j][r];
+      parts[r] = SplitStep(steps[r].dur, c, busy[r], computing[r]);
+    }
+    PublishSteps(ctx, steps, by_rank, parts);
+  }
 
-    // Rows in (rank, ts) order.
+  // One rank's events with a category or among HTA's GPU rows.
+  static std::vector<StepEvent> ReadStepEvents(const Trace& t) {
+    std::unordered_map<uint32_t, Category> cpu_category;
+    std::vector<StepEvent> events;
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      const int64_t b = t.ts(i), e = t.end(i);
+      if (e <= b) continue;
+      const uint32_t kind = t.kind(i);
+      Category c = kNoCategory;
+      if (kind == TH_EVENT_KERNEL) {
+        c = kKernel;
+      } else if (kind == TH_EVENT_MEMCPY) {
+        c = kMemcpy;
+      } else if (kind == TH_EVENT_MEMSET) {
+        c = kMemset;
+      } else if (kind == TH_EVENT_RUNTIME || kind == TH_EVENT_DRIVER) {
+        c = kRuntime;
+      } else if (kind == TH_EVENT_CPU_OP || kind == TH_EVENT_PYTHON_FUNCTION) {
+        auto [it, fresh] = cpu_category.try_emplace(t.name_id(i), kNoCategory);
+        if (fresh) it->second = CpuCategory(t.name(i));
+        c = it->second;
+      }
+      const bool gpu_row = IsGpuActivityOrSync(kind) && StreamOf(t, i) >= 0;
+      if (c == kNoCategory && !gpu_row) continue;
+      events.push_back({b, e, c, gpu_row, gpu_row && HtaKernelType(t, i) == kComputation});
+    }
+    return events;
+  }
+
+  // step_breakdown in (rank, ts) order, its check, and the summary.
+  static void PublishSteps(Context& ctx, const std::vector<StepRow>& steps,
+                           const std::map<int64_t, const Trace*>& by_rank,
+                           const std::vector<std::array<int64_t, kParts>>& parts) {
     std::vector<uint32_t> order;
-    for (uint32_t r = 0; r < n; ++r)
+    for (uint32_t r = 0; r < steps.size(); ++r)
       if (by_rank.count(steps[r].rank)) order.push_back(r);
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return steps[a].rank != steps[b].rank ? steps[a].rank < steps[b].rank
                                             : steps[a].ts < steps[b].ts;
     });
-    std::vector<int64_t> rank_col, number, ts, dur;
-    std::vector<std::string> phase, kind;
-    std::array<std::vector<int64_t>, kParts> part_ns;
-    std::array<std::vector<double>, kParts> part_pct;
+    StepColumns cols;
     int64_t balanced = 0;
     for (uint32_t r : order) {
       const StepRow& s = steps[r];
-      std::array<int64_t, kParts> v{};
-      int64_t prev = 0;
-      for (size_t j = 0; j < kCategories; ++j) {
-        v[j] = cumulative[j][r] - prev;
-        prev = cumulative[j][r];
-      }
-      v[kCategories] = s.dur - prev;
-      v[kCategories + 1] = s.dur - busy[r];         // idle
-      v[kCategories + 2] = computing[r];            // compute
-      v[kCategories + 3] = busy[r] - computing[r];  // non-compute
-      int64_t sum = 0;
-      bool nonnegative = true;
-      for (size_t j = 0; j <= kCategories; ++j) {
-        sum += v[j];
-        nonnegative = nonnegative && v[j] >= 0;
-      }
-      balanced += nonnegative && sum == s.dur;
-      rank_col.push_back(s.rank);
-      number.push_back(s.number);
-      ts.push_back(s.ts);
-      dur.push_back(s.dur);
-      phase.push_back(s.warmup ? "warmup" : "steady");
-      kind.push_back(s.inferred ? "inferred" : "measured");
+      balanced += AddsUp(parts[r], s.dur);
+      cols.rank.push_back(s.rank);
+      cols.number.push_back(s.number);
+      cols.ts.push_back(s.ts);
+      cols.dur.push_back(s.dur);
+      cols.phase.push_back(s.warmup ? "warmup" : "steady");
+      cols.kind.push_back(s.inferred ? "inferred" : "measured");
       for (size_t j = 0; j < kParts; ++j) {
-        part_ns[j].push_back(v[j]);
-        part_pct[j].push_back(Pct(v[j], s.dur));
+        cols.part_ns[j].push_back(parts[r][j]);
+        cols.part_pct[j].push_back(Pct(parts[r][j], s.dur));
       }
     }
     th::sdk::Table out("step_breakdown");
-    out.Int("rank", rank_col).Int("step", number).Text("phase", phase).Text("kind", kind);
-    out.Int("ts", ts, "ns").Int("dur", dur, "ns");
-    for (size_t j = 0; j < kParts; ++j) out.Int(kPartNames[j], part_ns[j], "ns");
+    out.Int("rank", cols.rank).Int("step", cols.number).Text("phase", cols.phase);
+    out.Text("kind", cols.kind).Int("ts", cols.ts, "ns").Int("dur", cols.dur, "ns");
+    for (size_t j = 0; j < kParts; ++j) out.Int(kPartNames[j], cols.part_ns[j], "ns");
     for (size_t j = 0; j < kParts; ++j)
-      out.Real(std::string(kPartNames[j]) + "_pct", part_pct[j], "%");
+      out.Real(std::string(kPartNames[j]) + "_pct", cols.part_pct[j], "%");
     ctx.Publish(out);
-
     const auto total = static_cast<int64_t>(order.size());
     ctx.Check("step breakdown adds up to the step time", balanced == total,
               std::to_string(balanced) + " of " + std::to_string(total) +
                   " steps: kernel + memcpy + memset + communication + runtime + dataloader + "
                   "cpu_exec + other = step time");
+    PublishSummary(ctx, cols);
+  }
 
-    // Summary: per phase and part, over every (rank, step) of that phase.
-    std::vector<std::string> s_phase, s_part, s_kind;
-    std::vector<int64_t> s_steps, s_ranks, s_mean, s_min, s_max;
-    std::vector<double> s_mean_pct, s_min_pct, s_max_pct;
+  // Summary: per phase and part, over every (rank, step) of that phase.
+  static void PublishSummary(Context& ctx, const StepColumns& cols) {
+    SummaryColumns out;
     for (const char* ph : {"warmup", "steady"}) {
       std::vector<size_t> idx;
       std::set<int64_t> ranks;
       bool inferred = false;
-      for (size_t k = 0; k < order.size(); ++k) {
-        if (phase[k] != ph) continue;
+      for (size_t k = 0; k < cols.phase.size(); ++k) {
+        if (cols.phase[k] != ph) continue;
         idx.push_back(k);
-        ranks.insert(rank_col[k]);
-        inferred = inferred || kind[k] == "inferred";
+        ranks.insert(cols.rank[k]);
+        inferred = inferred || cols.kind[k] == "inferred";
       }
       if (idx.empty()) continue;
-      auto add = [&](const std::string& part, const std::vector<int64_t>& ns,
-                     const std::vector<double>* pct) {
-        int64_t sum = 0, lo = std::numeric_limits<int64_t>::max(), hi = 0;
-        double psum = 0, plo = 1e300, phi = -1e300;
-        for (size_t k : idx) {
-          sum += ns[k];
-          lo = std::min(lo, ns[k]);
-          hi = std::max(hi, ns[k]);
-          double p = pct ? (*pct)[k] : 100.0;
-          psum += p;
-          plo = std::min(plo, p);
-          phi = std::max(phi, p);
-        }
-        const auto cnt = static_cast<int64_t>(idx.size());
-        s_phase.push_back(ph);
-        s_part.push_back(part);
-        s_kind.push_back(inferred ? "inferred" : "measured");
-        s_steps.push_back(cnt);
-        s_ranks.push_back(static_cast<int64_t>(ranks.size()));
-        s_mean.push_back(sum / cnt);
-        s_min.push_back(lo);
-        s_max.push_back(hi);
-        s_mean_pct.push_back(psum / static_cast<double>(cnt));
-        s_min_pct.push_back(plo);
-        s_max_pct.push_back(phi);
-        th::sdk::Scope scope;
-        auto k = inferred ? th::sdk::kInferred : th::sdk::kMeasured;
-        if (pct)
-          ctx.Metric(std::string(ph) + "_" + part + "_pct_mean", psum / static_cast<double>(cnt),
-                     "%", k, scope);
-        else
-          ctx.Metric(std::string(ph) + "_" + part + "_mean", static_cast<double>(sum / cnt), "ns",
-                     k, scope);
-      };
-      add("step_time", dur, nullptr);
-      for (size_t j = 0; j < kParts; ++j) add(kPartNames[j], part_ns[j], &part_pct[j]);
+      const auto n_ranks = static_cast<int64_t>(ranks.size());
+      AddSummary(ctx, out, ph, "step_time", inferred, n_ranks,
+                 SummarizePart(cols.dur, nullptr, idx), false);
+      for (size_t j = 0; j < kParts; ++j)
+        AddSummary(ctx, out, ph, kPartNames[j], inferred, n_ranks,
+                   SummarizePart(cols.part_ns[j], &cols.part_pct[j], idx), true);
     }
     ctx.Publish(th::sdk::Table("step_breakdown_summary")
-                    .Text("phase", s_phase)
-                    .Text("part", s_part)
-                    .Text("kind", s_kind)
-                    .Int("steps", s_steps, "count")
-                    .Int("ranks", s_ranks, "count")
-                    .Int("mean", s_mean, "ns")
-                    .Int("min", s_min, "ns")
-                    .Int("max", s_max, "ns")
-                    .Real("mean_pct", s_mean_pct, "%")
-                    .Real("min_pct", s_min_pct, "%")
-                    .Real("max_pct", s_max_pct, "%"));
+                    .Text("phase", out.phase)
+                    .Text("part", out.part)
+                    .Text("kind", out.kind)
+                    .Int("steps", out.steps, "count")
+                    .Int("ranks", out.ranks, "count")
+                    .Int("mean", out.mean, "ns")
+                    .Int("min", out.min, "ns")
+                    .Int("max", out.max, "ns")
+                    .Real("mean_pct", out.mean_pct, "%")
+                    .Real("min_pct", out.min_pct, "%")
+                    .Real("max_pct", out.max_pct, "%"));
+  }
+
+  // One summary row, and its metric (the mean %, or the mean ns of the step time).
+  static void AddSummary(Context& ctx, SummaryColumns& out, const std::string& ph,
+                         const std::string& part, bool inferred, int64_t ranks,
+                         const PartSummary& p, bool has_pct) {
+    out.phase.push_back(ph);
+    out.part.push_back(part);
+    out.kind.push_back(inferred ? "inferred" : "measured");
+    out.steps.push_back(p.steps);
+    out.ranks.push_back(ranks);
+    out.mean.push_back(p.mean);
+    out.min.push_back(p.min);
+    out.max.push_back(p.max);
+    out.mean_pct.push_back(p.mean_pct);
+    out.min_pct.push_back(p.min_pct);
+    out.max_pct.push_back(p.max_pct);
+    th::sdk::Scope scope;
+    auto k = inferred ? th::sdk::kInferred : th::sdk::kMeasured;
+    if (has_pct)
+      ctx.Metric(ph + "_" + part + "_pct_mean", p.mean_pct, "%", k, scope);
+    else
+      ctx.Metric(ph + "_" + part + "_mean", static_cast<double>(p.mean), "ns", k, scope);
   }
 
   // HTA's rows of one trace (hta/common/trace.py _filter_irrelevant_gpu_kernels).
@@ -475,13 +407,20 @@ class StepBreakdown final : public th::sdk::Plugin {
     return names.size();
   }
 
-  // Per rank: HTA's temporal breakdown and kernel-type regions.
-  static void PerRank(Context& ctx, bool include_last, bool us_rounding) {
+  // HTA's GPU rows of every rank (group = trace), all and by kernel type.
+  struct RankIntervals {
+    Intervals all;
+    std::array<Intervals, 3> type;    // computation, communication, memory
+    std::vector<int64_t> filtered;    // per trace: GPU rows left out
+    std::vector<std::string> window;  // per trace: which rows were kept
+  };
+
+  static RankIntervals HtaIntervals(const Context& ctx, bool include_last, bool us_rounding) {
     const auto& traces = ctx.traces();
     const size_t n = traces.size();
-    Intervals all, type[3];
-    std::vector<int64_t> filtered(n, 0);
-    std::vector<std::string> window(n);
+    RankIntervals out;
+    out.filtered.assign(n, 0);
+    out.window.resize(n);
     const bool filter = ProfilerStepNames(ctx) >= 2;
     for (uint32_t g = 0; g < n; ++g) {
       const Trace& t = traces[g];
@@ -492,9 +431,9 @@ class StepBreakdown final : public th::sdk::Plugin {
           fractional = t.ts(i) % 1000 != 0;  // pandas then holds ts as float64
       uint64_t gpu_rows = 0;
       for (uint64_t i = 0; i < t.size(); ++i) gpu_rows += IsHtaGpuRow(t, i);
-      filtered[g] = static_cast<int64_t>(gpu_rows - rows.size());
-      window[g] = gpu_rows == rows.size() ? "all GPU rows"
-                                          : "GPU rows launched before the last ProfilerStep";
+      out.filtered[g] = static_cast<int64_t>(gpu_rows - rows.size());
+      out.window[g] = gpu_rows == rows.size() ? "all GPU rows"
+                                              : "GPU rows launched before the last ProfilerStep";
       for (uint64_t i : rows) {
         int64_t b = t.ts(i), e = t.end(i);
         if (fractional) {
@@ -503,20 +442,27 @@ class StepBreakdown final : public th::sdk::Plugin {
           e = (e >= 0 ? e / 1000 : -((-e + 999) / 1000)) * 1000;
           e = std::max(e, b);  // HTA's negative durations (then its asserts fail): empty here
         }
-        all.Add(g, b, e);
+        out.all.Add(g, b, e);
         const KernelType type_of = HtaKernelType(t, i);
-        if (type_of != kOtherType) type[type_of].Add(g, b, e);
+        if (type_of != kOtherType) out.type[type_of].Add(g, b, e);
       }
     }
+    return out;
+  }
+
+  // Per rank: HTA's temporal breakdown and kernel-type regions.
+  static void PerRank(Context& ctx, bool include_last, bool us_rounding) {
+    const size_t n = ctx.traces().size();
+    const RankIntervals ri = HtaIntervals(ctx, include_last, us_rounding);
     using R = Context::Reduce;
     // Empty groups reduce to 0 for count; min/max are read only where count > 0.
-    const std::vector<int64_t> count = ctx.ReduceByKey(all.group, all.begin, R::kCount, n);
-    const std::vector<int64_t> first = ctx.ReduceByKey(all.group, all.begin, R::kMin, n);
-    const std::vector<int64_t> last = ctx.ReduceByKey(all.group, all.end, R::kMax, n);
-    const std::vector<int64_t> busy = ctx.IntervalUnion(all.group, all.begin, all.end, n);
+    const std::vector<int64_t> count = ctx.ReduceByKey(ri.all.group, ri.all.begin, R::kCount, n);
+    const std::vector<int64_t> first = ctx.ReduceByKey(ri.all.group, ri.all.begin, R::kMin, n);
+    const std::vector<int64_t> last = ctx.ReduceByKey(ri.all.group, ri.all.end, R::kMax, n);
+    const std::vector<int64_t> busy = ctx.IntervalUnion(ri.all.group, ri.all.begin, ri.all.end, n);
     auto unite = [&](std::initializer_list<int> sets) {
       Intervals u;
-      for (int s : sets) u.Append(type[s]);
+      for (int s : sets) u.Append(ri.type[s]);
       return ctx.IntervalUnion(u.group, u.begin, u.end, n);
     };
     const std::vector<int64_t> a = unite({kComputation}), b = unite({kCommunicationType}),
@@ -525,73 +471,40 @@ class StepBreakdown final : public th::sdk::Plugin {
                                ac = unite({kComputation, kMemoryType}),
                                bc = unite({kCommunicationType, kMemoryType}),
                                abc = unite({kComputation, kCommunicationType, kMemoryType});
+    PublishTemporal(ctx, ri, count, last, first, busy, a);
+    std::vector<std::array<int64_t, 7>> regions(n);
+    for (size_t g = 0; g < n; ++g)
+      regions[g] = KernelTypeRegions(a[g], b[g], c[g], ab[g], ac[g], bc[g], abc[g]);
+    PublishKernelTypes(ctx, regions, abc);
+  }
 
+  static void PublishTemporal(Context& ctx, const RankIntervals& ri,
+                              const std::vector<int64_t>& count, const std::vector<int64_t>& last,
+                              const std::vector<int64_t>& first, const std::vector<int64_t>& busy,
+                              const std::vector<int64_t>& compute_ns) {
     std::vector<int64_t> rank_col, kernel_time, idle, compute, non_compute, rows_out, dropped;
     std::vector<double> idle_pct, compute_pct, non_compute_pct;
     std::vector<std::string> window_col, kind_col;
-    // Kernel types: HTA's names; the regions where exactly that set of types runs.
-    const std::array<const char*, 7> type_names = {
-        "COMPUTATION",
-        "COMMUNICATION",
-        "MEMORY",
-        "COMPUTATION overlapping COMMUNICATION",
-        "COMPUTATION overlapping MEMORY",
-        "COMMUNICATION overlapping MEMORY",
-        "COMPUTATION overlapping COMMUNICATION overlapping MEMORY"};
-    std::vector<int64_t> kt_rank, kt_time;
-    std::vector<std::string> kt_type;
-    std::vector<double> kt_share;
-    std::array<int64_t, 7> set_total{};
-    for (size_t g = 0; g < n; ++g) {
-      const Trace& t = traces[g];
+    for (size_t g = 0; g < count.size(); ++g) {
+      if (count[g] <= 0) continue;
       th::sdk::Scope scope;
-      scope.rank = t.rank();
-      if (count[g] > 0) {
-        const int64_t span = last[g] - first[g];
-        rank_col.push_back(t.rank());
-        kernel_time.push_back(span);
-        idle.push_back(span - busy[g]);
-        compute.push_back(a[g]);
-        non_compute.push_back(busy[g] - a[g]);
-        idle_pct.push_back(Pct(span - busy[g], span));
-        compute_pct.push_back(Pct(a[g], span));
-        non_compute_pct.push_back(Pct(busy[g] - a[g], span));
-        rows_out.push_back(count[g]);
-        dropped.push_back(filtered[g]);
-        window_col.push_back(window[g]);
-        kind_col.push_back("measured");
-        ctx.Metric("hta_idle_pct", idle_pct.back(), "%", th::sdk::kMeasured, scope);
-        ctx.Metric("hta_compute_pct", compute_pct.back(), "%", th::sdk::kMeasured, scope);
-        ctx.Metric("hta_non_compute_pct", non_compute_pct.back(), "%", th::sdk::kMeasured, scope);
-      }
-      const std::array<int64_t, 7> region = {abc[g] - bc[g],
-                                             abc[g] - ac[g],
-                                             abc[g] - ab[g],
-                                             ac[g] + bc[g] - c[g] - abc[g],
-                                             ab[g] + bc[g] - b[g] - abc[g],
-                                             ab[g] + ac[g] - a[g] - abc[g],
-                                             0};
-      std::array<int64_t, 7> r = region;
-      int64_t others = 0;
-      for (size_t k = 0; k < 6; ++k) others += r[k];
-      r[6] = abc[g] - others;
-      for (size_t k = 0; k < 7; ++k) {
-        set_total[k] += r[k];
-        if (r[k] == 0) continue;
-        kt_rank.push_back(t.rank());
-        kt_type.push_back(type_names[k]);
-        kt_time.push_back(r[k]);
-        kt_share.push_back(Pct(r[k], abc[g]));
-      }
-    }
-    int64_t grand = 0;
-    for (int64_t v : set_total) grand += v;
-    for (size_t k = 0; k < 7; ++k) {
-      if (set_total[k] == 0) continue;
-      kt_rank.push_back(-1);
-      kt_type.push_back(type_names[k]);
-      kt_time.push_back(set_total[k]);
-      kt_share.push_back(Pct(set_total[k], grand));
+      scope.rank = ctx.traces()[g].rank();
+      const int64_t span = last[g] - first[g];
+      rank_col.push_back(scope.rank);
+      kernel_time.push_back(span);
+      idle.push_back(span - busy[g]);
+      compute.push_back(compute_ns[g]);
+      non_compute.push_back(busy[g] - compute_ns[g]);
+      idle_pct.push_back(Pct(span - busy[g], span));
+      compute_pct.push_back(Pct(compute_ns[g], span));
+      non_compute_pct.push_back(Pct(busy[g] - compute_ns[g], span));
+      rows_out.push_back(count[g]);
+      dropped.push_back(ri.filtered[g]);
+      window_col.push_back(ri.window[g]);
+      kind_col.push_back("measured");
+      ctx.Metric("hta_idle_pct", idle_pct.back(), "%", th::sdk::kMeasured, scope);
+      ctx.Metric("hta_compute_pct", compute_pct.back(), "%", th::sdk::kMeasured, scope);
+      ctx.Metric("hta_non_compute_pct", non_compute_pct.back(), "%", th::sdk::kMeasured, scope);
     }
     ctx.Publish(th::sdk::Table("temporal_breakdown")
                     .Int("rank", rank_col)
@@ -606,6 +519,43 @@ class StepBreakdown final : public th::sdk::Plugin {
                     .Int("gpu_rows_left_out", dropped, "count")
                     .Text("window", window_col)
                     .Text("kind", kind_col));
+  }
+
+  // Kernel types: HTA's names; the regions where exactly that set of types
+  // runs, per rank (share of abc, the union of all three) and over all ranks.
+  static void PublishKernelTypes(Context& ctx, const std::vector<std::array<int64_t, 7>>& regions,
+                                 const std::vector<int64_t>& abc) {
+    const std::array<const char*, 7> type_names = {
+        "COMPUTATION",
+        "COMMUNICATION",
+        "MEMORY",
+        "COMPUTATION overlapping COMMUNICATION",
+        "COMPUTATION overlapping MEMORY",
+        "COMMUNICATION overlapping MEMORY",
+        "COMPUTATION overlapping COMMUNICATION overlapping MEMORY"};
+    std::vector<int64_t> kt_rank, kt_time;
+    std::vector<std::string> kt_type;
+    std::vector<double> kt_share;
+    std::array<int64_t, 7> set_total{};
+    for (size_t g = 0; g < regions.size(); ++g) {
+      for (size_t k = 0; k < 7; ++k) {
+        set_total[k] += regions[g][k];
+        if (regions[g][k] == 0) continue;
+        kt_rank.push_back(ctx.traces()[g].rank());
+        kt_type.push_back(type_names[k]);
+        kt_time.push_back(regions[g][k]);
+        kt_share.push_back(Pct(regions[g][k], abc[g]));
+      }
+    }
+    int64_t grand = 0;
+    for (int64_t v : set_total) grand += v;
+    for (size_t k = 0; k < 7; ++k) {
+      if (set_total[k] == 0) continue;
+      kt_rank.push_back(-1);
+      kt_type.push_back(type_names[k]);
+      kt_time.push_back(set_total[k]);
+      kt_share.push_back(Pct(set_total[k], grand));
+    }
     ctx.Publish(th::sdk::Table("kernel_type_breakdown")
                     .Int("rank", kt_rank)
                     .Text("kernel_type", kt_type)

@@ -1,0 +1,154 @@
+// The op-stats analyzer's phases (plugins/op-stats/op_stats_phases.h) on a
+// small hand-built event tree; every expected figure is worked out in the
+// comments.
+#include "op_stats_phases.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace th::op_stats {
+namespace {
+
+// 0 op [0, 100)
+// ├─ 1 Python frame [10, 60)
+// │  └─ 2 op [20, 50)
+// │     └─ 3 launch call [25, 30)
+// ├─ 4 launch call [80, 120)  (runs past its parent's end)
+// └─ 5 instant [90, 90)
+// 6 launch call [200, 210), outside every op
+// └─ 7 launch call [201, 206)
+EventTree Tree() {
+  EventTree t;
+  t.parent = {kNone, 0, 1, 2, 0, 0, kNone, 6};
+  t.ts = {0, 10, 20, 25, 80, 90, 200, 201};
+  t.dur = {100, 50, 30, 5, 40, 0, 10, 5};
+  t.op = {1, 0, 1, 0, 0, 0, 0, 0};
+  return t;
+}
+
+TEST(CoveredByChildren, DirectChildrenClippedToTheOp) {
+  // Op 0: frame 1 covers 50, call 4 covers 100 - 80 = 20 of it, the instant
+  // nothing. Op 2: call 3 covers 5. Frame 1 is no op: its child is not
+  // counted for it.
+  EXPECT_EQ(CoveredByChildren(Tree()), (std::vector<int64_t>{70, 0, 5, 0, 0, 0, 0, 0}));
+}
+
+TEST(OpsAbove, NearestEnclosingOpThroughNonOps) {
+  const EventTree t = Tree();
+  OpsAbove above(t);
+  EXPECT_EQ(above(3), 2u);
+  EXPECT_EQ(above(2), 0u);  // through frame 1
+  EXPECT_EQ(above(1), 0u);
+  EXPECT_EQ(above(0), kNone);
+  EXPECT_EQ(above(7), kNone);
+  EXPECT_EQ(above(2), 0u);  // memoised answer unchanged
+}
+
+TEST(AttributeLaunches, InnermostOpGetsSelfEveryEnclosingOpTotal) {
+  // 3 -> 7 ns: self of op 2, total of 2 and 0. 4 -> 11: self and total of 0.
+  // Op 2 itself -> 13: self and total of 2, total of 0. 7 -> 17: outside.
+  DeviceTime d = AttributeLaunches(Tree(), {{3, 7}, {4, 11}, {2, 13}, {7, 17}});
+  EXPECT_EQ(d.self, (std::vector<int64_t>{11, 0, 7 + 13, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(d.total, (std::vector<int64_t>{7 + 11 + 13, 0, 7 + 13, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(d.launched, (std::vector<int64_t>{3, 0, 2, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(d.in_ops, 31);
+  EXPECT_EQ(d.outside_ops, 17);
+  EXPECT_EQ(d.launched_total, 48);
+}
+
+TEST(OpRows, KeysByKindAndNameAndCallSiteOnlyByStack) {
+  OpRows by_name(false);
+  EXPECT_EQ(by_name.Key("cpu_op", "mm", "a <- b"), 0u);
+  EXPECT_EQ(by_name.Key("cpu_op", "mm", "c"), 0u);
+  EXPECT_EQ(by_name.Key("user_annotation", "mm", ""), 1u);
+  ASSERT_EQ(by_name.keys.size(), 2u);
+  EXPECT_EQ(by_name.keys[0].stack, "");
+  OpRows by_stack(true);
+  EXPECT_EQ(by_stack.Key("cpu_op", "mm", "a <- b"), 0u);
+  EXPECT_EQ(by_stack.Key("cpu_op", "mm", "c"), 1u);
+  EXPECT_EQ(by_stack.keys[1].stack, "c");
+  by_stack.Add(1, 10, 4, 3, 2, 1);
+  EXPECT_EQ(by_stack.key, (std::vector<uint32_t>{1}));
+  EXPECT_EQ(by_stack.host_self, (std::vector<int64_t>{4}));
+  EXPECT_EQ(by_stack.kernels, (std::vector<int64_t>{1}));
+}
+
+// Keys 0 cpu_op b_op, 1 cpu_op a_op, 2 xla_op fusion, 3 user_annotation z,
+// 4 user_annotation a_op, with their totals.
+OpRows FiveKeys(bool by_stack) {
+  OpRows rows(by_stack);
+  rows.Key("cpu_op", "b_op", "s2");
+  rows.Key("cpu_op", "a_op", "");
+  rows.Key("xla_op", "fusion", "f.py:3");
+  rows.Key("user_annotation", "z", "");
+  rows.Key("user_annotation", "a_op", "");
+  rows.site_time = {{{0, "s1"}, 10}, {{0, "s2"}, 30}, {{0, "s3"}, 30}, {{2, "f.py:3"}, 300}};
+  return rows;
+}
+KeyTotals Totals() {
+  KeyTotals t;
+  t.calls = {2, 1, 3, 0, 1};
+  t.host_total = {50, 70, -3, 5, 5};
+  t.host_self = {20, 70, -3, 5, 5};
+  t.device_total = {100, 100, 300, 0, 0};
+  t.device_self = {40, 100, 300, 0, 0};
+  t.kernels = {4, 1, 3, 0, 0};
+  return t;
+}
+
+TEST(SummarizeOps, ByDeviceThenHostTimeThenName) {
+  std::vector<OpStatRow> r = SummarizeOps(FiveKeys(false), Totals(), false);
+  // Device 300 (fusion); 100 twice: host 70 (a_op) before 50 (b_op); 0
+  // twice with host 5: "a_op" before "z".
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].name, "fusion");
+  EXPECT_EQ(r[1].name, "a_op");
+  EXPECT_EQ(r[1].kind, "cpu_op");
+  EXPECT_EQ(r[2].name, "b_op");
+  EXPECT_EQ(r[3].name, "a_op");
+  EXPECT_EQ(r[3].kind, "user_annotation");
+  EXPECT_EQ(r[4].name, "z");
+  // XLA ops have no host time; their call site is the HLO source.
+  EXPECT_EQ(r[0].host_total, -1);
+  EXPECT_EQ(r[0].host_self, -1);
+  EXPECT_EQ(r[0].host_mean, -1);
+  EXPECT_EQ(r[0].call_site, "f.py:3");
+  EXPECT_EQ(r[0].call_sites, 1);
+  // b_op: mean 50 / 2; sites s1 10, s2 30, s3 30: the first of the longest.
+  EXPECT_EQ(r[2].host_mean, 25);
+  EXPECT_EQ(r[2].host_self, 20);
+  EXPECT_EQ(r[2].device_self, 40);
+  EXPECT_EQ(r[2].launched, 4);
+  EXPECT_EQ(r[2].call_site, "s2");
+  EXPECT_EQ(r[2].call_sites, 3);
+  EXPECT_EQ(r[1].call_site, "");
+  EXPECT_EQ(r[1].call_sites, 0);
+  EXPECT_EQ(r[4].host_mean, -1);  // no calls
+  EXPECT_EQ(r[3].host_mean, 5);
+}
+
+TEST(SummarizeOps, ByStackTheKeysOwnCallSite) {
+  std::vector<OpStatRow> r = SummarizeOps(FiveKeys(true), Totals(), true);
+  EXPECT_EQ(r[2].name, "b_op");
+  EXPECT_EQ(r[2].call_site, "s2");
+  EXPECT_EQ(r[2].call_sites, 1);
+  EXPECT_EQ(r[1].call_site, "");
+  EXPECT_EQ(r[1].call_sites, 0);
+}
+
+TEST(SortHloStats, ByDeviceTimeThenModuleAndName) {
+  std::map<std::pair<std::string, std::string>, HloStat> hlo;
+  hlo[{"m1", "b"}] = {"m1", "b", "", "", "", "", 1, 5, 1, 0};
+  hlo[{"m1", "a"}] = {"m1", "a", "", "", "", "", 1, 5, 0, 1};
+  hlo[{"m0", "z"}] = {"m0", "z", "", "", "", "", 2, 9, 2, 0};
+  std::vector<HloStat> r = SortHloStats(hlo);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].name, "z");
+  EXPECT_EQ(r[1].name, "a");
+  EXPECT_EQ(r[2].name, "b");
+  EXPECT_EQ(r[1].inferred, 1);
+}
+
+}  // namespace
+}  // namespace th::op_stats
