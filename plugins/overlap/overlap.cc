@@ -92,6 +92,29 @@ th::sdk::Schema OverlapTable() {
       .Real("exposed_pct", "%");
 }
 
+// The finding of a rank whose communication is not hidden: one title for
+// every rank, so the report groups the ranks into one cause. Times in ns.
+th::sdk::Finding ExposedCommunication(const th::sdk::Scope& scope, int64_t comm, int64_t overlap,
+                                      int64_t span, double overlap_pct, double exposed_pct) {
+  const auto ns = [](int64_t v) { return static_cast<double>(v); };
+  return th::sdk::Finding(th::sdk::P2, "communication not hidden behind computation")
+      .What("rank " + std::to_string(scope.rank) + ": " + th::sdk::Fixed(exposed_pct, 1) +
+            "% of GPU time is exposed communication: " + th::sdk::Fixed(overlap_pct, 1) +
+            "% of the communication kernels' time (" + th::sdk::Millis(ns(comm)) +
+            ") runs under computation; " + th::sdk::Millis(ns(comm - overlap)) +
+            " does not, in a GPU span of " + th::sdk::Millis(ns(span)) + ".")
+      .Suggest(
+          "overlap communication with computation (bucketed/async "
+          "collectives, prefetching the next all-gather), or shrink it")
+      .In(scope)
+      .Evidence("exposed_comm", ns(comm - overlap), "ns", th::sdk::kMeasured)
+      .Evidence("comm_time", ns(comm), "ns", th::sdk::kMeasured)
+      .Evidence("overlap_pct", overlap_pct, "%", th::sdk::kMeasured)
+      .Evidence("gpu_span", ns(span), "ns", th::sdk::kMeasured)
+      .Evidence("exposed_share_of_span", exposed_pct, "%", th::sdk::kMeasured)
+      .TimeLost(ns(comm - overlap));
+}
+
 class Overlap final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -234,27 +257,7 @@ class Overlap final : public th::sdk::Plugin {
       }
       ctx.Metric("comm_time", static_cast<double>(comm[g]), "ns", th::sdk::kMeasured, scope);
       if (comm[g] > 0 && span > 0 && exposed_pct_col.back() > threshold) {
-        // One title for every rank, so the report groups the ranks into one cause.
-        ctx.Add(th::sdk::Finding(th::sdk::P2, "communication not hidden behind computation")
-                    .What("rank " + std::to_string(groups[g].rank) + ": " +
-                          th::sdk::Fixed(exposed_pct_col.back(), 1) +
-                          "% of GPU time is exposed communication: " + th::sdk::Fixed(pct, 1) +
-                          "% of the communication kernels' time (" +
-                          th::sdk::Millis(static_cast<double>(comm[g])) +
-                          ") runs under computation; " +
-                          th::sdk::Millis(static_cast<double>(comm[g] - ov)) +
-                          " does not, in a GPU span of " +
-                          th::sdk::Millis(static_cast<double>(span)) + ".")
-                    .Suggest("overlap communication with computation (bucketed/async "
-                             "collectives, prefetching the next all-gather), or shrink it")
-                    .In(scope)
-                    .Evidence("exposed_comm", static_cast<double>(comm[g] - ov), "ns",
-                              th::sdk::kMeasured)
-                    .Evidence("comm_time", static_cast<double>(comm[g]), "ns", th::sdk::kMeasured)
-                    .Evidence("overlap_pct", pct, "%", th::sdk::kMeasured)
-                    .Evidence("gpu_span", static_cast<double>(span), "ns", th::sdk::kMeasured)
-                    .Evidence("exposed_share_of_span", exposed_pct_col.back(), "%",
-                              th::sdk::kMeasured));
+        ctx.Add(ExposedCommunication(scope, comm[g], ov, span, pct, exposed_pct_col.back()));
       }
     }
     ctx.Publish(th::sdk::Table("overlap")
