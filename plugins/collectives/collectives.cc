@@ -6,6 +6,7 @@
 // bandwidth (NCCL-tests' definitions). Run() is the sequence of the phases in
 // collective_phases.h (TimeMatch and MeasureBandwidth per match, inside
 // SummarizeCollectives), then publishing, the match check and the wait finding.
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -31,16 +32,8 @@ using th::collectives::SummarizeCollectives;
 using th::sdk::Context;
 using th::sdk::Declaration;
 
-std::string Pct(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f%%", v);
-  return b;
-}
-std::string Ms(double ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f ms", ns / 1e6);
-  return b;
-}
+using th::sdk::Millis;
+using th::sdk::Percent;
 
 // The tables it publishes.
 th::sdk::Schema CollectivesTable() {
@@ -237,12 +230,12 @@ class Collectives final : public th::sdk::Plugin {
     for (const auto& [rank, r] : s.ranks)
       if (r.last > most) most = r.last, last = rank;
     ctx.Add(th::sdk::Finding(th::sdk::P2, "ranks wait for peers in collectives " +
-                                              Pct(100.0 * s.wait / all_span) + " of the time")
+                                              Percent(100.0 * s.wait / all_span) + " of the time")
                 .What("Over " + std::to_string(s.matched) + " collectives matched across " +
-                      std::to_string(ranks_with) + " ranks, " + Ms(s.wait) + " of their " +
-                      Ms(all_span) + " (steps, else GPU span) is synchronisation wait: a " +
+                      std::to_string(ranks_with) + " ranks, " + Millis(s.wait) + " of their " +
+                      Millis(all_span) + " (steps, else GPU span) is synchronisation wait: a " +
                       "rank's collective duration beyond the fastest rank's (the transfer); " +
-                      Pct(100.0 * s.wait / s.time) + " of their " + Ms(s.time) +
+                      Percent(100.0 * s.wait / s.time) + " of their " + Millis(s.time) +
                       " in collectives. Rank " + std::to_string(last) +
                       " starts last most often (" + std::to_string(most) + " times, raw " +
                       "clocks): see the stragglers plugin.")

@@ -1,5 +1,7 @@
 #include "straggler_phases.h"
 
+#include <tracehound/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,12 +19,6 @@ using th::collectives::Median;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string Fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 std::string Short(const std::string& name, bool kernel) {
   std::string s = kernel ? name.substr(0, name.find('(')) : name;
@@ -291,7 +287,7 @@ TopActivityList TopActivities(const std::map<std::string, int64_t>& host,
                      : kNaN};
       if (j < (kernel ? 2u : 3u))
         out.summary += std::string(out.summary.empty() ? "" : "; ") + source + " " +
-                       Short(a.name, kernel) + " " + Fmt("%.1f%%", a.share);
+                       Short(a.name, kernel) + " " + th::sdk::Percent(a.share);
       out.rows.push_back(std::move(a));
     }
   }

@@ -24,6 +24,7 @@
 //                  the others waited.
 // Also HTA's get_potential_stragglers (late start of one selected NCCL kernel,
 // top k per step; HtaCandidates), for comparison.
+#include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
 #include <algorithm>
@@ -51,13 +52,6 @@ using th::sdk::Declaration;
 using namespace th::stragglers;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string Fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
-std::string Us(double ns) { return Fmt("%.1f µs", ns / 1e3); }
 
 // The tables it publishes.
 th::sdk::Schema StragglerStepsTable() {
@@ -357,10 +351,10 @@ class Stragglers final : public th::sdk::Plugin {
     const size_t cand = v.candidate;
     const int64_t cand_rank = ctx.traces()[a.part[cand]].rank();
     ctx.Log("candidate rank " + std::to_string(cand_rank) + ", " +
-            (v.robust ? "robust z " + Fmt("%.2f", v.score[cand])
+            (v.robust ? "robust z " + th::sdk::Fixed(v.score[cand], 2)
                       : std::string("no robust z (") + std::to_string(R) + " ranks)") +
             ", last at " + std::to_string(l.last_count[cand]) + "/" + std::to_string(C) +
-            " collectives, confidence " + Fmt("%.2f", v.confidence) +
+            " collectives, confidence " + th::sdk::Fixed(v.confidence, 2) +
             (v.is_straggler ? "" : ": not a straggler"));
     if (!v.is_straggler) return;
     const double typical_late = v.typical_late[cand];
@@ -372,28 +366,31 @@ class Stragglers final : public th::sdk::Plugin {
         "Rank " + std::to_string(cand_rank) + " starts last at " +
         std::to_string(l.last_count[cand]) + " of " + std::to_string(C) +
         " collectives run by all " + std::to_string(R) +
-        " ranks (chance p = " + Fmt("%.2g", v.p_last[cand]) + "); typical lateness " +
-        Us(typical_late) + " after the median rank" +
-        (v.robust
-             ? ", robust z " + Fmt("%.1f", v.score[cand]) + " over " + std::to_string(R) +
-                   " ranks x " + std::to_string(S) + " steps"
-             : ", latest in " + std::to_string(v.latest_steps[cand]) + " of " + std::to_string(S) +
-                   " steps (chance p = " + Fmt("%.2g", v.p_steps) + "; with " + std::to_string(R) +
-                   " ranks there is no robust z: it may be the others that are early)") +
+        " ranks (chance p = " + th::sdk::Significant(v.p_last[cand], 2) + "); typical lateness " +
+        th::sdk::Micros(typical_late, "µs") + " after the median rank" +
+        (v.robust ? ", robust z " + th::sdk::Fixed(v.score[cand], 1) + " over " +
+                        std::to_string(R) + " ranks x " + std::to_string(S) + " steps"
+                  : ", latest in " + std::to_string(v.latest_steps[cand]) + " of " +
+                        std::to_string(S) + " steps (chance p = " +
+                        th::sdk::Significant(v.p_steps, 2) + "; with " + std::to_string(R) +
+                        " ranks there is no robust z: it may be the others that are early)") +
         ". Clocks corrected by per-rank offsets from collective end times (residual " +
-        Us(clocks.clock_residual) + ")." +
-        (act.window_total > 0
-             ? " While the others waited (" + Us(static_cast<double>(act.window_total)) +
-                   " in all) its GPU was busy " +
-                   Fmt("%.0f%%", 100.0 * static_cast<double>(act.gpu_busy) /
-                                     static_cast<double>(act.window_total)) +
-                   " of the time" + (act.summary.empty() ? "" : "; it ran: " + act.summary) + "."
-             : std::string());
+        th::sdk::Micros(clocks.clock_residual, "µs") + ")." +
+        (act.window_total > 0 ? " While the others waited (" +
+                                    th::sdk::Micros(static_cast<double>(act.window_total), "µs") +
+                                    " in all) its GPU was busy " +
+                                    th::sdk::Fixed(100.0 * static_cast<double>(act.gpu_busy) /
+                                                       static_cast<double>(act.window_total),
+                                                   0) +
+                                    "%" + " of the time" +
+                                    (act.summary.empty() ? "" : "; it ran: " + act.summary) + "."
+                              : std::string());
     ctx.Add(th::sdk::Finding(severity,
                              "rank " + std::to_string(cand_rank) + " is a straggler: last at " +
-                                 Fmt("%.0f%%", 100.0 * static_cast<double>(l.last_count[cand]) /
-                                                   static_cast<double>(C)) +
-                                 " of collectives")
+                                 th::sdk::Fixed(100.0 * static_cast<double>(l.last_count[cand]) /
+                                                    static_cast<double>(C),
+                                                0) +
+                                 "%" + " of collectives")
                 .What(what)
                 .Suggest("look at what the rank runs before the collectives (the kernels and ops "
                          "in straggler_activity): data loading, uneven shards, a slower GPU")

@@ -8,6 +8,8 @@ TEST(SdkFormat, FiguresAsFindingsWriteThem) {
   EXPECT_EQ(Fixed(2.345, 1), "2.3");
   EXPECT_EQ(Fixed(-0.5, 0), "-0");  // printf's rounding, as every plugin had it
   EXPECT_EQ(Percent(12.34), "12.3%");
+  EXPECT_EQ(Significant(0.000123456, 2), "0.00012");
+  EXPECT_EQ(Significant(1234567.0, 2), "1.2e+06");
   EXPECT_EQ(Millis(1234567), "1.235 ms");
   EXPECT_EQ(Micros(1250), "1.2 us");  // round half to even in binary: 1.25 -> 1.2
   EXPECT_EQ(Micros(1260, "µs"), "1.3 µs");

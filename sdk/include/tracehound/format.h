@@ -17,6 +17,13 @@ inline std::string Fixed(double v, int digits) {
   return buf;
 }
 
+// `v` with `digits` significant digits, printf's %g: Significant(0.000123, 2) == "0.00012".
+inline std::string Significant(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 // A percentage with one decimal and no space: Percent(12.34) == "12.3%".
 inline std::string Percent(double v) { return Fixed(v, 1) + "%"; }
 
