@@ -47,7 +47,8 @@ inline constexpr FindingField kReportFindingFields[] = {
     FindingField::kSuggestion, FindingField::kConfidence};
 inline constexpr FindingJsonLayout kReportFindingJson{kReportFindingFields, true};
 
-// The HTML report's data (html_report.h): the report's members, figures last.
+// The HTML report's data (html_report.h): the report's members, suggestion
+// and confidence before scope and evidence; no suggestion is "".
 inline constexpr FindingField kHtmlFindingFields[] = {
     FindingField::kPlugin, FindingField::kSeverity,   FindingField::kTitle,
     FindingField::kWhat,   FindingField::kSuggestion, FindingField::kConfidence,
