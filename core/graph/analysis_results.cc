@@ -14,17 +14,4 @@ std::string_view NumberKindName(NumberKind k) {
   return "measured";
 }
 
-std::string_view SeverityLabel(int severity) {
-  switch (severity) {
-    case 0:
-      return "P0";
-    case 1:
-      return "P1";
-    case kSeverityInfo:
-      return "info";
-    default:
-      return "P2";
-  }
-}
-
 }  // namespace th

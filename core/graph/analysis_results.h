@@ -11,15 +11,12 @@
 #include <variant>
 #include <vector>
 
+#include "core/graph/finding_severity.h"
+
 namespace th {
 
 enum class NumberKind : uint8_t { kMeasured, kRead, kInferred };
 std::string_view NumberKindName(NumberKind k);
-// Finding severities: 0..2 are P0 (most severe) .. P2; kSeverityInfo is not
-// a problem but what the trace is (it never makes NEEDS_ATTENTION).
-inline constexpr int kSeverityInfo = 3;
-std::string_view SeverityLabel(int severity);  // 0 -> "P0", 1 -> "P1", 2 -> "P2", 3 -> "info"
-inline bool IsProblem(int severity) { return severity < kSeverityInfo; }
 
 struct ReportScope {
   int64_t rank = -1, device = -1, stream = -1, step_first = -1, step_last = -1;
@@ -34,7 +31,7 @@ struct Evidence {
 
 struct Finding {
   std::string plugin;
-  int severity = 2;  // 0 = P0 (most severe) .. 2 = P2, 3 = info
+  FindingSeverity severity = FindingSeverity::kP2;
   std::string title, what, suggestion;
   double confidence = 1;
   ReportScope scope;

@@ -33,7 +33,7 @@ Finding GraphCaptureFinding(const Trace& trace, const GraphCapture& c,
   const std::string prefix = c.hip ? "hip" : "cuda";
   Finding f;
   f.plugin = "host";
-  f.severity = kSeverityInfo;
+  f.severity = FindingSeverity::kInfo;
   f.scope.rank = trace.info.rank;
   const std::string rank = "rank " + std::to_string(trace.info.rank);
   f.title = c.dominates() ? rank + " records " + api + " graph capture, not steady-state execution"

@@ -97,7 +97,8 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
   for (const PluginStep& step : p.plugins) {
     out << YAML::Key << step.id << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "enabled" << YAML::Value << (step.enabled ? "true" : "false");
-    if (step.severity) out << YAML::Key << "severity" << YAML::Value << *step.severity;
+    if (step.severity)
+      out << YAML::Key << "severity" << YAML::Value << std::string(SeverityLabel(*step.severity));
     for (const auto& [name, value] : step.options) {
       out << YAML::Key << name << YAML::Value;
       EmitOption(out, value);
@@ -114,7 +115,9 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
       out << YAML::Key << "path" << YAML::Value;
       EmitString(out, o.path);
     }
-    if (o.min_severity) out << YAML::Key << "min_severity" << YAML::Value << *o.min_severity;
+    if (o.min_severity)
+      out << YAML::Key << "min_severity" << YAML::Value
+          << std::string(SeverityLabel(*o.min_severity));
     if (o.max_findings) out << YAML::Key << "max_findings" << YAML::Value << *o.max_findings;
     out << YAML::EndMap;
   }
@@ -132,7 +135,8 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
-  if (p.fail_on) out << YAML::Key << "fail_on" << YAML::Value << *p.fail_on;
+  if (p.fail_on)
+    out << YAML::Key << "fail_on" << YAML::Value << std::string(SeverityLabel(*p.fail_on));
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/graph/finding_severity.h"
 #include "core/graph/kernel_class_table.h"
 #include "core/plugin/plugin_declaration.h"
 
@@ -32,14 +33,17 @@ std::string FormatMark(const YamlMark& mark);
 inline constexpr std::array<std::string_view, 4> kPipelineBackends = {"auto", "cpu", "cuda", "hip"};
 inline constexpr std::array<std::string_view, 5> kPipelineOutputTypes = {"terminal", "markdown",
                                                                          "json", "html", "trace"};
-inline constexpr std::array<std::string_view, 3> kPipelineSeverities = {"P0", "P1", "P2"};
+// Severities a pipeline may name: the problem ones (info is no threshold).
+inline constexpr std::array<std::string_view, 3> kPipelineSeverities = {
+    SeverityLabel(FindingSeverity::kP0), SeverityLabel(FindingSeverity::kP1),
+    SeverityLabel(FindingSeverity::kP2)};
 // Classes a `kernel_classes:` rule may give (OTHER is HTA's alone).
 inline constexpr std::array<std::string_view, 3> kPipelineKernelClasses = {"COMM", "COMP", "MEM"};
 
 struct PluginStep {
   std::string id;
   bool enabled = true;
-  std::optional<std::string> severity;         // P0|P1|P2: overrides the plugin's own
+  std::optional<FindingSeverity> severity;     // P0|P1|P2: overrides the plugin's own
   std::map<std::string, OptionValue> options;  // every declared option, defaults filled
   YamlMark mark;                               // the plugin's key in the file
 };
@@ -49,7 +53,7 @@ struct OutputSpec {
   std::string path;  // "" for terminal (stdout)
   // Which findings this output shows: at min_severity or worse, at most
   // max_findings causes (groups of findings, finding_groups.h); unset = all.
-  std::optional<std::string> min_severity;  // P0|P1|P2
+  std::optional<FindingSeverity> min_severity;  // P0|P1|P2
   std::optional<int64_t> max_findings;
   std::string where;  // FILE:LINE:COLUMN of the output in its pipeline file, for errors
 };
@@ -68,7 +72,7 @@ struct Pipeline {
   // (docs/kernel-classes.md). A rule's source defaults to its FILE:LINE.
   std::vector<KernelClassRule> kernel_classes;
   std::vector<OutputSpec> outputs;
-  std::optional<std::string> fail_on;  // P0|P1|P2
+  std::optional<FindingSeverity> fail_on;  // P0|P1|P2
 };
 
 // The pipeline as YAML with every default written out (`--dump-config`).

@@ -638,6 +638,14 @@ Status ReadChoice(const Node& n, const std::string& what, const Choices& choices
   return Ok();
 }
 
+// One of kPipelineSeverities.
+Status ReadSeverity(const Node& n, const std::string& what, std::optional<FindingSeverity>* out) {
+  std::string s;
+  TH_RETURN_IF_ERROR(ReadChoice(n, what, kPipelineSeverities, &s));
+  *out = ParseSeverity(s);
+  return Ok();
+}
+
 // A string or a list of strings; nothing = empty.
 Status ReadStringList(const Node& n, const std::string& what, std::vector<std::string>* out) {
   out->clear();
@@ -758,9 +766,7 @@ Status ReadPlugin(const Entry& entry, const PluginDeclaration& decl, PluginStep*
     if (e.key == "enabled") {
       TH_RETURN_IF_ERROR(ReadBool(e.value, plugin + ": 'enabled'", &step->enabled));
     } else if (e.key == "severity") {
-      std::string s;
-      TH_RETURN_IF_ERROR(ReadChoice(e.value, plugin + ": 'severity'", kPipelineSeverities, &s));
-      step->severity = s;
+      TH_RETURN_IF_ERROR(ReadSeverity(e.value, plugin + ": 'severity'", &step->severity));
     } else {
       auto o = std::find_if(decl.options.begin(), decl.options.end(),
                             [&](const OptionDeclaration& d) { return d.name == e.key; });
@@ -794,9 +800,7 @@ Status ReadOutputs(const Node& n, std::vector<OutputSpec>* outputs) {
       } else if (e.key == "path") {
         TH_RETURN_IF_ERROR(ReadString(e.value, "output 'path'", &out.path));
       } else if (e.key == "min_severity") {
-        std::string sev;
-        TH_RETURN_IF_ERROR(ReadChoice(e.value, "output 'min_severity'", kPipelineSeverities, &sev));
-        out.min_severity = sev;
+        TH_RETURN_IF_ERROR(ReadSeverity(e.value, "output 'min_severity'", &out.min_severity));
       } else if (e.key == "max_findings") {
         int64_t m = 0;
         TH_RETURN_IF_ERROR(ReadInt(e.value, "output 'max_findings'", &m));
@@ -1022,9 +1026,7 @@ Status Validate(const Node& root, const std::vector<PluginDeclaration>& catalog,
       TH_RETURN_IF_ERROR(ReadKernelClasses(v, &p->kernel_classes));
     } else if (e.key == "fail_on") {
       if (v.kind == Node::Kind::kNull) continue;
-      std::string s;
-      TH_RETURN_IF_ERROR(ReadChoice(v, "'fail_on'", kPipelineSeverities, &s));
-      p->fail_on = s;
+      TH_RETURN_IF_ERROR(ReadSeverity(v, "'fail_on'", &p->fail_on));
     } else {
       return ErrorAt(e.key_mark, "unknown key " + Q(e.key) + SuggestionTail(e.key, TopLevelKeys()));
     }

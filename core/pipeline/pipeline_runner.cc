@@ -15,10 +15,6 @@
 
 namespace th {
 
-namespace {
-int SeverityLevel(const std::string& s) { return s == "P0" ? 0 : s == "P1" ? 1 : 2; }
-}  // namespace
-
 StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                                                    const PluginRegistry& plugins,
                                                    const std::vector<std::string>& inputs,
@@ -70,14 +66,14 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
     if (step.severity) {  // info findings say what the trace is; they stay info
       for (size_t i = first_finding; i < report.results.findings.size(); ++i)
         if (IsProblem(report.results.findings[i].severity))
-          report.results.findings[i].severity = SeverityLevel(*step.severity);
+          report.results.findings[i].severity = *step.severity;
     }
     if (!s.ok()) {
       outcome.ok = false;
       outcome.error = s.message();
       Finding f;
       f.plugin = "host";
-      f.severity = 1;
+      f.severity = FindingSeverity::kP1;
       f.title = "plugin " + step.id + " failed";
       f.what = s.message() + "; its results are missing from this report";
       report.results.findings.push_back(std::move(f));
@@ -100,9 +96,8 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
   for (const PluginOutcome& p : report.plugins)
     if (!p.ok) run->exit_code = kExitPluginFailed;
   if (run->exit_code == 0 && pipeline.fail_on) {
-    int level = SeverityLevel(*pipeline.fail_on);
     for (const Finding& f : report.results.findings)
-      if (f.severity <= level) run->exit_code = kExitFindingAtFailOn;
+      if (AtLeastAsSevere(f.severity, *pipeline.fail_on)) run->exit_code = kExitFindingAtFailOn;
   }
   return run;
 }
@@ -112,7 +107,7 @@ Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
   for (const OutputSpec& o : pipeline.outputs) {
     std::ostringstream text;
     FindingFilter filter;
-    if (o.min_severity) filter.min_severity = SeverityLevel(*o.min_severity);
+    if (o.min_severity) filter.min_severity = *o.min_severity;
     if (o.max_findings) filter.max_groups = static_cast<int>(*o.max_findings);
     if (o.type == "terminal") {
       WriteReportTerminal(run.report, terminal, filter);

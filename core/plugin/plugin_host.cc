@@ -7,6 +7,7 @@
 #include <deque>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/graph/core_tables.h"
@@ -22,6 +23,11 @@ static_assert(static_cast<int>(EdgeKind::kFlow) == TH_EDGE_FLOW);
 static_assert(kNoValue == INT64_MIN);  // absent memory totals, as the catalog says
 static_assert(static_cast<int>(ColumnType::kI16) == TH_TYPE_I16);
 static_assert(static_cast<int>(ColumnType::kStringId) == TH_TYPE_STRING_ID);
+// A plugin's th_severity is the finding's severity code.
+static_assert(SeverityCode(FindingSeverity::kP0) == TH_P0);
+static_assert(SeverityCode(FindingSeverity::kP1) == TH_P1);
+static_assert(SeverityCode(FindingSeverity::kP2) == TH_P2);
+static_assert(SeverityCode(FindingSeverity::kInfo) == TH_INFO);
 
 // Per-run state behind the host table's `ctx`.
 struct RunState {
@@ -90,11 +96,12 @@ int64_t ExternalId(void* ctx, const th_trace_view* v, uint64_t event) {
 }
 
 th_status AddFinding(void* ctx, const th_finding* f) {
-  if (!f || f->struct_size < sizeof(th_finding) || f->severity > TH_INFO || !f->title)
-    return TH_STATUS_ERROR;
+  if (!f || f->struct_size < sizeof(th_finding) || !f->title) return TH_STATUS_ERROR;
+  std::optional<FindingSeverity> severity = SeverityFromCode(f->severity);
+  if (!severity) return TH_STATUS_ERROR;
   Finding out;
   out.plugin = State(ctx)->plugin->declaration.id;
-  out.severity = static_cast<int>(f->severity);
+  out.severity = *severity;
   out.title = Str(f->title);
   out.what = Str(f->what);
   out.suggestion = Str(f->suggestion);

@@ -7,6 +7,7 @@
 
 #include "core/report/figure_text.h"
 #include "core/report/finding_groups.h"
+#include "core/report/finding_json.h"
 #include "core/report/investigation.h"
 #include "core/report/json_writer.h"
 #include "core/report/trust_json.h"
@@ -64,7 +65,7 @@ CheckTally Tally(const AnalysisReport& r) {
 std::string HiddenText(const GroupedFindings& g, const FindingFilter& filter) {
   if (g.hidden_findings == 0) return "";
   std::string why;
-  if (filter.min_severity < kSeverityInfo)
+  if (IsProblem(filter.min_severity))
     why = "below " + std::string(SeverityLabel(filter.min_severity));
   if (filter.max_groups >= 0)
     why += (why.empty() ? "" : " or ") + std::string("beyond the first ") +
@@ -81,20 +82,6 @@ std::vector<std::string> FindingIds(const AnalysisReport& r) {
   for (const Finding& f : r.results.findings)
     ids.push_back(f.plugin + "/" + std::to_string(++seen[f.plugin]));
   return ids;
-}
-
-void WriteScopeJson(JsonWriter& w, const ReportScope& s) {
-  w.BeginObject();
-  auto field = [&](const char* k, int64_t v) {
-    w.Key(k);
-    v >= 0 ? w.Int(v) : w.Null();
-  };
-  field("rank", s.rank);
-  field("device", s.device);
-  field("stream", s.stream);
-  field("step_first", s.step_first);
-  field("step_last", s.step_last);
-  w.EndObject();
 }
 
 std::string_view Verdict(const AnalysisReport& r) {
@@ -148,28 +135,11 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFi
   // Every finding of a shown group, every scope.
   w.Key("findings").BeginArray();
   for (size_t i = 0; i < r.results.findings.size(); ++i) {
-    const Finding& f = r.results.findings[i];
     if (!group_of[i]) continue;
-    w.BeginObject();
-    w.Field("id", ids[i]).Field("group", group_of[i]->id).Field("plugin", f.plugin);
-    w.Field("severity", SeverityLabel(f.severity));
-    w.Field("title", f.title).Field("what", f.what);
-    w.Key("evidence").BeginArray();
-    for (const Evidence& e : f.evidence) {
-      w.BeginObject()
-          .Field("name", e.name)
-          .Field("value", e.value)
-          .Field("unit", e.unit)
-          .Field("kind", NumberKindName(e.kind))
-          .EndObject();
-    }
-    w.EndArray();
-    w.Key("scope");
-    WriteScopeJson(w, f.scope);
-    w.Key("suggestion");
-    f.suggestion.empty() ? w.Null() : w.String(f.suggestion);
-    w.Field("confidence", f.confidence);
-    w.EndObject();
+    WriteFindingJson(w, r.results.findings[i],
+                     {.layout = kReportFindingJson, .leading = [&](JsonWriter& o) {
+                        o.Field("id", ids[i]).Field("group", group_of[i]->id);
+                      }});
   }
   w.EndArray();
   w.Key("checks").BeginArray();

@@ -50,10 +50,6 @@ std::vector<const Skip*> SkipsOf(const AnalysisReport& report, const std::string
 // shared by the JSON findings and the HTML report).
 std::vector<std::string> FindingIds(const AnalysisReport& report);
 
-class JsonWriter;
-// {rank, device, stream, step_first, step_last}, null where unscoped (-1).
-void WriteScopeJson(JsonWriter& w, const ReportScope& scope);
-
 // `filter`: which findings this output shows (finding_groups.h); the
 // verdict is always the whole run's.
 void WriteReportJson(const AnalysisReport& report, std::ostream& out,

@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
 #include "core/graph/json_number.h"
 #include "core/graph/text_escape.h"
+#include "core/report/finding_json.h"
 #include "core/report/output_file.h"
 
 namespace th {
@@ -271,35 +273,14 @@ void WriteFinding(Out& o, const Trace& trace, const Finding& f, int64_t first_ts
   }
   o.Raw(",\"ts\":");
   o.Micros(ts);
-  o.Raw(",\"args\":{\"severity\":");
-  o.Str(SeverityLabel(f.severity));
-  o.Raw(",\"plugin\":");
-  o.Str(f.plugin);
-  o.Raw(",\"what\":");
-  o.Str(f.what);
-  o.Raw(",\"evidence\":[");
-  for (size_t i = 0; i < f.evidence.size(); ++i) {
-    const Evidence& ev = f.evidence[i];
-    if (i) o.Raw(",");
-    o.Raw("{\"name\":");
-    o.Str(ev.name);
-    o.Raw(",\"value\":");
-    o.Num(ev.value);
-    o.Raw(",\"unit\":");
-    o.Str(ev.unit);
-    o.Raw(",\"kind\":");
-    o.Str(NumberKindName(ev.kind));
-    o.Raw("}");
+  o.Raw(",\"args\":");
+  std::ostringstream args;
+  {
+    JsonWriter w(args, JsonStyle::kCompact);
+    WriteFindingJson(w, f, {.layout = kTraceFindingJson});
   }
-  o.Raw("],\"suggestion\":");
-  o.Str(f.suggestion);
-  o.Raw(",\"confidence\":");
-  o.Num(f.confidence);
-  if (f.scope.rank >= 0) {
-    o.Raw(",\"rank\":");
-    o.Int(f.scope.rank);
-  }
-  o.Raw("}}");
+  o.Raw(args.str());
+  o.Raw("}");
 }
 
 void WriteCounter(Out& o, const EventGraph& g, const Track& t, std::string_view name,

@@ -104,29 +104,29 @@ GroupedFindings GroupFindings(const std::vector<Finding>& findings, const Findin
     }
     FindingGroup& g = groups[it->second];
     g.members.push_back(i);
-    g.severity = std::min(g.severity, f.severity);
+    g.severity = MostSevere(g.severity, f.severity);
   }
   std::map<std::string, int> per_plugin;
   for (FindingGroup& g : groups) {
     g.id = g.plugin + "/group-" + std::to_string(++per_plugin[g.plugin]);
     std::stable_sort(g.members.begin(), g.members.end(), [&](size_t a, size_t b) {
       if (findings[a].severity != findings[b].severity)
-        return findings[a].severity < findings[b].severity;
+        return MoreSevere(findings[a].severity, findings[b].severity);
       return Weight(findings[a]) > Weight(findings[b]);
     });
   }
   std::stable_sort(groups.begin(), groups.end(), [](const FindingGroup& a, const FindingGroup& b) {
-    return a.severity < b.severity;
+    return MoreSevere(a.severity, b.severity);
   });
   GroupedFindings out;
   for (FindingGroup& g : groups) {
     bool shown =
-        g.severity <= filter.min_severity &&
+        AtLeastAsSevere(g.severity, filter.min_severity) &&
         (filter.max_groups < 0 || out.groups.size() < static_cast<size_t>(filter.max_groups));
     if (shown) {
       // Within a shown group, scopes below the threshold are left out too.
       std::erase_if(g.members, [&](size_t m) {
-        bool hide = findings[m].severity > filter.min_severity;
+        bool hide = !AtLeastAsSevere(findings[m].severity, filter.min_severity);
         out.hidden_findings += hide;
         return hide;
       });

@@ -17,18 +17,18 @@ namespace th {
 struct FindingGroup {
   std::string id;  // "plugin/group-N"
   std::string plugin, title;
-  int severity = 2;             // the worst member's
-  std::vector<size_t> members;  // indices into the findings, worst first
+  FindingSeverity severity = FindingSeverity::kP2;  // the worst member's
+  std::vector<size_t> members;                      // indices into the findings, worst first
   // Several members: "8 streams on 4 ranks (worst: rank 2, device 2, stream
   // 27); idle_pct 12.9–54.7 %, host_wait_pct 18.8–99.7 %". One: empty.
   std::string summary;
 };
 
-// What one output shows: findings at `min_severity` or worse (0 = P0 only,
-// 2 = P0-P2, 3 = all, info findings included), at most `max_groups` groups
-// (causes; -1 = no limit).
+// What one output shows: findings at least as severe as `min_severity` (kP0 =
+// P0 only, kP2 = P0-P2, kInfo = all, info findings included), at most
+// `max_groups` groups (causes; -1 = no limit).
 struct FindingFilter {
-  int min_severity = kSeverityInfo;
+  FindingSeverity min_severity = FindingSeverity::kInfo;
   int max_groups = -1;
 };
 

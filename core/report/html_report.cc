@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/report/finding_json.h"
 #include "core/report/html_assets.h"
 #include "core/report/investigation.h"
 #include "core/report/json_writer.h"
@@ -269,7 +270,7 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
   MemoryTimeline memory = BuildMemoryTimeline(r, limits.timeline);
   std::vector<std::string> ids = FindingIds(r);
 
-  JsonWriter w(out, /*compact=*/true);
+  JsonWriter w(out, JsonStyle::kCompact);
   w.BeginObject();
   w.Field("schema_version", kReportSchemaVersion);
   w.Field("verdict", Verdict(r)).Field("pipeline", r.pipeline);
@@ -309,20 +310,15 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
   for (size_t i = 0; i < r.results.findings.size(); ++i) {
     const Finding& f = r.results.findings[i];
     if (!group_of[i]) continue;
-    w.BeginObject().Field("id", ids[i]).Field("group", group_of[i]->id).Field("plugin", f.plugin);
-    w.Field("severity", SeverityLabel(f.severity)).Field("title", f.title).Field("what", f.what);
-    w.Field("suggestion", f.suggestion).Field("confidence", f.confidence);
-    w.Key("scope");
-    WriteScopeJson(w, f.scope);
-    w.Key("evidence").BeginArray();
-    for (const Evidence& e : f.evidence) {
-      w.BeginObject().Field("name", e.name).Field("value", e.value).Field("unit", e.unit);
-      w.Field("kind", NumberKindName(e.kind)).EndObject();
-    }
-    w.EndArray();
-    w.Key("place");
-    WritePlace(w, f, swimlane);
-    w.EndObject();
+    WriteFindingJson(
+        w, f,
+        {.layout = kHtmlFindingJson,
+         .leading = [&](JsonWriter& o) { o.Field("id", ids[i]).Field("group", group_of[i]->id); },
+         .trailing =
+             [&](JsonWriter& o) {
+               o.Key("place");
+               WritePlace(o, f, swimlane);
+             }});
   }
   w.EndArray();
 

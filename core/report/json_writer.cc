@@ -9,7 +9,7 @@
 namespace th {
 
 void JsonWriter::Indent() {
-  if (compact_) return;
+  if (style_ != JsonStyle::kPretty) return;
   out_ << '\n';
   for (size_t i = 0; i < first_.size(); ++i) out_ << "  ";
 }
@@ -20,7 +20,7 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (!first_.empty()) {
-    if (!first_.back()) out_ << ',';
+    if (!first_.back()) out_ << (style_ == JsonStyle::kOneLine ? ", " : ",");
     first_.back() = false;
     Indent();
   }
@@ -55,7 +55,7 @@ JsonWriter& JsonWriter::EndArray() {
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   WriteEscaped(key);
-  out_ << (compact_ ? ":" : ": ");
+  out_ << (style_ == JsonStyle::kCompact ? ":" : ": ");
   after_key_ = true;
   return *this;
 }

@@ -1,5 +1,5 @@
-// JsonWriter: a small streaming JSON writer (pretty-printed unless compact,
-// valid UTF-8 in, escaped out). Keys and values are written in call order.
+// JsonWriter: a small streaming JSON writer (valid UTF-8 in, escaped out).
+// Keys and values are written in call order, laid out as its style says.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,18 @@
 
 namespace th {
 
+enum class JsonStyle : uint8_t {
+  kPretty,   // one member per line, indented by two spaces; a newline at the end
+  kCompact,  // {"a":1,"b":[1,2]}
+  kOneLine,  // {"a": 1, "b": [1, 2]}
+};
+
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out, bool compact = false) : out_(out), compact_(compact) {}
+  explicit JsonWriter(std::ostream& out, JsonStyle style = JsonStyle::kPretty)
+      : out_(out), style_(style) {}
   ~JsonWriter() {
-    if (!compact_) out_ << '\n';
+    if (style_ == JsonStyle::kPretty) out_ << '\n';
   }
 
   JsonWriter& BeginObject();
@@ -42,7 +49,7 @@ class JsonWriter {
   std::ostream& out_;
   std::vector<bool> first_;  // per open container: nothing written yet
   bool after_key_ = false;
-  bool compact_ = false;  // no newlines or indentation
+  JsonStyle style_;
 };
 
 }  // namespace th

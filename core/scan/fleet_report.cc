@@ -96,8 +96,11 @@ std::string JoinList(const std::vector<std::string>& v, const char* sep = ", ") 
   return s;
 }
 
-// "P0".."P2", "info" (kSeverityInfo: what a trace is, not a problem).
-std::string Severity(int64_t s) { return s == kSeverityInfo ? "info" : "P" + std::to_string(s); }
+// The severity a findings row stores (result_writer.cc writes its code);
+// P2 for a code no writer stores.
+FindingSeverity StoredSeverity(const SqlValue& code) {
+  return SeverityFromCode(SqlInt(code)).value_or(FindingSeverity::kP2);
+}
 
 // A figure with its unit and kind (measured | read | inferred).
 std::string Figure(double v, const char* unit, const char* kind) {
@@ -189,8 +192,9 @@ Table FindingTable(const std::vector<FindingGroup>& groups, int64_t runs_ok) {
            "time lost (inferred)"},
           {}};
   for (const FindingGroup& g : groups)
-    t.rows.push_back({g.plugin, g.pattern, Severity(g.worst_severity), std::to_string(g.findings),
-                      std::to_string(g.runs), Share(g.runs, runs_ok), TimeLost(g)});
+    t.rows.push_back({g.plugin, g.pattern, std::string(SeverityLabel(g.worst_severity)),
+                      std::to_string(g.findings), std::to_string(g.runs), Share(g.runs, runs_ok),
+                      TimeLost(g)});
   return t;
 }
 
@@ -455,10 +459,10 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
       g.group.plugin = plugin;
       g.group.pattern = TitlePattern(title);
       g.group.example_title = title;
-      g.group.worst_severity = SqlInt(row[2]);
+      g.group.worst_severity = StoredSeverity(row[2]);
     }
     ++g.group.findings;
-    g.group.worst_severity = std::min(g.group.worst_severity, SqlInt(row[2]));
+    g.group.worst_severity = MostSevere(g.group.worst_severity, StoredSeverity(row[2]));
     g.group.time_lost_ns += lost;
     if (!SqlIsNull(row[4])) ++g.group.with_time_lost;
     g.runs.insert(run_id);
@@ -692,7 +696,7 @@ std::string FleetReportJson(const FleetReport& r) {
       out += std::string(i ? "," : "") + "\n    {\"plugin\": " + JsonString(g.plugin) +
              ", \"pattern\": " + JsonString(g.pattern) +
              ", \"example_title\": " + JsonString(g.example_title) +
-             ", \"worst_severity\": " + JsonString(Severity(g.worst_severity)) +
+             ", \"worst_severity\": " + JsonString(SeverityLabel(g.worst_severity)) +
              ", \"findings\": " + count(g.findings) + ", \"runs\": " + count(g.runs) +
              ", \"share_of_ok_runs\": " +
              Figure(r.runs_ok ? 100.0 * static_cast<double>(g.runs) / static_cast<double>(r.runs_ok)

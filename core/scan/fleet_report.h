@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph/finding_severity.h"
 #include "core/graph/status.h"
 #include "core/scan/database.h"
 
@@ -45,7 +46,7 @@ StatusOr<int64_t> ParseTimePoint(const std::string& text);
 
 struct FindingGroup {
   std::string plugin, pattern, example_title;
-  int64_t worst_severity = 2;  // 0 = P0
+  FindingSeverity worst_severity = FindingSeverity::kP2;
   int64_t findings = 0, runs = 0;
   int64_t with_time_lost = 0;  // findings that report time lost (the rest: not reported)
   double time_lost_ns = 0;

@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/graph/text_escape.h"
 #include "core/import/importer_registry.h"
+#include "core/report/finding_json.h"
 #include "core/report/report_panels.h"
 
 namespace th::scan {
@@ -62,18 +64,13 @@ Status InsertRows(Database& db, const std::string& table, const std::vector<std:
   return Ok();
 }
 
+// The findings table's evidence column, one line:
+// [{"name": "idle_pct", "value": 12.5, "unit": "%", "kind": "measured"}, ...].
 std::string EvidenceJson(const std::vector<Evidence>& evidence) {
-  auto quote = [](const std::string& s) { return JsonString(s); };
-  std::string out = "[";
-  for (size_t i = 0; i < evidence.size(); ++i) {
-    const Evidence& e = evidence[i];
-    out += i ? ", {" : "{";
-    out += "\"name\": " + quote(e.name) + ", \"value\": ";
-    out += std::isfinite(e.value) ? SqlText(SqlValue{e.value}) : std::string("null");
-    out += ", \"unit\": " + quote(e.unit) + ", \"kind\": \"" + std::string(NumberKindName(e.kind)) +
-           "\"}";
-  }
-  return out + "]";
+  std::ostringstream out;
+  JsonWriter w(out, JsonStyle::kOneLine);
+  WriteEvidenceJson(w, evidence);
+  return out.str();
 }
 
 }  // namespace
@@ -227,7 +224,7 @@ Status WriteRows(Database& db, const RunRecord& r) {
   for (const Finding& f : r.findings) {
     const ReportScope& s = f.scope;
     auto lost = FindingTimeLostNs(f);
-    v.insert(v.end(), {id, seq++, f.plugin, static_cast<int64_t>(f.severity), f.title, Text(f.what),
+    v.insert(v.end(), {id, seq++, f.plugin, SeverityCode(f.severity), f.title, Text(f.what),
                        Text(f.suggestion), Real(f.confidence), EvidenceJson(f.evidence),
                        lost ? SqlValue{*lost} : SqlValue{}, Scope(s.rank), Scope(s.device),
                        Scope(s.stream), Scope(s.step_first), Scope(s.step_last)});

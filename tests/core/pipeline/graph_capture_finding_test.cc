@@ -23,7 +23,7 @@ TEST(GraphCaptureFinding, DominantCaptureSaysTheTraceIsStartUp) {
   c.last_end = 15'250'000'000;
   Finding f = GraphCaptureFinding(t, c, {"gpu-efficiency", "overlap"});
   EXPECT_EQ(f.plugin, "host");
-  EXPECT_EQ(f.severity, kSeverityInfo);
+  EXPECT_EQ(f.severity, FindingSeverity::kInfo);
   EXPECT_EQ(f.scope.rank, 3);
   EXPECT_EQ(f.title, "rank 3 records CUDA graph capture, not steady-state execution");
   EXPECT_EQ(f.what,

@@ -97,7 +97,7 @@ TEST(PipelineLoader, LoadsAFullPipelineWithDefaultsFilled) {
   const PluginStep& stragglers = Step(*p, "stragglers");
   EXPECT_EQ(stragglers.options.at("min_ranks"), OptionValue(int64_t{3}));
   EXPECT_EQ(stragglers.options.at("metric"), OptionValue(std::string("wait")));
-  EXPECT_EQ(stragglers.severity, "P1");
+  EXPECT_EQ(stragglers.severity, FindingSeverity::kP1);
   const PluginStep& long_kernels = Step(*p, "long-kernels");
   EXPECT_EQ(long_kernels.options.at("threshold_us"), OptionValue(int64_t{500}));
   EXPECT_EQ(long_kernels.options.at("include_memcpy"), OptionValue(true));
@@ -108,7 +108,7 @@ TEST(PipelineLoader, LoadsAFullPipelineWithDefaultsFilled) {
   EXPECT_EQ(p->outputs[1].type, "json");
   EXPECT_EQ(p->outputs[1].path, "findings.json");
   EXPECT_EQ(p->outputs[2].type, "terminal");
-  EXPECT_EQ(p->fail_on, "P1");
+  EXPECT_EQ(p->fail_on, FindingSeverity::kP1);
 }
 
 TEST(PipelineLoader, NullOrEmptyPluginIsEnabledWithDefaults) {
@@ -269,7 +269,7 @@ TEST(PipelineLoader, SetOverridesAreTypedAsYamlScalars) {
   EXPECT_EQ(Step(*p, "long-kernels").options.at("include_memcpy"), OptionValue(true));
   EXPECT_EQ(Step(*p, "stream-budget").options.at("tolerance_pct"), OptionValue(2.0));
   EXPECT_EQ(p->backend, "cuda");
-  EXPECT_EQ(p->fail_on, "P0");
+  EXPECT_EQ(p->fail_on, FindingSeverity::kP0);
   EXPECT_EQ(p->inputs, (std::vector<std::string>{"a.json", "b.json"}));
 
   // Disabling through --set.
@@ -358,11 +358,11 @@ TEST(PipelineLoader, IncludesMergeUnderTheIncludingFile) {
                                                "kernel-stats"}));
   EXPECT_EQ(Step(*p, "stream-budget").options.at("tolerance_pct"), OptionValue(1.5));
   EXPECT_EQ(Step(*p, "stragglers").options.at("min_ranks"), OptionValue(int64_t{3}));
-  EXPECT_EQ(Step(*p, "stragglers").severity, "P0");
+  EXPECT_EQ(Step(*p, "stragglers").severity, FindingSeverity::kP0);
   EXPECT_EQ(Step(*p, "long-kernels").options.at("threshold_us"), OptionValue(int64_t{10}));
   ASSERT_EQ(p->outputs.size(), 1u);  // lists are replaced, not appended
   EXPECT_EQ(p->outputs[0].path, "main.md");
-  EXPECT_EQ(p->fail_on, "P2");
+  EXPECT_EQ(p->fail_on, FindingSeverity::kP2);
 
   StatusOr<std::vector<std::string>> paths = ReadPipelinePluginPaths(main, Options());
   ASSERT_TRUE(paths.ok()) << paths.status().message();

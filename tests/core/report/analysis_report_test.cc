@@ -16,7 +16,7 @@ AnalysisReport Report(bool with_problem) {
   r.pipeline = "capture.yaml";
   Finding info;
   info.plugin = "host";
-  info.severity = kSeverityInfo;
+  info.severity = FindingSeverity::kInfo;
   info.title = "rank 0 records CUDA graph capture, not steady-state execution";
   info.what = "6 launch calls were captured into CUDA graphs and never ran in it.";
   info.scope.rank = 0;
@@ -25,7 +25,7 @@ AnalysisReport Report(bool with_problem) {
   if (with_problem) {
     Finding p2;
     p2.plugin = "cuda-sync";
-    p2.severity = 2;
+    p2.severity = FindingSeverity::kP2;
     p2.title = "synchronous copies";
     r.results.findings.push_back(p2);
   }
@@ -96,11 +96,11 @@ TEST(AnalysisReport, ProblemsComeFirstAndNameTheCause) {
 }
 
 TEST(AnalysisReport, SeverityLabels) {
-  EXPECT_EQ(SeverityLabel(0), "P0");
-  EXPECT_EQ(SeverityLabel(2), "P2");
-  EXPECT_EQ(SeverityLabel(kSeverityInfo), "info");
-  EXPECT_TRUE(IsProblem(2));
-  EXPECT_FALSE(IsProblem(kSeverityInfo));
+  EXPECT_EQ(SeverityLabel(FindingSeverity::kP0), "P0");
+  EXPECT_EQ(SeverityLabel(FindingSeverity::kP2), "P2");
+  EXPECT_EQ(SeverityLabel(FindingSeverity::kInfo), "info");
+  EXPECT_TRUE(IsProblem(FindingSeverity::kP2));
+  EXPECT_FALSE(IsProblem(FindingSeverity::kInfo));
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 namespace th {
 namespace {
 
-Finding Stream(int64_t rank, int64_t device, int64_t stream, double share, int severity = 2) {
+Finding Stream(int64_t rank, int64_t device, int64_t stream, double share,
+               FindingSeverity severity = FindingSeverity::kP2) {
   Finding f;
   f.plugin = "idle-launch";
   f.severity = severity;
@@ -29,7 +30,7 @@ std::vector<Finding> EightStreams() {
     for (int s : {20, 27}) f.push_back(Stream(r, r, s, s == 27 ? 40.0 + r : 14.0 + r));
   Finding other;
   other.plugin = "stragglers";
-  other.severity = 1;
+  other.severity = FindingSeverity::kP1;
   other.title = "rank 2 is a straggler";
   f.push_back(other);
   return f;
@@ -54,17 +55,17 @@ TEST(GroupFindings, OneGroupPerPluginAndTitleWorstFirst) {
 
 TEST(GroupFindings, SeverityRanksScopesAndGroups) {
   std::vector<Finding> f = EightStreams();
-  f[2].severity = 1;  // rank 1 stream 20 is P1
+  f[2].severity = FindingSeverity::kP1;  // rank 1 stream 20 is P1
   GroupedFindings g = GroupFindings(f);
-  EXPECT_EQ(g.groups[0].severity, 1);
-  EXPECT_EQ(g.groups[1].severity, 1);
+  EXPECT_EQ(g.groups[0].severity, FindingSeverity::kP1);
+  EXPECT_EQ(g.groups[1].severity, FindingSeverity::kP1);
   const FindingGroup& idle = g.groups[0].plugin == "idle-launch" ? g.groups[0] : g.groups[1];
   EXPECT_EQ(idle.members.front(), 2u);
 }
 
 TEST(GroupFindings, AnOutputFilterLeavesOutAndCounts) {
   std::vector<Finding> f = EightStreams();
-  GroupedFindings p1 = GroupFindings(f, {.min_severity = 1});
+  GroupedFindings p1 = GroupFindings(f, {.min_severity = FindingSeverity::kP1});
   ASSERT_EQ(p1.groups.size(), 1u);
   EXPECT_EQ(p1.groups[0].plugin, "stragglers");
   EXPECT_EQ(p1.hidden_groups, 1u);

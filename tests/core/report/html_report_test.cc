@@ -78,7 +78,7 @@ TEST(HtmlReport, PageFetchesNothingAndHoldsEverySection) {
   r.results.tables["steps"] = StepsTable(set);
   Finding f;
   f.plugin = "test";
-  f.severity = 0;
+  f.severity = FindingSeverity::kP0;
   f.title = "a title with </script><script>alert(1)</script> and <!--<script> in it";
   f.scope.rank = 1;
   r.results.findings.push_back(f);

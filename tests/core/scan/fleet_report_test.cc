@@ -98,16 +98,16 @@ TEST_P(FleetReportTest, SummaryAndTopFindings) {
   EXPECT_EQ(r.by_count[0].pattern, "rank # is a straggler: last at #% of collectives");
   EXPECT_EQ(r.by_count[0].findings, 3);
   EXPECT_EQ(r.by_count[0].runs, 3);
-  EXPECT_EQ(r.by_count[0].worst_severity, 0);
+  EXPECT_EQ(r.by_count[0].worst_severity, FindingSeverity::kP0);
   EXPECT_DOUBLE_EQ(r.by_count[0].time_lost_ns, 11.0 * kMs);
   // Ties on count and runs: by plugin name.
   EXPECT_EQ(r.by_count[1].plugin, "idle-launch");
   EXPECT_EQ(r.by_count[1].pattern, "stream # idles #% waiting on the host");
-  EXPECT_EQ(r.by_count[1].worst_severity, 2);
+  EXPECT_EQ(r.by_count[1].worst_severity, FindingSeverity::kP2);
   EXPECT_EQ(r.by_count[1].with_time_lost, 0);  // not reported, not zero
   EXPECT_EQ(r.by_count[0].with_time_lost, 3);
   EXPECT_EQ(r.by_count[2].plugin, "overlap");
-  EXPECT_EQ(r.by_count[2].worst_severity, 1);
+  EXPECT_EQ(r.by_count[2].worst_severity, FindingSeverity::kP1);
 
   ASSERT_EQ(r.by_time_lost.size(), 2u);  // idle-launch reports no time lost
   EXPECT_EQ(r.by_time_lost[0].plugin, "overlap");
@@ -150,7 +150,7 @@ TEST_P(FleetReportTest, OnePipelinePerReport) {
   EXPECT_EQ(r.runs, 2);
   EXPECT_EQ(r.traces, 4);
   EXPECT_EQ(r.findings, 7);
-  EXPECT_EQ(r.by_count[0].worst_severity, 0);
+  EXPECT_EQ(r.by_count[0].worst_severity, FindingSeverity::kP0);
   o.pipeline = "p";
   auto ambiguous = BuildFleetReport(*db_, o);
   ASSERT_FALSE(ambiguous.ok());

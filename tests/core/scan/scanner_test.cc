@@ -206,7 +206,7 @@ TEST_P(ScannerTest, WritesEveryRunWithThePipelinesMetricsAndRecordsTheCorruptOne
     ASSERT_EQ(findings->rows.size(), r.findings.size());
     for (size_t i = 0; i < r.findings.size(); ++i) {
       EXPECT_EQ(SqlText(findings->rows[i][1]), r.findings[i].title);
-      EXPECT_EQ(SqlInt(findings->rows[i][2]), r.findings[i].severity);
+      EXPECT_EQ(SqlInt(findings->rows[i][2]), SeverityCode(r.findings[i].severity));
       auto lost = FindingTimeLostNs(r.findings[i]);
       EXPECT_EQ(SqlIsNull(findings->rows[i][3]), !lost.has_value());
     }

@@ -154,7 +154,7 @@ TEST(CudaSync, ClassesBlockedTimeAndSteps) {
   ASSERT_EQ(r.findings.size(), 3u);
   const Finding* f = FindingFor(r, "host blocked by stream_sync");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, 2);
+  EXPECT_EQ(f->severity, FindingSeverity::kP2);
   EXPECT_EQ(f->scope.step_first, 1);
   EXPECT_EQ(f->scope.step_last, 2);
   EXPECT_NE(f->what.find("6.5% of step time"), std::string::npos) << f->what;
@@ -167,8 +167,8 @@ TEST(CudaSync, SeverityThresholds) {
   PluginResults r =
       RunOn("sync_p1.json", kSync, {{"min_step_share_pct", 0.5}, {"p1_step_share_pct", 6.0}});
   ASSERT_EQ(r.findings.size(), 4u);
-  EXPECT_EQ(FindingFor(r, "host blocked by stream_sync")->severity, 1);
-  EXPECT_EQ(FindingFor(r, "host blocked by device_sync")->severity, 2);
+  EXPECT_EQ(FindingFor(r, "host blocked by stream_sync")->severity, FindingSeverity::kP1);
+  EXPECT_EQ(FindingFor(r, "host blocked by device_sync")->severity, FindingSeverity::kP2);
   EXPECT_NE(FindingFor(r, "host blocked by pageable_memcpy_async"), nullptr);
 }
 
@@ -189,9 +189,9 @@ TEST(CudaSync, HipWithoutSteps) {
   ASSERT_EQ(r.findings.size(), 2u);
   const Finding* copy = FindingFor(r, "host blocked by sync_memcpy");
   ASSERT_NE(copy, nullptr);
-  EXPECT_EQ(copy->severity, 1);  // 100 of 1000 µs
+  EXPECT_EQ(copy->severity, FindingSeverity::kP1);  // 100 of 1000 µs
   EXPECT_NE(copy->what.find("no ProfilerStep windows"), std::string::npos) << copy->what;
-  EXPECT_EQ(FindingFor(r, "host blocked by device_sync")->severity, 2);
+  EXPECT_EQ(FindingFor(r, "host blocked by device_sync")->severity, FindingSeverity::kP2);
 }
 
 // Real traces: the calls per name equal a count over the event graph.

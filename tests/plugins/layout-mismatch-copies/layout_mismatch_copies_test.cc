@@ -144,7 +144,7 @@ TEST(LayoutMismatchCopies, FlagsSandwichedLayoutChangesOnly) {
   size_t row13 = r.copies[1] == "copy.13" ? 1 : 2;
   EXPECT_NE(lanes[row13].find("256-element TPU lane"), std::string::npos) << lanes[row13];
   ASSERT_EQ(r.results.findings.size(), 3u);
-  EXPECT_EQ(r.results.findings[0].severity, 1);  // P1: it has measured time
+  EXPECT_EQ(r.results.findings[0].severity, FindingSeverity::kP1);  // P1: it has measured time
 }
 
 TEST(LayoutMismatchCopies, SameLayoutOnRequestAndRadius) {

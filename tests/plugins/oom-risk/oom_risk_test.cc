@@ -247,7 +247,7 @@ TEST(OomRisk, SlowLeakIsMedium) {
   EXPECT_LT(Real(t, "steps_to_exhaustion", g), 10000);
   const Finding* f = FindingOf(r);
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, 2);
+  EXPECT_EQ(f->severity, FindingSeverity::kP2);
   EXPECT_NE(f->what.find("aten::clone"), std::string::npos) << f->what;
   EXPECT_NEAR(EvidenceOf(*f, "est_saved_per_step"), 8.0 * kMiB, 1e-3);
   for (const auto& e : f->evidence) EXPECT_FALSE(e.unit.empty()) << e.name;
@@ -266,7 +266,7 @@ TEST(OomRisk, FastLeakIsHigh) {
   EXPECT_LT(Real(t, "steps_to_exhaustion", g), 100);
   const Finding* f = FindingOf(r);
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, 1);
+  EXPECT_EQ(f->severity, FindingSeverity::kP1);
   EXPECT_NEAR(EvidenceOf(*f, "leak_slope"), 512.0 * kMiB, 1e-3);
 }
 
@@ -314,7 +314,7 @@ TEST(OomRisk, NearCapacityIsHighAndTheThresholdIsAnOption) {
   EXPECT_DOUBLE_EQ(Real(t, "headroom_pct", g), 100.0 * 624 / (16 * 1024));
   const Finding* f = FindingOf(r);
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, 1);
+  EXPECT_EQ(f->severity, FindingSeverity::kP1);
   EXPECT_NE(f->suggestion.find("activation checkpointing"), std::string::npos);
   EXPECT_EQ(EvidenceOf(*f, "est_checkpointing_savings_upper_bound"), 9 * kGiB + 400 * kMiB);
   for (const auto& e : f->evidence) {
@@ -357,7 +357,7 @@ TEST(OomRisk, RecordedOutOfMemoryIsHighAndP0) {
   EXPECT_EQ(Int(t, "peak_allocated", g), 6 * kGiB);  // the OOM event's totals are not a peak
   const Finding* f = FindingOf(r);
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, 0);
+  EXPECT_EQ(f->severity, FindingSeverity::kP0);
   EXPECT_EQ(EvidenceOf(*f, "oom_largest_request"), 8 * kGiB);
 }
 
@@ -400,7 +400,7 @@ TEST(OomRisk, PreallocatedPoolIsNamedAndHeadroomJudgedBesideIt) {
   EXPECT_EQ(Text(t, "tier", g), "LOW") << Text(t, "reasons", g);
   ASSERT_EQ(r.findings.size(), 1u);
   const Finding& f = r.findings[0];
-  EXPECT_EQ(f.severity, kSeverityInfo);
+  EXPECT_EQ(f.severity, FindingSeverity::kInfo);
   EXPECT_EQ(f.title, "preallocated pool (KV cache?) held throughout the window");
   EXPECT_EQ(f.what,
             "On CUDA 0 of rank 0, 70.00 GiB (87.5% of the device) was allocated before the trace's "
@@ -433,7 +433,7 @@ TEST(OomRisk, PreallocatedPoolWithLittleRoomBesideItIsStillHigh) {
   ASSERT_EQ(r.findings.size(), 2u);  // the pool (info) and the risk (P1)
   const Finding* risk = nullptr;
   for (const Finding& f : r.findings)
-    if (f.severity == 1) risk = &f;
+    if (f.severity == FindingSeverity::kP1) risk = &f;
   ASSERT_NE(risk, nullptr);
   EXPECT_EQ(risk->title, "OOM risk HIGH: peak near what the preallocated pool leaves");
   EXPECT_EQ(risk->what.rfind(
@@ -463,7 +463,7 @@ TEST(OomRisk, MemoryHeldByATrainingStepIsNotAPool) {
   EXPECT_DOUBLE_EQ(Real(t, "pool_headroom_pct", g), -1);
   EXPECT_EQ(Text(t, "tier", g), "HIGH") << Text(t, "reasons", g);
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].severity, 1);
+  EXPECT_EQ(r.findings[0].severity, FindingSeverity::kP1);
 }
 
 TEST(OomRisk, PeakEqualsTheOracleOnEveryRealTraceWithMemoryEvents) {

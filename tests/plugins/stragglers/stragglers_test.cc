@@ -154,7 +154,7 @@ TEST(Stragglers, FindsTheSlowRankAndWhatItDid) {
   // One finding, about rank 2, with a confidence: (1 - p) x 4/5 steps x clock.
   ASSERT_EQ(r.findings.size(), 1u);
   const Finding& f = r.findings[0];
-  EXPECT_EQ(f.severity, 1);
+  EXPECT_EQ(f.severity, FindingSeverity::kP1);
   EXPECT_EQ(f.scope.rank, 2);
   EXPECT_NEAR(f.confidence, 0.8, 0.01);
   EXPECT_NE(f.what.find("aten::slow_op"), std::string::npos) << f.what;
