@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "core/report/analysis_report.h"
+#include "core/report/finding_json.h"
 #include "core/report/json_writer.h"
 
 namespace th {
@@ -25,16 +26,8 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.Field("confidence", f.confidence);
   w.Key("scope");
   WriteScopeJson(w, f.scope);
-  w.Key("evidence").BeginArray();
-  for (const Evidence& e : f.evidence) {
-    w.BeginObject();
-    w.Field("name", e.name);
-    w.Field("value", e.value);
-    w.Field("unit", e.unit);
-    w.Field("kind", NumberKindName(e.kind));
-    w.EndObject();
-  }
-  w.EndArray();
+  w.Key("evidence");
+  WriteEvidenceJson(w, f.evidence);
   WriteOptional(w, "time_lost_ns", f.time_lost_ns);
   WriteOptional(w, "saving_ns", f.saving_ns);
   w.Field("group", f.group);

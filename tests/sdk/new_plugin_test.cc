@@ -241,7 +241,7 @@ TEST_F(NewPluginCommand, WritesADetectorThatBuildsPassesItsTestAndFinds) {
   ASSERT_EQ(results.findings.size(), 1u);
   const Finding& f = results.findings[0];
   EXPECT_EQ(f.plugin, "slow-kernels");
-  EXPECT_EQ(f.severity, 2);
+  EXPECT_EQ(f.severity, FindingSeverity::kP2);
   EXPECT_EQ(f.title, "long kernel gemm");
   EXPECT_EQ(f.group, "gemm");
   EXPECT_EQ(f.time_lost_ns, 20'000.0);

@@ -15,7 +15,7 @@ TEST(PluginResultsJson, WritesEveryPartInAFixedOrder) {
   PluginResults r;
   Finding f;
   f.plugin = "p";
-  f.severity = 1;
+  f.severity = FindingSeverity::kP1;
   f.title = "slow";
   f.scope.rank = 0;
   f.evidence.push_back({"duration", 1500, "ns", NumberKind::kMeasured});
