@@ -51,8 +51,24 @@ TEST(PluginFolders, EveryFolderIsBuiltDocumentedAndIndexed) {
     const std::string folder = entry.path().filename().string();
     folders.insert(folder);
     EXPECT_TRUE(fs::is_regular_file(entry.path() / "README.md")) << folder << " has no README.md";
-    EXPECT_NE(registry.Find(folder), nullptr)
-        << "plugins/" << folder << " built no plugin with id " << folder;
+    const LoadedPlugin* plugin = registry.Find(folder);
+    EXPECT_NE(plugin, nullptr) << "plugins/" << folder << " built no plugin with id " << folder;
+    // The README's "**reads:** `a`, `b` · **publishes:**" line names what Declare() reads.
+    const std::string readme = Read(entry.path() / "README.md");
+    const size_t from = readme.find("**reads:**"), to = readme.find("**publishes:**", from);
+    if (plugin == nullptr || from == std::string::npos || to == std::string::npos) {
+      ADD_FAILURE() << folder << "/README.md has no '**reads:** ... **publishes:**' line";
+      continue;
+    }
+    std::set<std::string> documented;
+    const std::string line = readme.substr(from, to - from);
+    const std::regex table("`([a-z_]+)`");
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), table);
+         it != std::sregex_iterator(); ++it)
+      documented.insert((*it)[1]);
+    const std::set<std::string> declared(plugin->declaration.reads.begin(),
+                                         plugin->declaration.reads.end());
+    EXPECT_EQ(documented, declared) << folder << "/README.md's reads line and Declare() differ";
   }
   EXPECT_EQ(std::set<std::string>(indexed.begin(), indexed.end()), folders)
       << "plugins/README.md's index and the folders differ";
