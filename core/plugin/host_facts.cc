@@ -39,6 +39,11 @@ HostFacts::HostFacts(const TraceSet& set, KernelClassTable table) : table_(std::
     rule_match_.push_back(r.match.c_str());
     rule_source_.push_back(r.source.c_str());
   }
+  for (size_t i = 0; i < set.traces.size(); ++i) {
+    TraceTables& catalog = tables_.emplace_back();
+    AddGraphTables(*set.traces[i], &catalog);
+    AddTables(i, &catalog);
+  }
 }
 
 void HostFacts::AddTables(size_t trace, TraceTables* tables) const {

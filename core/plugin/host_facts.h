@@ -1,7 +1,8 @@
 // HostFacts: what the host works out once per pipeline run, for every plugin:
 // the kernel class table with, per trace, the rule that decides each distinct
-// GPU activity name, and the CUDA/HIP graph capture seen in the trace. Plugins
-// read them as the catalog tables name_classes, class_rules and graph_capture.
+// GPU activity name, the CUDA/HIP graph capture seen in the trace, and each
+// trace's table catalog (the event graph's tables plus these facts as
+// name_classes, class_rules and graph_capture).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,9 @@ namespace th {
 
 class HostFacts {
  public:
-  // Classifies every trace of `set` (names once per trace) and detects capture.
+  // Classifies every trace of `set` (names once per trace), detects capture
+  // and builds the catalogs. `set` must outlive this object (the catalogs
+  // point into its traces).
   HostFacts(const TraceSet& set, KernelClassTable table);
   HostFacts(const HostFacts&) = delete;
   HostFacts& operator=(const HostFacts&) = delete;
@@ -27,11 +30,13 @@ class HostFacts {
   const NameClasses& names(size_t trace) const { return names_[trace]; }
   const GraphCapture& capture(size_t trace) const { return captures_[trace]; }
 
-  // Registers name_classes, class_rules and graph_capture of trace `trace`
-  // (columns point into this object, which must outlive `tables`).
-  void AddTables(size_t trace, TraceTables* tables) const;
+  // The catalog of trace `trace`: every core table.
+  const TraceTables& tables(size_t trace) const { return tables_[trace]; }
 
  private:
+  // Registers name_classes, class_rules and graph_capture of trace `trace`.
+  void AddTables(size_t trace, TraceTables* tables) const;
+
   struct CaptureRow {
     uint8_t dominates = 0, hip = 0;
     int64_t begin_calls = 0, end_calls = 0, instantiations = 0, graph_launches = 0,
@@ -44,6 +49,7 @@ class HostFacts {
   // class_rules' columns, pointing into table_.
   std::vector<uint32_t> rule_set_, rule_class_, rule_ignore_case_;
   std::vector<const char*> rule_match_, rule_source_;
+  std::vector<TraceTables> tables_;
 };
 
 }  // namespace th

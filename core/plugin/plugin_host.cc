@@ -10,7 +10,6 @@
 #include <optional>
 #include <vector>
 
-#include "core/graph/core_tables.h"
 
 namespace th {
 
@@ -35,8 +34,7 @@ struct RunState {
   const LoadedPlugin* plugin;
   const TraceSet* set;
   PluginResults* results;
-  // Per trace: its catalog, and the C tables of it the plugin declared.
-  std::deque<TraceTables> catalogs;
+  // Per trace: the C tables of its catalog the plugin declared.
   std::deque<std::vector<th_table>> view_tables;
   std::vector<th_trace_view> views;
   // Tables found by find_table and the trace views' columns, as C structs.
@@ -364,13 +362,9 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
     own = std::make_unique<HostFacts>(set, KernelClassTable::Builtin());
     facts = own.get();
   }
-  RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}, {}};
-  for (size_t i = 0; i < set.traces.size(); ++i) {
-    TraceTables& catalog = st.catalogs.emplace_back();
-    AddGraphTables(*set.traces[i], &catalog);
-    facts->AddTables(i, &catalog);
-    st.views.push_back(ViewOf(*set.traces[i], catalog, &st));
-  }
+  RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}};
+  for (size_t i = 0; i < set.traces.size(); ++i)
+    st.views.push_back(ViewOf(*set.traces[i], facts->tables(i), &st));
   std::vector<const th_trace_view*> view_ptrs;
   for (const auto& v : st.views) view_ptrs.push_back(&v);
 

@@ -12,30 +12,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Replaces @ID@, @SNAKE@, @CLASS@, @KIND@ and @SUMMARY@ in `text`.
+// `text` with @ID@, @SNAKE@, @CLASS@, @KIND@ and @SUMMARY@ replaced.
 std::string Expand(std::string_view text, std::string_view id, InTreePluginKind kind) {
   const bool detector = kind == InTreePluginKind::kDetector;
-  const std::vector<std::pair<std::string_view, std::string>> vars = {
-      {"@ID@", std::string(id)},
-      {"@SNAKE@", PluginIdToSnakeCase(id)},
-      {"@CLASS@", PluginIdToClassName(id)},
-      {"@KIND@", detector ? "kDetector" : "kAnalyzer"},
-      {"@SUMMARY@", detector ? "Kernels longer than a threshold" : "GPU kernel time per rank"},
-  };
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    bool replaced = false;
-    for (const auto& [key, value] : vars) {
-      if (text.substr(i, key.size()) == key) {
-        out += value;
-        i += key.size();
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += text[i++];
-  }
-  return out;
+  return ExpandPlaceholders(text, {
+                                      {"@ID@", std::string(id)},
+                                      {"@SNAKE@", PluginIdToSnakeCase(id)},
+                                      {"@CLASS@", PluginIdToClassName(id)},
+                                      {"@KIND@", detector ? "kDetector" : "kAnalyzer"},
+                                      {"@SUMMARY@", detector ? "Kernels longer than a threshold"
+                                                             : "GPU kernel time per rank"},
+                                  });
 }
 
 constexpr std::string_view kAnalyzer =
@@ -227,12 +214,6 @@ Status WriteFile(const fs::path& path, const std::string& contents) {
   return Ok();
 }
 
-std::string Replace(std::string text, std::string_view key, std::string_view value) {
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
-    text.replace(at, key.size(), value);
-  return text;
-}
-
 }  // namespace
 
 StatusOr<std::string> InsertIndexRow(const std::string& index, std::string_view id,
@@ -279,11 +260,11 @@ StatusOr<std::vector<std::string>> WriteInTreePlugin(std::string_view id, InTree
   if (!index.ok()) return index.status();
 
   const std::string snake = PluginIdToSnakeCase(id);
-  std::string readme =
-      Replace(std::string(kReadme), "@KINDNAME@", detector ? "detector" : "analyzer");
-  readme = Replace(readme, "@PUBLISHES@", detector ? "nothing (findings)" : "`@SNAKE@`");
-  const std::string test_source =
-      Replace(std::string(kTest), "@CHECKS@", detector ? kDetectorChecks : kAnalyzerChecks);
+  const std::string readme =
+      ExpandPlaceholders(kReadme, {{"@KINDNAME@", detector ? "detector" : "analyzer"},
+                                   {"@PUBLISHES@", detector ? "nothing (findings)" : "`@SNAKE@`"}});
+  const std::string test_source = ExpandPlaceholders(
+      kTest, {{"@CHECKS@", std::string(detector ? kDetectorChecks : kAnalyzerChecks)}});
   const std::vector<std::pair<fs::path, std::string>> files = {
       {plugin / (snake + ".cc"), Expand(detector ? kDetector : kAnalyzer, id, kind)},
       {plugin / "CMakeLists.txt", Expand(kCMakeLists, id, kind)},

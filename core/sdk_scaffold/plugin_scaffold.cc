@@ -20,32 +20,14 @@ namespace fs = std::filesystem;
 //   @PIPELINE_OPTIONS@  the plugin's entry in the README's pipeline
 std::string Expand(std::string_view text, std::string_view id, std::string_view kind,
                    std::string_view pipeline_options) {
-  const std::array<std::pair<std::string_view, std::string>, 6> vars = {{
-      {"@ID@", std::string(id)},
-      {"@SNAKE@", PluginIdToSnakeCase(id)},
-      {"@CLASS@", PluginIdToClassName(id)},
-      {"@SDK@", TRACEHOUND_SDK_VERSION},
-      {"@KIND@", std::string(kind)},
-      {"@PIPELINE_OPTIONS@", std::string(pipeline_options)},
-  }};
-  std::string out;
-  out.reserve(text.size() + 256);
-  size_t i = 0;
-  while (i < text.size()) {
-    bool replaced = false;
-    if (text[i] == '@') {
-      for (const auto& [key, value] : vars) {
-        if (text.substr(i, key.size()) == key) {
-          out += value;
-          i += key.size();
-          replaced = true;
-          break;
-        }
-      }
-    }
-    if (!replaced) out += text[i++];
-  }
-  return out;
+  return ExpandPlaceholders(text, {
+                                      {"@ID@", std::string(id)},
+                                      {"@SNAKE@", PluginIdToSnakeCase(id)},
+                                      {"@CLASS@", PluginIdToClassName(id)},
+                                      {"@SDK@", TRACEHOUND_SDK_VERSION},
+                                      {"@KIND@", std::string(kind)},
+                                      {"@PIPELINE_OPTIONS@", std::string(pipeline_options)},
+                                  });
 }
 
 constexpr std::string_view kCMakeLists =
@@ -509,6 +491,28 @@ Templates TemplatesOf(ScaffoldKind kind) {
 }
 
 }  // namespace
+
+std::string ExpandPlaceholders(std::string_view text,
+                               const std::vector<std::pair<std::string_view, std::string>>& vars) {
+  std::string out;
+  out.reserve(text.size() + 256);
+  size_t i = 0;
+  while (i < text.size()) {
+    bool replaced = false;
+    if (text[i] == '@') {
+      for (const auto& [key, value] : vars) {
+        if (text.substr(i, key.size()) == key) {
+          out += value;
+          i += key.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
 
 bool IsKebabCasePluginId(std::string_view id) {
   if (id.empty() || !(id[0] >= 'a' && id[0] <= 'z')) return false;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/graph/status.h"
@@ -25,6 +26,11 @@ std::string PluginIdToClassName(std::string_view id);
 // InvalidInput naming the id and the rule when `id` cannot name a plugin:
 // not kebab-case, or a name CMake reserves for its own targets ("test", ...).
 Status CheckPluginId(std::string_view id);
+
+// `text` with every placeholder of `vars` (e.g. {"@ID@", "long-kernels"})
+// replaced; the first key that matches at a position wins.
+std::string ExpandPlaceholders(std::string_view text,
+                               const std::vector<std::pair<std::string_view, std::string>>& vars);
 
 struct ScaffoldFile {
   std::string path;  // relative to the plugin's directory

@@ -91,8 +91,8 @@ TEST(HostFacts, NamesAreClassifiedOncePerTraceUnderBothSets) {
   }
   EXPECT_FALSE(facts.capture(0).present());
   // The catalog's class_rules point at the table's strings.
-  TraceTables tables;
-  facts.AddTables(0, &tables);
+  const TraceTables& tables = facts.tables(0);
+  EXPECT_NE(tables.Find("events"), nullptr);
   const CatalogTable* rules = tables.Find("class_rules");
   ASSERT_NE(rules, nullptr);
   ASSERT_EQ(rules->rows, facts.table().rules().size());
