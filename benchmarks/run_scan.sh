@@ -9,7 +9,8 @@
 # for the benchmark (needs Debian's postgresql; run as root or postgres).
 # With SOURCE=<real trace .json[.gz]> the runs are copies of that trace
 # instead (one file each), made distinct by i trailing blanks after the JSON
-# (same events, different content hash) and gzip -1.
+# (same events, different content hash) and gzip -1. PIPELINE=<file or shipped
+# config name> scans with another pipeline than configs/fleet-scan.yaml.
 #
 #   benchmarks/run_scan.sh [BUILD_DIR] [RUNS] [REPS]
 set -euo pipefail
@@ -18,6 +19,7 @@ BUILD=${1:-build}
 RUNS=${2:-1000}
 REPS=${3:-3}
 SOURCE=${SOURCE:-}
+PIPELINE=${PIPELINE:-fleet-scan}
 OUT=${BENCH_DIR:-$BUILD/bench-data}/fleet-${SOURCE:+real-}$RUNS
 TH="$(pwd)/$BUILD/cli/tracehound"
 [ -x "$TH" ] || { echo "$TH not built" >&2; exit 2; }
@@ -52,7 +54,7 @@ scan() {  # scan DB_URL -> wall seconds; appends "user+sys" CPU seconds to $CPU_
   local t0 t1
   t0=$(date +%s.%N)
   /usr/bin/time -a -o "$CPU_LOG" -f '%U + %S' \
-    taskset -c 0,1 "$TH" scan "$OUT" --jobs 2 --progress none --db "$1" > /dev/null
+    taskset -c 0,1 "$TH" scan "$OUT" --pipeline "$PIPELINE" --jobs 2 --progress none --db "$1" > /dev/null
   t1=$(date +%s.%N)
   echo "$t1 - $t0" | bc -l
 }

@@ -1,5 +1,6 @@
 #include "core/pipeline/pipeline_runner.h"
 
+#include <tbb/flow_graph.h>
 #include <tbb/global_control.h>
 
 #include <algorithm>
@@ -14,6 +15,103 @@
 #include "core/report/output_file.h"
 
 namespace th {
+
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What one plugin of the pipeline left: its own results, kept apart until
+// every plugin has finished.
+struct StepRun {
+  PluginResults results;
+  Status status = Ok();
+  double seconds = 0;
+};
+
+// Runs the steps (in pipeline order, dependencies first) as a graph: a step
+// starts once every earlier step publishing a table it reads has finished;
+// the others run at the same time on the oneTBB arena (bounded by
+// `execution.threads`). A step reads its producers' tables, latest first.
+std::vector<StepRun> RunSteps(const std::vector<const LoadedPlugin*>& plugins,
+                              const std::vector<const PluginStep*>& steps, const TraceSet& traces,
+                              kernels::BackendChoice backend, const HostFacts& facts) {
+  const size_t n = steps.size();
+  std::vector<StepRun> ran(n);
+  std::vector<std::vector<size_t>> producers(n);
+  for (size_t j = 0; j < n; ++j)
+    for (size_t i = j; i-- > 0;)
+      for (const std::string& table : plugins[j]->declaration.reads)
+        if (plugins[i]->declaration.Published(table)) {
+          producers[j].push_back(i);
+          break;
+        }
+  tbb::flow::graph graph;
+  std::vector<std::unique_ptr<tbb::flow::continue_node<tbb::flow::continue_msg>>> nodes;
+  for (size_t k = 0; k < n; ++k) {
+    nodes.push_back(std::make_unique<tbb::flow::continue_node<tbb::flow::continue_msg>>(
+        graph, [&, k](const tbb::flow::continue_msg&) {
+          PluginRunContext context;
+          context.backend = backend;
+          context.facts = &facts;
+          context.echo_log = false;
+          for (size_t i : producers[k]) context.upstream.push_back(&ran[i].results);
+          auto t0 = std::chrono::steady_clock::now();
+          ran[k].status =
+              RunPlugin(*plugins[k], traces, steps[k]->options, &ran[k].results, context);
+          ran[k].seconds = SecondsSince(t0);
+        }));
+  }
+  for (size_t k = 0; k < n; ++k)
+    for (size_t i : producers[k]) tbb::flow::make_edge(*nodes[i], *nodes[k]);
+  for (size_t k = 0; k < n; ++k)
+    if (producers[k].empty()) nodes[k]->try_put(tbb::flow::continue_msg());
+  graph.wait_for_all();
+  return ran;
+}
+
+FindingFilter FilterOf(const OutputSpec& o) {
+  FindingFilter filter;
+  if (o.min_severity) filter.min_severity = *o.min_severity;
+  if (o.max_findings) filter.max_groups = static_cast<int>(*o.max_findings);
+  return filter;
+}
+
+// Writes one output file (atomically) of `run`.
+Status WriteFileOutput(const OutputSpec& o, const PipelineRun& run) {
+  const FindingFilter filter = FilterOf(o);
+  if (o.type == "trace") {
+    // One file per rank when there are several (annotated_trace.h).
+    const TraceSet& set = run.report.traces ? *run.report.traces : run.traces;
+    return WriteAnnotatedTraces(set, run.report.results.findings, o.path);
+  }
+  // One self-contained page (html_report.h).
+  if (o.type == "html") return WriteHtmlReport(run.report, o.path, {}, filter);
+  std::ostringstream text;
+  if (o.type == "markdown")
+    WriteReportMarkdown(run.report, text, filter);
+  else if (o.type == "json")
+    WriteReportJson(run.report, text, filter);
+  else
+    return Unsupported("output type '" + o.type + "' is not available yet");
+  return WriteOutput(o.path, text.str());
+}
+
+// Appends `from` to `into`; tables replace those of the same name.
+void MergeResults(PluginResults&& from, PluginResults* into) {
+  auto append = [](auto& src, auto& dst) {
+    dst.insert(dst.end(), std::make_move_iterator(src.begin()), std::make_move_iterator(src.end()));
+  };
+  append(from.findings, into->findings);
+  append(from.notes, into->notes);
+  append(from.skips, into->skips);
+  append(from.checks, into->checks);
+  append(from.metrics, into->metrics);
+  for (auto& [name, table] : from.tables) into->tables[name] = std::move(table);
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                                                    const PluginRegistry& plugins,
@@ -41,41 +139,57 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                                                     static_cast<size_t>(pipeline.threads));
   }
   auto run = std::make_unique<PipelineRun>();
+  AnalysisReport& report = run->report;
+  PhaseTimes& timing = report.timing;
+  auto started = std::chrono::steady_clock::now();
   auto set = LoadTraceSet(use, load);
   if (!set.ok()) return set.status();
   run->traces = std::move(*set);
-  AnalysisReport& report = run->report;
+  timing.import_seconds = SecondsSince(started);
   report.pipeline = pipeline.source;
   report.traces = &run->traces;
   // Kernel classes and graph capture, worked out once for every plugin.
+  started = std::chrono::steady_clock::now();
   const HostFacts facts(run->traces, KernelClassTable::WithPipelineRules(pipeline.kernel_classes));
+  timing.facts_seconds = SecondsSince(started);
 
+  std::vector<const LoadedPlugin*> loaded;
+  std::vector<const PluginStep*> steps;
   for (const PluginStep& step : pipeline.plugins) {
     if (!step.enabled) continue;
     const LoadedPlugin* plugin = plugins.Find(step.id);
     if (!plugin)
       return NotFound(FormatMark(step.mark) + ": plugin '" + step.id + "' is not loaded");
+    loaded.push_back(plugin);
+    steps.push_back(&step);
+  }
+  started = std::chrono::steady_clock::now();
+  std::vector<StepRun> ran = RunSteps(loaded, steps, run->traces, backend, facts);
+  timing.plugins_seconds = SecondsSince(started);
+
+  // Merged in pipeline order, so reports do not depend on which plugin
+  // finished first; a later publisher of a table replaces an earlier one.
+  for (size_t k = 0; k < ran.size(); ++k) {
+    const PluginStep& step = *steps[k];
+    StepRun& r = ran[k];
+    EchoPluginNotes(r.results.notes);
     PluginOutcome outcome;
     outcome.id = step.id;
-    outcome.version = plugin->declaration.version;
-    size_t first_finding = report.results.findings.size();
-    auto started = std::chrono::steady_clock::now();
-    Status s = RunPlugin(*plugin, run->traces, step.options, &report.results, backend, &facts);
-    outcome.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    outcome.version = loaded[k]->declaration.version;
+    outcome.seconds = r.seconds;
     if (step.severity) {  // info findings say what the trace is; they stay info
-      for (size_t i = first_finding; i < report.results.findings.size(); ++i)
-        if (IsProblem(report.results.findings[i].severity))
-          report.results.findings[i].severity = *step.severity;
+      for (Finding& f : r.results.findings)
+        if (IsProblem(f.severity)) f.severity = *step.severity;
     }
-    if (!s.ok()) {
+    MergeResults(std::move(r.results), &report.results);
+    if (!r.status.ok()) {
       outcome.ok = false;
-      outcome.error = s.message();
+      outcome.error = r.status.message();
       Finding f;
       f.plugin = "host";
       f.severity = FindingSeverity::kP1;
       f.title = "plugin " + step.id + " failed";
-      f.what = s.message() + "; its results are missing from this report";
+      f.what = r.status.message() + "; its results are missing from this report";
       report.results.findings.push_back(std::move(f));
     }
     report.plugins.push_back(std::move(outcome));
@@ -102,36 +216,20 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
   return run;
 }
 
-Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
-                            std::ostream& terminal) {
+Status WritePipelineOutputs(const Pipeline& pipeline, PipelineRun& run, std::ostream& terminal) {
+  std::vector<OutputTime>& written = run.report.timing.outputs;
+  written.clear();
+  const OutputSpec* terminal_spec = nullptr;
   for (const OutputSpec& o : pipeline.outputs) {
-    std::ostringstream text;
-    FindingFilter filter;
-    if (o.min_severity) filter.min_severity = *o.min_severity;
-    if (o.max_findings) filter.max_groups = static_cast<int>(*o.max_findings);
     if (o.type == "terminal") {
-      WriteReportTerminal(run.report, terminal, filter);
+      terminal_spec = &o;  // last, so that it lists every file's time
       continue;
     }
-    if (o.type == "trace") {
-      // One file per rank when there are several (annotated_trace.h).
-      const TraceSet& set = run.report.traces ? *run.report.traces : run.traces;
-      TH_RETURN_IF_ERROR(WriteAnnotatedTraces(set, run.report.results.findings, o.path));
-      continue;
-    }
-    if (o.type == "html") {
-      // One self-contained page (html_report.h), written atomically.
-      TH_RETURN_IF_ERROR(WriteHtmlReport(run.report, o.path, {}, filter));
-      continue;
-    }
-    if (o.type == "markdown")
-      WriteReportMarkdown(run.report, text, filter);
-    else if (o.type == "json")
-      WriteReportJson(run.report, text, filter);
-    else
-      return Unsupported("output type '" + o.type + "' is not available yet");
-    TH_RETURN_IF_ERROR(WriteOutput(o.path, text.str()));
+    auto started = std::chrono::steady_clock::now();
+    TH_RETURN_IF_ERROR(WriteFileOutput(o, run));
+    written.push_back({o.type, o.path, SecondsSince(started)});
   }
+  if (terminal_spec) WriteReportTerminal(run.report, terminal, FilterOf(*terminal_spec));
   return Ok();
 }
 

@@ -1,5 +1,7 @@
-// Running a validated Pipeline: load the inputs, run each enabled plugin in
-// order, collect the report, write the outputs, decide the exit status.
+// Running a validated Pipeline: load the inputs, run the enabled plugins (at
+// the same time where their tables allow; results merged in pipeline order),
+// collect the report with the time of each phase, write the outputs, decide
+// the exit status.
 //
 // A plugin that fails is reported (a P1 finding of the host, and its status in
 // the report) while the others still run. Exit status: 0; 3 when a finding
@@ -33,9 +35,10 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                                                    const std::vector<std::string>& inputs,
                                                    const LoadOptions& load = {});
 
-// Writes every output of the pipeline (terminal to `terminal`, files
-// atomically). The first failure stops and is returned.
-Status WritePipelineOutputs(const Pipeline& pipeline, const PipelineRun& run,
-                            std::ostream& terminal);
+// Writes every output of the pipeline: the files in pipeline order
+// (atomically), each listing the seconds of those written before it
+// (run.report.timing.outputs), then the terminal summary to `terminal`. The
+// first failure stops and is returned.
+Status WritePipelineOutputs(const Pipeline& pipeline, PipelineRun& run, std::ostream& terminal);
 
 }  // namespace th

@@ -10,7 +10,6 @@
 #include <optional>
 #include <vector>
 
-
 namespace th {
 
 namespace {
@@ -30,10 +29,10 @@ static_assert(SeverityCode(FindingSeverity::kInfo) == TH_INFO);
 
 // Per-run state behind the host table's `ctx`.
 struct RunState {
-  kernels::BackendChoice backend;
   const LoadedPlugin* plugin;
   const TraceSet* set;
   PluginResults* results;
+  const PluginRunContext* context;
   // Per trace: the C tables of its catalog the plugin declared.
   std::deque<std::vector<th_table>> view_tables;
   std::vector<th_trace_view> views;
@@ -70,12 +69,16 @@ std::atomic<int> log_min_level{0};
 
 // A plugin's log line is a note of the run (reports list them); it is also
 // echoed on stderr at or above the log level.
+void Echo(const Note& note) {
+  if ((note.warning ? 1 : 0) < log_min_level.load(std::memory_order_relaxed)) return;
+  std::cerr << "tracehound: " << (note.warning ? "warning" : "note") << ": plugin " << note.plugin
+            << ": " << note.text << "\n";
+}
+
 void Log(void* ctx, int level, const char* message) {
   RunState* st = State(ctx);
   st->results->notes.push_back({st->plugin->declaration.id, Str(message), level != 0});
-  if (level < log_min_level.load(std::memory_order_relaxed)) return;
-  std::cerr << "tracehound: " << (level ? "warning" : "note") << ": plugin "
-            << st->plugin->declaration.id << ": " << Str(message) << "\n";
+  if (st->context->echo_log) Echo(st->results->notes.back());
 }
 
 const char* StringAt(void* ctx, const th_trace_view* v, uint32_t id, uint64_t* length) {
@@ -122,7 +125,7 @@ th_status AddFinding(void* ctx, const th_finding* f) {
 template <typename Call>
 th_status Compute(void* ctx, const char* what, uint64_t rows, Call call) {
   kernels::Engine* engine = nullptr;
-  kernels::KernelStatus s = kernels::SelectEngine(State(ctx)->backend, rows, &engine);
+  kernels::KernelStatus s = kernels::SelectEngine(State(ctx)->context->backend, rows, &engine);
   if (s.ok()) s = call(*engine);
   if (s.ok()) return TH_STATUS_OK;
   Log(ctx, 1, (std::string(what) + ": " + s.message()).c_str());
@@ -287,9 +290,16 @@ th_status FindTable(void* ctx, const char* name, const th_table** found) {
             .c_str());
     return TH_STATUS_ERROR;
   }
+  const DerivedTable* published = nullptr;
   auto it = st->results->tables.find(Str(name));
-  if (it == st->results->tables.end()) return TH_STATUS_OK;
-  const DerivedTable& t = it->second;
+  if (it != st->results->tables.end()) published = &it->second;
+  for (const PluginResults* up : st->context->upstream) {
+    if (published) break;
+    auto u = up->tables.find(Str(name));
+    if (u != up->tables.end()) published = &u->second;
+  }
+  if (!published) return TH_STATUS_OK;
+  const DerivedTable& t = *published;
   auto& cols = st->c_columns.emplace_back();
   for (const DerivedColumn& c : t.columns) {
     th_table_column col{};
@@ -357,12 +367,22 @@ th_trace_view ViewOf(const Trace& t, const TraceTables& catalog, RunState* st) {
 Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
                  const std::map<std::string, OptionValue>& options, PluginResults* results,
                  kernels::BackendChoice backend, const HostFacts* facts) {
+  PluginRunContext context;
+  context.backend = backend;
+  context.facts = facts;
+  return RunPlugin(plugin, set, options, results, context);
+}
+
+Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
+                 const std::map<std::string, OptionValue>& options, PluginResults* results,
+                 const PluginRunContext& context) {
+  const HostFacts* facts = context.facts;
   std::unique_ptr<HostFacts> own;
   if (!facts) {
     own = std::make_unique<HostFacts>(set, KernelClassTable::Builtin());
     facts = own.get();
   }
-  RunState st{backend, &plugin, &set, results, {}, {}, {}, {}, {}};
+  RunState st{&plugin, &set, results, &context, {}, {}, {}, {}, {}};
   for (size_t i = 0; i < set.traces.size(); ++i)
     st.views.push_back(ViewOf(*set.traces[i], facts->tables(i), &st));
   std::vector<const th_trace_view*> view_ptrs;
@@ -426,6 +446,10 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
                     ") failed: " + (error[0] ? error : "no message"));
   }
   return Ok();
+}
+
+void EchoPluginNotes(const std::vector<Note>& notes) {
+  for (const Note& n : notes) Echo(n);
 }
 
 void SetPluginLogLevel(int min_level) { log_min_level.store(min_level); }

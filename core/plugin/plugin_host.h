@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/graph/analysis_results.h"
 #include "core/graph/status.h"
@@ -28,6 +29,26 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,
                  const std::map<std::string, OptionValue>& options, PluginResults* results,
                  kernels::BackendChoice backend = kernels::BackendChoice::kAuto,
                  const HostFacts* facts = nullptr);
+
+// How a pipeline runs one plugin among others that may run at the same time.
+struct PluginRunContext {
+  kernels::BackendChoice backend = kernels::BackendChoice::kAuto;
+  const HostFacts* facts = nullptr;  // null: the built-in class table, for this call
+  // Results of the plugins that finished before this one (its table
+  // producers among them); find_table looks in `results` first, then in
+  // these in order. None is written while the plugin runs.
+  std::vector<const PluginResults*> upstream;
+  // false: the plugin's log lines are only recorded as notes; the caller
+  // echoes them (EchoPluginNotes) in an order of its choosing.
+  bool echo_log = true;
+};
+
+Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,
+                 const std::map<std::string, OptionValue>& options, PluginResults* results,
+                 const PluginRunContext& context);
+
+// Writes notes to stderr as a running plugin does, at or above the log level.
+void EchoPluginNotes(const std::vector<Note>& notes);
 
 // Plugins' log messages go to stderr from this level up: 0 notes and warnings
 // (the default), 1 warnings only (fleet scans), 2 none. Process-wide.

@@ -18,6 +18,26 @@ namespace {
 
 // Stable id of a finding: plugin and its position among that plugin's findings.
 
+std::string SecondsText(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  return buf;
+}
+
+// (phase, "N.NNN s") in run order: import, facts, plugins, the outputs written.
+std::vector<std::pair<std::string, std::string>> TimingRows(const AnalysisReport& r) {
+  const PhaseTimes& t = r.timing;
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"import", SecondsText(t.import_seconds)},
+      {"kernel classes and catalogs", SecondsText(t.facts_seconds)},
+      {"plugins (" + std::to_string(r.plugins.size()) + ", " + SecondsText(PluginSecondsSummed(r)) +
+           " summed)",
+       SecondsText(t.plugins_seconds)}};
+  for (const OutputTime& o : t.outputs)
+    rows.push_back({o.type + " " + (o.path.empty() ? "output" : o.path), SecondsText(o.seconds)});
+  return rows;
+}
+
 TrustTable AllTrust(const AnalysisReport& r) {
   TrustTable t;
   if (!r.traces) return t;
@@ -75,6 +95,29 @@ std::string HiddenText(const GroupedFindings& g, const FindingFilter& filter) {
 }
 
 }  // namespace
+
+double PluginSecondsSummed(const AnalysisReport& r) {
+  double sum = 0;
+  for (const PluginOutcome& p : r.plugins) sum += p.seconds;
+  return sum;
+}
+
+void WriteTimingJson(JsonWriter& w, const AnalysisReport& r) {
+  const PhaseTimes& t = r.timing;
+  w.BeginObject()
+      .Field("import_seconds", t.import_seconds)
+      .Field("facts_seconds", t.facts_seconds)
+      .Field("plugins_seconds", t.plugins_seconds)
+      .Field("plugins_summed_seconds", PluginSecondsSummed(r));
+  w.Key("outputs").BeginArray();
+  for (const OutputTime& o : t.outputs)
+    w.BeginObject()
+        .Field("type", o.type)
+        .Field("path", o.path)
+        .Field("seconds", o.seconds)
+        .EndObject();
+  w.EndArray().EndObject();
+}
 
 std::vector<std::string> FindingIds(const AnalysisReport& r) {
   std::map<std::string, int> seen;
@@ -188,6 +231,8 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFi
     w.EndArray().EndObject();
   }
   w.EndObject();
+  w.Key("timing");
+  WriteTimingJson(w, r);
   w.Key("tables").BeginObject();
   for (const auto& [name, t] : r.results.tables) {
     w.Key(name).BeginObject().Field("plugin", t.plugin).Field("rows", static_cast<int64_t>(t.rows));
@@ -343,6 +388,10 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
       status += "; skipped rank " + std::to_string(s->rank) + ": " + s->reason;
     out << "| " << p.id << " | " << p.version << " | " << status << " | " << buf << " |\n";
   }
+  out << "\n## Where the time went\n\nWall-clock seconds, measured; the plugins run at the same "
+         "time where their tables allow.\n\n| phase | time |\n| --- | --- |\n";
+  for (const auto& [phase, seconds] : TimingRows(r))
+    out << "| " << phase << " | " << seconds << " |\n";
   if (!r.results.notes.empty()) {
     out << "\n## Notes\n\nWhat the plugins saw, and what they could not assess:\n\n";
     for (const Note& n : r.results.notes)
@@ -409,6 +458,10 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out, const Findi
   if (!r.results.notes.empty())
     out << "notes: " << r.results.notes.size() << " (" << warnings
         << (warnings == 1 ? " warning" : " warnings") << "; see the report)\n";
+  out << "time:";
+  for (const auto& [phase, seconds] : TimingRows(r))
+    out << (phase == "import" ? " " : " · ") << phase << " " << seconds;
+  out << "\n";
   auto trust = AllTrust(r).Entries();
   out << "trust: ";
   if (trust.empty()) out << "no defects found";

@@ -8,8 +8,10 @@
 // unit, kind}], scope, suggestion, confidence), checks (plugin, name, passed,
 // detail), notes (plugin, level note|warning, text), metrics
 // (plugin id -> list), plugins (id ->
-// {status ok|failed, error, version, seconds, skipped[{rank, reason}]}), tables (name -> {plugin,
-// rows, columns}), trust (list of {id, what, severity, count[, example]}), traces (path, rank).
+// {status ok|failed, error, version, seconds, skipped[{rank, reason}]}), timing (import_seconds,
+// facts_seconds, plugins_seconds, plugins_summed_seconds, outputs[{type, path, seconds}]),
+// tables (name -> {plugin, rows, columns}), trust (list of {id, what, severity, count[, example]}),
+// traces (path, rank).
 #pragma once
 
 #include <ostream>
@@ -23,6 +25,8 @@
 
 namespace th {
 
+class JsonWriter;
+
 inline constexpr std::string_view kReportSchemaVersion = "1.0";
 
 struct PluginOutcome {
@@ -32,12 +36,35 @@ struct PluginOutcome {
   double seconds = 0;
 };
 
+// An output of the pipeline already written, and the seconds it took.
+struct OutputTime {
+  std::string type, path;  // path "" for the terminal
+  double seconds = 0;
+};
+
+// Where a run's time went, in wall-clock seconds (measured).
+struct PhaseTimes {
+  double import_seconds = 0;   // reading every trace into its event graph
+  double facts_seconds = 0;    // catalogs, kernel classes, graph capture, once for all plugins
+  double plugins_seconds = 0;  // every plugin, start of the first to end of the last
+  // The outputs written before the one being written (an output cannot time
+  // itself); the terminal summary is written last and lists every file.
+  std::vector<OutputTime> outputs;
+};
+
 struct AnalysisReport {
   std::string pipeline;  // the pipeline file that ran
   const TraceSet* traces = nullptr;
-  std::vector<PluginOutcome> plugins;  // in run order
+  std::vector<PluginOutcome> plugins;  // in pipeline order; they may run at the same time
   PluginResults results;
+  PhaseTimes timing;
 };
+
+// The plugins' own seconds summed (more than plugins_seconds when they overlap).
+double PluginSecondsSummed(const AnalysisReport& report);
+
+// The report's `timing` object (the JSON findings and the HTML report's data).
+void WriteTimingJson(JsonWriter& w, const AnalysisReport& report);
 
 // OPTIMAL when nothing was found (no finding of severity P0..P2 from any
 // plugin or the host; info findings say what the trace is).

@@ -372,6 +372,8 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
     w.EndArray().EndObject();
   }
   w.EndArray();
+  w.Key("timing");
+  WriteTimingJson(w, r);
 
   size_t metrics = std::min(r.results.metrics.size(), limits.max_metrics);
   if (metrics < r.results.metrics.size()) {

@@ -187,6 +187,7 @@ StatusOr<std::string> DumpResultsContent(Database& db) {
       const auto& skip = BookkeepingColumns();
       if (table == "runs" && std::find(skip.begin(), skip.end(), rows->columns[c]) != skip.end())
         continue;
+      if (table == "phases" && rows->columns[c] == "seconds") continue;  // bookkeeping
       keep.push_back(c);
       names.push_back(rows->columns[c]);
     }

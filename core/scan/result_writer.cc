@@ -138,6 +138,12 @@ void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
   record->captured_at_ns = captured;
   record->metrics = report.results.metrics;
   record->findings = report.results.findings;
+  const PhaseTimes& t = report.timing;
+  record->phases = {{"import", "", t.import_seconds},
+                    {"facts", "", t.facts_seconds},
+                    {"plugins", "", t.plugins_seconds}};
+  for (const PluginOutcome& p : report.plugins)
+    record->phases.push_back({"plugin", p.id, p.seconds});
   record->steps.clear();
   if (const DerivedTable* steps = TableForPanel(report.results, "steps")) {
     const DerivedTable& t = *steps;
@@ -171,7 +177,7 @@ StatusOr<StoredRun> CheckStoredRun(Database& db, const RunRecord& record, bool r
 namespace {
 
 Status DeleteRun(Database& db, const std::string& run_id) {
-  for (const char* table : {"traces", "metrics", "findings", "steps", "runs"}) {
+  for (const char* table : {"traces", "metrics", "findings", "steps", "phases", "runs"}) {
     TH_RETURN_IF_ERROR(
         db.Exec(std::string("DELETE FROM ") + table + " WHERE run_id = $1", {run_id}));
   }
@@ -242,7 +248,12 @@ Status WriteRows(Database& db, const RunRecord& r) {
     if (!seen.insert({s.rank, s.step}).second) continue;
     v.insert(v.end(), {id, s.rank, s.step, s.start_ns, s.dur_ns});
   }
-  return InsertRows(db, "steps", {"run_id", "rank", "step", "start_ns", "dur_ns"}, v);
+  TH_RETURN_IF_ERROR(InsertRows(db, "steps", {"run_id", "rank", "step", "start_ns", "dur_ns"}, v));
+  v.clear();
+  seq = 0;
+  for (const PhaseRow& p : r.phases)
+    v.insert(v.end(), {id, seq++, p.phase, Text(p.name), p.seconds});
+  return InsertRows(db, "phases", {"run_id", "seq", "phase", "name", "seconds"}, v);
 }
 
 StatusOr<bool> WriteOnce(Database& db, const RunRecord& record, bool retry_failed) {

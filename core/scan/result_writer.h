@@ -35,6 +35,11 @@ struct StepRow {
   int64_t rank = 0, step = 0, start_ns = 0, dur_ns = 0;
 };
 
+struct PhaseRow {
+  std::string phase, name;  // name: the plugin's id for phase "plugin", else ""
+  double seconds = 0;
+};
+
 // Everything written for one run.
 struct RunRecord {
   std::string run_id, content_hash, pipeline_hash, location, name;
@@ -51,6 +56,7 @@ struct RunRecord {
   // Bookkeeping (not content).
   std::string scanned_at, worker;
   double scan_seconds = 0;
+  std::vector<PhaseRow> phases;
 };
 
 // time_lost_ns of a finding: what it states (Finding::TimeLost); for a
@@ -60,7 +66,7 @@ struct RunRecord {
 std::optional<double> FindingTimeLostNs(const Finding& finding);
 
 // Fills the content rows of `record` (verdict, counts, traces, metrics,
-// findings, steps) from a pipeline run. `file_hashes` are the run's files'
+// findings, steps) and its phases from a pipeline run. `file_hashes` are the run's files'
 // hashes in run.files order.
 void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
                    const PipelineRun& result, RunRecord* record);

@@ -74,6 +74,16 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE INDEX IF NOT EXISTS findings_plugin ON findings (plugin, title);
 CREATE INDEX IF NOT EXISTS metrics_name ON metrics (plugin, name);
 )sql",
+      // v2
+      R"sql(
+CREATE TABLE IF NOT EXISTS phases (
+  run_id TEXT NOT NULL REFERENCES runs(run_id),
+  seq BIGINT NOT NULL,
+  phase TEXT NOT NULL,
+  name TEXT,
+  seconds DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (run_id, seq));
+)sql",
   };
   return kMigrations;
 }
@@ -81,8 +91,8 @@ CREATE INDEX IF NOT EXISTS metrics_name ON metrics (plugin, name);
 }  // namespace
 
 const std::vector<std::string>& ResultTables() {
-  static const std::vector<std::string> kTables = {"runs", "traces", "metrics", "findings",
-                                                   "steps"};
+  static const std::vector<std::string> kTables = {"runs",     "traces", "metrics",
+                                                   "findings", "steps",  "phases"};
   return kTables;
 }
 

@@ -24,6 +24,11 @@
 //            (FindingTimeLostNs, core/scan/result_writer.h).
 //   steps    per rank and step: start and duration in ns (from the steps
 //            plugin), for step-time regressions across runs.
+//   phases   where the scan of a run spent its time, in wall-clock seconds
+//            (bookkeeping, left out of content comparisons like scan_seconds):
+//            in seq order, phase import, facts (catalogs and kernel classes),
+//            plugins (all of them, running at the same time where they can),
+//            then one row per plugin (phase plugin, name = its id).
 #pragma once
 
 #include <string>
@@ -34,7 +39,7 @@
 
 namespace th::scan {
 
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;
 
 // Brings `db` to kResultsSchemaVersion (creating it when empty), inside one
 // transaction that concurrent scanners serialise on. A database written by a

@@ -891,6 +891,16 @@
             skipped + '</td><td class="num">' + fmtNum(x.seconds) + ' s</td></tr>';
         }).join('')));
     }
+    var t = D.timing;
+    if (t) {
+      var rows = [['import', t.import_seconds], ['kernel classes and catalogs', t.facts_seconds],
+        ['plugins (' + p.length + ', ' + fmtNum(t.plugins_summed_seconds) + ' s summed)', t.plugins_seconds]];
+      (t.outputs || []).forEach(function (o) { rows.push([o.type + ' ' + (o.path || 'output'), o.seconds]); });
+      body.appendChild(el('h3', null, 'Where the time went'));
+      body.appendChild(el('p', {'class': 'note'}, 'Wall-clock seconds, measured; the plugins run at the same time where their tables allow; the outputs written before this page.'));
+      body.appendChild(el('table', {'class': 'data', id: 'timing-table'}, '<tr><th>phase</th><th class="num">time</th></tr>' +
+        rows.map(function (x) { return '<tr><td>' + esc(x[0]) + '</td><td class="num">' + fmtNum(x[1]) + ' s</td></tr>'; }).join('')));
+    }
   }
   function renderReductions(body) {
     var r = D.reductions || [];
