@@ -94,24 +94,23 @@ void MergeByStart(std::span<const StartList> lists, Start start, Visit visit) {
   auto later = [](const Cursor& a, const Cursor& b) { return a.start > b.start; };
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
-    Cursor& top = heap.front();
+    Cursor top = heap.front();  // a copy: its new start is written once, where it lands
     const StartList& list = lists[top.list];
     visit(list.id, list.rows[top.pos]);
     if (++top.pos < list.rows.size()) {
       top.start = start(list.id, list.rows[top.pos]);
-      // Sift the advanced cursor down (a pop and push in one).
+      // Sift the advanced cursor down from the root (a pop and push in one).
       size_t k = 0;
       const size_t n = heap.size();
-      const Cursor moved = heap[0];
       while (true) {
         size_t child = 2 * k + 1;
         if (child >= n) break;
         if (child + 1 < n && later(heap[child], heap[child + 1])) ++child;
-        if (!later(moved, heap[child])) break;
+        if (!later(top, heap[child])) break;
         heap[k] = heap[child];
         k = child;
       }
-      heap[k] = moved;
+      heap[k] = top;
     } else {
       std::pop_heap(heap.begin(), heap.end(), later);
       heap.pop_back();
