@@ -15,19 +15,20 @@ TEST(GroupByTrack, KeptRowsPerTrackInRunsByStart) {
   // runs; row 3 is left out; track 1 has no rows.
   const std::vector<uint32_t> track = {0, 2, 0, 0, 2, 2, 0};
   const std::vector<int64_t> start = {10, 50, 20, 5, 30, 30, 20};
-  auto group = [&](uint32_t max_runs) {
+  auto group = [&](uint32_t min_run) {
     return GroupByTrack(
         track.size(), 3, [](uint64_t i) { return i != 3; }, [&](uint64_t i) { return track[i]; },
-        [&](uint64_t i) { return start[i]; }, max_runs);
+        [&](uint64_t i) { return start[i]; }, min_run);
   };
-  TrackRows runs = group(2);
+  TrackRows runs = group(1);
   EXPECT_EQ(runs.rows, (std::vector<uint32_t>{0, 2, 6, 1, 4, 5}));
   EXPECT_EQ(runs.offsets, (std::vector<uint32_t>{0, 3, 4, 6}));
   EXPECT_EQ(runs.track, (std::vector<uint32_t>{0, 2, 2}));
   ASSERT_EQ(runs.lists(), 3u);
   EXPECT_EQ(runs.Of(1).size(), 1u);
-  // More runs than allowed: the track sorted into one list, ties by row.
-  TrackRows sorted = group(1);
+  // Runs shorter than 2 rows on average (3 rows in 2 runs): the track
+  // sorted into one list, ties by row.
+  TrackRows sorted = group(2);
   EXPECT_EQ(sorted.rows, (std::vector<uint32_t>{0, 2, 6, 4, 5, 1}));
   EXPECT_EQ(sorted.offsets, (std::vector<uint32_t>{0, 3, 6}));
   EXPECT_EQ(sorted.track, (std::vector<uint32_t>{0, 2}));

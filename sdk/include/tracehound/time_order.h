@@ -3,13 +3,14 @@
 //
 //   GroupByTrack   the rows a plugin keeps, as lists by start: per track its
 //                  rows (a counting sort by track), cut into the runs that are
-//                  already by start in file order; a track of too many runs
-//                  is sorted instead
+//                  already by start in file order; a track whose runs are
+//                  short is sorted instead
 //   MergeByStart   visits the rows of several such lists by start (a heap of
 //                  one cursor per list)
 //   UnionCover     the length of the union of intervals added by start
 //
-// Scratch: 4 bytes per kept row, plus a few per list.
+// Scratch: 4 bytes per kept row, plus 40 per list (at most one per
+// `min_run` rows).
 #ifndef TRACEHOUND_TIME_ORDER_H_
 #define TRACEHOUND_TIME_ORDER_H_
 
@@ -36,11 +37,11 @@ struct TrackRows {
 
 // The rows i < `rows` with keep(i), grouped by track_of(i) < `tracks`, as
 // lists by start(i): each track's rows in file order cut where the start
-// decreases, or, when that makes more than `max_runs` lists, sorted (ties
-// by row) into one. keep is called twice per row.
+// decreases, or, when those runs hold fewer than `min_run` rows on average,
+// sorted (ties by row) into one list. keep is called twice per row.
 template <typename Keep, typename TrackOf, typename Start>
 TrackRows GroupByTrack(uint64_t rows, uint32_t tracks, Keep keep, TrackOf track_of, Start start,
-                       uint32_t max_runs = 64) {
+                       uint32_t min_run = 16) {
   std::vector<uint32_t> first(size_t{tracks} + 1, 0);  // per track, its first slot
   for (uint64_t i = 0; i < rows; ++i)
     if (keep(i)) ++first[track_of(i) + 1];
@@ -56,10 +57,11 @@ TrackRows GroupByTrack(uint64_t rows, uint32_t tracks, Keep keep, TrackOf track_
   };
   for (uint32_t t = 0; t < tracks; ++t) {
     if (first[t] == first[t + 1]) continue;
-    uint32_t runs = 1;
-    for (uint32_t k = first[t] + 1; k < first[t + 1] && runs <= max_runs; ++k)
+    const uint64_t n = first[t + 1] - first[t];
+    uint64_t runs = 1;
+    for (uint32_t k = first[t] + 1; k < first[t + 1] && runs * min_run <= n; ++k)
       runs += start(out.rows[k]) < start(out.rows[k - 1]);
-    if (runs > max_runs) {
+    if (runs * min_run > n) {
       std::sort(out.rows.begin() + first[t], out.rows.begin() + first[t + 1], by_start);
       runs = 1;
     }
