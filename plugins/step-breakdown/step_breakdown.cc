@@ -10,19 +10,21 @@
 // - Warm-up and steady-state steps summarised apart (never averaged together),
 //   with the range over steps and ranks.
 // The pure steps are the phases of step_breakdown_phases.h (CpuCategory,
-// ClipToSteps, SplitStep, AddsUp, SummarizePart, KernelTypeRegions).
+// StepUnions, SplitStep, AddsUp, SummarizePart, KernelTypeRegions).
+#include <tracehound/id_set.h>
 #include <tracehound/sdk.h>
+#include <tracehound/time_order.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "step_breakdown_phases.h"
@@ -181,53 +183,48 @@ class StepBreakdown final : public th::sdk::Plugin {
   }
 
  private:
-  // Clip every event to the steps it overlaps (group = step row), then
-  // cumulative unions in priority order; category j = |U_j| - |U_{j-1}|,
-  // other = step - |U_last|. Temporal: busy = |U(GPU rows)|, compute =
-  // |U(COMPUTATION)|, idle = step - busy.
+  // Per rank, its events by start united per step they overlap (StepUnions):
+  // the cumulative unions in priority order give category j = |U_j| -
+  // |U_{j-1}|, other = step - |U_last|. Temporal: busy = |U(GPU rows)|,
+  // compute = |U(COMPUTATION)|, idle = step - busy.
   static void PerStep(Context& ctx, const std::vector<StepRow>& steps) {
     std::map<int64_t, const Trace*> by_rank;
     for (const Trace& t : ctx.traces()) by_rank.try_emplace(t.rank(), &t);
     std::map<int64_t, std::vector<uint32_t>> rows_of_rank;
     for (uint32_t r = 0; r < steps.size(); ++r)
       if (by_rank.count(steps[r].rank)) rows_of_rank[steps[r].rank].push_back(r);
-    StepClips clips;
+    std::vector<std::array<int64_t, kParts>> parts(steps.size());
     for (auto& [rank, rows] : rows_of_rank) {
       std::sort(rows.begin(), rows.end(),
                 [&](uint32_t a, uint32_t b) { return steps[a].ts < steps[b].ts; });
-      ClipToSteps(steps, rows, ReadStepEvents(*by_rank.at(rank)), clips);
-    }
-    const size_t n = steps.size();
-    std::array<std::vector<int64_t>, kCategories> cumulative;
-    Intervals running;
-    for (size_t j = 0; j < kCategories; ++j) {
-      running.Append(clips.bucket[j]);
-      clips.bucket[j] = Intervals();
-      cumulative[j] = ctx.IntervalUnion(running.group, running.begin, running.end, n);
-    }
-    running = Intervals();
-    const std::vector<int64_t> busy =
-        ctx.IntervalUnion(clips.gpu.group, clips.gpu.begin, clips.gpu.end, n);
-    const std::vector<int64_t> computing =
-        ctx.IntervalUnion(clips.comp.group, clips.comp.begin, clips.comp.end, n);
-    std::vector<std::array<int64_t, kParts>> parts(n);
-    for (size_t r = 0; r < n; ++r) {
-      std::array<int64_t, kCategories> c{};
-      for (size_t j = 0; j < kCategories; ++j) c[j] = cumulative[j][r];
-      parts[r] = SplitStep(steps[r].dur, c, busy[r], computing[r]);
+      StepUnions unions(steps, std::move(rows));
+      UniteRankEvents(*by_rank.at(rank), unions);
+      for (size_t k = 0; k < unions.size(); ++k) {
+        const uint32_t r = unions.row(k);
+        parts[r] =
+            SplitStep(steps[r].dur, unions.Cumulative(k), unions.Busy(k), unions.Computing(k));
+      }
     }
     PublishSteps(ctx, steps, by_rank, parts);
   }
 
-  // One rank's events with a category or among HTA's GPU rows.
-  static std::vector<StepEvent> ReadStepEvents(const Trace& t) {
-    std::unordered_map<uint32_t, Category> cpu_category;
-    std::vector<StepEvent> events;
+  // An event's label for the step sweep: its category (kCategories when
+  // none), whether it is one of HTA's GPU rows, whether a COMPUTATION one;
+  // kSkip when it has neither category nor GPU row, or lies outside the steps.
+  static constexpr uint8_t kSkip = 0xff, kGpuRowBit = 0x10, kComputeBit = 0x20;
+
+  // Feeds one rank's events with a category or among HTA's GPU rows to
+  // `unions`, by start: each track's events in order, the tracks merged.
+  static void UniteRankEvents(const Trace& t, StepUnions& unions) {
+    constexpr uint8_t kUnknown = 0xfe;
+    std::vector<uint8_t> cpu_category;  // per name id, kUnknown until looked up
+    std::vector<uint8_t> label(t.size(), kSkip);
+    uint32_t tracks = 0;
     for (uint64_t i = 0; i < t.size(); ++i) {
       const int64_t b = t.ts(i), e = t.end(i);
-      if (e <= b) continue;
+      if (e <= b || !unions.Overlaps(b, e)) continue;
       const uint32_t kind = t.kind(i);
-      Category c = kNoCategory;
+      uint8_t c = kNoCategory;
       if (kind == TH_EVENT_KERNEL) {
         c = kKernel;
       } else if (kind == TH_EVENT_MEMCPY) {
@@ -237,15 +234,33 @@ class StepBreakdown final : public th::sdk::Plugin {
       } else if (kind == TH_EVENT_RUNTIME || kind == TH_EVENT_DRIVER) {
         c = kRuntime;
       } else if (kind == TH_EVENT_CPU_OP || kind == TH_EVENT_PYTHON_FUNCTION) {
-        auto [it, fresh] = cpu_category.try_emplace(t.name_id(i), kNoCategory);
-        if (fresh) it->second = CpuCategory(t.name(i));
-        c = it->second;
+        const uint32_t name = t.name_id(i);
+        if (name >= cpu_category.size()) cpu_category.resize(name + 1, kUnknown);
+        if (cpu_category[name] == kUnknown) cpu_category[name] = CpuCategory(t.name(i));
+        c = cpu_category[name];
       }
       const bool gpu_row = IsGpuActivityOrSync(kind) && StreamOf(t, i) >= 0;
       if (c == kNoCategory && !gpu_row) continue;
-      events.push_back({b, e, c, gpu_row, gpu_row && HtaKernelType(t, i) == kComputation});
+      uint8_t l = c == kNoCategory ? uint8_t{kCategories} : c;
+      if (gpu_row) l |= kGpuRowBit;
+      if (gpu_row && HtaKernelType(t, i) == kComputation) l |= kComputeBit;
+      label[i] = l;
+      tracks = std::max(tracks, t.track_index(i) + 1);
     }
-    return events;
+    const th::sdk::TrackRows by_track = th::sdk::GroupByTrack(
+        t.size(), tracks, [&](uint64_t i) { return label[i] != kSkip; },
+        [&](uint64_t i) { return t.track_index(i); }, [&](uint64_t i) { return t.ts(i); });
+    std::vector<th::sdk::StartList> lists;
+    for (size_t k = 0; k < by_track.lists(); ++k)
+      lists.push_back({by_track.Of(k), by_track.track[k]});
+    th::sdk::MergeByStart(
+        lists, [&](uint32_t, uint32_t i) { return t.ts(i); },
+        [&](uint32_t, uint32_t i) {
+          const uint8_t l = label[i];
+          const uint8_t c = l & 0x0f;
+          unions.Add({t.ts(i), t.end(i), c == kCategories ? kNoCategory : static_cast<Category>(c),
+                      (l & kGpuRowBit) != 0, (l & kComputeBit) != 0});
+        });
   }
 
   // step_breakdown in (rank, ts) order, its check, and the summary.
@@ -348,159 +363,176 @@ class StepBreakdown final : public th::sdk::Plugin {
       ctx.Metric(ph + "_" + part + "_mean", static_cast<double>(p.mean), "ns", k, scope);
   }
 
-  // HTA's rows of one trace (hta/common/trace.py _filter_irrelevant_gpu_kernels).
-  // When the trace set names two or more distinct ProfilerStep events, only
-  // the GPU rows whose correlation id is that of a host row starting before
-  // the last ProfilerStep starts are kept (with include_last: starting no later
-  // than the last one ends); GPU work launched before the capture has no such
-  // host row and is left out too. Host rows are every event but GPU activity,
-  // syncs and flows (HTA reads no flow ids); a sync without a correlation id is
-  // kept, as HTA's merge on the missing id keeps it.
-  static std::vector<uint64_t> HtaRows(const Trace& t, bool filter, bool include_last) {
-    std::unordered_map<uint32_t, bool> is_step;
-    auto step_name = [&](uint64_t i) {
-      auto [it, fresh] = is_step.try_emplace(t.name_id(i), false);
-      if (fresh) it->second = t.name(i).find("ProfilerStep") != std::string_view::npos;
-      return it->second;
-    };
+  // Per name id of one trace: whether the name holds "ProfilerStep" (names
+  // no event carries: kUnseen).
+  static constexpr uint8_t kUnseen = 0, kOtherName = 1, kStepName = 2;
+  using StepNameFlags = std::vector<uint8_t>;
+
+  // Per trace its step-name flags; `names`: the distinct names holding
+  // "ProfilerStep" over every trace of the set (HTA looks them up in its symbol
+  // table, shared by the ranks).
+  static std::vector<StepNameFlags> ProfilerStepNames(const Context& ctx,
+                                                      std::set<std::string>& names) {
+    std::vector<StepNameFlags> flags;
+    for (const Trace& t : ctx.traces()) {
+      StepNameFlags& f = flags.emplace_back();
+      for (uint64_t i = 0; i < t.size(); ++i) {
+        const uint32_t id = t.name_id(i);
+        if (id >= f.size()) f.resize(id + 1, kUnseen);
+        if (f[id] != kUnseen) continue;
+        const std::string_view name = t.name(i);
+        f[id] = name.find("ProfilerStep") != std::string_view::npos ? kStepName : kOtherName;
+        if (f[id] == kStepName) names.emplace(name);
+      }
+    }
+    return flags;
+  }
+
+  // The correlation ids that keep a GPU row under HTA's filter
+  // (hta/common/trace.py _filter_irrelevant_gpu_kernels): those of host rows
+  // starting before the last ProfilerStep starts (with include_last: no later
+  // than the last one ends). Host rows are every event but GPU activity, syncs
+  // and flows (HTA reads no flow ids). Null when the trace has no host
+  // ProfilerStep row, so that nothing is filtered.
+  static std::optional<th::sdk::IdSet> LaunchedIds(const Trace& t, const StepNameFlags& step_name,
+                                                   bool include_last) {
     auto host = [&](uint64_t i) {
       return !IsGpuActivityOrSync(t.kind(i)) && t.kind(i) != TH_EVENT_FLOW;
     };
     int64_t last_start = std::numeric_limits<int64_t>::min();
     int64_t last_end = std::numeric_limits<int64_t>::min();
-    for (uint64_t i = 0; filter && i < t.size(); ++i) {
-      if (!host(i) || !step_name(i)) continue;
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      if (!host(i) || step_name[t.name_id(i)] != kStepName) continue;
       last_start = std::max(last_start, t.ts(i));
       last_end = std::max(last_end, t.end(i));
     }
-    filter = filter && last_start != std::numeric_limits<int64_t>::min();
-    constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
-    std::unordered_set<int64_t> launched;
-    for (uint64_t i = 0; filter && i < t.size(); ++i) {
-      if (!host(i) || (include_last ? t.ts(i) > last_end : t.ts(i) >= last_start)) continue;
-      const int64_t c = t.correlation(i);
-      if (c != kNone) launched.insert(c);
-    }
-    std::vector<uint64_t> rows;
-    for (uint64_t i = 0; i < t.size(); ++i) {
-      if (!IsHtaGpuRow(t, i)) continue;
-      if (filter) {
+    if (last_start == std::numeric_limits<int64_t>::min()) return std::nullopt;
+    return th::sdk::IdSet::Of([&](auto add) {
+      for (uint64_t i = 0; i < t.size(); ++i) {
+        if (!host(i) || (include_last ? t.ts(i) > last_end : t.ts(i) >= last_start)) continue;
         const int64_t c = t.correlation(i);
-        if (c != kNone && !launched.count(c)) continue;
+        if (c != kNoCorrelation) add(c);
       }
-      rows.push_back(i);
-    }
-    return rows;
+    });
   }
+  static constexpr int64_t kNoCorrelation = std::numeric_limits<int64_t>::min();
 
-  // Distinct event names holding "ProfilerStep" over every trace of the set
-  // (HTA looks them up in its symbol table, shared by the ranks).
-  static size_t ProfilerStepNames(const Context& ctx) {
-    std::set<std::string> names;
-    for (const Trace& t : ctx.traces()) {
-      std::unordered_set<uint32_t> seen;
-      for (uint64_t i = 0; i < t.size(); ++i)
-        if (seen.insert(t.name_id(i)).second &&
-            t.name(i).find("ProfilerStep") != std::string_view::npos)
-          names.emplace(t.name(i));
-    }
-    return names.size();
-  }
-
-  // HTA's GPU rows of every rank (group = trace), all and by kernel type.
-  struct RankIntervals {
-    Intervals all;
-    std::array<Intervals, 3> type;    // computation, communication, memory
-    std::vector<int64_t> filtered;    // per trace: GPU rows left out
-    std::vector<std::string> window;  // per trace: which rows were kept
+  // One trace's HTA GPU rows: how many, which were kept, their span and the
+  // unions of the kept rows: all, and per set of kernel types (index: bit 1
+  // computation, 2 communication, 4 memory).
+  struct RankUnions {
+    int64_t gpu_rows = 0, kept = 0;
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    int64_t busy = 0;
+    std::array<int64_t, 8> by_types{};
   };
 
-  static RankIntervals HtaIntervals(const Context& ctx, bool include_last, bool us_rounding) {
-    const auto& traces = ctx.traces();
-    const size_t n = traces.size();
-    RankIntervals out;
-    out.filtered.assign(n, 0);
-    out.window.resize(n);
-    const bool filter = ProfilerStepNames(ctx) >= 2;
-    for (uint32_t g = 0; g < n; ++g) {
-      const Trace& t = traces[g];
-      std::vector<uint64_t> rows = HtaRows(t, filter, include_last);
-      bool fractional = false;
-      if (us_rounding)
-        for (uint64_t i = 0; i < t.size() && !fractional; ++i)
-          fractional = t.ts(i) % 1000 != 0;  // pandas then holds ts as float64
-      uint64_t gpu_rows = 0;
-      for (uint64_t i = 0; i < t.size(); ++i) gpu_rows += IsHtaGpuRow(t, i);
-      out.filtered[g] = static_cast<int64_t>(gpu_rows - rows.size());
-      out.window[g] = gpu_rows == rows.size() ? "all GPU rows"
-                                              : "GPU rows launched before the last ProfilerStep";
-      for (uint64_t i : rows) {
-        int64_t b = t.ts(i), e = t.end(i);
-        if (fractional) {
-          // HTA: ts = ceil(ts µs), end = floor(end µs), on the µs clock.
-          b = (b >= 0 ? (b + 999) / 1000 : -(-b / 1000)) * 1000;
-          e = (e >= 0 ? e / 1000 : -((-e + 999) / 1000)) * 1000;
-          e = std::max(e, b);  // HTA's negative durations (then its asserts fail): empty here
-        }
-        out.all.Add(g, b, e);
-        const KernelType type_of = HtaKernelType(t, i);
-        if (type_of != kOtherType) out.type[type_of].Add(g, b, e);
+  // HTA's rows of one trace, filtered by `launched` when there is one: the GPU
+  // rows whose correlation id is in it, and those without a correlation id (as
+  // HTA's merge on the missing id keeps them); GPU work launched before the
+  // capture has no host row and is left out.
+  static RankUnions UniteHtaRows(const Trace& t, const th::sdk::IdSet* launched, bool us_rounding) {
+    bool fractional = false;
+    if (us_rounding)
+      for (uint64_t i = 0; i < t.size() && !fractional; ++i)
+        fractional = t.ts(i) % 1000 != 0;  // pandas then holds ts as float64
+    auto interval = [&](uint64_t i) {
+      int64_t b = t.ts(i), e = t.end(i);
+      if (fractional) {
+        // HTA: ts = ceil(ts µs), end = floor(end µs), on the µs clock.
+        b = (b >= 0 ? (b + 999) / 1000 : -(-b / 1000)) * 1000;
+        e = (e >= 0 ? e / 1000 : -((-e + 999) / 1000)) * 1000;
+        e = std::max(e, b);  // HTA's negative durations (then its asserts fail): empty here
       }
+      return std::pair{b, e};
+    };
+    RankUnions out;
+    std::vector<uint8_t> type(t.size(), kSkip);  // kept rows with a length: their KernelType
+    uint32_t tracks = 0;
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      if (!IsHtaGpuRow(t, i)) continue;
+      ++out.gpu_rows;
+      if (launched) {
+        const int64_t c = t.correlation(i);
+        if (c != kNoCorrelation && !launched->Contains(c)) continue;
+      }
+      ++out.kept;
+      const auto [b, e] = interval(i);
+      out.first = std::min(out.first, b);
+      out.last = std::max(out.last, e);
+      if (e <= b) continue;
+      type[i] = HtaKernelType(t, i);
+      tracks = std::max(tracks, t.track_index(i) + 1);
     }
+    const th::sdk::TrackRows by_track = th::sdk::GroupByTrack(
+        t.size(), tracks, [&](uint64_t i) { return type[i] != kSkip; },
+        [&](uint64_t i) { return t.track_index(i); }, [&](uint64_t i) { return t.ts(i); });
+    std::vector<th::sdk::StartList> lists;
+    for (size_t k = 0; k < by_track.lists(); ++k)
+      lists.push_back({by_track.Of(k), by_track.track[k]});
+    th::sdk::UnionCover all;
+    std::array<th::sdk::UnionCover, 8> by_types;
+    // Rounding keeps the order of starts, so the rows come by rounded start too.
+    th::sdk::MergeByStart(
+        lists, [&](uint32_t, uint32_t i) { return t.ts(i); },
+        [&](uint32_t, uint32_t i) {
+          const auto [b, e] = interval(i);
+          all.Add(b, e);
+          if (type[i] == kOtherType) return;
+          const unsigned bit = 1u << type[i];
+          for (unsigned set = 1; set < 8; ++set)
+            if (set & bit) by_types[set].Add(b, e);
+        });
+    out.busy = all.total;
+    for (size_t set = 1; set < 8; ++set) out.by_types[set] = by_types[set].total;
     return out;
   }
 
   // Per rank: HTA's temporal breakdown and kernel-type regions.
   static void PerRank(Context& ctx, bool include_last, bool us_rounding) {
-    const size_t n = ctx.traces().size();
-    const RankIntervals ri = HtaIntervals(ctx, include_last, us_rounding);
-    using R = Context::Reduce;
-    // Empty groups reduce to 0 for count; min/max are read only where count > 0.
-    const std::vector<int64_t> count = ctx.ReduceByKey(ri.all.group, ri.all.begin, R::kCount, n);
-    const std::vector<int64_t> first = ctx.ReduceByKey(ri.all.group, ri.all.begin, R::kMin, n);
-    const std::vector<int64_t> last = ctx.ReduceByKey(ri.all.group, ri.all.end, R::kMax, n);
-    const std::vector<int64_t> busy = ctx.IntervalUnion(ri.all.group, ri.all.begin, ri.all.end, n);
-    auto unite = [&](std::initializer_list<int> sets) {
-      Intervals u;
-      for (int s : sets) u.Append(ri.type[s]);
-      return ctx.IntervalUnion(u.group, u.begin, u.end, n);
-    };
-    const std::vector<int64_t> a = unite({kComputation}), b = unite({kCommunicationType}),
-                               c = unite({kMemoryType});
-    const std::vector<int64_t> ab = unite({kComputation, kCommunicationType}),
-                               ac = unite({kComputation, kMemoryType}),
-                               bc = unite({kCommunicationType, kMemoryType}),
-                               abc = unite({kComputation, kCommunicationType, kMemoryType});
-    PublishTemporal(ctx, ri, count, last, first, busy, a);
-    std::vector<std::array<int64_t, 7>> regions(n);
-    for (size_t g = 0; g < n; ++g)
-      regions[g] = KernelTypeRegions(a[g], b[g], c[g], ab[g], ac[g], bc[g], abc[g]);
+    const auto& traces = ctx.traces();
+    std::set<std::string> step_names;
+    const std::vector<StepNameFlags> step_name = ProfilerStepNames(ctx, step_names);
+    const bool filter = step_names.size() >= 2;
+    std::vector<RankUnions> ranks;
+    for (size_t g = 0; g < traces.size(); ++g) {
+      std::optional<th::sdk::IdSet> launched;
+      if (filter) launched = LaunchedIds(traces[g], step_name[g], include_last);
+      ranks.push_back(UniteHtaRows(traces[g], launched ? &*launched : nullptr, us_rounding));
+    }
+    PublishTemporal(ctx, ranks);
+    std::vector<std::array<int64_t, 7>> regions;
+    std::vector<int64_t> abc;
+    for (const RankUnions& r : ranks) {
+      const auto& u = r.by_types;
+      regions.push_back(KernelTypeRegions(u[1], u[2], u[4], u[3], u[5], u[6], u[7]));
+      abc.push_back(u[7]);
+    }
     PublishKernelTypes(ctx, regions, abc);
   }
 
-  static void PublishTemporal(Context& ctx, const RankIntervals& ri,
-                              const std::vector<int64_t>& count, const std::vector<int64_t>& last,
-                              const std::vector<int64_t>& first, const std::vector<int64_t>& busy,
-                              const std::vector<int64_t>& compute_ns) {
+  static void PublishTemporal(Context& ctx, const std::vector<RankUnions>& ranks) {
     std::vector<int64_t> rank_col, kernel_time, idle, compute, non_compute, rows_out, dropped;
     std::vector<double> idle_pct, compute_pct, non_compute_pct;
     std::vector<std::string> window_col, kind_col;
-    for (size_t g = 0; g < count.size(); ++g) {
-      if (count[g] <= 0) continue;
+    for (size_t g = 0; g < ranks.size(); ++g) {
+      const RankUnions& r = ranks[g];
+      if (r.kept <= 0) continue;
       th::sdk::Scope scope;
       scope.rank = ctx.traces()[g].rank();
-      const int64_t span = last[g] - first[g];
+      const int64_t span = r.last - r.first, busy = r.busy, computing = r.by_types[1];
       rank_col.push_back(scope.rank);
       kernel_time.push_back(span);
-      idle.push_back(span - busy[g]);
-      compute.push_back(compute_ns[g]);
-      non_compute.push_back(busy[g] - compute_ns[g]);
-      idle_pct.push_back(Pct(span - busy[g], span));
-      compute_pct.push_back(Pct(compute_ns[g], span));
-      non_compute_pct.push_back(Pct(busy[g] - compute_ns[g], span));
-      rows_out.push_back(count[g]);
-      dropped.push_back(ri.filtered[g]);
-      window_col.push_back(ri.window[g]);
+      idle.push_back(span - busy);
+      compute.push_back(computing);
+      non_compute.push_back(busy - computing);
+      idle_pct.push_back(Pct(span - busy, span));
+      compute_pct.push_back(Pct(computing, span));
+      non_compute_pct.push_back(Pct(busy - computing, span));
+      rows_out.push_back(r.kept);
+      dropped.push_back(r.gpu_rows - r.kept);
+      window_col.push_back(r.gpu_rows == r.kept ? "all GPU rows"
+                                                : "GPU rows launched before the last ProfilerStep");
       kind_col.push_back("measured");
       ctx.Metric("hta_idle_pct", idle_pct.back(), "%", th::sdk::kMeasured, scope);
       ctx.Metric("hta_compute_pct", compute_pct.back(), "%", th::sdk::kMeasured, scope);

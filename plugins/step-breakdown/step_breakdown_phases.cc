@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace th::step_breakdown {
 
@@ -14,39 +15,39 @@ Category CpuCategory(std::string_view name) {
   return kCpuExec;
 }
 
-void Intervals::Add(uint32_t g, int64_t b, int64_t e) {
-  group.push_back(g);
-  begin.push_back(b);
-  end.push_back(e);
+StepUnions::StepUnions(const std::vector<StepRow>& steps, std::vector<uint32_t> rows)
+    : steps_(steps), rows_(std::move(rows)), unions_(rows_.size()) {
+  span_begin_ = std::numeric_limits<int64_t>::max();
+  span_end_ = std::numeric_limits<int64_t>::min();
+  for (uint32_t r : rows_) {
+    longest_ = std::max(longest_, steps[r].dur);
+    span_begin_ = std::min(span_begin_, steps[r].ts);
+    span_end_ = std::max(span_end_, steps[r].ts + steps[r].dur);
+  }
 }
 
-void Intervals::Append(const Intervals& o) {
-  group.insert(group.end(), o.group.begin(), o.group.end());
-  begin.insert(begin.end(), o.begin.begin(), o.begin.end());
-  end.insert(end.end(), o.end.begin(), o.end.end());
+void StepUnions::Add(const StepEvent& ev) {
+  // Begins never decrease: a step that ends (at the latest, start + longest)
+  // before this event does before every later one.
+  while (first_open_ < rows_.size() && steps_[rows_[first_open_]].ts + longest_ <= ev.b)
+    ++first_open_;
+  for (size_t k = first_open_; k < rows_.size(); ++k) {
+    const StepRow& s = steps_[rows_[k]];
+    if (s.ts >= ev.e) break;
+    const int64_t cb = std::max(ev.b, s.ts), ce = std::min(ev.e, s.ts + s.dur);
+    if (ce <= cb) continue;
+    Unions& u = unions_[k];
+    if (ev.category != kNoCategory)
+      for (size_t j = ev.category; j < kCategories; ++j) u.cumulative[j].Add(cb, ce);
+    if (ev.gpu_row) u.gpu.Add(cb, ce);
+    if (ev.compute) u.comp.Add(cb, ce);
+  }
 }
 
-void ClipToSteps(const std::vector<StepRow>& steps, const std::vector<uint32_t>& rows,
-                 const std::vector<StepEvent>& events, StepClips& clips) {
-  std::vector<int64_t> starts;
-  int64_t longest = 0;
-  for (uint32_t r : rows) {
-    starts.push_back(steps[r].ts);
-    longest = std::max(longest, steps[r].dur);
-  }
-  for (const StepEvent& ev : events) {
-    // Steps overlapping [b, e): walk back from the last one starting before e.
-    auto it = std::lower_bound(starts.begin(), starts.end(), ev.e);
-    for (auto k = static_cast<size_t>(it - starts.begin()); k-- > 0;) {
-      const StepRow& s = steps[rows[k]];
-      if (s.ts + longest <= ev.b) break;
-      const int64_t cb = std::max(ev.b, s.ts), ce = std::min(ev.e, s.ts + s.dur);
-      if (ce <= cb) continue;
-      if (ev.category != kNoCategory) clips.bucket[ev.category].Add(rows[k], cb, ce);
-      if (ev.gpu_row) clips.gpu.Add(rows[k], cb, ce);
-      if (ev.compute) clips.comp.Add(rows[k], cb, ce);
-    }
-  }
+std::array<int64_t, kCategories> StepUnions::Cumulative(size_t k) const {
+  std::array<int64_t, kCategories> c{};
+  for (size_t j = 0; j < kCategories; ++j) c[j] = unions_[k].cumulative[j].total;
+  return c;
 }
 
 std::array<int64_t, kParts> SplitStep(int64_t dur,

@@ -2,11 +2,13 @@
 // (no plugin context, no trace), so that each is tested on hand-built inputs:
 //
 //   CpuCategory         the step category of a host op by its name
-//   ClipToSteps         events of one rank clipped to the steps they overlap
+//   StepUnions          one rank's events, by start, united per step they overlap
 //   SplitStep           a step's parts from the cumulative unions
 //   SummarizePart       mean / min / max of one part over a phase's steps
 //   KernelTypeRegions   time where exactly each set of HTA kernel types runs
 #pragma once
+
+#include <tracehound/time_order.h>
 
 #include <array>
 #include <cstddef>
@@ -42,14 +44,6 @@ inline constexpr std::array<const char*, kParts> kPartNames = {
 // nccl:/gloo:, dataloader for the DataLoader / DataPipe iterators, else CPU exec.
 Category CpuCategory(std::string_view name);
 
-// Intervals with a dense group id each, for the compute primitives.
-struct Intervals {
-  std::vector<uint32_t> group;
-  std::vector<int64_t> begin, end;
-  void Add(uint32_t g, int64_t b, int64_t e);
-  void Append(const Intervals& o);
-};
-
 struct StepRow {
   int64_t rank, number, ts, dur;
   bool warmup, inferred;
@@ -64,17 +58,35 @@ struct StepEvent {
   bool gpu_row, compute;
 };
 
-// Per step row (the group): each category's, the GPU rows' and the compute
-// rows' intervals, clipped to the step.
-struct StepClips {
-  std::array<Intervals, kCategories> bucket;
-  Intervals gpu, comp;
-};
+// One rank's steps and, fed its events by start, per step the unions of the
+// events clipped to it: of the categories up to each category (cumulative, in
+// priority order), of the GPU rows and of the compute rows.
+class StepUnions {
+ public:
+  // `rows`: indices into `steps` (one rank's), by start.
+  StepUnions(const std::vector<StepRow>& steps, std::vector<uint32_t> rows);
+  // Whether [b, e) overlaps the span of the steps (first start to last end).
+  bool Overlaps(int64_t b, int64_t e) const { return b < span_end_ && e > span_begin_; }
+  // Events must come in order of begin (ties in any order).
+  void Add(const StepEvent& ev);
+  // The k-th step of `rows`: the step row, its unions.
+  uint32_t row(size_t k) const { return rows_[k]; }
+  size_t size() const { return rows_.size(); }
+  std::array<int64_t, kCategories> Cumulative(size_t k) const;
+  int64_t Busy(size_t k) const { return unions_[k].gpu.total; }
+  int64_t Computing(size_t k) const { return unions_[k].comp.total; }
 
-// Adds one rank's events, clipped to each of its steps (`rows`: indices into
-// `steps`, by start) they overlap, to `clips`.
-void ClipToSteps(const std::vector<StepRow>& steps, const std::vector<uint32_t>& rows,
-                 const std::vector<StepEvent>& events, StepClips& clips);
+ private:
+  struct Unions {
+    std::array<th::sdk::UnionCover, kCategories> cumulative;
+    th::sdk::UnionCover gpu, comp;
+  };
+  const std::vector<StepRow>& steps_;
+  std::vector<uint32_t> rows_;
+  std::vector<Unions> unions_;
+  int64_t longest_ = 0, span_begin_ = 0, span_end_ = 0;
+  size_t first_open_ = 0;  // steps before it end before every later event
+};
 
 // The step's parts (kPartNames): category j = cumulative[j] - cumulative[j-1]
 // (the unions of the categories up to j), other = dur - the last union; idle =

@@ -5,11 +5,15 @@
 // collective, COMP compute, MEM memory. Per device: busy time = union of all
 // its streams.
 #include <tracehound/sdk.h>
+#include <tracehound/time_order.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -41,6 +45,35 @@ th::sdk::Schema DeviceBusyTable() {
       .Int("span", "ns");
 }
 
+constexpr uint32_t kNoStream = 0xffffffffu;
+
+// First start, last end and count of intervals.
+struct Extent {
+  int64_t first = std::numeric_limits<int64_t>::max();
+  int64_t last = std::numeric_limits<int64_t>::min();
+  int64_t activities = 0;
+  void Extend(int64_t b, int64_t e) {
+    first = std::min(first, b);
+    last = std::max(last, e);
+    ++activities;
+  }
+};
+
+// A stream's row, its trace and its unions (U1, U2, U3).
+struct Stream : Extent {
+  int64_t rank, device, stream;
+  uint32_t trace;
+  th::sdk::UnionCover collective, collective_or_compute, all;
+  Stream(int64_t r, int64_t d, int64_t s, uint32_t t) : rank(r), device(d), stream(s), trace(t) {}
+};
+
+// A device's busy time, and its streams' activity lists while it is swept
+// (list id: the stream's row).
+struct Device : Extent {
+  int64_t busy = 0;
+  std::vector<th::sdk::StartList> lists;
+};
+
 class StreamBudget final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
@@ -54,20 +87,19 @@ class StreamBudget final : public th::sdk::Plugin {
   }
 
   void Run(Context& ctx) override {
-    // One group per stream (rank, track) and per device (rank, device); one
-    // row per GPU activity. With the unions
+    // One row per stream (rank, track) and per device (rank, device). With
+    // the unions
     //   U1 = collective, U2 = collective + compute, U3 = everything,
     // a stream's collective time is |U1|, compute |U2| - |U1|, memory
     // |U3| - |U2| and idle span - |U3|: overlaps counted once, in that order.
-    struct Stream {
-      int64_t rank, device, stream;
-    };
+    // Each device's activities are swept once by start (each stream's in
+    // order, the streams merged), feeding the stream's and the device's unions.
     std::vector<Stream> streams;
-    std::map<std::pair<int64_t, int64_t>, uint32_t> device_group;  // (rank, device) -> id
-    std::vector<uint32_t> s_all, s_cc, s_c, d_all;
-    std::vector<int64_t> b_all, e_all, b_cc, e_cc, b_c, e_c;
-    for (const auto& trace : ctx.traces()) {
-      std::map<uint32_t, uint32_t> stream_of_track;
+    std::map<std::pair<int64_t, int64_t>, Device> devices;  // by (rank, device)
+    std::vector<th::sdk::TrackRows> by_track;               // per trace: its activities
+    const auto& traces = ctx.traces();
+    for (uint32_t g = 0; g < traces.size(); ++g) {
+      const th::sdk::Trace& trace = traces[g];
       // Streams in (device, stream) order, so rows come out sorted.
       std::vector<uint32_t> gpu_tracks;
       for (uint32_t t = 0; t < trace.track_count(); ++t)
@@ -76,48 +108,57 @@ class StreamBudget final : public th::sdk::Plugin {
         return std::tie(trace.track(a).device, trace.track(a).stream) <
                std::tie(trace.track(b).device, trace.track(b).stream);
       });
+      std::vector<uint32_t> stream_of(trace.track_count(), kNoStream);  // per track: its row
       for (uint32_t t : gpu_tracks) {
-        stream_of_track[t] = static_cast<uint32_t>(streams.size());
-        streams.push_back({trace.rank(), trace.track(t).device, trace.track(t).stream});
+        stream_of[t] = static_cast<uint32_t>(streams.size());
+        streams.emplace_back(trace.rank(), trace.track(t).device, trace.track(t).stream, g);
       }
-      for (uint64_t i = 0; i < trace.size(); ++i) {
-        if (!trace.is_gpu_activity(i)) continue;
-        uint32_t s = stream_of_track.at(trace.track_index(i));
-        auto [dev, fresh] = device_group.try_emplace({trace.rank(), streams[s].device},
-                                                     static_cast<uint32_t>(device_group.size()));
-        int64_t b = trace.ts(i), e = trace.end(i);
-        s_all.push_back(s);
-        d_all.push_back(dev->second);
-        b_all.push_back(b);
-        e_all.push_back(e);
-        const KernelClass c = trace.kernel_class(i);
-        if (c == KernelClass::kComm || c == KernelClass::kComp) {
-          s_cc.push_back(s);
-          b_cc.push_back(b);
-          e_cc.push_back(e);
-          if (c == KernelClass::kComm) {
-            s_c.push_back(s);
-            b_c.push_back(b);
-            e_c.push_back(e);
-          }
-        }
+      const auto tracks = static_cast<uint32_t>(trace.track_count());
+      by_track.push_back(th::sdk::GroupByTrack(
+          trace.size(), tracks, [&](uint64_t i) { return trace.is_gpu_activity(i); },
+          [&](uint64_t i) { return trace.track_index(i); },
+          [&](uint64_t i) { return trace.ts(i); }));
+      for (size_t k = 0; k < by_track[g].lists(); ++k) {
+        const uint32_t t = by_track[g].track[k];
+        if (stream_of[t] == kNoStream)
+          throw std::out_of_range("GPU activity on track " + std::to_string(t) +
+                                  ", which is no GPU stream");
+        devices[{trace.rank(), streams[stream_of[t]].device}].lists.push_back(
+            {by_track[g].Of(k), stream_of[t]});
       }
     }
+    for (auto& [key, device] : devices) {
+      th::sdk::UnionCover busy;
+      th::sdk::MergeByStart(
+          device.lists, [&](uint32_t s, uint32_t i) { return traces[streams[s].trace].ts(i); },
+          [&](uint32_t row, uint32_t i) {
+            Stream& s = streams[row];
+            const th::sdk::Trace& trace = traces[s.trace];
+            const int64_t b = trace.ts(i), e = trace.end(i);
+            const KernelClass c = trace.kernel_class(i);
+            if (c == KernelClass::kComm) s.collective.Add(b, e);
+            if (c == KernelClass::kComm || c == KernelClass::kComp)
+              s.collective_or_compute.Add(b, e);
+            s.all.Add(b, e);
+            s.Extend(b, e);
+            busy.Add(b, e);
+            device.Extend(b, e);
+          });
+      device.busy = busy.total;
+      device.lists.clear();
+    }
+    by_track.clear();
     const size_t n = streams.size();
-    using R = Context::Reduce;
-    std::vector<int64_t> u1 = ctx.IntervalUnion(s_c, b_c, e_c, n);
-    std::vector<int64_t> u2 = ctx.IntervalUnion(s_cc, b_cc, e_cc, n);
-    std::vector<int64_t> u3 = ctx.IntervalUnion(s_all, b_all, e_all, n);
-    std::vector<int64_t> first = ctx.ReduceByKey(s_all, b_all, R::kMin, n);
-    std::vector<int64_t> last = ctx.ReduceByKey(s_all, e_all, R::kMax, n);
-    std::vector<int64_t> activities = ctx.ReduceByKey(s_all, b_all, R::kCount, n);
-
-    std::vector<int64_t> rank_col, device_col, stream_col, span, compute, collective, memory, idle;
+    std::vector<int64_t> rank_col, device_col, stream_col, span, compute, collective, memory, idle,
+        activities;
     std::vector<double> busy_pct;
     int64_t balanced = 0;
     for (size_t s = 0; s < n; ++s) {
-      int64_t sp = activities[s] ? last[s] - first[s] : 0;
-      int64_t coll = u1[s], comp = u2[s] - u1[s], mem = u3[s] - u2[s], id = sp - u3[s];
+      const Stream& st = streams[s];
+      const int64_t u1 = st.collective.total, u2 = st.collective_or_compute.total,
+                    u3 = st.all.total;
+      int64_t sp = st.activities ? st.last - st.first : 0;
+      int64_t coll = u1, comp = u2 - u1, mem = u3 - u2, id = sp - u3;
       balanced += coll >= 0 && comp >= 0 && mem >= 0 && id >= 0 && coll + comp + mem + id == sp;
       rank_col.push_back(streams[s].rank);
       device_col.push_back(streams[s].device);
@@ -127,7 +168,8 @@ class StreamBudget final : public th::sdk::Plugin {
       collective.push_back(coll);
       memory.push_back(mem);
       idle.push_back(id);
-      busy_pct.push_back(sp ? 100.0 * static_cast<double>(u3[s]) / static_cast<double>(sp) : 0);
+      activities.push_back(st.activities);
+      busy_pct.push_back(sp ? 100.0 * static_cast<double>(u3) / static_cast<double>(sp) : 0);
     }
     ctx.Publish(th::sdk::Table("stream_budget")
                     .Int("rank", rank_col)
@@ -142,21 +184,17 @@ class StreamBudget final : public th::sdk::Plugin {
                     .Real("busy", busy_pct, "%"));
 
     // Devices: busy = union over all the device's streams.
-    const size_t devices = device_group.size();
-    std::vector<int64_t> d_busy = ctx.IntervalUnion(d_all, b_all, e_all, devices);
-    std::vector<int64_t> d_first = ctx.ReduceByKey(d_all, b_all, R::kMin, devices);
-    std::vector<int64_t> d_last = ctx.ReduceByKey(d_all, e_all, R::kMax, devices);
     std::vector<int64_t> d_rank_col, d_device_col, d_busy_col, d_span_col;
-    for (const auto& [key, g] : device_group) {  // (rank, device) order
-      int64_t sp = d_last[g] - d_first[g];
+    for (const auto& [key, d] : devices) {  // (rank, device) order
+      int64_t sp = d.last - d.first;
       d_rank_col.push_back(key.first);
       d_device_col.push_back(key.second);
-      d_busy_col.push_back(d_busy[g]);
+      d_busy_col.push_back(d.busy);
       d_span_col.push_back(sp);
       th::sdk::Scope scope;
       scope.rank = key.first;
       scope.device = key.second;
-      ctx.Metric("device_busy", static_cast<double>(d_busy[g]), "ns", th::sdk::kMeasured, scope);
+      ctx.Metric("device_busy", static_cast<double>(d.busy), "ns", th::sdk::kMeasured, scope);
       ctx.Metric("device_span", static_cast<double>(sp), "ns", th::sdk::kMeasured, scope);
     }
     ctx.Publish(th::sdk::Table("device_busy")

@@ -21,30 +21,56 @@ TEST(CpuCategory, ByName) {
   EXPECT_EQ(CpuCategory("aten::mm"), kCpuExec);
 }
 
-TEST(ClipToSteps, EachEventClippedToEveryStepItOverlaps) {
+TEST(StepUnions, EachEventUnitedInEveryStepItOverlaps) {
   // Rank 0's steps are rows 0 [0, 100), 2 [100, 150), 3 [300, 400); row 1 is
   // another rank's.
   std::vector<StepRow> steps = {{0, 1, 0, 100, false, false},
                                 {1, 1, 0, 50, false, false},
                                 {0, 2, 100, 50, false, false},
                                 {0, 3, 300, 100, false, false}};
-  std::vector<StepEvent> events = {
-      {90, 120, kKernel, true, true},       // rows 2 [100, 120) then 0 [90, 100)
-      {160, 250, kCpuExec, false, false},   // between steps 2 and 3: nothing
-      {350, 360, kMemcpy, true, false},     // row 3
-      {10, 20, kNoCategory, true, false}};  // a sync: GPU rows only, row 0
-  StepClips clips;
-  ClipToSteps(steps, {0, 2, 3}, events, clips);
-  EXPECT_EQ(clips.bucket[kKernel].group, (std::vector<uint32_t>{2, 0}));
-  EXPECT_EQ(clips.bucket[kKernel].begin, (std::vector<int64_t>{100, 90}));
-  EXPECT_EQ(clips.bucket[kKernel].end, (std::vector<int64_t>{120, 100}));
-  EXPECT_EQ(clips.bucket[kMemcpy].group, (std::vector<uint32_t>{3}));
-  EXPECT_TRUE(clips.bucket[kCpuExec].group.empty());
-  EXPECT_EQ(clips.gpu.group, (std::vector<uint32_t>{2, 0, 3, 0}));
-  EXPECT_EQ(clips.gpu.begin, (std::vector<int64_t>{100, 90, 350, 10}));
-  EXPECT_EQ(clips.gpu.end, (std::vector<int64_t>{120, 100, 360, 20}));
-  EXPECT_EQ(clips.comp.group, (std::vector<uint32_t>{2, 0}));
-  EXPECT_EQ(clips.comp.end, (std::vector<int64_t>{120, 100}));
+  StepUnions unions(steps, {0, 2, 3});
+  unions.Add({10, 20, kNoCategory, true, false});  // a sync: GPU rows only, row 0
+  unions.Add({90, 120, kKernel, true, true});      // rows 0 [90, 100) and 2 [100, 120)
+  unions.Add({95, 110, kCpuExec, false, false});   // rows 0 [95, 100) and 2 [100, 110)
+  unions.Add({160, 250, kCpuExec, false, false});  // between steps 2 and 3: nothing
+  unions.Add({350, 360, kMemcpy, true, false});    // row 3
+  ASSERT_EQ(unions.size(), 3u);
+  EXPECT_EQ(unions.row(0), 0u);
+  EXPECT_EQ(unions.row(1), 2u);
+  EXPECT_EQ(unions.row(2), 3u);
+  // Row 0: kernel [90, 100) in every union; cpu_exec [95, 100) inside it.
+  EXPECT_EQ(unions.Cumulative(0), (std::array<int64_t, kCategories>{10, 10, 10, 10, 10, 10, 10}));
+  EXPECT_EQ(unions.Busy(0), 20);  // [10, 20) and [90, 100)
+  EXPECT_EQ(unions.Computing(0), 10);
+  EXPECT_EQ(unions.Cumulative(1), (std::array<int64_t, kCategories>{20, 20, 20, 20, 20, 20, 20}));
+  EXPECT_EQ(unions.Busy(1), 20);
+  EXPECT_EQ(unions.Computing(1), 20);
+  // Row 3: memcpy from the memcpy union on.
+  EXPECT_EQ(unions.Cumulative(2), (std::array<int64_t, kCategories>{0, 10, 10, 10, 10, 10, 10}));
+  EXPECT_EQ(unions.Busy(2), 10);
+  EXPECT_EQ(unions.Computing(2), 0);
+}
+
+TEST(StepUnions, OverlappingStepsEachGetTheirPart) {
+  // Two steps of one rank overlap in [50, 100); one long one spans both.
+  std::vector<StepRow> steps = {
+      {0, 1, 0, 100, false, false}, {0, 2, 50, 100, false, false}, {0, 3, 0, 400, false, false}};
+  StepUnions unions(steps, {0, 2, 1});  // by start
+  EXPECT_TRUE(unions.Overlaps(399, 500));
+  EXPECT_FALSE(unions.Overlaps(400, 500));
+  unions.Add({40, 60, kRuntime, false, false});       // rows 0 [40, 60), 2 [40, 60), 1 [50, 60)
+  unions.Add({55, 70, kKernel, true, true});          // rows 0, 2 [55, 70), 1 [55, 70)
+  unions.Add({120, 130, kDataLoader, false, false});  // rows 2 and 1
+  unions.Add({300, 310, kMemset, true, false});       // row 2 only: the others ended
+  // Row 0: kernel 15; runtime adds [40, 55) = 15.
+  EXPECT_EQ(unions.Cumulative(0), (std::array<int64_t, kCategories>{15, 15, 15, 15, 30, 30, 30}));
+  // Row 2 (k = 1): as row 0, then dataloader 10, and memset 10.
+  EXPECT_EQ(unions.Cumulative(1), (std::array<int64_t, kCategories>{15, 15, 25, 25, 40, 50, 50}));
+  EXPECT_EQ(unions.Busy(1), 25);
+  EXPECT_EQ(unions.Computing(1), 15);
+  // Row 1 (k = 2): kernel [55, 70), runtime [50, 55), dataloader 10.
+  EXPECT_EQ(unions.Cumulative(2), (std::array<int64_t, kCategories>{15, 15, 15, 15, 20, 30, 30}));
+  EXPECT_EQ(unions.Busy(2), 15);
 }
 
 TEST(SplitStep, CategoriesFromCumulativeUnionsThenTemporal) {

@@ -1,0 +1,138 @@
+// Events in time order across tracks, for sweeps that take every interval by
+// start (unions, priority unions) without sorting all events at once:
+//
+//   GroupByTrack   the rows a plugin keeps, as lists by start: per track its
+//                  rows (a counting sort by track), cut into the runs that are
+//                  already by start in file order; a track whose runs are
+//                  short is sorted instead
+//   MergeByStart   visits the rows of several such lists by start (a heap of
+//                  one cursor per list)
+//   UnionCover     the length of the union of intervals added by start
+//
+// Scratch: 4 bytes per kept row, plus 40 per list (at most one per
+// `min_run` rows).
+#ifndef TRACEHOUND_TIME_ORDER_H_
+#define TRACEHOUND_TIME_ORDER_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace th::sdk {
+
+// Lists of rows, each by start and of one track: list k is
+// rows[offsets[k] .. offsets[k + 1]), of track track[k]; a track's lists
+// are consecutive.
+struct TrackRows {
+  std::vector<uint32_t> rows;
+  std::vector<uint32_t> offsets{0};  // lists + 1 entries
+  std::vector<uint32_t> track;       // per list
+  size_t lists() const { return track.size(); }
+  std::span<const uint32_t> Of(size_t list) const {
+    return {rows.data() + offsets[list], offsets[list + 1] - offsets[list]};
+  }
+};
+
+// The rows i < `rows` with keep(i), grouped by track_of(i) < `tracks`, as
+// lists by start(i): each track's rows in file order cut where the start
+// decreases, or, when those runs hold fewer than `min_run` rows on average,
+// sorted (ties by row) into one list. keep is called twice per row.
+template <typename Keep, typename TrackOf, typename Start>
+TrackRows GroupByTrack(uint64_t rows, uint32_t tracks, Keep keep, TrackOf track_of, Start start,
+                       uint32_t min_run = 16) {
+  std::vector<uint32_t> first(size_t{tracks} + 1, 0);  // per track, its first slot
+  for (uint64_t i = 0; i < rows; ++i)
+    if (keep(i)) ++first[track_of(i) + 1];
+  for (uint32_t t = 0; t < tracks; ++t) first[t + 1] += first[t];
+  TrackRows out;
+  out.rows.resize(first[tracks]);
+  std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+  for (uint64_t i = 0; i < rows; ++i)
+    if (keep(i)) out.rows[fill[track_of(i)]++] = static_cast<uint32_t>(i);
+  auto by_start = [&](uint32_t a, uint32_t b) {
+    const int64_t sa = start(a), sb = start(b);
+    return sa != sb ? sa < sb : a < b;
+  };
+  for (uint32_t t = 0; t < tracks; ++t) {
+    if (first[t] == first[t + 1]) continue;
+    const uint64_t n = first[t + 1] - first[t];
+    uint64_t runs = 1;
+    for (uint32_t k = first[t] + 1; k < first[t + 1] && runs * min_run <= n; ++k)
+      runs += start(out.rows[k]) < start(out.rows[k - 1]);
+    if (runs * min_run > n) {
+      std::sort(out.rows.begin() + first[t], out.rows.begin() + first[t + 1], by_start);
+      runs = 1;
+    }
+    for (uint32_t k = first[t] + 1; runs > 1 && k < first[t + 1]; ++k) {
+      if (start(out.rows[k]) >= start(out.rows[k - 1])) continue;
+      out.offsets.push_back(k);
+      out.track.push_back(t);
+    }
+    out.offsets.push_back(first[t + 1]);
+    out.track.push_back(t);
+  }
+  return out;
+}
+
+// One list of rows by start, and the id MergeByStart hands back with each row.
+struct StartList {
+  std::span<const uint32_t> rows;
+  uint32_t id;
+};
+
+// Calls visit(id, row) for every row of every list, by start(id, row); rows
+// of equal start in any order.
+template <typename Start, typename Visit>
+void MergeByStart(std::span<const StartList> lists, Start start, Visit visit) {
+  struct Cursor {
+    int64_t start;
+    uint32_t list, pos;
+  };
+  std::vector<Cursor> heap;
+  for (uint32_t l = 0; l < lists.size(); ++l)
+    if (!lists[l].rows.empty()) heap.push_back({start(lists[l].id, lists[l].rows[0]), l, 0});
+  auto later = [](const Cursor& a, const Cursor& b) { return a.start > b.start; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    Cursor top = heap.front();  // a copy: its new start is written once, where it lands
+    const StartList& list = lists[top.list];
+    visit(list.id, list.rows[top.pos]);
+    if (++top.pos < list.rows.size()) {
+      top.start = start(list.id, list.rows[top.pos]);
+      // Sift the advanced cursor down from the root (a pop and push in one).
+      size_t k = 0;
+      const size_t n = heap.size();
+      while (true) {
+        size_t child = 2 * k + 1;
+        if (child >= n) break;
+        if (child + 1 < n && later(heap[child], heap[child + 1])) ++child;
+        if (!later(top, heap[child])) break;
+        heap[k] = heap[child];
+        k = child;
+      }
+      heap[k] = top;
+    } else {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      heap.pop_back();
+    }
+  }
+}
+
+// The length of the union of [begin, end) intervals added in order of begin;
+// empty intervals (end <= begin) add nothing.
+struct UnionCover {
+  int64_t covered_to = std::numeric_limits<int64_t>::min();
+  int64_t total = 0;
+  void Add(int64_t begin, int64_t end) {
+    if (end <= begin) return;
+    const int64_t from = std::max(begin, covered_to);
+    if (end > from) total += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+};
+
+}  // namespace th::sdk
+
+#endif  // TRACEHOUND_TIME_ORDER_H_

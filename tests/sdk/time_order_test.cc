@@ -1,0 +1,79 @@
+// GroupByTrack, MergeByStart and UnionCover (sdk/include/tracehound/time_order.h)
+// on hand-built rows.
+#include <gtest/gtest.h>
+#include <tracehound/time_order.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace th::sdk {
+namespace {
+
+TEST(GroupByTrack, KeptRowsPerTrackInRunsByStart) {
+  // Row: track, start. Track 0 is by start in file order; track 2 is two
+  // runs; row 3 is left out; track 1 has no rows.
+  const std::vector<uint32_t> track = {0, 2, 0, 0, 2, 2, 0};
+  const std::vector<int64_t> start = {10, 50, 20, 5, 30, 30, 20};
+  auto group = [&](uint32_t min_run) {
+    return GroupByTrack(
+        track.size(), 3, [](uint64_t i) { return i != 3; }, [&](uint64_t i) { return track[i]; },
+        [&](uint64_t i) { return start[i]; }, min_run);
+  };
+  TrackRows runs = group(1);
+  EXPECT_EQ(runs.rows, (std::vector<uint32_t>{0, 2, 6, 1, 4, 5}));
+  EXPECT_EQ(runs.offsets, (std::vector<uint32_t>{0, 3, 4, 6}));
+  EXPECT_EQ(runs.track, (std::vector<uint32_t>{0, 2, 2}));
+  ASSERT_EQ(runs.lists(), 3u);
+  EXPECT_EQ(runs.Of(1).size(), 1u);
+  // Runs shorter than 2 rows on average (3 rows in 2 runs): the track
+  // sorted into one list, ties by row.
+  TrackRows sorted = group(2);
+  EXPECT_EQ(sorted.rows, (std::vector<uint32_t>{0, 2, 6, 4, 5, 1}));
+  EXPECT_EQ(sorted.offsets, (std::vector<uint32_t>{0, 3, 6}));
+  EXPECT_EQ(sorted.track, (std::vector<uint32_t>{0, 2}));
+}
+
+TEST(GroupByTrack, NothingKept) {
+  TrackRows none = GroupByTrack(
+      4, 2, [](uint64_t) { return false; }, [](uint64_t i) { return uint32_t(i % 2); },
+      [](uint64_t i) { return int64_t(i); });
+  EXPECT_TRUE(none.rows.empty());
+  EXPECT_EQ(none.lists(), 0u);
+  EXPECT_EQ(none.offsets, (std::vector<uint32_t>{0}));
+}
+
+TEST(MergeByStart, EveryRowOfEveryListByStart) {
+  const std::vector<int64_t> start = {0, 5, 9, 1, 5, 20, 2};  // by row
+  const std::vector<uint32_t> a = {0, 1, 2}, b = {3, 4, 5}, c = {6}, none = {};
+  const std::vector<StartList> lists = {{a, 7}, {none, 8}, {b, 9}, {c, 10}};
+  std::vector<std::pair<uint32_t, uint32_t>> seen;
+  MergeByStart(
+      lists, [&](uint32_t, uint32_t row) { return start[row]; },
+      [&](uint32_t id, uint32_t row) { seen.emplace_back(id, row); });
+  ASSERT_EQ(seen.size(), 7u);
+  for (size_t k = 1; k < seen.size(); ++k)
+    EXPECT_LE(start[seen[k - 1].second], start[seen[k].second]);
+  EXPECT_EQ(seen.front(), std::make_pair(7u, 0u));
+  EXPECT_EQ(seen[1], std::make_pair(9u, 3u));
+  EXPECT_EQ(seen[2], std::make_pair(10u, 6u));
+  EXPECT_EQ(seen.back(), std::make_pair(9u, 5u));
+}
+
+TEST(UnionCover, OverlapsCountedOnce) {
+  UnionCover u;
+  u.Add(0, 10);
+  u.Add(2, 5);    // nested: nothing
+  u.Add(8, 15);   // overlapping: 5
+  u.Add(15, 20);  // touching: 5
+  u.Add(17, 17);  // empty: nothing
+  u.Add(30, 31);  // a gap, then 1
+  EXPECT_EQ(u.total, 21);
+  UnionCover negative;
+  negative.Add(-100, -50);
+  negative.Add(-60, 0);
+  EXPECT_EQ(negative.total, 100);
+}
+
+}  // namespace
+}  // namespace th::sdk
