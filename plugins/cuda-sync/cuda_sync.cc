@@ -10,6 +10,10 @@
 //   part inside ProfilerStep#N windows (their union) is the time lost in steps.
 //   Per (rank, class, name) and per (rank, step); a finding per rank and class
 //   when the time lost reaches a share of the step time.
+//
+// Cost: names are classified once per string id; only the calls that can
+// block are kept (with the copies they launched), and each call visits only
+// the steps its interval can touch.
 #include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
@@ -21,8 +25,12 @@
 #include <tuple>
 #include <vector>
 
+#include "per_step_sweep.h"
+
 namespace {
 
+using th::cuda_sync::PerStepSweep;
+using th::cuda_sync::StepWindow;
 using th::sdk::Context;
 using th::sdk::Declaration;
 using th::sdk::Trace;
@@ -84,11 +92,81 @@ bool IsAsyncCopy(std::string_view name) {
                                      StartsWith(name, "hipMemcpy") || StartsWith(name, "cuMemcpy"));
 }
 
-// A step of one rank on the host: the `steps` plugin's window (ProfilerStep#N,
-// or a step it inferred where the trace has none).
-struct StepWindow {
-  int64_t number, ts, dur;
+// Call names classified once per string id: the class Classify gives and
+// whether the name is an asynchronous copy (a pageable candidate).
+class CallNames {
+ public:
+  explicit CallNames(const Trace& t) : t_(t) {}
+  Class ClassOf(uint32_t name) { return static_cast<Class>((Get(name) & kClassBits) - 1); }
+  bool IsAsyncCopy(uint32_t name) { return (Get(name) & kAsyncCopy) != 0; }
+
+ private:
+  static constexpr uint8_t kClassBits = 15, kAsyncCopy = 16;
+  uint8_t Get(uint32_t name) {
+    if (name >= bits_.size()) bits_.resize(std::max<size_t>(name + 1, bits_.size() * 2), 0);
+    uint8_t& b = bits_[name];
+    if (b == 0) {
+      const std::string_view s = t_.String(name);
+      b = static_cast<uint8_t>(Classify(s) + 1) | (::IsAsyncCopy(s) ? kAsyncCopy : 0);
+    }
+    return b;
+  }
+  const Trace& t_;
+  std::vector<uint8_t> bits_;  // by string id; 0 until classified
 };
+
+// The runtime/driver calls of a trace that may block (a synchronising name,
+// or an async copy that may turn out pageable), by row, with the GPU copies
+// and sets each launched.
+struct BlockingCandidates {
+  std::vector<uint32_t> rows;  // ascending
+  std::vector<int64_t> launched_dur, launched_bytes;
+  std::vector<uint8_t> pageable;  // launched a memcpy that names pageable memory
+};
+
+BlockingCandidates FindBlockingCandidates(const Trace& t, CallNames& names) {
+  BlockingCandidates c;
+  const uint64_t n = t.size();
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t kind = t.kind(i);
+    if (kind != TH_EVENT_RUNTIME && kind != TH_EVENT_DRIVER) continue;
+    const uint32_t name = t.name_id(i);
+    if (names.ClassOf(name) != kNotSync || names.IsAsyncCopy(name))
+      c.rows.push_back(static_cast<uint32_t>(i));
+  }
+  c.launched_dur.assign(c.rows.size(), 0);
+  c.launched_bytes.assign(c.rows.size(), 0);
+  c.pageable.assign(c.rows.size(), 0);
+  if (c.rows.empty()) return c;
+  std::vector<bool> candidate(n, false);
+  for (uint32_t i : c.rows) candidate[i] = true;
+  for (uint64_t k = 0; k < t.edge_count(); ++k) {
+    if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
+    const uint32_t src = t.edge_src(k);
+    if (src >= n || !candidate[src]) continue;
+    const size_t at = std::lower_bound(c.rows.begin(), c.rows.end(), src) - c.rows.begin();
+    const uint32_t dst = t.edge_dst(k);
+    c.launched_dur[at] += t.dur(dst);
+    const uint32_t row = t.args_row(dst);
+    if (row != kNone && t.gpu_bytes(row) > 0) c.launched_bytes[at] += t.gpu_bytes(row);
+    if (t.kind(dst) == TH_EVENT_MEMCPY && Contains(t.name(dst), "Pageable")) c.pageable[at] = 1;
+  }
+  return c;
+}
+
+// First start and last end of the events of the trace's CPU tracks that have
+// a duration ({INT64_MAX, INT64_MIN} when none).
+std::pair<int64_t, int64_t> HostSpan(const Trace& t) {
+  std::vector<uint8_t> cpu(t.track_count());
+  for (uint32_t k = 0; k < cpu.size(); ++k) cpu[k] = t.track(k).kind == TH_TRACK_CPU;
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (uint64_t i = 0; i < t.size(); ++i) {
+    if (!cpu[t.track_index(i)] || t.dur(i) <= 0) continue;
+    first = std::min(first, t.ts(i));
+    last = std::max(last, t.end(i));
+  }
+  return {first, last};
+}
 
 // The `steps` table's host windows per rank, by start.
 std::map<int64_t, std::vector<StepWindow>> StepsByRank(const th_table* table) {
@@ -191,84 +269,84 @@ class CudaSync final : public th::sdk::Plugin {
     const auto steps_by_rank = StepsByRank(ctx.FindTable("steps"));
     static const std::vector<StepWindow> kNoSteps;
     for (const Trace& t : ctx.traces()) {
-      const uint64_t n = t.size();
       const auto found = steps_by_rank.find(t.rank());
       const std::vector<StepWindow>& rank_steps =
           found == steps_by_rank.end() ? kNoSteps : found->second;
-      // The GPU copies/sets each call launched.
-      std::vector<int64_t> launched_dur(n, 0), launched_bytes(n, 0);
-      std::vector<uint8_t> pageable(n, 0);
-      for (uint64_t k = 0; k < t.edge_count(); ++k) {
-        if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
-        const uint32_t src = t.edge_src(k), dst = t.edge_dst(k);
-        launched_dur[src] += t.dur(dst);
-        const uint32_t row = t.args_row(dst);
-        if (row != kNone && t.gpu_bytes(row) > 0) launched_bytes[src] += t.gpu_bytes(row);
-        if (t.kind(dst) == TH_EVENT_MEMCPY && Contains(t.name(dst), "Pageable")) pageable[src] = 1;
-      }
       const auto steps = StepUnion(rank_steps);
       int64_t step_time = 0;
       for (const auto& w : steps) step_time += w.second - w.first;
-      int64_t host_first = INT64_MAX, host_last = INT64_MIN;
       std::array<int64_t, 6> class_in_steps{}, class_blocked{};
-      // Per-step blocked time (steps by start).
-      std::vector<std::pair<int64_t, int64_t>> step_windows;
-      for (const StepWindow& w : rank_steps) step_windows.emplace_back(w.ts, w.ts + w.dur);
-      std::vector<int64_t> step_blocked(rank_steps.size(), 0), step_calls(rank_steps.size(), 0);
+      PerStepSweep per_step(rank_steps);
 
-      for (uint64_t i = 0; i < n; ++i) {
-        const uint32_t kind = t.kind(i);
-        if (t.track_of(i).kind == TH_TRACK_CPU && t.dur(i) > 0) {
-          host_first = std::min(host_first, t.ts(i));
-          host_last = std::max(host_last, t.end(i));
-        }
-        if (kind != TH_EVENT_RUNTIME && kind != TH_EVENT_DRIVER) continue;
-        const std::string_view name = t.name(i);
-        Class c = Classify(name);
-        if (c == kNotSync && pageable[i] && IsAsyncCopy(name)) c = kPageableMemcpy;
+      // This trace's rows by (class, name id), added to `rows` by text below.
+      struct Local {
+        Row row;
+        std::map<uint32_t, int64_t> ops;  // innermost cpu_op's name id (kNone: none) -> blocked ns
+      };
+      std::map<std::pair<int, uint32_t>, Local> local;
+      CallNames names(t);
+      const BlockingCandidates candidates = FindBlockingCandidates(t, names);
+      for (size_t k = 0; k < candidates.rows.size(); ++k) {
+        const uint32_t i = candidates.rows[k];
+        const uint32_t name = t.name_id(i);
+        Class c = names.ClassOf(name);
+        if (c == kNotSync && candidates.pageable[k] && names.IsAsyncCopy(name)) c = kPageableMemcpy;
         if (c == kNotSync) continue;
         const int64_t in = Inside(steps, t.ts(i), t.end(i));
-        Row& r = rows[{t.rank(), c, std::string(name)}];
+        Local& l = local[{c, name}];
+        Row& r = l.row;
         r.calls += 1;
         r.calls_in_steps += Inside(steps, t.ts(i), t.ts(i) + 1) > 0;  // starts in a step
         r.blocked += t.dur(i);
         r.in_steps += in;
         r.max = std::max(r.max, t.dur(i));
-        r.device += launched_dur[i];
-        r.bytes += launched_bytes[i];
-        std::string op;
+        r.device += candidates.launched_dur[k];
+        r.bytes += candidates.launched_bytes[k];
+        uint32_t op = kNone;
         for (uint32_t p = t.parent(i); p != kNone; p = t.parent(p)) {
           if (t.kind(p) == TH_EVENT_CPU_OP) {
-            op = t.name(p);
+            op = p;
             break;
           }
         }
-        r.ops[op] += t.dur(i);
+        l.ops[op == kNone ? kNone : t.name_id(op)] += t.dur(i);
         class_blocked[c] += t.dur(i);
         class_in_steps[c] += in;
-        for (size_t s = 0; s < step_windows.size(); ++s) {
-          const int64_t o =
-              std::min(t.end(i), step_windows[s].second) - std::max(t.ts(i), step_windows[s].first);
-          step_blocked[s] += std::max<int64_t>(o, 0);
-          step_calls[s] += t.ts(i) >= step_windows[s].first && t.ts(i) < step_windows[s].second;
-        }
+        per_step.Add(t.ts(i), t.end(i));
       }
-      for (size_t s = 0; s < step_windows.size(); ++s) {
-        const int64_t dur = step_windows[s].second - step_windows[s].first;
+      for (const auto& [key, l] : local) {
+        Row& r = rows[{t.rank(), key.first, std::string(t.String(key.second))}];
+        r.calls += l.row.calls;
+        r.calls_in_steps += l.row.calls_in_steps;
+        r.blocked += l.row.blocked;
+        r.in_steps += l.row.in_steps;
+        r.max = std::max(r.max, l.row.max);
+        r.device += l.row.device;
+        r.bytes += l.row.bytes;
+        for (const auto& [op, ns] : l.ops)
+          r.ops[op == kNone ? std::string() : std::string(t.String(op))] += ns;
+      }
+      for (size_t s = 0; s < rank_steps.size(); ++s) {
+        const auto& w = per_step.windows()[s];
+        const int64_t dur = w.second - w.first;
         ps_rank.push_back(t.rank());
         ps_step.push_back(rank_steps[s].number);
         ps_dur.push_back(dur);
-        ps_blocked.push_back(step_blocked[s]);
-        ps_calls.push_back(step_calls[s]);
-        ps_share.push_back(
-            dur ? 100.0 * static_cast<double>(step_blocked[s]) / static_cast<double>(dur) : 0.0);
+        ps_blocked.push_back(per_step.blocked()[s]);
+        ps_calls.push_back(per_step.calls()[s]);
+        ps_share.push_back(dur ? 100.0 * static_cast<double>(per_step.blocked()[s]) /
+                                     static_cast<double>(dur)
+                               : 0.0);
       }
 
       // Metrics and findings per rank and class. Without steps the window is
       // the span of the rank's host events.
       const bool has_steps = !steps.empty();
-      const int64_t window =
-          has_steps ? step_time : (host_last > host_first ? host_last - host_first : 0);
+      int64_t window = step_time;
+      if (!has_steps) {
+        const auto [host_first, host_last] = HostSpan(t);
+        window = host_last > host_first ? host_last - host_first : 0;
+      }
       th::sdk::Scope scope;
       scope.rank = t.rank();
       if (has_steps) {

@@ -2,14 +2,19 @@
 // copy / transpose / contiguous / dtype-cast kernels that run next to a GEMM or
 // convolution kernel on the same stream, with their share of GPU time, the
 // aten:: op that launched them and the Python frame above it.
+//
+// Cost: names are classified once per distinct string id (the trace's pool
+// interns each string once); kernels are bucketed per stream track in flat
+// arrays (sorted by start only where the file is out of order); launch edges
+// are resolved only for the kernels that are candidates.
 #include <tracehound/sdk.h>
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -38,8 +43,9 @@ bool IsGemmOrConv(const std::string& lower) {
               "miopen", "cudnn", "matmul", "_mm_", "wgrad", "dgrad", "fprop"});
 }
 
-// What makes an op a layout/dtype change (by the aten op that launched it).
-std::string OpClass(const std::string& op) {
+// What makes an op a layout/dtype change (by the aten op that launched it);
+// empty for any other op.
+std::string_view OpClass(std::string_view op) {
   if (op == "aten::contiguous" || op == "aten::clone") return "contiguous";
   if (op == "aten::to" || op == "aten::_to_copy" || op == "aten::type_as" || op == "aten::float" ||
       op == "aten::half" || op == "aten::bfloat16")
@@ -52,12 +58,167 @@ std::string OpClass(const std::string& op) {
 }
 
 // By kernel name when no aten op says it (e.g. traces without cpu_op events).
-std::string KernelClass(const std::string& lower) {
+std::string_view KernelClass(const std::string& lower) {
   if (Contains(lower, {"transpose"})) return "transpose";
   if (Contains(lower, {"direct_copy_kernel", "copy_kernel", "copy_device_to_device", "copybuffer"}))
     return "copy";
   return {};
 }
+
+// Kernel names classified once per string id: GEMM/convolution or not, and
+// the layout class the name alone gives.
+class KernelNames {
+ public:
+  explicit KernelNames(const th::sdk::Trace& trace) : trace_(trace) {}
+  bool IsGemm(uint32_t name) { return (Get(name) & kGemm) != 0; }
+  std::string_view Class(uint32_t name) {
+    switch (Get(name) & kClassMask) {
+      case kTranspose:
+        return "transpose";
+      case kCopy:
+        return "copy";
+      default:
+        return {};
+    }
+  }
+
+ private:
+  enum : uint8_t { kKnown = 1, kGemm = 2, kTranspose = 4, kCopy = 8, kClassMask = 12 };
+  uint8_t Get(uint32_t name) {
+    if (name >= bits_.size()) bits_.resize(std::max<size_t>(name + 1, bits_.size() * 2), 0);
+    uint8_t& b = bits_[name];
+    if (b == 0) {
+      const std::string lower = Lower(trace_.String(name));
+      const std::string_view k = KernelClass(lower);
+      b = kKnown | (IsGemmOrConv(lower) ? kGemm : 0) |
+          (k == "transpose" ? kTranspose
+           : k == "copy"    ? kCopy
+                            : 0);
+    }
+    return b;
+  }
+  const th::sdk::Trace& trace_;
+  std::vector<uint8_t> bits_;  // by string id; 0 until classified
+};
+
+// The kernels of one trace per stream track, flat: track t's rows are
+// rows[first[t] .. first[t + 1]), by start (file order among equal starts).
+struct StreamKernels {
+  std::vector<uint32_t> first, rows;
+  int64_t gpu_ns = 0;  // kernels, memcpy and memset
+};
+
+StreamKernels CollectStreamKernels(const th::sdk::Trace& trace) {
+  StreamKernels s;
+  const uint64_t n = trace.size();
+  std::vector<uint32_t>& first = s.first;
+  first.assign(1, 0);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!trace.is_gpu_activity(i)) continue;
+    s.gpu_ns += trace.dur(i);
+    if (trace.kind(i) != TH_EVENT_KERNEL) continue;
+    const uint32_t t = trace.track_index(i);
+    if (t + 2 > first.size()) first.resize(t + 2, 0);
+    ++first[t + 1];
+  }
+  for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
+  s.rows.resize(first.back());
+  std::vector<uint32_t> next(first.begin(), first.end() - 1);
+  for (uint64_t i = 0; i < n; ++i)
+    if (trace.kind(i) == TH_EVENT_KERNEL)
+      s.rows[next[trace.track_index(i)]++] = static_cast<uint32_t>(i);
+  const auto by_start = [&](uint32_t a, uint32_t b) { return trace.ts(a) < trace.ts(b); };
+  for (size_t t = 0; t + 1 < first.size(); ++t) {
+    const auto begin = s.rows.begin() + first[t], end = s.rows.begin() + first[t + 1];
+    if (!std::is_sorted(begin, end, by_start)) std::stable_sort(begin, end, by_start);
+  }
+  return s;
+}
+
+// Non-GEMM kernels right before or after a GEMM/convolution on their stream
+// (Inductor `triton_*` kernels left out: already fused), in track then time
+// order.
+std::vector<uint32_t> KernelsNextToGemm(const th::sdk::Trace& trace, const StreamKernels& s,
+                                        KernelNames& names) {
+  std::vector<uint32_t> out;
+  for (size_t t = 0; t + 1 < s.first.size(); ++t) {
+    const uint32_t* rows = s.rows.data() + s.first[t];
+    const size_t m = s.first[t + 1] - s.first[t];
+    bool prev = false, cur = m > 0 && names.IsGemm(trace.name_id(rows[0]));
+    for (size_t k = 0; k < m; ++k) {
+      const bool next = k + 1 < m && names.IsGemm(trace.name_id(rows[k + 1]));
+      if (!cur && (prev || next) && !trace.name(rows[k]).starts_with("triton_"))
+        out.push_back(rows[k]);
+      prev = cur;
+      cur = next;
+    }
+  }
+  return out;
+}
+
+// The runtime call that launched each kernel of `kernels` (kNoRow if none; the
+// last launch edge when several name it).
+std::vector<uint32_t> LaunchSources(const th::sdk::Trace& trace,
+                                    const std::vector<uint32_t>& kernels) {
+  std::vector<uint32_t> sorted(kernels);
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<bool> wanted(trace.size(), false);
+  for (uint32_t e : sorted) wanted[e] = true;
+  std::vector<uint32_t> source_of_sorted(sorted.size(), th::sdk::kNoRow);
+  for (uint64_t k = 0; k < trace.edge_count(); ++k) {
+    if (trace.edge_kind(k) != TH_EDGE_LAUNCH) continue;
+    const uint32_t dst = trace.edge_dst(k);
+    if (dst >= wanted.size() || !wanted[dst]) continue;
+    source_of_sorted[std::lower_bound(sorted.begin(), sorted.end(), dst) - sorted.begin()] =
+        trace.edge_src(k);
+  }
+  std::vector<uint32_t> out(kernels.size());
+  for (size_t c = 0; c < kernels.size(); ++c)
+    out[c] = source_of_sorted[std::lower_bound(sorted.begin(), sorted.end(), kernels[c]) -
+                              sorted.begin()];
+  return out;
+}
+
+// What the CPU events above a launch say (rows, kNoRow when absent): the
+// outermost of the chain of layout/dtype aten ops above it (aten::to over
+// _to_copy over copy_), the first cpu_op above it, and the Python frame (the
+// first of a .py file, user code, else the nearest one).
+struct LaunchContext {
+  uint32_t op = th::sdk::kNoRow, launcher = th::sdk::kNoRow, python = th::sdk::kNoRow;
+};
+
+LaunchContext ContextOf(const th::sdk::Trace& trace, uint32_t launch) {
+  LaunchContext c;
+  const auto empty = [&](uint32_t row) {
+    return row == th::sdk::kNoRow || trace.name(row).empty();
+  };
+  bool chain_done = false;
+  for (uint32_t p = trace.parent(launch); p != th::sdk::kNoRow; p = trace.parent(p)) {
+    const std::string_view name = trace.name(p);
+    if (trace.kind(p) == TH_EVENT_PYTHON_FUNCTION) {
+      if (empty(c.python)) c.python = p;
+      if (name.find(".py(") != std::string_view::npos) {
+        c.python = p;
+        break;
+      }
+      continue;
+    }
+    if (empty(c.launcher) && trace.kind(p) == TH_EVENT_CPU_OP) c.launcher = p;
+    if (chain_done) continue;
+    if (!OpClass(name).empty()) {
+      c.op = p;
+    } else if (c.op != th::sdk::kNoRow && trace.kind(p) == TH_EVENT_CPU_OP) {
+      chain_done = true;
+    }
+  }
+  return c;
+}
+
+// A (rank, op, kernel) group.
+struct Group {
+  int64_t count = 0, ns = 0;
+  std::string kind, python;
+};
 
 // The tables it publishes.
 th::sdk::Schema LayoutKernelsTable() {
@@ -86,80 +247,9 @@ class LayoutKernels final : public th::sdk::Plugin {
 
   void Run(Context& ctx) override {
     const double min_share = ctx.GetDouble("min_share_pct");
-    struct Group {
-      int64_t count = 0, ns = 0;
-      std::string kind, python;
-    };
-    std::map<std::tuple<int64_t, std::string, std::string>, Group> groups;  // rank, op, kernel
-    std::map<int64_t, int64_t> gpu_ns;                                      // per rank
-    for (const auto& trace : ctx.traces()) {
-      std::unordered_map<uint32_t, uint32_t> launch_of;
-      for (uint64_t k = 0; k < trace.edge_count(); ++k)
-        if (trace.edge_kind(k) == TH_EDGE_LAUNCH) launch_of[trace.edge_dst(k)] = trace.edge_src(k);
-      // Kernels per stream track, in time order.
-      std::map<uint32_t, std::vector<uint32_t>> streams;
-      for (uint64_t i = 0; i < trace.size(); ++i) {
-        if (!trace.is_gpu_activity(i)) continue;
-        gpu_ns[trace.rank()] += trace.dur(i);
-        if (trace.kind(i) == TH_EVENT_KERNEL)
-          streams[trace.track_index(i)].push_back(static_cast<uint32_t>(i));
-      }
-      for (auto& [track, rows] : streams) {
-        std::stable_sort(rows.begin(), rows.end(),
-                         [&](uint32_t a, uint32_t b) { return trace.ts(a) < trace.ts(b); });
-        std::vector<bool> gemm(rows.size());
-        for (size_t k = 0; k < rows.size(); ++k) gemm[k] = IsGemmOrConv(Lower(trace.name(rows[k])));
-        for (size_t k = 0; k < rows.size(); ++k) {
-          bool adjacent = (k > 0 && gemm[k - 1]) || (k + 1 < rows.size() && gemm[k + 1]);
-          if (!adjacent || gemm[k]) continue;
-          uint32_t e = rows[k];
-          std::string op, python, launcher;
-          auto it = launch_of.find(e);
-          if (it != launch_of.end()) {
-            // The outermost of the chain of layout/dtype aten ops above the
-            // launch (aten::to over _to_copy over copy_), and the nearest
-            // Python frame above it.
-            bool chain_done = false;
-            std::string innermost;  // the first cpu_op above the launch
-            for (uint32_t p = trace.parent(it->second); p != th::sdk::kNoRow; p = trace.parent(p)) {
-              std::string name(trace.name(p));
-              if (trace.kind(p) == TH_EVENT_PYTHON_FUNCTION) {
-                // The first frame of a .py file (user code), else the nearest one.
-                if (python.empty()) python = name;
-                if (name.find(".py(") != std::string::npos) {
-                  python = name;
-                  break;
-                }
-                continue;
-              }
-              if (innermost.empty() && trace.kind(p) == TH_EVENT_CPU_OP) innermost = name;
-              if (chain_done) continue;
-              if (!OpClass(name).empty()) {
-                op = name;
-              } else if (!op.empty() && trace.kind(p) == TH_EVENT_CPU_OP) {
-                chain_done = true;
-              }
-            }
-            launcher = innermost;
-          }
-          std::string kernel(trace.name(e));
-          // Inductor/Triton kernels are already fused, whatever their name says.
-          if (kernel.rfind("triton_", 0) == 0) continue;
-          std::string kind = op.empty() ? KernelClass(Lower(kernel)) : OpClass(op);
-          if (kind.empty()) continue;
-          // Without a layout/dtype aten op, name the op that launched it (e.g.
-          // a library convolution's internal transposes).
-          std::string by = !op.empty()         ? op
-                           : !launcher.empty() ? launcher + " (internal)"
-                                               : "(no aten op recorded)";
-          Group& g = groups[{trace.rank(), by, kernel}];
-          ++g.count;
-          g.ns += trace.dur(e);
-          g.kind = kind;
-          if (g.python.empty()) g.python = python;
-        }
-      }
-    }
+    Groups groups;
+    std::map<int64_t, int64_t> gpu_ns;  // per rank
+    for (const auto& trace : ctx.traces()) AddTrace(trace, groups, gpu_ns);
     std::vector<std::pair<std::tuple<int64_t, std::string, std::string>, Group>> rows(
         groups.begin(), groups.end());
     std::stable_sort(rows.begin(), rows.end(),
@@ -214,6 +304,60 @@ class LayoutKernels final : public th::sdk::Plugin {
                     .Int("gpu_time", t_ns, "ns")
                     .Real("share", t_share, "%")
                     .Text("python", t_python));
+  }
+
+ private:
+  using Groups =
+      std::map<std::tuple<int64_t, std::string, std::string>, Group>;  // rank, op, kernel
+
+  // One trace's groups, keyed by string ids first (by: 0 the layout op, 1 the
+  // launcher, 2 none; its name; the kernel's name), then added by text.
+  static void AddTrace(const th::sdk::Trace& trace, Groups& groups,
+                       std::map<int64_t, int64_t>& gpu_ns) {
+    KernelNames names(trace);
+    std::vector<uint32_t> kernels;
+    {
+      const StreamKernels streams = CollectStreamKernels(trace);
+      gpu_ns[trace.rank()] += streams.gpu_ns;
+      kernels = KernelsNextToGemm(trace, streams, names);
+    }
+    const std::vector<uint32_t> launches = LaunchSources(trace, kernels);
+    struct Local {
+      int64_t count = 0, ns = 0;
+      std::string_view kind, python;
+    };
+    std::map<std::tuple<int, uint32_t, uint32_t>, Local> local;
+    for (size_t c = 0; c < kernels.size(); ++c) {
+      const uint32_t e = kernels[c];
+      const LaunchContext at =
+          launches[c] == th::sdk::kNoRow ? LaunchContext{} : ContextOf(trace, launches[c]);
+      const std::string_view kind =
+          at.op == th::sdk::kNoRow ? names.Class(trace.name_id(e)) : OpClass(trace.name(at.op));
+      if (kind.empty()) continue;
+      // Without a layout/dtype aten op, name the op that launched it (e.g. a
+      // library convolution's internal transposes).
+      const bool by_launcher = at.launcher != th::sdk::kNoRow && !trace.name(at.launcher).empty();
+      const auto key =
+          at.op != th::sdk::kNoRow ? std::make_tuple(0, trace.name_id(at.op), trace.name_id(e))
+          : by_launcher ? std::make_tuple(1, trace.name_id(at.launcher), trace.name_id(e))
+                        : std::make_tuple(2, 0u, trace.name_id(e));
+      Local& g = local[key];
+      ++g.count;
+      g.ns += trace.dur(e);
+      g.kind = kind;
+      if (g.python.empty() && at.python != th::sdk::kNoRow) g.python = trace.name(at.python);
+    }
+    for (const auto& [key, l] : local) {
+      const auto& [by_kind, by_name, kernel] = key;
+      const std::string by = by_kind == 0   ? std::string(trace.String(by_name))
+                             : by_kind == 1 ? std::string(trace.String(by_name)) + " (internal)"
+                                            : std::string("(no aten op recorded)");
+      Group& g = groups[{trace.rank(), by, std::string(trace.String(kernel))}];
+      g.count += l.count;
+      g.ns += l.ns;
+      g.kind = l.kind;
+      if (g.python.empty()) g.python = l.python;
+    }
   }
 };
 

@@ -194,6 +194,31 @@ TEST(CudaSync, HipWithoutSteps) {
   EXPECT_EQ(FindingFor(r, "host blocked by device_sync")->severity, FindingSeverity::kP2);
 }
 
+// Overlapping steps and calls that span several of them: each step gets the
+// part of every call inside it and counts the calls that start in it.
+//   step 1 [0,1000), step 2 [500,1500), step 3 [1500,1600), step 4 [3000,4000)
+//   cudaDeviceSynchronize [400,700): 300 µs in step 1, 200 in step 2, starts in 1
+//   cudaStreamSynchronize [1400,3100): 100 µs in steps 2, 3 and 4, starts in 2
+//   cudaEventSynchronize [1550,1550): no time, starts in step 3
+//   cudaDeviceSynchronize [2000,2100): between steps
+TEST(CudaSync, PerStepWithOverlappingStepsAndLongCalls) {
+  PluginResults r = RunOn("sync_overlap.json", R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 2, "ts": 500, "dur": 1000},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 1500, "dur": 100},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 3000, "dur": 1000},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 3, "ts": 400, "dur": 300, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 3, "ts": 1400, "dur": 1700, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventSynchronize", "pid": 1, "tid": 4, "ts": 1550, "dur": 0, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 4, "ts": 2000, "dur": 100, "args": {"correlation": 4}}
+  ]})json");
+  const DerivedTable& s = r.tables.at("cuda_sync_per_step");
+  ASSERT_EQ(s.rows, 4u);
+  EXPECT_EQ(Col<int64_t>(s, "step"), (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(Col<int64_t>(s, "blocked"), (std::vector<int64_t>{300000, 300000, 100000, 100000}));
+  EXPECT_EQ(Col<int64_t>(s, "sync_calls"), (std::vector<int64_t>{1, 1, 1, 0}));
+}
+
 // Real traces: the calls per name equal a count over the event graph.
 std::vector<std::string> HtaTraces() {
   std::vector<std::string> out;

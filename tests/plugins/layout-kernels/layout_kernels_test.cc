@@ -1,7 +1,10 @@
 // layout-kernels on a PyTorch trace written by the test: copy and dtype-cast
 // kernels next to a GEMM are reported with the outermost aten op and the
-// Python frame; one away from any GEMM is not.
+// Python frame; one away from any GEMM is not, whatever the kernels' order in
+// the file.
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
@@ -32,8 +35,25 @@ constexpr const char* kTrace = R"({"traceEvents": [
  {"ph": "X", "cat": "kernel", "name": "relu_kernel", "pid": 0, "tid": 7, "ts": 2100, "dur": 10, "args": {"correlation": 5, "device": 0, "stream": 7}}
 ]})";
 
-TEST(LayoutKernels, NextToGemmWithTheirAtenOpAndPythonFrame) {
-  auto set = LoadTraceSet({testing::WriteTempFile("layout_kernels.json", kTrace)}, LoadOptions{});
+// The same kernels with the stream's rows out of time order in the file.
+std::string KernelsOutOfFileOrder() {
+  std::string trace = kTrace;
+  const auto line = [&](const char* start) {
+    const size_t at = trace.find(start);
+    const std::string text = trace.substr(at, trace.find('\n', at) + 1 - at);
+    trace.erase(at, text.size());
+    return text;
+  };
+  const std::string first_copy = line(
+      R"( {"ph": "X", "cat": "kernel", "name": "direct_copy_kernel_cuda", "pid": 0, "tid": 7, "ts": 300)");
+  const std::string gemm = line(R"( {"ph": "X", "cat": "kernel", "name": "ampere_sgemm)");
+  const size_t relu = trace.find(R"( {"ph": "X", "cat": "kernel", "name": "relu_kernel")");
+  trace.insert(relu, gemm + first_copy);
+  return trace;
+}
+
+void ExpectCopyAndCastNextToGemm(const std::string& json) {
+  auto set = LoadTraceSet({testing::WriteTempFile("layout_kernels.json", json)}, LoadOptions{});
   ASSERT_TRUE(set.ok()) << set.status().message();
   auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_layout_kernels.so");
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
@@ -54,6 +74,16 @@ TEST(LayoutKernels, NextToGemmWithTheirAtenOpAndPythonFrame) {
   EXPECT_EQ(op[1], "aten::to");
   EXPECT_EQ(kind[1], "dtype-cast");
   EXPECT_EQ(r.findings.size(), 2u);
+}
+
+TEST(LayoutKernels, NextToGemmWithTheirAtenOpAndPythonFrame) {
+  ExpectCopyAndCastNextToGemm(kTrace);
+}
+
+TEST(LayoutKernels, StreamOrderFromStartTimesNotFileOrder) {
+  const std::string shuffled = KernelsOutOfFileOrder();
+  ASSERT_NE(shuffled, kTrace);
+  ExpectCopyAndCastNextToGemm(shuffled);
 }
 
 }  // namespace
