@@ -5,10 +5,10 @@
 #include <tracehound/sdk.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -23,8 +23,6 @@ struct Device {
   int32_t sms = 0;  // 0 = unknown
   int64_t window_begin = INT64_MAX, window_end = INT64_MIN;
   std::string window_source;
-  // Kernel rows of this device, clipped to the window.
-  std::vector<int64_t> begin, end;
   double sm_weighted = 0, blocks_weighted = 0, occupancy_weighted = 0;
   int64_t occupancy_ns = 0, kernel_ns = 0, kernels = 0, launch_config_ns = 0;
 };
@@ -83,7 +81,13 @@ class GpuEfficiency final : public th::sdk::Plugin {
   void Run(Context& ctx) override {
     const bool use_steps = ctx.GetString("window") == "steps";
     std::vector<Device> devices;
-    std::map<std::string, KernelAgg> kernels;
+    // Per kernel name over all traces; each trace maps its name ids to rows
+    // once per distinct name.
+    std::map<std::string, uint32_t> kernel_row;
+    std::vector<KernelAgg> kernels;
+    // Each device's kernels clipped to its window (the interval union's input).
+    std::vector<uint32_t> group;
+    std::vector<int64_t> begin, end;
     for (const auto& trace : ctx.traces()) {
       if (trace.capture().dominates) {
         ctx.Skip(trace,
@@ -92,7 +96,10 @@ class GpuEfficiency final : public th::sdk::Plugin {
         continue;
       }
       std::map<int32_t, size_t> index;  // device id -> devices row
-      auto device_of = [&](int32_t id) -> Device& {
+      int32_t last_id = 0;
+      size_t last_row = SIZE_MAX;
+      auto device_row = [&](int32_t id) -> size_t {
+        if (last_row != SIZE_MAX && id == last_id) return last_row;
         auto [it, fresh] = index.try_emplace(id, devices.size());
         if (fresh) {
           Device d;
@@ -102,8 +109,11 @@ class GpuEfficiency final : public th::sdk::Plugin {
             if (trace.device(i).id == id) d.sms = trace.device(i).num_sms;
           devices.push_back(d);
         }
-        return devices[it->second];
+        last_id = id;
+        last_row = it->second;
+        return last_row;
       };
+      std::vector<uint32_t> row_of_name;  // name id -> kernels row + 1, 0 unknown
       int64_t steps_begin = INT64_MAX, steps_end = INT64_MIN;
       for (uint64_t s = 0; s < trace.step_count(); ++s) {
         steps_begin = std::min(steps_begin, trace.step(s).ts);
@@ -115,7 +125,7 @@ class GpuEfficiency final : public th::sdk::Plugin {
       for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
         uint32_t e = trace.gpu_event(r);
         if (trace.kind(e) != TH_EVENT_KERNEL) continue;
-        Device& d = device_of(trace.gpu_device(r));
+        Device& d = devices[device_row(trace.gpu_device(r))];
         d.window_begin = std::min(d.window_begin, trace.ts(e));
         d.window_end = std::max(d.window_end, trace.end(e));
       }
@@ -132,16 +142,26 @@ class GpuEfficiency final : public th::sdk::Plugin {
       for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
         uint32_t e = trace.gpu_event(r);
         if (trace.kind(e) != TH_EVENT_KERNEL) continue;
-        Device& d = device_of(trace.gpu_device(r));
+        const size_t di = device_row(trace.gpu_device(r));
+        Device& d = devices[di];
         int64_t b = std::max(trace.ts(e), d.window_begin),
                 en = std::min(trace.end(e), d.window_end);
         if (en <= b) continue;
         const int64_t dur = en - b;
-        d.begin.push_back(b);
-        d.end.push_back(en);
+        group.push_back(static_cast<uint32_t>(di));
+        begin.push_back(b);
+        end.push_back(en);
         d.kernel_ns += dur;
         ++d.kernels;
-        KernelAgg& k = kernels[std::string(trace.name(e))];
+        const uint32_t name = trace.name_id(e);
+        if (name >= row_of_name.size()) row_of_name.resize(name + 1, 0);
+        if (row_of_name[name] == 0) {
+          auto [it, fresh] = kernel_row.try_emplace(std::string(trace.String(name)),
+                                                    static_cast<uint32_t>(kernels.size()));
+          if (fresh) kernels.emplace_back();
+          row_of_name[name] = it->second + 1;
+        }
+        KernelAgg& k = kernels[row_of_name[name] - 1];
         ++k.count;
         k.total_ns += dur;
         const int64_t blocks = trace.gpu_blocks(r);
@@ -164,14 +184,10 @@ class GpuEfficiency final : public th::sdk::Plugin {
       }
     }
     // Busy time: the union of each device's kernel intervals.
-    std::vector<uint32_t> group;
-    std::vector<int64_t> begin, end;
-    for (uint32_t i = 0; i < devices.size(); ++i) {
-      group.insert(group.end(), devices[i].begin.size(), i);
-      begin.insert(begin.end(), devices[i].begin.begin(), devices[i].begin.end());
-      end.insert(end.end(), devices[i].end.begin(), devices[i].end.end());
-    }
     std::vector<int64_t> busy = ctx.IntervalUnion(group, begin, end, devices.size());
+    std::vector<uint32_t>().swap(group);
+    std::vector<int64_t>().swap(begin);
+    std::vector<int64_t>().swap(end);
 
     const double low = ctx.GetDouble("low_utilization_pct");
     std::vector<int64_t> t_rank, t_device, t_window, t_busy, t_kernels, t_sms;
@@ -240,7 +256,9 @@ class GpuEfficiency final : public th::sdk::Plugin {
                     .Real("blocks_per_sm", t_blocks, "blocks"));
 
     // Per kernel name, by total time.
-    std::vector<std::pair<std::string, KernelAgg>> rows(kernels.begin(), kernels.end());
+    std::vector<std::pair<std::string, KernelAgg>> rows;
+    rows.reserve(kernels.size());
+    for (const auto& [name, row] : kernel_row) rows.emplace_back(name, kernels[row]);
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       return std::tie(b.second.total_ns, a.first) < std::tie(a.second.total_ns, b.first);
     });

@@ -10,6 +10,9 @@
 // Phase 3 (launch): per launched activity the launch delay (launch call start
 //   -> activity start) and the call's duration; kernels shorter than their
 //   launch call; per stream the queue of launched, unfinished activities.
+// Phases 1 and 3 take one pass over each stream's activities (sorted only
+// where the file does not hold them in start order); phase 2 one pass over
+// the events for all long gaps (host_activity.h).
 #include <tracehound/format.h>
 #include <tracehound/sdk.h>
 
@@ -24,7 +27,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "host_activity.h"
+#include "sorted_runs.h"
+
 namespace {
+
+using th::idle_launch::HostActivity;
+using th::idle_launch::HostActivityDuring;
+using th::idle_launch::HostWindow;
+using th::idle_launch::SortByRuns;
 
 using th::sdk::Context;
 using th::sdk::Declaration;
@@ -80,116 +91,119 @@ class Clock {
   bool round_ = false;
 };
 
+// One GPU stream: its activities' span and gaps (phase 1) and its launches
+// (phase 3), each summed in the one pass over its activities.
 struct Stream {
   uint32_t trace, track;
   int64_t rank, device, stream;
   int64_t first = 0, last = 0;  // span of the activities analysed
   int64_t activities = 0;
-  int64_t kernels = 0;  // activities that are kernels (the rest: copies, memsets)
-  int64_t busy = 0;     // summed duration of its activities (ns)
+  int64_t kernels = 0;                    // activities that are kernels (the rest: copies, memsets)
+  int64_t busy = 0;                       // summed duration of its activities (ns)
+  std::array<int64_t, 3> idle{}, gaps{};  // per Category: summed length, count
+  int64_t no_launch_idle = 0, no_launch_gaps = 0;
+  // Over the activities with a launch event.
+  int64_t launches = 0, delay_sum = 0, delay_max = 0, delay_p50 = 0, delay_p99 = 0;
+  int64_t delay_outliers = 0, call_sum = 0, call_outliers = 0;
+  int64_t launched_kernels = 0, shorter = 0;  // kernels; those shorter than their launch call
+  int64_t queue_max = 0, queue_at_limit = 0;
+  double queue_mean = 0;
 };
 
-struct Gap {
-  uint32_t stream;     // index into streams
-  uint32_t category;   // Category
-  int64_t begin, end;  // previous activity's end, this activity's start (ns)
-  uint32_t next;       // the activity after the gap
-  bool no_launch;      // the activity after the gap has no launch event
+// A gap of at least long_gap_ns: (dur desc, stream, gap in stream) orders the
+// longest first, ties in the order the gaps were found.
+struct LongGap {
+  int64_t dur;
+  uint32_t stream, gap;
+  uint32_t category;  // Category
+  int64_t begin;      // previous activity's end (ns)
+  uint32_t next;      // the activity after the gap
+  uint32_t launch;    // its launch event, kNone if none
+  bool operator<(const LongGap& o) const {
+    return dur != o.dur ? dur > o.dur : stream != o.stream ? stream < o.stream : gap < o.gap;
+  }
 };
+
+// The `keep` first of `gaps` in LongGap order, the rest dropped.
+void KeepLongest(std::vector<LongGap>& gaps, size_t keep) {
+  if (gaps.size() <= keep) return;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<ptrdiff_t>(keep), gaps.end());
+  gaps.resize(keep);
+}
+
+// The queue_length series: one row per bucket.
+struct QueueSeries {
+  std::vector<int64_t> rank, device, stream, begin, width, max;
+  std::vector<double> mean;
+};
+
+// Queue of launched, unfinished activities of one stream: +1 at each launch
+// call's start, -1 at each activity's end (ends first at equal times). Sorts
+// `starts` and `ends`.
+void Queue(std::vector<int64_t>& starts, std::vector<int64_t>& ends, const Options& o, Stream& st,
+           QueueSeries& series) {
+  if (starts.empty()) return;
+  SortByRuns(starts);
+  SortByRuns(ends);
+  const size_t n = starts.size();
+  size_t si = 0, ei = 0;
+  auto next_time = [&] {
+    return ei < n && (si >= n || ends[ei] <= starts[si]) ? ends[ei] : starts[si];
+  };
+  const int64_t first = std::min(starts.front(), ends.front());
+  const int64_t last = std::max(starts.back(), ends.back());
+  const int64_t buckets = o.queue_buckets;
+  const int64_t width =
+      buckets > 0 ? std::max<int64_t>(1, (last - first + buckets - 1) / buckets) : 0;
+  std::vector<int64_t> bmax(static_cast<size_t>(buckets), 0);
+  std::vector<double> barea(static_cast<size_t>(buckets), 0);
+  int64_t q = 0;
+  double area = 0;
+  while (si < n || ei < n) {
+    const bool end = ei < n && (si >= n || ends[ei] <= starts[si]);
+    const int64_t from = end ? ends[ei++] : starts[si++];
+    q += end ? -1 : +1;
+    st.queue_max = std::max(st.queue_max, q);
+    const int64_t to = si < n || ei < n ? next_time() : from;
+    if (to <= from) continue;
+    area += static_cast<double>(q) * static_cast<double>(to - from);
+    if (q >= o.queue_limit) st.queue_at_limit += to - from;
+    for (int64_t b = (from - first) / std::max<int64_t>(width, 1);
+         width > 0 && b < buckets && first + b * width < to; ++b) {
+      const int64_t lo = std::max(from, first + b * width);
+      const int64_t hi = std::min(to, first + (b + 1) * width);
+      if (hi <= lo) continue;
+      bmax[static_cast<size_t>(b)] = std::max(bmax[static_cast<size_t>(b)], q);
+      barea[static_cast<size_t>(b)] += static_cast<double>(q) * static_cast<double>(hi - lo);
+    }
+  }
+  st.queue_mean = last > first ? area / static_cast<double>(last - first) : 0.0;
+  for (int64_t b = 0; width > 0 && b < buckets && first + b * width < last; ++b) {
+    series.rank.push_back(st.rank);
+    series.device.push_back(st.device);
+    series.stream.push_back(st.stream);
+    series.begin.push_back(first + b * width);
+    series.width.push_back(width);
+    series.max.push_back(bmax[static_cast<size_t>(b)]);
+    series.mean.push_back(barea[static_cast<size_t>(b)] / static_cast<double>(width));
+  }
+}
+
+// `acts` (rows in file order) in start order, ties in file order (HTA sorts
+// by ts alone); left as they are when the file holds them in that order.
+void InStartOrder(const Clock& clock, std::vector<uint32_t>& acts) {
+  bool sorted = true;
+  for (size_t k = 1; k < acts.size() && sorted; ++k)
+    sorted = clock.Start(acts[k - 1]) <= clock.Start(acts[k]);
+  if (sorted) return;
+  std::vector<std::pair<int64_t, uint32_t>> keyed(acts.size());
+  for (size_t k = 0; k < acts.size(); ++k) keyed[k] = {clock.Start(acts[k]), acts[k]};
+  SortByRuns(keyed);
+  for (size_t k = 0; k < acts.size(); ++k) acts[k] = keyed[k].second;
+}
 
 using th::sdk::Duration;
 using th::sdk::Micros;
-
-// What thread `track` of trace `t` did during [a, b): at each instant the
-// innermost running event (the one started last) gets the time, summed by
-// name (an event's self time inside the window, robust to slices that cross
-// instead of nesting); `busy` = the time any event of the thread ran.
-struct HostActivity {
-  int64_t busy = 0;
-  std::vector<std::pair<int64_t, std::string>> top;  // (self ns, name), largest first
-};
-
-class ThreadIndex {
- public:
-  explicit ThreadIndex(const Trace& t) : t_(t) {}
-  HostActivity During(uint32_t track, int64_t a, int64_t b, size_t top_n) {
-    const std::vector<uint32_t>& ev = Events(track);
-    HostActivity out;
-    if (ev.empty() || b <= a) return out;
-    auto by_ts = [&](uint32_t e, int64_t v) { return t_.ts(e) < v; };
-    auto lo = std::lower_bound(ev.begin(), ev.end(), a, by_ts);
-    auto hi = std::lower_bound(lo, ev.end(), b, by_ts);
-    std::vector<uint32_t> overlapping;
-    // Running at a: the last event started before a and the events around it.
-    if (lo != ev.begin()) {
-      for (uint32_t e = *(lo - 1); e != kNone; e = t_.parent(e))
-        if (t_.end(e) > a) overlapping.push_back(e);
-    }
-    for (auto it = lo; it != hi; ++it)
-      if (t_.dur(*it) > 0) overlapping.push_back(*it);
-    // Sweep the window: (time, 0 = end / 1 = start, event).
-    std::vector<std::tuple<int64_t, int, uint32_t>> points;
-    for (uint32_t e : overlapping) {
-      points.emplace_back(std::max(t_.ts(e), a), 1, e);
-      points.emplace_back(std::min(t_.end(e), b), 0, e);
-    }
-    std::sort(points.begin(), points.end());
-    auto inner = [&](uint32_t x, uint32_t y) {  // y started later (is inside x)
-      if (t_.ts(x) != t_.ts(y)) return t_.ts(x) < t_.ts(y);
-      if (t_.dur(x) != t_.dur(y)) return t_.dur(x) > t_.dur(y);
-      return x < y;
-    };
-    std::set<uint32_t, decltype(inner)> running(inner);
-    std::unordered_map<uint32_t, int64_t> self;
-    int64_t prev = a;
-    for (const auto& [time, start, e] : points) {
-      if (!running.empty() && time > prev) {
-        self[*running.rbegin()] += time - prev;
-        out.busy += time - prev;
-      }
-      prev = time;
-      if (start) {
-        running.insert(e);
-      } else {
-        running.erase(e);
-      }
-    }
-    std::map<std::string, int64_t> by_name;
-    for (const auto& [e, ns] : self) by_name[std::string(t_.name(e))] += ns;
-    for (const auto& [name, ns] : by_name) out.top.emplace_back(ns, name);
-    std::sort(out.top.begin(), out.top.end(),
-              [](const auto& x, const auto& y) { return x.first > y.first; });
-    if (out.top.size() > top_n) out.top.resize(top_n);
-    return out;
-  }
-
- private:
-  // The events of a host thread in time order (ts, longer first); all threads
-  // are indexed in one pass over the trace on first use.
-  const std::vector<uint32_t>& Events(uint32_t track) {
-    if (!built_) {
-      built_ = true;
-      by_track_.resize(t_.track_count());
-      for (uint64_t i = 0; i < t_.size(); ++i) {
-        const uint32_t k = t_.kind(i);
-        if (t_.track_of(i).kind != TH_TRACK_GPU_STREAM && k != TH_EVENT_FLOW &&
-            k != TH_EVENT_METADATA && k != TH_EVENT_COUNTER)
-          by_track_[t_.track_index(i)].push_back(static_cast<uint32_t>(i));
-      }
-      for (auto& ev : by_track_) {
-        std::sort(ev.begin(), ev.end(), [&](uint32_t x, uint32_t y) {
-          if (t_.ts(x) != t_.ts(y)) return t_.ts(x) < t_.ts(y);
-          if (t_.dur(x) != t_.dur(y)) return t_.dur(x) > t_.dur(y);
-          return x < y;
-        });
-      }
-    }
-    return by_track_[track];
-  }
-  const Trace& t_;
-  bool built_ = false;
-  std::vector<std::vector<uint32_t>> by_track_;
-};
 
 // The tables it publishes.
 th::sdk::Schema LongGapsTable() {
@@ -335,15 +349,15 @@ class IdleLaunch final : public th::sdk::Plugin {
 
     const auto& traces = ctx.traces();
     std::vector<Stream> streams;
-    std::vector<Gap> gaps;
-    // Launched activities (phase 3): stream, the activity, its launch.
-    struct Launched {
-      uint32_t stream, event, launch;
-    };
-    std::vector<Launched> launched;
-    std::vector<std::vector<uint32_t>> launch_of(traces.size());
+    std::vector<LongGap> long_gaps;
+    const auto max_long_gaps = static_cast<size_t>(o.max_long_gaps);
+    // Kernels shorter than their launch call, by kernel name (over all ranks):
+    // count, kernel ns, call ns.
+    std::map<std::string, std::array<int64_t, 3>> bound;
+    QueueSeries series;
 
-    // Phase 1: activities per stream in start order, gaps classified.
+    // Phases 1 and 3: per stream, its activities in start order in one pass:
+    // gaps classified, launches measured, the launch queue swept.
     for (uint32_t ti = 0; ti < traces.size(); ++ti) {
       const Trace& t = traces[ti];
       if (t.capture().dominates) {
@@ -352,161 +366,205 @@ class IdleLaunch final : public th::sdk::Plugin {
                  "in it, so its streams' idle time and launch delays describe start-up");
         continue;
       }
-      launch_of[ti] = LaunchOf(t);
-      const std::vector<uint32_t>& launch = launch_of[ti];
-      Clock clock(t, o.hta_rounding);
-      // HTA's window: with two or more distinct ProfilerStep#N names, only
-      // activities whose launch started before the last ProfilerStep#N event
-      // started (any such event: HTA counts GPU-side step annotations and the
-      // legacy steps of category "Operator", a cpu_op, too).
-      int64_t cutoff = INT64_MAX;
-      if (o.steps_window) {
-        std::set<std::string_view> names;
-        int64_t last_step = INT64_MIN;
-        for (uint64_t i = 0; i < t.size(); ++i) {
-          const uint32_t k = t.kind(i);
-          if (k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_GPU_USER_ANNOTATION &&
-              k != TH_EVENT_CPU_OP)
-            continue;
-          std::string_view name = t.name(i);
-          if (name.substr(0, 13) != "ProfilerStep#") continue;
-          names.insert(name);
-          last_step = std::max(last_step, clock.Start(i));
-        }
-        if (names.size() >= 2) cutoff = last_step;
-      }
+      const std::vector<uint32_t> launch = LaunchOf(t);
+      const Clock clock(t, o.hta_rounding);
+      const int64_t cutoff = o.steps_window ? StepsCutoff(t, clock) : INT64_MAX;
 
-      std::map<uint32_t, std::vector<uint32_t>> by_track;
+      std::vector<uint8_t> is_stream(t.track_count());
+      for (uint32_t k = 0; k < is_stream.size(); ++k)
+        is_stream[k] = t.track(k).kind == TH_TRACK_GPU_STREAM;
+      std::vector<std::vector<uint32_t>> by_track(t.track_count());
       for (uint64_t i = 0; i < t.size(); ++i) {
-        if (!t.is_gpu_activity(i)) continue;
-        if (t.track_of(i).kind != TH_TRACK_GPU_STREAM) continue;
+        if (!t.is_gpu_activity(i) || !is_stream[t.track_index(i)]) continue;
         if (cutoff != INT64_MAX && (launch[i] == kNone || clock.Start(launch[i]) >= cutoff))
           continue;
         by_track[t.track_index(i)].push_back(static_cast<uint32_t>(i));
       }
-      std::vector<std::pair<uint32_t, std::vector<uint32_t>>> tracks(by_track.begin(),
-                                                                     by_track.end());
-      std::sort(tracks.begin(), tracks.end(), [&](const auto& x, const auto& y) {
-        const th_track& a = t.track(x.first);
-        const th_track& b = t.track(y.first);
-        return std::tie(a.device, a.stream, x.first) < std::tie(b.device, b.stream, y.first);
+      std::vector<uint32_t> tracks;
+      for (uint32_t k = 0; k < by_track.size(); ++k)
+        if (!by_track[k].empty()) tracks.push_back(k);
+      std::sort(tracks.begin(), tracks.end(), [&](uint32_t x, uint32_t y) {
+        const th_track& a = t.track(x);
+        const th_track& b = t.track(y);
+        return std::tie(a.device, a.stream, x) < std::tie(b.device, b.stream, y);
       });
-      for (auto& [track, acts] : tracks) {
-        // Start order; ties in file order (HTA sorts by ts alone).
-        std::stable_sort(acts.begin(), acts.end(),
-                         [&](uint32_t x, uint32_t y) { return clock.Start(x) < clock.Start(y); });
+      std::unordered_map<uint32_t, std::array<int64_t, 3>> bound_by_name;  // name id ->
+      std::vector<int64_t> delays, queue_starts, queue_ends;
+      for (uint32_t track : tracks) {
+        std::vector<uint32_t> acts = std::move(by_track[track]);
+        InStartOrder(clock, acts);
         const auto s = static_cast<uint32_t>(streams.size());
         Stream st{ti, track, t.rank(), t.track(track).device, t.track(track).stream};
         st.first = clock.Start(acts.front());
         st.last = clock.End(acts.front());
         st.activities = static_cast<int64_t>(acts.size());
+        st.delay_max = INT64_MIN;
+        delays.clear();
+        queue_starts.clear();
+        queue_ends.clear();
+        int64_t prev_end = 0;
         for (size_t k = 0; k < acts.size(); ++k) {
-          const uint32_t e = acts[k];
-          st.last = std::max(st.last, clock.End(e));
-          st.busy += clock.End(e) - clock.Start(e);
+          const uint32_t e = acts[k], l = launch[e];
+          const int64_t start = clock.Start(e), end = clock.End(e);
+          st.last = std::max(st.last, end);
+          st.busy += end - start;
           st.kernels += t.kind(e) == TH_EVENT_KERNEL;
-          if (launch[e] != kNone) launched.push_back({s, e, launch[e]});
-          if (k == 0) continue;
-          const int64_t prev_end = clock.End(acts[k - 1]), start = clock.Start(e);
-          Gap g{s, kOther, prev_end, start, e, launch[e] == kNone};
-          if (launch[e] != kNone && clock.Start(launch[e]) > prev_end) {
-            g.category = kHostWait;
-          } else if (start - prev_end < o.kernel_wait_threshold_ns) {
-            g.category = kKernelWait;
+          if (l != kNone) {
+            const int64_t delay = t.ts(e) - t.ts(l);
+            ++st.launches;
+            delays.push_back(delay);
+            st.delay_sum += delay;
+            st.delay_max = std::max(st.delay_max, delay);
+            st.delay_outliers += delay > o.launch_delay_outlier_ns;
+            st.call_sum += t.dur(l);
+            st.call_outliers += t.dur(l) > o.runtime_outlier_ns;
+            if (t.kind(e) == TH_EVENT_KERNEL) {
+              ++st.launched_kernels;
+              if (t.dur(e) < t.dur(l)) {
+                ++st.shorter;
+                auto& b = bound_by_name[t.name_id(e)];
+                b[0] += 1;
+                b[1] += t.dur(e);
+                b[2] += t.dur(l);
+              }
+            }
+            queue_starts.push_back(t.ts(l));
+            queue_ends.push_back(t.end(e));
           }
-          gaps.push_back(g);
+          if (k > 0) {
+            uint32_t category = kOther;
+            if (l != kNone && clock.Start(l) > prev_end) {
+              category = kHostWait;
+            } else if (start - prev_end < o.kernel_wait_threshold_ns) {
+              category = kKernelWait;
+            }
+            const int64_t len = start - prev_end;
+            st.idle[category] += len;
+            ++st.gaps[category];
+            if (l == kNone) {
+              st.no_launch_idle += len;
+              ++st.no_launch_gaps;
+            }
+            if (len >= o.long_gap_ns && max_long_gaps > 0) {
+              long_gaps.push_back({len, s, static_cast<uint32_t>(k - 1), category, prev_end, e, l});
+              if (long_gaps.size() >= 2 * max_long_gaps + 1024)
+                KeepLongest(long_gaps, max_long_gaps);
+            }
+          }
+          prev_end = end;
         }
+        std::vector<uint32_t>().swap(acts);
+        if (st.launches > 0) {
+          // Nearest-rank percentiles of the launch delays, on the host's primitive.
+          const std::vector<int64_t> pct =
+              ctx.SegmentedPercentiles(delays, {0, delays.size()}, {50, 99});
+          st.delay_p50 = pct[0];
+          st.delay_p99 = pct[1];
+        }
+        Queue(queue_starts, queue_ends, o, st, series);
         streams.push_back(st);
       }
+      for (const auto& [name, v] : bound_by_name) {
+        auto& b = bound[std::string(t.String(name))];
+        for (int c = 0; c < 3; ++c) b[c] += v[c];
+      }
     }
-    PublishIdle(ctx, o, streams, gaps);
+    PublishIdle(ctx, o, streams);
 
     // Phase 2: the longest gaps and what the launching thread did meanwhile.
-    std::vector<uint32_t> long_gaps;
-    for (uint32_t g = 0; g < gaps.size(); ++g)
-      if (gaps[g].end - gaps[g].begin >= o.long_gap_ns) long_gaps.push_back(g);
-    std::sort(long_gaps.begin(), long_gaps.end(), [&](uint32_t x, uint32_t y) {
-      int64_t dx = gaps[x].end - gaps[x].begin, dy = gaps[y].end - gaps[y].begin;
-      return dx != dy ? dx > dy : x < y;
-    });
-    if (long_gaps.size() > static_cast<size_t>(o.max_long_gaps))
-      long_gaps.resize(static_cast<size_t>(o.max_long_gaps));
-    {
-      std::vector<int64_t> rank, device, stream, begin, dur, thread, busy;
-      std::vector<std::string> category, next, top, top_event;
-      std::vector<int64_t> top_self;
-      std::vector<ThreadIndex> index;
-      for (const Trace& t : traces) index.emplace_back(t);
-      for (uint32_t g : long_gaps) {
-        const Gap& gap = gaps[g];
-        const Stream& st = streams[gap.stream];
-        const Trace& t = traces[st.trace];
-        rank.push_back(st.rank);
-        device.push_back(st.device);
-        stream.push_back(st.stream);
-        begin.push_back(gap.begin);
-        dur.push_back(gap.end - gap.begin);
-        category.push_back(kCategoryNames[gap.category]);
-        next.push_back(std::string(t.name(gap.next)));
-        const uint32_t l = launch_of[st.trace][gap.next];
-        HostActivity host;
-        if (l != kNone) {
-          host = index[st.trace].During(t.track_index(l), gap.begin, gap.end,
-                                        static_cast<size_t>(o.top_events));
-          thread.push_back(t.track_of(l).tid);
-        } else {
-          thread.push_back(-1);
-        }
-        busy.push_back(l != kNone ? host.busy : -1);
-        std::string list;
-        for (const auto& [ns, name] : host.top)
-          list += (list.empty() ? "" : "; ") + name + " (" + Micros(ns) + ")";
-        top.push_back(l != kNone ? list : "launch not in the trace");
-        top_event.push_back(host.top.empty() ? "" : host.top.front().second);
-        top_self.push_back(host.top.empty() ? 0 : host.top.front().first);
+    KeepLongest(long_gaps, max_long_gaps);
+    std::sort(long_gaps.begin(), long_gaps.end());
+    std::vector<HostActivity> host(long_gaps.size());
+    for (uint32_t ti = 0; ti < traces.size(); ++ti) {
+      std::vector<HostWindow> windows;
+      std::vector<size_t> slot;
+      for (size_t g = 0; g < long_gaps.size(); ++g) {
+        const LongGap& gap = long_gaps[g];
+        if (streams[gap.stream].trace != ti || gap.launch == kNone) continue;
+        windows.push_back({traces[ti].track_index(gap.launch), gap.begin, gap.begin + gap.dur});
+        slot.push_back(g);
       }
-      ctx.Publish(th::sdk::Table("long_gaps")
-                      .Int("rank", rank)
-                      .Int("device", device)
-                      .Int("stream", stream)
-                      .Int("begin", begin, "ns")
-                      .Int("dur", dur, "ns")
-                      .Text("category", category)
-                      .Text("next_activity", next)
-                      .Int("thread", thread)
-                      .Int("thread_busy", busy, "ns")
-                      .Text("top_event", top_event)
-                      .Int("top_event_self", top_self, "ns")
-                      .Text("thread_top_events", top));
+      if (windows.empty()) continue;
+      std::vector<HostActivity> found =
+          HostActivityDuring(traces[ti], windows, static_cast<size_t>(o.top_events));
+      for (size_t k = 0; k < slot.size(); ++k) host[slot[k]] = std::move(found[k]);
     }
-
-    PublishLaunch(ctx, o, traces, streams, launched.size(), [&](auto&& visit) {
-      for (const Launched& l : launched) visit(l.stream, l.event, l.launch);
-    });
+    PublishLongGaps(ctx, traces, streams, long_gaps, host);
+    PublishLaunch(ctx, o, streams, bound, series);
   }
 
  private:
-  static void PublishIdle(Context& ctx, const Options& o, const std::vector<Stream>& streams,
-                          const std::vector<Gap>& gaps) {
-    const size_t n = streams.size();
-    // Sums per (stream, category) and per stream for gaps before activities
-    // without a launch event, on the host's reduce-by-key.
-    std::vector<uint32_t> key, no_launch_key;
-    std::vector<int64_t> len, no_launch_len;
-    for (const Gap& g : gaps) {
-      key.push_back(g.stream * 3 + g.category);
-      len.push_back(g.end - g.begin);
-      if (g.no_launch) {
-        no_launch_key.push_back(g.stream);
-        no_launch_len.push_back(g.end - g.begin);
+  // HTA's window: with two or more distinct ProfilerStep#N names, only
+  // activities whose launch started before the last ProfilerStep#N event
+  // started (any such event: HTA counts GPU-side step annotations and the
+  // legacy steps of category "Operator", a cpu_op, too); INT64_MAX otherwise.
+  static int64_t StepsCutoff(const Trace& t, const Clock& clock) {
+    std::set<std::string_view> names;
+    std::vector<uint8_t> is_step;  // per name id: 0 not looked at, 1 no, 2 yes
+    int64_t last_step = INT64_MIN;
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      const uint32_t k = t.kind(i);
+      if (k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_GPU_USER_ANNOTATION &&
+          k != TH_EVENT_CPU_OP)
+        continue;
+      const uint32_t id = t.name_id(i);
+      if (id >= is_step.size()) is_step.resize(id + 1, 0);
+      if (is_step[id] == 0) {
+        const std::string_view name = t.String(id);
+        is_step[id] = name.substr(0, 13) == "ProfilerStep#" ? 2 : 1;
+        if (is_step[id] == 2) names.insert(name);
       }
+      if (is_step[id] == 2) last_step = std::max(last_step, clock.Start(i));
     }
-    using R = Context::Reduce;
-    std::vector<int64_t> sum = ctx.ReduceByKey(key, len, R::kSum, 3 * n);
-    std::vector<int64_t> count = ctx.ReduceByKey(key, len, R::kCount, 3 * n);
-    std::vector<int64_t> nl_sum = ctx.ReduceByKey(no_launch_key, no_launch_len, R::kSum, n);
-    std::vector<int64_t> nl_count = ctx.ReduceByKey(no_launch_key, no_launch_len, R::kCount, n);
+    return names.size() >= 2 ? last_step : INT64_MAX;
+  }
 
+  static void PublishLongGaps(Context& ctx, const std::vector<Trace>& traces,
+                              const std::vector<Stream>& streams,
+                              const std::vector<LongGap>& long_gaps,
+                              const std::vector<HostActivity>& host_activity) {
+    std::vector<int64_t> rank, device, stream, begin, dur, thread, busy;
+    std::vector<std::string> category, next, top, top_event;
+    std::vector<int64_t> top_self;
+    for (size_t g = 0; g < long_gaps.size(); ++g) {
+      const LongGap& gap = long_gaps[g];
+      const Stream& st = streams[gap.stream];
+      const Trace& t = traces[st.trace];
+      const HostActivity& host = host_activity[g];
+      const uint32_t l = gap.launch;
+      rank.push_back(st.rank);
+      device.push_back(st.device);
+      stream.push_back(st.stream);
+      begin.push_back(gap.begin);
+      dur.push_back(gap.dur);
+      category.push_back(kCategoryNames[gap.category]);
+      next.push_back(std::string(t.name(gap.next)));
+      thread.push_back(l != kNone ? t.track_of(l).tid : -1);
+      busy.push_back(l != kNone ? host.busy : -1);
+      std::string list;
+      for (const auto& [ns, name] : host.top)
+        list += (list.empty() ? "" : "; ") + name + " (" + Micros(ns) + ")";
+      top.push_back(l != kNone ? list : "launch not in the trace");
+      top_event.push_back(host.top.empty() ? "" : host.top.front().second);
+      top_self.push_back(host.top.empty() ? 0 : host.top.front().first);
+    }
+    ctx.Publish(th::sdk::Table("long_gaps")
+                    .Int("rank", rank)
+                    .Int("device", device)
+                    .Int("stream", stream)
+                    .Int("begin", begin, "ns")
+                    .Int("dur", dur, "ns")
+                    .Text("category", category)
+                    .Text("next_activity", next)
+                    .Int("thread", thread)
+                    .Int("thread_busy", busy, "ns")
+                    .Text("top_event", top_event)
+                    .Int("top_event_self", top_self, "ns")
+                    .Text("thread_top_events", top));
+  }
+
+  static void PublishIdle(Context& ctx, const Options& o, const std::vector<Stream>& streams) {
+    const size_t n = streams.size();
     std::vector<int64_t> rank, device, stream, span, activities, idle, nl, nlc;
     std::vector<int64_t> part[3], gaps_of[3];
     std::vector<double> pct[3], span_pct;
@@ -521,7 +579,7 @@ class IdleLaunch final : public th::sdk::Plugin {
     }
     for (size_t s = 0; s < n; ++s) {
       const Stream& st = streams[s];
-      int64_t total = sum[3 * s] + sum[3 * s + 1] + sum[3 * s + 2];
+      const int64_t total = st.idle[0] + st.idle[1] + st.idle[2];
       rank.push_back(st.rank);
       device.push_back(st.device);
       stream.push_back(st.stream);
@@ -532,21 +590,21 @@ class IdleLaunch final : public th::sdk::Plugin {
                                                   static_cast<double>(st.last - st.first)
                                             : 0.0);
       for (int c = 0; c < 3; ++c) {
-        part[c].push_back(sum[3 * s + c]);
-        gaps_of[c].push_back(count[3 * s + c]);
+        part[c].push_back(st.idle[c]);
+        gaps_of[c].push_back(st.gaps[c]);
         pct[c].push_back(
-            total ? 100.0 * static_cast<double>(sum[3 * s + c]) / static_cast<double>(total) : 0.0);
+            total ? 100.0 * static_cast<double>(st.idle[c]) / static_cast<double>(total) : 0.0);
       }
-      nl.push_back(nl_sum[s]);
-      nlc.push_back(nl_count[s]);
+      nl.push_back(st.no_launch_idle);
+      nlc.push_back(st.no_launch_gaps);
       th::sdk::Scope scope;
       scope.rank = st.rank;
       scope.device = st.device;
       scope.stream = st.stream;
       for (int c = 0; c < 3; ++c)
-        ctx.Metric(std::string("idle_") + kCategoryNames[c], static_cast<double>(sum[3 * s + c]),
-                   "ns", th::sdk::kMeasured, scope);
-      const double host_span_pct = st.last > st.first ? 100.0 * static_cast<double>(sum[3 * s]) /
+        ctx.Metric(std::string("idle_") + kCategoryNames[c], static_cast<double>(st.idle[c]), "ns",
+                   th::sdk::kMeasured, scope);
+      const double host_span_pct = st.last > st.first ? 100.0 * static_cast<double>(st.idle[0]) /
                                                             static_cast<double>(st.last - st.first)
                                                       : 0.0;
       const int64_t on_device = device_busy[{st.rank, st.device}];
@@ -554,7 +612,7 @@ class IdleLaunch final : public th::sdk::Plugin {
           st.kernels > 0 ||
           (on_device > 0 && 100.0 * static_cast<double>(st.busy) / static_cast<double>(on_device) >=
                                 o.min_busy_share_pct);
-      if (judged && sum[3 * s] > 0 && host_span_pct >= o.host_wait_finding_pct) {
+      if (judged && st.idle[0] > 0 && host_span_pct >= o.host_wait_finding_pct) {
         std::string where = "rank " + std::to_string(st.rank);
         if (devices_of_rank[st.rank].size() > 1) where += " device " + std::to_string(st.device);
         where += " stream " + std::to_string(st.stream);
@@ -568,7 +626,7 @@ class IdleLaunch final : public th::sdk::Plugin {
             th::sdk::Finding(th::sdk::P2, "GPU stream waits on the host (launch-bound)")
                 .What(what)
                 .In(scope)
-                .Evidence("host_wait", static_cast<double>(sum[3 * s]), "ns", th::sdk::kMeasured)
+                .Evidence("host_wait", static_cast<double>(st.idle[0]), "ns", th::sdk::kMeasured)
                 .Evidence("span", static_cast<double>(st.last - st.first), "ns", th::sdk::kMeasured)
                 .Evidence("host_wait_share_of_span", host_span_pct, "%", th::sdk::kMeasured)
                 .Suggest("see long_gaps for what the launching thread did; batch small ops, "
@@ -597,143 +655,57 @@ class IdleLaunch final : public th::sdk::Plugin {
                     .Int("no_launch_idle", nl, "ns"));
   }
 
-  template <typename ForEach>
-  static void PublishLaunch(Context& ctx, const Options& o, const std::vector<Trace>& traces,
-                            const std::vector<Stream>& streams, size_t count, ForEach&& for_each) {
+  static void PublishLaunch(Context& ctx, const Options& o, const std::vector<Stream>& streams,
+                            const std::map<std::string, std::array<int64_t, 3>>& bound,
+                            const QueueSeries& series) {
     const size_t n = streams.size();
-    std::vector<uint32_t> key;
-    std::vector<int64_t> delay, call;
-    key.reserve(count);
-    delay.reserve(count);
-    call.reserve(count);
-    // Kernels shorter than their launch call, by kernel name (over all ranks).
-    std::map<std::string, std::array<int64_t, 3>> bound;  // name -> count, kernel ns, call ns
-    std::vector<std::vector<std::pair<int64_t, int>>> queue(n);  // (time, +1/-1)
-    std::vector<int64_t> delay_outliers(n, 0), call_outliers(n, 0), shorter(n, 0), kernels(n, 0);
-    for_each([&](uint32_t s, uint32_t e, uint32_t l) {
-      const Trace& t = traces[streams[s].trace];
-      key.push_back(s);
-      delay.push_back(t.ts(e) - t.ts(l));
-      call.push_back(t.dur(l));
-      delay_outliers[s] += t.ts(e) - t.ts(l) > o.launch_delay_outlier_ns;
-      call_outliers[s] += t.dur(l) > o.runtime_outlier_ns;
-      if (t.kind(e) == TH_EVENT_KERNEL) {
-        ++kernels[s];
-        if (t.dur(e) < t.dur(l)) {
-          ++shorter[s];
-          auto& b = bound[std::string(t.name(e))];
-          b[0] += 1;
-          b[1] += t.dur(e);
-          b[2] += t.dur(l);
-        }
-      }
-      queue[s].push_back({t.ts(l), +1});
-      queue[s].push_back({t.end(e), -1});
-    });
-    using R = Context::Reduce;
-    std::vector<int64_t> launches = ctx.ReduceByKey(key, delay, R::kCount, n);
-    std::vector<int64_t> delay_sum = ctx.ReduceByKey(key, delay, R::kSum, n);
-    std::vector<int64_t> delay_max = ctx.ReduceByKey(key, delay, R::kMax, n);
-    std::vector<int64_t> call_sum = ctx.ReduceByKey(key, call, R::kSum, n);
-    // Launch-delay percentiles: rows grouped by stream (stable sort by key).
-    std::vector<int64_t> sort_keys(key.begin(), key.end());
-    std::vector<uint32_t> rows(key.size());
-    for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
-    ctx.SortByKey(sort_keys, rows);
-    std::vector<int64_t> grouped(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) grouped[i] = delay[rows[i]];
-    std::vector<uint64_t> offsets(n + 1, 0);
-    for (size_t s = 0; s < n; ++s) offsets[s + 1] = offsets[s] + static_cast<uint64_t>(launches[s]);
-    std::vector<int64_t> pct = ctx.SegmentedPercentiles(grouped, offsets, {50, 99});
-
-    // Queue of launched, unfinished activities per stream: +1 at the launch
-    // call's start, -1 at the activity's end (ends first at equal times).
-    std::vector<int64_t> q_max(n, 0), q_at_limit(n, 0);
-    std::vector<double> q_mean(n, 0);
-    std::vector<int64_t> b_rank, b_device, b_stream, b_begin, b_width, b_max;
-    std::vector<double> b_mean;
-    for (size_t s = 0; s < n; ++s) {
-      auto& ev = queue[s];
-      if (ev.empty()) continue;
-      std::sort(ev.begin(), ev.end());
-      const int64_t first = ev.front().first, last = ev.back().first;
-      const int64_t buckets = o.queue_buckets;
-      const int64_t width =
-          buckets > 0 ? std::max<int64_t>(1, (last - first + buckets - 1) / buckets) : 0;
-      std::vector<int64_t> bmax(static_cast<size_t>(buckets), 0);
-      std::vector<double> barea(static_cast<size_t>(buckets), 0);
-      int64_t q = 0;
-      double area = 0;
-      for (size_t k = 0; k < ev.size(); ++k) {
-        q += ev[k].second;
-        q_max[s] = std::max(q_max[s], q);
-        const int64_t from = ev[k].first;
-        const int64_t to = k + 1 < ev.size() ? ev[k + 1].first : from;
-        if (to <= from) continue;
-        area += static_cast<double>(q) * static_cast<double>(to - from);
-        if (q >= o.queue_limit) q_at_limit[s] += to - from;
-        for (int64_t b = (from - first) / std::max<int64_t>(width, 1);
-             width > 0 && b < buckets && first + b * width < to; ++b) {
-          const int64_t lo = std::max(from, first + b * width);
-          const int64_t hi = std::min(to, first + (b + 1) * width);
-          if (hi <= lo) continue;
-          bmax[static_cast<size_t>(b)] = std::max(bmax[static_cast<size_t>(b)], q);
-          barea[static_cast<size_t>(b)] += static_cast<double>(q) * static_cast<double>(hi - lo);
-        }
-      }
-      q_mean[s] = last > first ? area / static_cast<double>(last - first) : 0.0;
-      for (int64_t b = 0; width > 0 && b < buckets && first + b * width < last; ++b) {
-        b_rank.push_back(streams[s].rank);
-        b_device.push_back(streams[s].device);
-        b_stream.push_back(streams[s].stream);
-        b_begin.push_back(first + b * width);
-        b_width.push_back(width);
-        b_max.push_back(bmax[static_cast<size_t>(b)]);
-        b_mean.push_back(barea[static_cast<size_t>(b)] / static_cast<double>(width));
-      }
-    }
-
     std::vector<int64_t> rank, device, stream, p50, p99, mx, dsum, csum, nl, no, ro, sh, kc;
     std::vector<double> mean;
+    std::vector<int64_t> qmax, qlimit;
+    std::vector<double> qmean;
     std::map<int64_t, std::array<int64_t, 3>> per_rank;  // delay, call time, shorter
     for (size_t s = 0; s < n; ++s) {
+      const Stream& st = streams[s];
       rank.push_back(streams[s].rank);
       device.push_back(streams[s].device);
       stream.push_back(streams[s].stream);
-      nl.push_back(launches[s]);
-      dsum.push_back(delay_sum[s]);
+      nl.push_back(st.launches);
+      dsum.push_back(st.delay_sum);
       mean.push_back(
-          launches[s] ? static_cast<double>(delay_sum[s]) / static_cast<double>(launches[s]) : 0.0);
-      p50.push_back(launches[s] ? pct[2 * s] : 0);
-      p99.push_back(launches[s] ? pct[2 * s + 1] : 0);
-      mx.push_back(launches[s] ? delay_max[s] : 0);
-      csum.push_back(call_sum[s]);
-      no.push_back(delay_outliers[s]);
-      ro.push_back(call_outliers[s]);
-      kc.push_back(kernels[s]);
-      sh.push_back(shorter[s]);
+          st.launches ? static_cast<double>(st.delay_sum) / static_cast<double>(st.launches) : 0.0);
+      p50.push_back(st.delay_p50);
+      p99.push_back(st.delay_p99);
+      mx.push_back(st.launches ? st.delay_max : 0);
+      csum.push_back(st.call_sum);
+      no.push_back(st.delay_outliers);
+      ro.push_back(st.call_outliers);
+      kc.push_back(st.launched_kernels);
+      sh.push_back(st.shorter);
       auto& r = per_rank[streams[s].rank];
-      r[0] += delay_sum[s];
-      r[1] += call_sum[s];
-      r[2] += shorter[s];
-      if (q_at_limit[s] > 0) {
+      r[0] += st.delay_sum;
+      r[1] += st.call_sum;
+      r[2] += st.shorter;
+      qmax.push_back(st.queue_max);
+      qmean.push_back(st.queue_mean);
+      qlimit.push_back(st.queue_at_limit);
+      if (st.queue_at_limit > 0) {
         th::sdk::Scope scope;
         scope.rank = streams[s].rank;
         scope.device = streams[s].device;
         scope.stream = streams[s].stream;
-        ctx.Add(
-            th::sdk::Finding(th::sdk::P2, "launch queue full")
-                .What("rank " + std::to_string(streams[s].rank) + " stream " +
-                      std::to_string(streams[s].stream) + " holds " +
-                      std::to_string(o.queue_limit) +
-                      " or more launched, unfinished "
-                      "activities for " +
-                      Duration(q_at_limit[s]) +
-                      ": the launching thread blocks until the GPU catches up")
-                .In(scope)
-                .Evidence("time_at_queue_limit", static_cast<double>(q_at_limit[s]), "ns",
-                          th::sdk::kMeasured)
-                .Evidence("max_queue", static_cast<double>(q_max[s]), "count", th::sdk::kMeasured));
+        ctx.Add(th::sdk::Finding(th::sdk::P2, "launch queue full")
+                    .What("rank " + std::to_string(streams[s].rank) + " stream " +
+                          std::to_string(streams[s].stream) + " holds " +
+                          std::to_string(o.queue_limit) +
+                          " or more launched, unfinished "
+                          "activities for " +
+                          Duration(st.queue_at_limit) +
+                          ": the launching thread blocks until the GPU catches up")
+                    .In(scope)
+                    .Evidence("time_at_queue_limit", static_cast<double>(st.queue_at_limit), "ns",
+                              th::sdk::kMeasured)
+                    .Evidence("max_queue", static_cast<double>(st.queue_max), "count",
+                              th::sdk::kMeasured));
       }
     }
     for (const auto& [r, v] : per_rank) {
@@ -759,9 +731,9 @@ class IdleLaunch final : public th::sdk::Plugin {
                     .Int("launch_call_outliers", ro, "count")
                     .Int("kernels", kc, "count")
                     .Int("kernels_shorter_than_launch", sh, "count")
-                    .Int("queue_max", q_max, "count")
-                    .Real("queue_mean", q_mean, "count")
-                    .Int("time_at_queue_limit", q_at_limit, "ns"));
+                    .Int("queue_max", qmax, "count")
+                    .Real("queue_mean", qmean, "count")
+                    .Int("time_at_queue_limit", qlimit, "ns"));
 
     std::vector<std::pair<std::string, std::array<int64_t, 3>>> rows_bound(bound.begin(),
                                                                            bound.end());
@@ -782,13 +754,13 @@ class IdleLaunch final : public th::sdk::Plugin {
                     .Int("kernel_time", bk, "ns")
                     .Int("launch_call_time", bl, "ns"));
     ctx.Publish(th::sdk::Table("queue_length")
-                    .Int("rank", b_rank)
-                    .Int("device", b_device)
-                    .Int("stream", b_stream)
-                    .Int("begin", b_begin, "ns")
-                    .Int("width", b_width, "ns")
-                    .Int("max", b_max, "count")
-                    .Real("mean", b_mean, "count"));
+                    .Int("rank", series.rank)
+                    .Int("device", series.device)
+                    .Int("stream", series.stream)
+                    .Int("begin", series.begin, "ns")
+                    .Int("width", series.width, "ns")
+                    .Int("max", series.max, "count")
+                    .Real("mean", series.mean, "count"));
   }
 };
 

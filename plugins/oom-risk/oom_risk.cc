@@ -154,14 +154,16 @@ struct Options {
 // A training step shows its backward pass or optimizer: autograd's
 // "...Backward0" functions, "Optimizer.step#..." annotations.
 bool LooksLikeTraining(const Trace& t) {
-  std::unordered_map<uint32_t, bool> seen;
+  std::vector<bool> seen;  // per name id
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     if (k != TH_EVENT_CPU_OP && k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_PYTHON_FUNCTION)
       continue;
-    auto [it, fresh] = seen.try_emplace(t.name_id(i), false);
-    if (!fresh) continue;
-    const std::string_view n = t.name(i);
+    const uint32_t id = t.name_id(i);
+    if (id >= seen.size()) seen.resize(id + 1, false);
+    if (seen[id]) continue;
+    seen[id] = true;
+    const std::string_view n = t.String(id);
     if (n.find("Backward") != std::string_view::npos ||
         n.find("backward") != std::string_view::npos || n.starts_with("Optimizer."))
       return true;
@@ -683,9 +685,15 @@ class OomRisk final : public th::sdk::Plugin {
   // report's "needs a new capture" names the capture that would answer it).
   static void NoMemoryEvents(Context& ctx, const Trace& t) {
     int64_t xspace = 0;
+    std::vector<uint8_t> allocator_name;  // per name id: 0 not looked at, 1 no, 2 yes
     for (uint64_t i = 0; i < t.size(); ++i) {
-      std::string_view n = t.name(i);
-      xspace += n == "MemoryAllocation" || n == "MemoryDeallocation";
+      const uint32_t id = t.name_id(i);
+      if (id >= allocator_name.size()) allocator_name.resize(id + 1, 0);
+      if (allocator_name[id] == 0) {
+        const std::string_view n = t.String(id);
+        allocator_name[id] = n == "MemoryAllocation" || n == "MemoryDeallocation" ? 2 : 1;
+      }
+      xspace += allocator_name[id] == 2;
     }
     std::string note = "rank " + std::to_string(t.rank()) +
                        ": no allocator events, so peak memory, headroom, leaks and fragmentation "

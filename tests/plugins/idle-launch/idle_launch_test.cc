@@ -125,6 +125,38 @@ TEST(IdleLaunch, LongGapShowsWhatTheLaunchingThreadDid) {
   EXPECT_EQ(Col<std::string>(t, "top_event")[0], "cudaLaunchKernel");
 }
 
+// The trace of kGaps with each thread's and stream's events written in two
+// runs out of time order (later ones first): the same gaps, launches and
+// queue as in start order.
+TEST(IdleLaunch, ActivitiesOutOfFileOrderGiveTheSameFigures) {
+  const std::string shuffled = R"({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 7, "ts": 200, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 4}},
+  {"ph": "X", "cat": "kernel", "name": "k5", "pid": 0, "tid": 7, "ts": 212, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 99}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 129.5, "dur": 1.5},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 130, "dur": 1, "args": {"correlation": 3}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 141, "dur": 20, "args": {"correlation": 4}},
+  {"ph": "X", "cat": "cpu_op", "name": "slow_op", "pid": 1, "tid": 1, "ts": 111, "dur": 18},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 1, "tid": 1, "ts": 112, "dur": 8},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 90, "dur": 3, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 95, "dur": 3, "args": {"correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 100, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 115, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 140, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 3}}
+]})";
+  PluginResults sorted = RunOn("gaps_sorted.json", kGaps, {{"long_gap_ns", int64_t{10000}}});
+  PluginResults r = RunOn("gaps_shuffled.json", shuffled, {{"long_gap_ns", int64_t{10000}}});
+  for (const char* table : {"idle_breakdown", "long_gaps", "launch_stats", "queue_length"}) {
+    const DerivedTable& a = sorted.tables.at(table);
+    const DerivedTable& b = r.tables.at(table);
+    ASSERT_EQ(a.rows, b.rows) << table;
+    ASSERT_GT(a.rows, 0u) << table;
+    for (const DerivedColumn& c : a.columns)
+      EXPECT_EQ(c.values, b.Find(c.name.c_str())->values) << table << "." << c.name;
+  }
+  EXPECT_EQ(Col<int64_t>(r.tables.at("idle_breakdown"), "host_wait")[0], 15000);
+  EXPECT_EQ(Col<int64_t>(r.tables.at("long_gaps"), "thread_busy")[1], 5500);
+}
+
 // A step annotation that crosses a Python frame instead of nesting in it (as
 // Kineto writes ProfilerStep#N): the time of the host-wait gap [30,60) goes to
 // the innermost running event, the step, not to the frame around both.
