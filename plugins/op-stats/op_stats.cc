@@ -2,22 +2,26 @@
 // time, device time of the GPU activity it launched, the Python call site.
 // Run() is the sequence of the phases in op_stats_phases.h:
 //
-// Host (CoveredByChildren): framework ops are cpu_op and user_annotation
-//   events (ProfilerStep#N left out: steps are not ops). An op's self time is
-//   its duration minus the part covered by the events nested directly in it on
-//   its thread (child ops, launch calls, Python frames).
-// Device (AttributeLaunches): each launch edge (runtime call -> kernel/memcpy/
+// Keys (KeyOps, OpRows): framework ops are cpu_op and user_annotation events
+//   (ProfilerStep#N left out: steps are not ops), keyed by kind, name and call
+//   site; each distinct call site and key is spelled out once per trace.
+// Host (AddHostTime): an op's self time is its duration minus the part covered
+//   by the events nested directly in it on its thread (child ops, launch calls,
+//   Python frames).
+// Device (AddDeviceTime): each launch edge (runtime call -> kernel/memcpy/
 //   memset) gives the activity's duration to the innermost op around the call
 //   (device_self) and to every op enclosing that one (device_total).
 // XProf captures: GPU activity attributed to HLO instructions (ABI 1.2) is
 //   summed per instruction (hlo_op_stats, SortHloStats) and per framework op
 //   path, the instruction's op_name (op_stats rows of kind xla_op).
-// Rows are keyed (OpRows), reduced per key by the host and ordered with their
-// main call site (SummarizeOps).
+// Everything is summed per key as it is read (KeyTotals; a few bytes per
+// event of scratch) and ordered with the main call site (SummarizeOps).
 #include <tracehound/sdk.h>
 
+#include <cstring>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -84,35 +88,76 @@ class OpStats final : public th::sdk::Plugin {
     const auto depth = static_cast<size_t>(ctx.GetInt("stack_depth"));
     const bool annotations = ctx.GetBool("include_annotations");
     OpRows rows(by_stack);
+    KeyTotals totals;
     std::map<std::pair<std::string, std::string>, HloStat> hlo;  // by (module, instruction)
     for (const Trace& t : ctx.traces()) {
-      const EventTree tree = ReadTree(t, annotations);
-      const DeviceTime device = AttributeLaunches(tree, ReadLaunches(t));
-      AddHostOps(t, tree, device, depth, rows);
-      const int64_t hlo_attributed = AddHloActivity(t, rows, hlo);
+      DeviceTime device;
+      {
+        const std::vector<uint32_t> key = KeyOps(t, annotations, depth, rows);
+        totals.Resize(rows.keys.size());
+        const th::sdk::TableView events = t.Table("events");
+        const EventTree tree{events.Values<uint32_t>("parent", TH_TYPE_U32), events.Ints("ts"),
+                             events.Ints("dur"), key};
+        AddHostTime(tree, totals);
+        device = AddDeviceTime(tree, ReadLaunches(t), totals);
+      }
+      const int64_t hlo_attributed = AddHloActivity(t, rows, totals, hlo);
       CheckDeviceTime(ctx, t, device, hlo_attributed);
     }
-    PublishOps(ctx, rows, by_stack);
+    PublishOps(ctx, rows, totals, by_stack);
     PublishHlo(ctx, SortHloStats(std::move(hlo)));
   }
 
  private:
-  static EventTree ReadTree(const Trace& t, bool annotations) {
+  // Per event, the key of the op it is (kNone for other events): its kind,
+  // name and call site, the innermost Python frames around it (up to
+  // `depth`). Each op's duration goes to its call site's time. Call sites and
+  // keys are looked up by string ids and spelled out once each.
+  static std::vector<uint32_t> KeyOps(const Trace& t, bool annotations, size_t depth,
+                                      OpRows& rows) {
     const uint64_t n = t.size();
-    EventTree tree;
-    tree.parent.resize(n);
-    tree.ts.resize(n);
-    tree.dur.resize(n);
-    tree.op.resize(n);
+    std::vector<uint32_t> key(n, kNone);
+    std::unordered_map<std::string, uint32_t> site_of;  // frame name ids as bytes -> site
+    std::vector<std::string> sites;
+    std::unordered_map<uint64_t, uint32_t> key_of;    // (name id, site, kind) -> key
+    std::unordered_map<uint64_t, int64_t> site_time;  // (key, site) -> time
+    std::string frames;
     for (uint64_t i = 0; i < n; ++i) {
       const uint32_t k = t.kind(i);
-      tree.parent[i] = t.parent(i);
-      tree.ts[i] = t.ts(i);
-      tree.dur[i] = t.dur(i);
-      tree.op[i] = k == TH_EVENT_CPU_OP ||
-                   (annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i)));
+      const bool cpu_op = k == TH_EVENT_CPU_OP;
+      if (!cpu_op && !(annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i))))
+        continue;
+      frames.clear();
+      size_t count = 0;
+      for (uint32_t p = t.parent(i); p != kNone && count < depth; p = t.parent(p)) {
+        if (t.kind(p) != TH_EVENT_PYTHON_FUNCTION) continue;
+        const uint32_t id = t.name_id(p);
+        frames.append(reinterpret_cast<const char*>(&id), sizeof id);
+        ++count;
+      }
+      auto [site, fresh_site] = site_of.try_emplace(frames, static_cast<uint32_t>(sites.size()));
+      if (fresh_site) {
+        std::string stack;
+        for (size_t f = 0; f < count; ++f) {
+          uint32_t id;
+          std::memcpy(&id, frames.data() + f * sizeof id, sizeof id);
+          stack += (f ? " <- " : "") + std::string(t.String(id));
+        }
+        sites.push_back(std::move(stack));
+      }
+      const uint64_t packed =
+          uint64_t{t.name_id(i)} << 32 | uint64_t{rows.by_stack() ? site->second : 0} << 1 | cpu_op;
+      auto [found, fresh_key] = key_of.try_emplace(packed, 0);
+      if (fresh_key)
+        found->second =
+            rows.Key(cpu_op ? "cpu_op" : "user_annotation", t.name(i), sites[site->second]);
+      key[i] = found->second;
+      if (!sites[site->second].empty())
+        site_time[uint64_t{found->second} << 32 | site->second] += t.dur(i);
     }
-    return tree;
+    for (const auto& [key_site, ns] : site_time)
+      rows.site_time[{static_cast<uint32_t>(key_site >> 32), sites[key_site & 0xFFFFFFFFu]}] += ns;
+    return key;
   }
 
   static std::vector<Launch> ReadLaunches(const Trace& t) {
@@ -123,30 +168,9 @@ class OpStats final : public th::sdk::Plugin {
     return launches;
   }
 
-  // One row per op, keyed with its call site: the innermost Python frames
-  // around it (up to `depth`).
-  static void AddHostOps(const Trace& t, const EventTree& tree, const DeviceTime& device,
-                         size_t depth, OpRows& rows) {
-    const std::vector<int64_t> covered = CoveredByChildren(tree);
-    for (uint32_t i = 0; i < tree.parent.size(); ++i) {
-      if (!tree.is_op(i)) continue;
-      std::string stack;
-      size_t frames = 0;
-      for (uint32_t p = t.parent(i); p != kNone && frames < depth; p = t.parent(p)) {
-        if (t.kind(p) != TH_EVENT_PYTHON_FUNCTION) continue;
-        stack += (frames++ ? " <- " : "") + std::string(t.name(p));
-      }
-      const std::string kind = t.kind(i) == TH_EVENT_CPU_OP ? "cpu_op" : "user_annotation";
-      const uint32_t k = rows.Key(kind, t.name(i), stack);
-      rows.Add(k, t.dur(i), t.dur(i) - covered[i], device.total[i], device.self[i],
-               device.launched[i]);
-      if (!stack.empty()) rows.site_time[{k, stack}] += t.dur(i);
-    }
-  }
-
   // XProf captures: GPU activity by HLO instruction, and one xla_op row per
   // activity keyed by the instruction's op_name. Returns the time attributed.
-  static int64_t AddHloActivity(const Trace& t, OpRows& rows,
+  static int64_t AddHloActivity(const Trace& t, OpRows& rows, KeyTotals& totals,
                                 std::map<std::pair<std::string, std::string>, HloStat>& hlo) {
     int64_t attributed = 0;
     if (!t.attributed()) return attributed;
@@ -173,7 +197,8 @@ class OpStats final : public th::sdk::Plugin {
       std::string_view op = t.hlo_op_name(ins);
       const uint32_t k =
           rows.Key("xla_op", op.empty() ? "(no op_name)" : op, h.source.empty() ? "" : h.source);
-      rows.Add(k, -1, -1, d, d, 1);
+      totals.Resize(rows.keys.size());
+      totals.Add(k, -1, -1, d, d, 1);
       if (!h.source.empty()) rows.site_time[{k, h.source}] += d;
     }
     return attributed;
@@ -204,16 +229,7 @@ class OpStats final : public th::sdk::Plugin {
                   std::to_string(activity_total) + " ns");
   }
 
-  static void PublishOps(Context& ctx, const OpRows& rows, bool by_stack) {
-    const size_t k = rows.keys.size();
-    using R = Context::Reduce;
-    KeyTotals totals;
-    totals.calls = ctx.ReduceByKey(rows.key, rows.host_total, R::kCount, k);
-    totals.host_total = ctx.ReduceByKey(rows.key, rows.host_total, R::kSum, k);
-    totals.host_self = ctx.ReduceByKey(rows.key, rows.host_self, R::kSum, k);
-    totals.device_total = ctx.ReduceByKey(rows.key, rows.device_total, R::kSum, k);
-    totals.device_self = ctx.ReduceByKey(rows.key, rows.device_self, R::kSum, k);
-    totals.kernels = ctx.ReduceByKey(rows.key, rows.kernels, R::kSum, k);
+  static void PublishOps(Context& ctx, const OpRows& rows, const KeyTotals& totals, bool by_stack) {
     std::vector<std::string> c_kind, c_name, c_site;
     std::vector<int64_t> c_calls, c_ht, c_hs, c_dt, c_ds, c_k, c_sites;
     std::vector<double> c_mean;
