@@ -121,6 +121,9 @@ class OpStats final : public th::sdk::Plugin {
     std::vector<std::string> sites;
     std::unordered_map<uint64_t, uint32_t> key_of;    // (name id, site, kind) -> key
     std::unordered_map<uint64_t, int64_t> site_time;  // (key, site) -> time
+    const th::sdk::TableView events = t.Table("events");
+    KindAtOrAbove python(events.Values<uint32_t>("parent", TH_TYPE_U32),
+                         events.Values<uint8_t>("kind", TH_TYPE_U8), TH_EVENT_PYTHON_FUNCTION);
     std::string frames;
     for (uint64_t i = 0; i < n; ++i) {
       const uint32_t k = t.kind(i);
@@ -130,7 +133,8 @@ class OpStats final : public th::sdk::Plugin {
       frames.clear();
       size_t count = 0;
       for (uint32_t p = t.parent(i); p != kNone && count < depth; p = t.parent(p)) {
-        if (t.kind(p) != TH_EVENT_PYTHON_FUNCTION) continue;
+        p = python(p);
+        if (p == kNone) break;
         const uint32_t id = t.name_id(p);
         frames.append(reinterpret_cast<const char*>(&id), sizeof id);
         ++count;
@@ -170,37 +174,50 @@ class OpStats final : public th::sdk::Plugin {
 
   // XProf captures: GPU activity by HLO instruction, and one xla_op row per
   // activity keyed by the instruction's op_name. Returns the time attributed.
+  // Each instruction's statistic, key and call-site time are found once.
   static int64_t AddHloActivity(const Trace& t, OpRows& rows, KeyTotals& totals,
                                 std::map<std::pair<std::string, std::string>, HloStat>& hlo) {
     int64_t attributed = 0;
     if (!t.attributed()) return attributed;
+    struct Instruction {
+      HloStat* stat = nullptr;
+      uint32_t key = kNone;
+      int64_t site_time = 0;
+    };
+    std::vector<Instruction> by_ins(t.hlo_instruction_count());
     for (uint64_t r = 0; r < t.gpu_rows(); ++r) {
       const uint32_t e = t.gpu_event(r), ins = t.gpu_hlo_instruction(r);
       if (ins == kNone || !t.is_gpu_activity(e)) continue;
       const int64_t d = t.dur(e);
       attributed += d;
-      const std::string module(t.hlo_module_name(t.hlo_module(ins)));
-      HloStat& h = hlo[{module, std::string(t.hlo_name(ins))}];
-      if (h.kernels == 0) {
-        h.module = module;
-        h.name = t.hlo_name(ins);
-        h.opcode = t.hlo_opcode(ins);
-        h.op_name = t.hlo_op_name(ins);
-        h.shape = t.hlo_shape(ins);
-        if (!t.hlo_source_file(ins).empty())
-          h.source =
-              std::string(t.hlo_source_file(ins)) + ":" + std::to_string(t.hlo_source_line(ins));
+      Instruction& x = by_ins[ins];
+      if (!x.stat) {
+        const std::string module(t.hlo_module_name(t.hlo_module(ins)));
+        HloStat& h = hlo[{module, std::string(t.hlo_name(ins))}];
+        if (h.kernels == 0) {
+          h.module = module;
+          h.name = t.hlo_name(ins);
+          h.opcode = t.hlo_opcode(ins);
+          h.op_name = t.hlo_op_name(ins);
+          h.shape = t.hlo_shape(ins);
+          if (!t.hlo_source_file(ins).empty())
+            h.source =
+                std::string(t.hlo_source_file(ins)) + ":" + std::to_string(t.hlo_source_line(ins));
+        }
+        std::string_view op = t.hlo_op_name(ins);
+        x.stat = &h;
+        x.key = rows.Key("xla_op", op.empty() ? "(no op_name)" : op, h.source);
+        totals.Resize(rows.keys.size());
       }
+      HloStat& h = *x.stat;
       h.kernels += 1;
       h.device += d;
       (t.gpu_hlo_match(r) == TH_HLO_MATCH_EXACT ? h.exact : h.inferred) += 1;
-      std::string_view op = t.hlo_op_name(ins);
-      const uint32_t k =
-          rows.Key("xla_op", op.empty() ? "(no op_name)" : op, h.source.empty() ? "" : h.source);
-      totals.Resize(rows.keys.size());
-      totals.Add(k, -1, -1, d, d, 1);
-      if (!h.source.empty()) rows.site_time[{k, h.source}] += d;
+      totals.Add(x.key, -1, -1, d, d, 1);
+      if (!h.source.empty()) x.site_time += d;
     }
+    for (const Instruction& x : by_ins)
+      if (x.stat && !x.stat->source.empty()) rows.site_time[{x.key, x.stat->source}] += x.site_time;
     return attributed;
   }
 

@@ -20,6 +20,23 @@ uint32_t OpsAbove::operator()(uint32_t event) {
   return found;
 }
 
+KindAtOrAbove::KindAtOrAbove(std::span<const uint32_t> parent, std::span<const uint8_t> kinds,
+                             uint8_t kind)
+    : parent_(parent), kinds_(kinds), kind_(kind), found_(parent.size(), kUnknown) {}
+
+uint32_t KindAtOrAbove::operator()(uint32_t event) {
+  path_.clear();
+  uint32_t p = event;
+  while (p != kNone && found_[p] == kUnknown && kinds_[p] != kind_) {
+    path_.push_back(p);
+    p = parent_[p];
+  }
+  const uint32_t found = p == kNone ? kNone : found_[p] != kUnknown ? found_[p] : p;
+  for (uint32_t q : path_) found_[q] = found;
+  if (p != kNone) found_[p] = found;
+  return found;
+}
+
 void KeyTotals::Resize(size_t keys) {
   for (auto* c : {&calls, &host_total, &host_self, &device_total, &device_self, &kernels})
     c->resize(keys, 0);

@@ -2,6 +2,7 @@
 // plugin context, no trace), so that each is tested on hand-built inputs:
 //
 //   OpsAbove            the nearest op around an event
+//   KindAtOrAbove       the nearest event of a kind (a Python frame) at or above one
 //   OpRows              op keys by (kind, name[, call site]), time per call site
 //   AddHostTime         per key: calls, host total and self time
 //   AddDeviceTime       per key: device time of launched activity
@@ -45,6 +46,22 @@ class OpsAbove {
   static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
   const EventTree& t_;
   std::vector<uint32_t> above_, path_;
+};
+
+// The nearest event of kind `kind` at or above an event (itself, its parent,
+// ...), kNone when none, memoised along parent chains: per event `parent`
+// (kNone for a root) and `kinds`.
+class KindAtOrAbove {
+ public:
+  KindAtOrAbove(std::span<const uint32_t> parent, std::span<const uint8_t> kinds, uint8_t kind);
+  uint32_t operator()(uint32_t event);
+
+ private:
+  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
+  std::span<const uint32_t> parent_;
+  std::span<const uint8_t> kinds_;
+  uint8_t kind_;
+  std::vector<uint32_t> found_, path_;
 };
 
 // A launch edge: the runtime call and the duration of the activity it launched.

@@ -58,6 +58,20 @@ TEST(OpsAbove, NearestEnclosingOpThroughNonOps) {
   EXPECT_EQ(above(2), 0u);  // memoised answer unchanged
 }
 
+TEST(KindAtOrAbove, NearestFrameOfTheKindThroughOtherEvents) {
+  // 0 frame ─ 1 op ─ 2 frame ─ 3 op ─ 4 op;  5 op (a root) ─ 6 op
+  const std::vector<uint32_t> parent = {kNone, 0, 1, 2, 3, kNone, 5};
+  const std::vector<uint8_t> kinds = {9, 1, 9, 1, 1, 1, 1};
+  KindAtOrAbove frame(parent, kinds, 9);
+  EXPECT_EQ(frame(4), 2u);
+  EXPECT_EQ(frame(3), 2u);  // memoised on the way up from 4
+  EXPECT_EQ(frame(2), 2u);  // itself
+  EXPECT_EQ(frame(1), 0u);
+  EXPECT_EQ(frame(6), kNone);
+  EXPECT_EQ(frame(5), kNone);
+  EXPECT_EQ(frame(4), 2u);
+}
+
 TEST(AddDeviceTime, InnermostOpGetsSelfEveryEnclosingOpTotal) {
   // 3 -> 7 ns: self of op 2, total of 2 and 0. 4 -> 11: self and total of 0.
   // Op 2 itself -> 13: self and total of 2, total of 0. 7 -> 17: outside.
