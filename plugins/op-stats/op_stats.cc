@@ -118,9 +118,10 @@ class OpStats final : public th::sdk::Plugin {
     const uint64_t n = t.size();
     std::vector<uint32_t> key(n, kNone);
     std::unordered_map<std::string, uint32_t> site_of;  // frame name ids as bytes -> site
-    std::vector<std::string> sites;
-    std::unordered_map<uint64_t, uint32_t> key_of;    // (name id, site, kind) -> key
-    std::unordered_map<uint64_t, int64_t> site_time;  // (key, site) -> time
+    std::vector<std::string> sites{""};                 // site 0: no Python frame
+    std::vector<uint32_t> key_by_name;                  // (name id, kind) -> key, one site
+    std::unordered_map<uint64_t, uint32_t> key_of;      // (name id, site, kind) -> key
+    std::unordered_map<uint64_t, int64_t> site_time;    // (key, site) -> time
     const th::sdk::TableView events = t.Table("events");
     KindAtOrAbove python(events.Values<uint32_t>("parent", TH_TYPE_U32),
                          events.Values<uint8_t>("kind", TH_TYPE_U8), TH_EVENT_PYTHON_FUNCTION);
@@ -139,25 +140,33 @@ class OpStats final : public th::sdk::Plugin {
         frames.append(reinterpret_cast<const char*>(&id), sizeof id);
         ++count;
       }
-      auto [site, fresh_site] = site_of.try_emplace(frames, static_cast<uint32_t>(sites.size()));
-      if (fresh_site) {
-        std::string stack;
-        for (size_t f = 0; f < count; ++f) {
-          uint32_t id;
-          std::memcpy(&id, frames.data() + f * sizeof id, sizeof id);
-          stack += (f ? " <- " : "") + std::string(t.String(id));
+      uint32_t site = 0;
+      if (count > 0) {
+        auto [found, fresh] = site_of.try_emplace(frames, static_cast<uint32_t>(sites.size()));
+        if (fresh) {
+          std::string stack;
+          for (size_t f = 0; f < count; ++f) {
+            uint32_t id;
+            std::memcpy(&id, frames.data() + f * sizeof id, sizeof id);
+            stack += (f ? " <- " : "") + std::string(t.String(id));
+          }
+          sites.push_back(std::move(stack));
         }
-        sites.push_back(std::move(stack));
+        site = found->second;
       }
-      const uint64_t packed =
-          uint64_t{t.name_id(i)} << 32 | uint64_t{rows.by_stack() ? site->second : 0} << 1 | cpu_op;
-      auto [found, fresh_key] = key_of.try_emplace(packed, 0);
-      if (fresh_key)
-        found->second =
-            rows.Key(cpu_op ? "cpu_op" : "user_annotation", t.name(i), sites[site->second]);
-      key[i] = found->second;
-      if (!sites[site->second].empty())
-        site_time[uint64_t{found->second} << 32 | site->second] += t.dur(i);
+      uint32_t* slot;
+      if (!rows.by_stack() || site == 0) {  // the key does not depend on the site
+        const size_t at = size_t{t.name_id(i)} * 2 + cpu_op;
+        if (at >= key_by_name.size()) key_by_name.resize(at + 1, kNone);
+        slot = &key_by_name[at];
+      } else {
+        const uint64_t packed = uint64_t{t.name_id(i)} << 32 | uint64_t{site} << 1 | cpu_op;
+        slot = &key_of.try_emplace(packed, kNone).first->second;
+      }
+      if (*slot == kNone)
+        *slot = rows.Key(cpu_op ? "cpu_op" : "user_annotation", t.name(i), sites[site]);
+      key[i] = *slot;
+      if (!sites[site].empty()) site_time[uint64_t{*slot} << 32 | site] += t.dur(i);
     }
     for (const auto& [key_site, ns] : site_time)
       rows.site_time[{static_cast<uint32_t>(key_site >> 32), sites[key_site & 0xFFFFFFFFu]}] += ns;
