@@ -2,17 +2,17 @@
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 #include <tracehound/kernels/primitives.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <unordered_map>
+
+#include "interval_order.h"
 
 namespace th::kernels {
 
@@ -165,45 +165,27 @@ void RadixSort(std::span<int64_t> keys, std::span<uint32_t> values, SortScratch*
   });
 }
 
-// The intervals in (group, begin) order: `order` holds indices, or is empty
-// when the input is already in that order (checked in parallel; the common
-// case, and then nothing is copied). `runs` are the starts of each group's
-// stretch, plus the end.
-struct Ordered {
-  std::vector<uint32_t> order;
-  std::vector<size_t> runs;
-  uint32_t at(size_t k) const { return order.empty() ? static_cast<uint32_t>(k) : order[k]; }
-};
-
-Ordered Order(const IntervalColumns& iv) {
-  const size_t n = iv.size();
-  Ordered o;
-  auto before = [&](size_t x, size_t y) {  // strictly out of order
-    return iv.group[x] > iv.group[y] || (iv.group[x] == iv.group[y] && iv.begin[x] > iv.begin[y]);
-  };
-  std::atomic<bool> sorted{true};
-  tbb::parallel_for(
-      tbb::blocked_range<size_t>(1, std::max<size_t>(n, 1), kGrain), [&](const auto& r) {
-        for (size_t i = r.begin(); i < r.end() && sorted.load(std::memory_order_relaxed); ++i)
-          if (before(i - 1, i)) sorted.store(false, std::memory_order_relaxed);
-      });
-  if (!sorted) {
-    o.order.resize(n);
-    std::iota(o.order.begin(), o.order.end(), 0u);
-    tbb::parallel_sort(o.order.begin(), o.order.end(), [&](uint32_t a, uint32_t b) {
-      if (iv.group[a] != iv.group[b]) return iv.group[a] < iv.group[b];
-      if (iv.begin[a] != iv.begin[b]) return iv.begin[a] < iv.begin[b];
-      return a < b;
-    });
-  }
-  for (size_t k = 0; k < n; ++k)
-    if (k == 0 || iv.group[o.at(k)] != iv.group[o.at(k - 1)]) o.runs.push_back(k);
-  o.runs.push_back(n);
-  return o;
-}
-
 bool ValidIntervals(const IntervalColumns& iv) {
   return iv.group.size() == iv.begin.size() && iv.end.size() == iv.begin.size();
+}
+
+// Per group, the length of the union of its intervals (groups are checked
+// below out.size()); groups without intervals get 0.
+void UnionLengths(const IntervalColumns& iv, const IntervalOrder& o, std::span<int64_t> out) {
+  std::fill(out.begin(), out.end(), 0);
+  const std::vector<size_t>& runs = o.runs;
+  tbb::parallel_for(size_t{0}, runs.size() - 1, [&](size_t r) {
+    int64_t covered_to = INT64_MIN, total = 0;
+    for (size_t k = runs[r]; k < runs[r + 1]; ++k) {
+      uint32_t i = o.at(k);
+      int64_t b = iv.begin[i], e = iv.end[i];
+      if (e <= b) continue;
+      int64_t from = std::max(b, covered_to);
+      if (e > from) total += e - from;
+      covered_to = std::max(covered_to, e);
+    }
+    if (runs[r + 1] > runs[r]) out[iv.group[o.at(runs[r])]] = total;
+  });
 }
 
 class CpuEngine final : public Engine {
@@ -314,35 +296,23 @@ class CpuEngine final : public Engine {
     for (uint32_t g : iv.group)
       if (g >= out.size())
         return KernelStatus("group " + std::to_string(g) + " is not below the output size");
-    std::fill(out.begin(), out.end(), 0);
-    Ordered o = Order(iv);
-    const std::vector<size_t>& runs = o.runs;
-    tbb::parallel_for(size_t{0}, runs.size() - 1, [&](size_t r) {
-      int64_t covered_to = INT64_MIN, total = 0;
-      for (size_t k = runs[r]; k < runs[r + 1]; ++k) {
-        uint32_t i = o.at(k);
-        int64_t b = iv.begin[i], e = iv.end[i];
-        if (e <= b) continue;
-        int64_t from = std::max(b, covered_to);
-        if (e > from) total += e - from;
-        covered_to = std::max(covered_to, e);
-      }
-      if (runs[r + 1] > runs[r]) out[iv.group[o.at(runs[r])]] = total;
-    });
+    UnionLengths(iv, OrderIntervals(iv), out);
     return {};
   }
 
   KernelStatus IntervalOverlap(const IntervalColumns& a, const IntervalColumns& b,
                                std::span<int64_t> out) override {
     if (!ValidIntervals(a) || !ValidIntervals(b)) return SizeError("interval columns");
+    for (const IntervalColumns* c : {&a, &b})
+      for (uint32_t g : c->group)
+        if (g >= out.size())
+          return KernelStatus("group " + std::to_string(g) + " is not below the output size");
     std::vector<int64_t> ua(out.size()), ub(out.size()), uab(out.size());
-    KernelStatus s = IntervalUnion(a, ua);
-    if (!s.ok()) return s;
-    s = IntervalUnion(b, ub);
-    if (!s.ok()) return s;
-    // A ∪ B in (group, begin) order: a linear merge when both inputs are in
-    // that order already (the common case), else concatenated and sorted by
-    // IntervalUnion itself.
+    const IntervalOrder oa = OrderIntervals(a), ob = OrderIntervals(b);
+    UnionLengths(a, oa, ua);
+    UnionLengths(b, ob, ub);
+    // A ∪ B in (group, begin) order: a linear merge of the two orders, A's
+    // interval first among equal keys.
     std::vector<uint32_t> g;
     std::vector<int64_t> bg, en;
     g.reserve(a.size() + b.size());
@@ -353,24 +323,24 @@ class CpuEngine final : public Engine {
       bg.push_back(c.begin[i]);
       en.push_back(c.end[i]);
     };
-    if (Order(a).order.empty() && Order(b).order.empty()) {
-      size_t i = 0, j = 0;
-      while (i < a.size() || j < b.size()) {
-        bool take_a = j == b.size() ||
-                      (i < a.size() && (a.group[i] < b.group[j] ||
-                                        (a.group[i] == b.group[j] && a.begin[i] <= b.begin[j])));
-        if (take_a)
-          push(a, i++);
-        else
-          push(b, j++);
+    size_t i = 0, j = 0;
+    while (i < a.size() || j < b.size()) {
+      const uint32_t x = i < a.size() ? oa.at(i) : 0, y = j < b.size() ? ob.at(j) : 0;
+      const bool take_a =
+          j == b.size() ||
+          (i < a.size() &&
+           (a.group[x] < b.group[y] || (a.group[x] == b.group[y] && a.begin[x] <= b.begin[y])));
+      if (take_a) {
+        push(a, x);
+        ++i;
+      } else {
+        push(b, y);
+        ++j;
       }
-    } else {
-      for (size_t i = 0; i < a.size(); ++i) push(a, i);
-      for (size_t j = 0; j < b.size(); ++j) push(b, j);
     }
-    s = IntervalUnion({g, bg, en}, uab);
-    if (!s.ok()) return s;
-    for (size_t i = 0; i < out.size(); ++i) out[i] = ua[i] + ub[i] - uab[i];
+    const IntervalColumns merged{g, bg, en};
+    UnionLengths(merged, OrderIntervals(merged), uab);
+    for (size_t k = 0; k < out.size(); ++k) out[k] = ua[k] + ub[k] - uab[k];
     return {};
   }
 
@@ -379,7 +349,7 @@ class CpuEngine final : public Engine {
     for (uint32_t g : iv.group)
       if (g >= num_groups)
         return KernelStatus("group " + std::to_string(g) + " is not below num_groups");
-    Ordered o = Order(iv);
+    const IntervalOrder o = OrderIntervals(iv);
     const std::vector<size_t>& runs = o.runs;
     std::vector<GapList> per_run(runs.size() - 1);
     tbb::parallel_for(size_t{0}, runs.size() - 1, [&](size_t r) {

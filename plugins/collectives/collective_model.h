@@ -177,6 +177,21 @@ inline double BusFactor(std::string_view collective, int64_t n) {
   return 0;
 }
 
+inline constexpr size_t kNoSlot = SIZE_MAX;
+
+// In `steps` (by start), the last step starting at or before `ts`, kNoSlot
+// when none: `hint` or the one after it when either is that step, else by
+// binary search.
+inline size_t LastStepStartingBy(const std::vector<th_step>& steps, int64_t ts, size_t hint) {
+  const size_t n = steps.size();
+  for (size_t h = hint; h < n && h <= hint + 1; ++h)
+    if (steps[h].ts <= ts && (h + 1 == n || steps[h + 1].ts > ts)) return h;
+  auto it = std::upper_bound(steps.begin(), steps.end(), ts,
+                             [](int64_t v, const th_step& s) { return v < s.ts; });
+  if (it == steps.begin()) return kNoSlot;
+  return static_cast<size_t>(it - steps.begin()) - 1;
+}
+
 // Which ProfilerStep an event belongs to: a GPU activity to the step holding
 // its launch (the runtime call, by the launch edge), else the step holding
 // its own start; a host event to the step holding its start.
@@ -191,17 +206,27 @@ class StepIndex {
   }
   // Step number of the step whose [ts, ts + dur) holds `ts`, else kNoStep.
   int64_t StepAt(int64_t ts) const {
-    auto it = std::upper_bound(steps_.begin(), steps_.end(), ts,
-                               [](int64_t v, const th_step& s) { return v < s.ts; });
-    if (it == steps_.begin()) return kNoStep;
-    --it;
-    return ts < it->ts + it->dur ? it->number : kNoStep;
+    size_t hint = 0;
+    return StepAt(ts, hint);
+  }
+  // The same, trying the slot of the previous query first (`hint`, kept by
+  // the caller): constant time for queries in time order.
+  int64_t StepAt(int64_t ts, size_t& hint) const {
+    const size_t slot = LastStepStartingBy(steps_, ts, hint);
+    if (slot == kNoSlot) return kNoStep;
+    hint = slot;
+    const th_step& s = steps_[slot];
+    return ts < s.ts + s.dur ? s.number : kNoStep;
   }
   // Start of the runtime call that launched `event`, kNoTime when none.
   int64_t LaunchTs(uint64_t event) const { return launch_ts_[event]; }
   int64_t StepOf(uint64_t event) const {
+    size_t hint = 0;
+    return StepOf(event, hint);
+  }
+  int64_t StepOf(uint64_t event, size_t& hint) const {
     int64_t l = launch_ts_[event];
-    return StepAt(l != kNoTime ? l : t_.ts(event));
+    return StepAt(l != kNoTime ? l : t_.ts(event), hint);
   }
   const std::vector<th_step>& steps() const { return steps_; }
   // Distinct step numbers, ascending.
@@ -244,27 +269,60 @@ struct Instance {
   }
 };
 
-// Every collective of one trace, by start time.
+// What a communication kernel's name says, worked out once per name.
+struct CommKernelName {
+  std::string name, backend;
+  NcclName parsed;
+};
+
+// Every collective of one trace, by start time (ties in event order).
 inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const StepIndex& steps) {
-  std::unordered_map<uint64_t, uint64_t> meta;  // event -> collective row
-  for (uint64_t r = 0; r < t.collective_count(); ++r) meta[t.collective_event(r)] = r;
+  // collective_args rows by event (the last row of an event counts), read
+  // along with the events.
+  std::vector<std::pair<uint32_t, uint32_t>> meta;  // (event, row)
+  for (uint64_t r = 0; r < t.collective_count(); ++r)
+    meta.push_back({t.collective_event(r), static_cast<uint32_t>(r)});
+  std::stable_sort(meta.begin(), meta.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t next_meta = 0;
+  std::unordered_map<uint32_t, CommKernelName> kernel_names;  // by name id
+  std::vector<uint8_t> gloo_name;  // by name id: 0 not looked at, 1 no, 2 "gloo:*"
   std::vector<Instance> out;
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t kind = t.kind(i);
+    bool has_meta = false;
+    uint64_t r = 0;
+    if (kind == TH_EVENT_KERNEL) {
+      while (next_meta < meta.size() && meta[next_meta].first < i) ++next_meta;
+      while (next_meta < meta.size() && meta[next_meta].first == i) {
+        has_meta = true;
+        r = meta[next_meta++].second;
+      }
+      if (!has_meta && !IsCommKernel(t, i)) continue;
+    } else if (kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) {
+      const uint32_t name = t.name_id(i);
+      if (name >= gloo_name.size()) gloo_name.resize(name + 1, 0);
+      if (gloo_name[name] == 0) gloo_name[name] = t.name(i).substr(0, 5) == "gloo:" ? 2 : 1;
+      if (gloo_name[name] != 2) continue;
+    } else {
+      continue;
+    }
     Instance x;
     if (kind == TH_EVENT_KERNEL) {
-      auto m = meta.find(i);
-      std::string_view name = t.name(i);
-      if (m == meta.end() && !IsCommKernel(t, i)) continue;
-      x.name = std::string(name);
-      x.backend = CommBackend(t, i);
+      auto [known, fresh] = kernel_names.try_emplace(t.name_id(i));
+      if (fresh) {
+        known->second.name = std::string(t.name(i));
+        known->second.backend = CommBackend(t, i);
+        known->second.parsed = ParseNcclKernelName(known->second.name);
+      }
+      const CommKernelName& k = known->second;
+      x.name = k.name;
+      x.backend = k.backend;
       x.lane = t.track_of(i).stream;
-      NcclName parsed = ParseNcclKernelName(name);
-      x.collective = parsed.collective;
-      x.algorithm = parsed.algorithm;
-      x.dtype = parsed.dtype;
-      if (m != meta.end()) {
-        const uint64_t r = m->second;
+      x.collective = k.parsed.collective;
+      x.algorithm = k.parsed.algorithm;
+      x.dtype = k.parsed.dtype;
+      if (has_meta) {
         if (!t.collective_name(r).empty()) x.collective = NormalizeCollective(t.collective_name(r));
         if (!t.collective_dtype(r).empty()) x.dtype = std::string(t.collective_dtype(r));
         x.group = std::string(t.collective_group(r));
@@ -272,15 +330,12 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
         x.out_nelems = t.collective_out_nelems(r);
         x.group_size = t.collective_group_size(r) > 0 ? t.collective_group_size(r) : -1;
       }
-    } else if ((kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) &&
-               t.name(i).substr(0, 5) == "gloo:") {
+    } else {
       x.gpu = false;
       x.name = std::string(t.name(i));
       x.backend = "gloo";
       x.lane = t.track_of(i).tid;
       x.collective = NormalizeCollective(x.name.substr(5));
-    } else {
-      continue;
     }
     x.event = i;
     x.ts = t.ts(i);
@@ -288,9 +343,14 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     x.step = x.gpu ? steps.StepOf(i) : steps.StepAt(x.ts);
     out.push_back(std::move(x));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Instance& a, const Instance& b) { return a.ts < b.ts; });
-  return out;
+  // By start: (ts, position) pairs sorted, then the instances moved once.
+  std::vector<std::pair<int64_t, uint32_t>> order(out.size());
+  for (size_t k = 0; k < out.size(); ++k) order[k] = {out[k].ts, static_cast<uint32_t>(k)};
+  std::sort(order.begin(), order.end());
+  std::vector<Instance> sorted;
+  sorted.reserve(out.size());
+  for (const auto& [ts, k] : order) sorted.push_back(std::move(out[k]));
+  return sorted;
 }
 
 // One collective across ranks: the instance of each rank that ran it.

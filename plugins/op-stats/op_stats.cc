@@ -2,22 +2,26 @@
 // time, device time of the GPU activity it launched, the Python call site.
 // Run() is the sequence of the phases in op_stats_phases.h:
 //
-// Host (CoveredByChildren): framework ops are cpu_op and user_annotation
-//   events (ProfilerStep#N left out: steps are not ops). An op's self time is
-//   its duration minus the part covered by the events nested directly in it on
-//   its thread (child ops, launch calls, Python frames).
-// Device (AttributeLaunches): each launch edge (runtime call -> kernel/memcpy/
+// Keys (KeyOps, OpRows): framework ops are cpu_op and user_annotation events
+//   (ProfilerStep#N left out: steps are not ops), keyed by kind, name and call
+//   site; each distinct call site and key is spelled out once per trace.
+// Host (AddHostTime): an op's self time is its duration minus the part covered
+//   by the events nested directly in it on its thread (child ops, launch calls,
+//   Python frames).
+// Device (AddDeviceTime): each launch edge (runtime call -> kernel/memcpy/
 //   memset) gives the activity's duration to the innermost op around the call
 //   (device_self) and to every op enclosing that one (device_total).
 // XProf captures: GPU activity attributed to HLO instructions (ABI 1.2) is
 //   summed per instruction (hlo_op_stats, SortHloStats) and per framework op
 //   path, the instruction's op_name (op_stats rows of kind xla_op).
-// Rows are keyed (OpRows), reduced per key by the host and ordered with their
-// main call site (SummarizeOps).
+// Everything is summed per key as it is read (KeyTotals; a few bytes per
+// event of scratch) and ordered with the main call site (SummarizeOps).
 #include <tracehound/sdk.h>
 
+#include <cstring>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -84,35 +88,89 @@ class OpStats final : public th::sdk::Plugin {
     const auto depth = static_cast<size_t>(ctx.GetInt("stack_depth"));
     const bool annotations = ctx.GetBool("include_annotations");
     OpRows rows(by_stack);
+    KeyTotals totals;
     std::map<std::pair<std::string, std::string>, HloStat> hlo;  // by (module, instruction)
     for (const Trace& t : ctx.traces()) {
-      const EventTree tree = ReadTree(t, annotations);
-      const DeviceTime device = AttributeLaunches(tree, ReadLaunches(t));
-      AddHostOps(t, tree, device, depth, rows);
-      const int64_t hlo_attributed = AddHloActivity(t, rows, hlo);
+      DeviceTime device;
+      {
+        const std::vector<uint32_t> key = KeyOps(t, annotations, depth, rows);
+        totals.Resize(rows.keys.size());
+        const th::sdk::TableView events = t.Table("events");
+        const EventTree tree{events.Values<uint32_t>("parent", TH_TYPE_U32), events.Ints("ts"),
+                             events.Ints("dur"), key};
+        AddHostTime(tree, totals);
+        device = AddDeviceTime(tree, ReadLaunches(t), totals);
+      }
+      const int64_t hlo_attributed = AddHloActivity(t, rows, totals, hlo);
       CheckDeviceTime(ctx, t, device, hlo_attributed);
     }
-    PublishOps(ctx, rows, by_stack);
+    PublishOps(ctx, rows, totals, by_stack);
     PublishHlo(ctx, SortHloStats(std::move(hlo)));
   }
 
  private:
-  static EventTree ReadTree(const Trace& t, bool annotations) {
+  // Per event, the key of the op it is (kNone for other events): its kind,
+  // name and call site, the innermost Python frames around it (up to
+  // `depth`). Each op's duration goes to its call site's time. Call sites and
+  // keys are looked up by string ids and spelled out once each.
+  static std::vector<uint32_t> KeyOps(const Trace& t, bool annotations, size_t depth,
+                                      OpRows& rows) {
     const uint64_t n = t.size();
-    EventTree tree;
-    tree.parent.resize(n);
-    tree.ts.resize(n);
-    tree.dur.resize(n);
-    tree.op.resize(n);
+    std::vector<uint32_t> key(n, kNone);
+    std::unordered_map<std::string, uint32_t> site_of;  // frame name ids as bytes -> site
+    std::vector<std::string> sites{""};                 // site 0: no Python frame
+    std::vector<uint32_t> key_by_name;                  // (name id, kind) -> key, one site
+    std::unordered_map<uint64_t, uint32_t> key_of;      // (name id, site, kind) -> key
+    std::unordered_map<uint64_t, int64_t> site_time;    // (key, site) -> time
+    const th::sdk::TableView events = t.Table("events");
+    KindAtOrAbove python(events.Values<uint32_t>("parent", TH_TYPE_U32),
+                         events.Values<uint8_t>("kind", TH_TYPE_U8), TH_EVENT_PYTHON_FUNCTION);
+    std::string frames;
     for (uint64_t i = 0; i < n; ++i) {
       const uint32_t k = t.kind(i);
-      tree.parent[i] = t.parent(i);
-      tree.ts[i] = t.ts(i);
-      tree.dur[i] = t.dur(i);
-      tree.op[i] = k == TH_EVENT_CPU_OP ||
-                   (annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i)));
+      const bool cpu_op = k == TH_EVENT_CPU_OP;
+      if (!cpu_op && !(annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i))))
+        continue;
+      frames.clear();
+      size_t count = 0;
+      for (uint32_t p = t.parent(i); p != kNone && count < depth; p = t.parent(p)) {
+        p = python(p);
+        if (p == kNone) break;
+        const uint32_t id = t.name_id(p);
+        frames.append(reinterpret_cast<const char*>(&id), sizeof id);
+        ++count;
+      }
+      uint32_t site = 0;
+      if (count > 0) {
+        auto [found, fresh] = site_of.try_emplace(frames, static_cast<uint32_t>(sites.size()));
+        if (fresh) {
+          std::string stack;
+          for (size_t f = 0; f < count; ++f) {
+            uint32_t id;
+            std::memcpy(&id, frames.data() + f * sizeof id, sizeof id);
+            stack += (f ? " <- " : "") + std::string(t.String(id));
+          }
+          sites.push_back(std::move(stack));
+        }
+        site = found->second;
+      }
+      uint32_t* slot;
+      if (!rows.by_stack() || site == 0) {  // the key does not depend on the site
+        const size_t at = size_t{t.name_id(i)} * 2 + cpu_op;
+        if (at >= key_by_name.size()) key_by_name.resize(at + 1, kNone);
+        slot = &key_by_name[at];
+      } else {
+        const uint64_t packed = uint64_t{t.name_id(i)} << 32 | uint64_t{site} << 1 | cpu_op;
+        slot = &key_of.try_emplace(packed, kNone).first->second;
+      }
+      if (*slot == kNone)
+        *slot = rows.Key(cpu_op ? "cpu_op" : "user_annotation", t.name(i), sites[site]);
+      key[i] = *slot;
+      if (!sites[site].empty()) site_time[uint64_t{*slot} << 32 | site] += t.dur(i);
     }
-    return tree;
+    for (const auto& [key_site, ns] : site_time)
+      rows.site_time[{static_cast<uint32_t>(key_site >> 32), sites[key_site & 0xFFFFFFFFu]}] += ns;
+    return key;
   }
 
   static std::vector<Launch> ReadLaunches(const Trace& t) {
@@ -123,59 +181,52 @@ class OpStats final : public th::sdk::Plugin {
     return launches;
   }
 
-  // One row per op, keyed with its call site: the innermost Python frames
-  // around it (up to `depth`).
-  static void AddHostOps(const Trace& t, const EventTree& tree, const DeviceTime& device,
-                         size_t depth, OpRows& rows) {
-    const std::vector<int64_t> covered = CoveredByChildren(tree);
-    for (uint32_t i = 0; i < tree.parent.size(); ++i) {
-      if (!tree.is_op(i)) continue;
-      std::string stack;
-      size_t frames = 0;
-      for (uint32_t p = t.parent(i); p != kNone && frames < depth; p = t.parent(p)) {
-        if (t.kind(p) != TH_EVENT_PYTHON_FUNCTION) continue;
-        stack += (frames++ ? " <- " : "") + std::string(t.name(p));
-      }
-      const std::string kind = t.kind(i) == TH_EVENT_CPU_OP ? "cpu_op" : "user_annotation";
-      const uint32_t k = rows.Key(kind, t.name(i), stack);
-      rows.Add(k, t.dur(i), t.dur(i) - covered[i], device.total[i], device.self[i],
-               device.launched[i]);
-      if (!stack.empty()) rows.site_time[{k, stack}] += t.dur(i);
-    }
-  }
-
   // XProf captures: GPU activity by HLO instruction, and one xla_op row per
   // activity keyed by the instruction's op_name. Returns the time attributed.
-  static int64_t AddHloActivity(const Trace& t, OpRows& rows,
+  // Each instruction's statistic, key and call-site time are found once.
+  static int64_t AddHloActivity(const Trace& t, OpRows& rows, KeyTotals& totals,
                                 std::map<std::pair<std::string, std::string>, HloStat>& hlo) {
     int64_t attributed = 0;
     if (!t.attributed()) return attributed;
+    struct Instruction {
+      HloStat* stat = nullptr;
+      uint32_t key = kNone;
+      int64_t site_time = 0;
+    };
+    std::vector<Instruction> by_ins(t.hlo_instruction_count());
     for (uint64_t r = 0; r < t.gpu_rows(); ++r) {
       const uint32_t e = t.gpu_event(r), ins = t.gpu_hlo_instruction(r);
       if (ins == kNone || !t.is_gpu_activity(e)) continue;
       const int64_t d = t.dur(e);
       attributed += d;
-      const std::string module(t.hlo_module_name(t.hlo_module(ins)));
-      HloStat& h = hlo[{module, std::string(t.hlo_name(ins))}];
-      if (h.kernels == 0) {
-        h.module = module;
-        h.name = t.hlo_name(ins);
-        h.opcode = t.hlo_opcode(ins);
-        h.op_name = t.hlo_op_name(ins);
-        h.shape = t.hlo_shape(ins);
-        if (!t.hlo_source_file(ins).empty())
-          h.source =
-              std::string(t.hlo_source_file(ins)) + ":" + std::to_string(t.hlo_source_line(ins));
+      Instruction& x = by_ins[ins];
+      if (!x.stat) {
+        const std::string module(t.hlo_module_name(t.hlo_module(ins)));
+        HloStat& h = hlo[{module, std::string(t.hlo_name(ins))}];
+        if (h.kernels == 0) {
+          h.module = module;
+          h.name = t.hlo_name(ins);
+          h.opcode = t.hlo_opcode(ins);
+          h.op_name = t.hlo_op_name(ins);
+          h.shape = t.hlo_shape(ins);
+          if (!t.hlo_source_file(ins).empty())
+            h.source =
+                std::string(t.hlo_source_file(ins)) + ":" + std::to_string(t.hlo_source_line(ins));
+        }
+        std::string_view op = t.hlo_op_name(ins);
+        x.stat = &h;
+        x.key = rows.Key("xla_op", op.empty() ? "(no op_name)" : op, h.source);
+        totals.Resize(rows.keys.size());
       }
+      HloStat& h = *x.stat;
       h.kernels += 1;
       h.device += d;
       (t.gpu_hlo_match(r) == TH_HLO_MATCH_EXACT ? h.exact : h.inferred) += 1;
-      std::string_view op = t.hlo_op_name(ins);
-      const uint32_t k =
-          rows.Key("xla_op", op.empty() ? "(no op_name)" : op, h.source.empty() ? "" : h.source);
-      rows.Add(k, -1, -1, d, d, 1);
-      if (!h.source.empty()) rows.site_time[{k, h.source}] += d;
+      totals.Add(x.key, -1, -1, d, d, 1);
+      if (!h.source.empty()) x.site_time += d;
     }
+    for (const Instruction& x : by_ins)
+      if (x.stat && !x.stat->source.empty()) rows.site_time[{x.key, x.stat->source}] += x.site_time;
     return attributed;
   }
 
@@ -204,16 +255,7 @@ class OpStats final : public th::sdk::Plugin {
                   std::to_string(activity_total) + " ns");
   }
 
-  static void PublishOps(Context& ctx, const OpRows& rows, bool by_stack) {
-    const size_t k = rows.keys.size();
-    using R = Context::Reduce;
-    KeyTotals totals;
-    totals.calls = ctx.ReduceByKey(rows.key, rows.host_total, R::kCount, k);
-    totals.host_total = ctx.ReduceByKey(rows.key, rows.host_total, R::kSum, k);
-    totals.host_self = ctx.ReduceByKey(rows.key, rows.host_self, R::kSum, k);
-    totals.device_total = ctx.ReduceByKey(rows.key, rows.device_total, R::kSum, k);
-    totals.device_self = ctx.ReduceByKey(rows.key, rows.device_self, R::kSum, k);
-    totals.kernels = ctx.ReduceByKey(rows.key, rows.kernels, R::kSum, k);
+  static void PublishOps(Context& ctx, const OpRows& rows, const KeyTotals& totals, bool by_stack) {
     std::vector<std::string> c_kind, c_name, c_site;
     std::vector<int64_t> c_calls, c_ht, c_hs, c_dt, c_ds, c_k, c_sites;
     std::vector<double> c_mean;

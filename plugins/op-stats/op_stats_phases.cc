@@ -5,17 +5,6 @@
 
 namespace th::op_stats {
 
-std::vector<int64_t> CoveredByChildren(const EventTree& t) {
-  const size_t n = t.parent.size();
-  std::vector<int64_t> covered(n, 0);
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t p = t.parent[i];
-    if (p == kNone || t.dur[i] <= 0 || !t.is_op(p)) continue;
-    covered[p] += std::max<int64_t>(0, std::min(t.end(i), t.end(p)) - std::max(t.ts[i], t.ts[p]));
-  }
-  return covered;
-}
-
 OpsAbove::OpsAbove(const EventTree& t) : t_(t), above_(t.parent.size(), kUnknown) {}
 
 uint32_t OpsAbove::operator()(uint32_t event) {
@@ -31,12 +20,57 @@ uint32_t OpsAbove::operator()(uint32_t event) {
   return found;
 }
 
-DeviceTime AttributeLaunches(const EventTree& t, const std::vector<Launch>& launches) {
+KindAtOrAbove::KindAtOrAbove(std::span<const uint32_t> parent, std::span<const uint8_t> kinds,
+                             uint8_t kind)
+    : parent_(parent), kinds_(kinds), kind_(kind), found_(parent.size(), kUnknown) {}
+
+uint32_t KindAtOrAbove::operator()(uint32_t event) {
+  path_.clear();
+  uint32_t p = event;
+  while (p != kNone && found_[p] == kUnknown && kinds_[p] != kind_) {
+    path_.push_back(p);
+    p = parent_[p];
+  }
+  const uint32_t found = p == kNone ? kNone : found_[p] != kUnknown ? found_[p] : p;
+  for (uint32_t q : path_) found_[q] = found;
+  if (p != kNone) found_[p] = found;
+  return found;
+}
+
+void KeyTotals::Resize(size_t keys) {
+  for (auto* c : {&calls, &host_total, &host_self, &device_total, &device_self, &kernels})
+    c->resize(keys, 0);
+}
+
+void KeyTotals::Add(uint32_t key, int64_t row_host_total, int64_t row_host_self,
+                    int64_t row_device_total, int64_t row_device_self, int64_t row_kernels) {
+  calls[key] += 1;
+  host_total[key] += row_host_total;
+  host_self[key] += row_host_self;
+  device_total[key] += row_device_total;
+  device_self[key] += row_device_self;
+  kernels[key] += row_kernels;
+}
+
+void AddHostTime(const EventTree& t, KeyTotals& totals) {
   const size_t n = t.parent.size();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (t.is_op(i)) {
+      const uint32_t k = t.key[i];
+      totals.calls[k] += 1;
+      totals.host_total[k] += t.dur[i];
+      totals.host_self[k] += t.dur[i];
+    }
+    const uint32_t p = t.parent[i];
+    if (p == kNone || t.dur[i] <= 0 || !t.is_op(p)) continue;
+    totals.host_self[t.key[p]] -=
+        std::max<int64_t>(0, std::min(t.end(i), t.end(p)) - std::max(t.ts[i], t.ts[p]));
+  }
+}
+
+DeviceTime AddDeviceTime(const EventTree& t, const std::vector<Launch>& launches,
+                         KeyTotals& totals) {
   DeviceTime d;
-  d.self.assign(n, 0);
-  d.total.assign(n, 0);
-  d.launched.assign(n, 0);
   OpsAbove above(t);
   for (const Launch& l : launches) {
     d.launched_total += l.dur;
@@ -46,10 +80,10 @@ DeviceTime AttributeLaunches(const EventTree& t, const std::vector<Launch>& laun
       continue;
     }
     d.in_ops += l.dur;
-    d.self[owner] += l.dur;
+    totals.device_self[t.key[owner]] += l.dur;
     for (uint32_t a = owner; a != kNone; a = above(a)) {
-      d.total[a] += l.dur;
-      d.launched[a] += 1;
+      totals.device_total[t.key[a]] += l.dur;
+      totals.kernels[t.key[a]] += 1;
     }
   }
   return d;
@@ -60,16 +94,6 @@ uint32_t OpRows::Key(const std::string& kind, std::string_view name, const std::
   auto [it, fresh] = key_of_.try_emplace(k, static_cast<uint32_t>(keys.size()));
   if (fresh) keys.push_back({kind, std::string(name), by_stack_ ? stack : ""});
   return it->second;
-}
-
-void OpRows::Add(uint32_t k, int64_t row_host_total, int64_t row_host_self,
-                 int64_t row_device_total, int64_t row_device_self, int64_t row_kernels) {
-  key.push_back(k);
-  host_total.push_back(row_host_total);
-  host_self.push_back(row_host_self);
-  device_total.push_back(row_device_total);
-  device_self.push_back(row_device_self);
-  kernels.push_back(row_kernels);
 }
 
 std::vector<OpStatRow> SummarizeOps(const OpRows& rows, const KeyTotals& totals, bool by_stack) {

@@ -1,16 +1,18 @@
 // The phases of the op-stats analyzer, each a function of plain inputs (no
 // plugin context, no trace), so that each is tested on hand-built inputs:
 //
-//   CoveredByChildren   host self time: what an op's direct children cover
 //   OpsAbove            the nearest op around an event
-//   AttributeLaunches   device time of launched activity, per op
-//   OpRows              rows of ops keyed by (kind, name[, call site])
+//   KindAtOrAbove       the nearest event of a kind (a Python frame) at or above one
+//   OpRows              op keys by (kind, name[, call site]), time per call site
+//   AddHostTime         per key: calls, host total and self time
+//   AddDeviceTime       per key: device time of launched activity
 //   SummarizeOps        per key: totals, mean, main call site; by device time
 //   SortHloStats        hlo_op_stats rows by device time
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,21 +23,17 @@ namespace th::op_stats {
 
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
-// The event tree of one trace: per event its parent (kNone for a root), its
-// start and duration, and whether it is a framework op.
+// The event tree of one trace, as views of its columns: per event its parent
+// (kNone for a root), its start and duration, and the key of the framework op
+// it is (kNone for every other event).
 struct EventTree {
-  std::vector<uint32_t> parent;
-  std::vector<int64_t> ts, dur;
-  std::vector<uint8_t> op;  // 1: a framework op
+  std::span<const uint32_t> parent;
+  std::span<const int64_t> ts, dur;
+  std::span<const uint32_t> key;
 
-  bool is_op(uint32_t i) const { return op[i] != 0; }
+  bool is_op(uint32_t i) const { return key[i] != kNone; }
   int64_t end(uint32_t i) const { return ts[i] + dur[i]; }
 };
-
-// Per op: the part of its duration covered by the events nested directly in
-// it (each child clipped to the op; children of zero duration left out); 0
-// for other events. An op's self time is its duration minus this.
-std::vector<int64_t> CoveredByChildren(const EventTree& t);
 
 // The nearest op strictly above an event (kNone when none), memoised along
 // parent chains.
@@ -50,49 +48,73 @@ class OpsAbove {
   std::vector<uint32_t> above_, path_;
 };
 
+// The nearest event of kind `kind` at or above an event (itself, its parent,
+// ...), kNone when none, memoised along parent chains: per event `parent`
+// (kNone for a root) and `kinds`.
+class KindAtOrAbove {
+ public:
+  KindAtOrAbove(std::span<const uint32_t> parent, std::span<const uint8_t> kinds, uint8_t kind);
+  uint32_t operator()(uint32_t event);
+
+ private:
+  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
+  std::span<const uint32_t> parent_;
+  std::span<const uint8_t> kinds_;
+  uint8_t kind_;
+  std::vector<uint32_t> found_, path_;
+};
+
 // A launch edge: the runtime call and the duration of the activity it launched.
 struct Launch {
   uint32_t src;
   int64_t dur;
 };
 
+// Per key, summed over its ops (calls = op count). XLA rows: host_* -1 per call.
+struct KeyTotals {
+  std::vector<int64_t> calls, host_total, host_self, device_total, device_self, kernels;
+
+  // Room for keys below `keys` (new ones start at 0).
+  void Resize(size_t keys);
+  void Add(uint32_t key, int64_t host_total, int64_t host_self, int64_t device_total,
+           int64_t device_self, int64_t kernels);
+};
+
+// Each op: one call, its duration into host_total, and into host_self less
+// the part covered by the events nested directly in it (each child clipped
+// to the op; children of zero duration left out). `totals` holds every key.
+void AddHostTime(const EventTree& t, KeyTotals& totals);
+
 // Each launch gives its activity's duration to the innermost op around the
-// call (self; the call itself when it is an op) and to every op enclosing
-// that one (total, launched count). Launches outside every op count apart.
+// call (device_self; the call itself when it is an op) and to every op
+// enclosing that one (device_total, kernels: the launched count). Launches
+// outside every op count apart. `totals` holds every key.
 struct DeviceTime {
-  std::vector<int64_t> self, total, launched;  // per event
   int64_t in_ops = 0, outside_ops = 0, launched_total = 0;
 };
 
-DeviceTime AttributeLaunches(const EventTree& t, const std::vector<Launch>& launches);
+DeviceTime AddDeviceTime(const EventTree& t, const std::vector<Launch>& launches,
+                         KeyTotals& totals);
 
 struct KeyInfo {
   std::string kind, name, stack;
 };
 
-// One row per op event (or per kernel for XLA ops), aggregated into keys:
-// (kind, name), and the call site too when by_stack.
+// Op keys: (kind, name), and the call site too when by_stack, numbered in
+// order of first use.
 class OpRows {
  public:
   explicit OpRows(bool by_stack) : by_stack_(by_stack) {}
   uint32_t Key(const std::string& kind, std::string_view name, const std::string& stack);
-  void Add(uint32_t key, int64_t host_total, int64_t host_self, int64_t device_total,
-           int64_t device_self, int64_t kernels);
+  bool by_stack() const { return by_stack_; }
 
   std::vector<KeyInfo> keys;
-  std::vector<uint32_t> key;                                                       // per row
-  std::vector<int64_t> host_total, host_self, device_total, device_self, kernels;  // per row
   // Time per (key, call site), to name each key's main call site.
   std::map<std::pair<uint32_t, std::string>, int64_t> site_time;
 
  private:
   bool by_stack_;
   std::unordered_map<std::string, uint32_t> key_of_;
-};
-
-// Per key: the rows reduced (calls = row count, the rest summed).
-struct KeyTotals {
-  std::vector<int64_t> calls, host_total, host_self, device_total, device_self, kernels;
 };
 
 struct OpStatRow {

@@ -190,6 +190,7 @@ class Overlap final : public th::sdk::Plugin {
         step_group.push_back(static_cast<uint32_t>(groups.size()));
         groups.push_back({t.rank(), n, ti});
       }
+      size_t hint = 0;
       for (uint64_t i = 0; i < t.size(); ++i) {
         Class c = hta ? HtaClass(t, i) : TracehoundClass(t, i, has_meta);
         if (c == Class::kNone) continue;
@@ -210,7 +211,7 @@ class Overlap final : public th::sdk::Plugin {
             in_window = !hta && t.ts(i) < cutoff;
         }
         if (in_window) add(window, c, b, e);
-        int64_t step = steps.StepOf(i);
+        int64_t step = steps.StepOf(i, hint);
         if (step != kNoStep) {
           size_t s = std::lower_bound(numbers.begin(), numbers.end(), step) - numbers.begin();
           add(step_group[s], c, b, e);

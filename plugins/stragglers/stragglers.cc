@@ -211,10 +211,11 @@ class Stragglers final : public th::sdk::Plugin {
     std::vector<int64_t> b, e;
     for (size_t trace : row_traces) {
       const auto& t = ctx.traces()[trace];
+      size_t hint = 0;
       for (uint64_t i = 0; i < t.size(); ++i) {
         if (t.kind(i) != TH_EVENT_KERNEL || t.kernel_class(i) != th::sdk::KernelClass::kComp)
           continue;
-        auto it = row_of.find({trace, steps[trace].StepOf(i)});
+        auto it = row_of.find({trace, steps[trace].StepOf(i, hint)});
         if (it == row_of.end()) continue;
         g.push_back(it->second);
         b.push_back(t.ts(i));
@@ -459,18 +460,28 @@ class Stragglers final : public th::sdk::Plugin {
     std::vector<HtaKernel> comm;
     for (size_t t = 0; t < traces.size(); ++t) {
       const auto& tr = traces[t];
+      std::vector<uint8_t> gpu_track(tr.track_count());
+      for (uint32_t k = 0; k < gpu_track.size(); ++k)
+        gpu_track[k] = tr.track(k).kind == TH_TRACK_GPU_STREAM;
+      size_t hint = 0;
+      int64_t last_step = kNoStep;
+      bool last_valid = valid.count(kNoStep) > 0;
       for (uint64_t i = 0; i < tr.size(); ++i) {
         const uint32_t kind = tr.kind(i);
         if (kind == TH_EVENT_METADATA || kind == TH_EVENT_FLOW || kind == TH_EVENT_COUNTER)
           continue;
-        const bool gpu = tr.track_of(i).kind == TH_TRACK_GPU_STREAM;
+        const bool gpu = gpu_track[tr.track_index(i)];
         int64_t step = kNoStep;
         if (gpu) {
-          if (steps[t].LaunchTs(i) != kNoTime) step = steps[t].StepAt(steps[t].LaunchTs(i));
+          if (steps[t].LaunchTs(i) != kNoTime) step = steps[t].StepAt(steps[t].LaunchTs(i), hint);
         } else {
-          step = steps[t].StepAt(tr.ts(i));
+          step = steps[t].StepAt(tr.ts(i), hint);
         }
-        if (!valid.count(step)) continue;
+        if (step != last_step) {
+          last_step = step;
+          last_valid = valid.count(step) > 0;
+        }
+        if (!last_valid) continue;
         t_min = std::min(t_min, tr.ts(i));
         t_max = std::max(t_max, tr.end(i));
         if (kind == TH_EVENT_KERNEL && tr.track_of(i).stream > 0 && step > 0 &&

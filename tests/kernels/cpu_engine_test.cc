@@ -37,6 +37,16 @@ std::vector<Case> IntervalCases() {
     }
     cases.push_back(c);
   }
+  // Three time-ordered tracks one after the other, groups interleaved: each
+  // group a few ascending runs (the merge path).
+  Case tracks{"track-major runs", {}, {}, {}};
+  for (int track = 0; track < 3; ++track)
+    for (int64_t i = 0; i < 5000; ++i) {
+      tracks.group.push_back(static_cast<uint32_t>(rng() % 8));
+      tracks.begin.push_back(i * 40 + track * 7);
+      tracks.end.push_back(i * 40 + track * 7 + static_cast<int64_t>(rng() % 60));
+    }
+  cases.push_back(tracks);
   // One huge group, sorted (the fast path), with totals beyond 2^31.
   Case big{"sorted, totals past 2^31", {}, {}, {}};
   for (int64_t i = 0; i < 100000; ++i) {

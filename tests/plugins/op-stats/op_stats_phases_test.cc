@@ -18,20 +18,33 @@ namespace {
 // └─ 5 instant [90, 90)
 // 6 launch call [200, 210), outside every op
 // └─ 7 launch call [201, 206)
+// Ops 0 and 2 have keys 0 and 1.
 EventTree Tree() {
-  EventTree t;
-  t.parent = {kNone, 0, 1, 2, 0, 0, kNone, 6};
-  t.ts = {0, 10, 20, 25, 80, 90, 200, 201};
-  t.dur = {100, 50, 30, 5, 40, 0, 10, 5};
-  t.op = {1, 0, 1, 0, 0, 0, 0, 0};
-  return t;
+  static const std::vector<uint32_t> parent = {kNone, 0, 1, 2, 0, 0, kNone, 6};
+  static const std::vector<int64_t> ts = {0, 10, 20, 25, 80, 90, 200, 201};
+  static const std::vector<int64_t> dur = {100, 50, 30, 5, 40, 0, 10, 5};
+  static const std::vector<uint32_t> key = {0, kNone, 1, kNone, kNone, kNone, kNone, kNone};
+  return {parent, ts, dur, key};
 }
 
-TEST(CoveredByChildren, DirectChildrenClippedToTheOp) {
+KeyTotals TwoKeys() {
+  KeyTotals totals;
+  totals.Resize(2);
+  return totals;
+}
+
+TEST(AddHostTime, SelfTimeLessDirectChildrenClippedToTheOp) {
   // Op 0: frame 1 covers 50, call 4 covers 100 - 80 = 20 of it, the instant
-  // nothing. Op 2: call 3 covers 5. Frame 1 is no op: its child is not
-  // counted for it.
-  EXPECT_EQ(CoveredByChildren(Tree()), (std::vector<int64_t>{70, 0, 5, 0, 0, 0, 0, 0}));
+  // nothing: self 100 - 70. Op 2: call 3 covers 5: self 30 - 5. Frame 1 is
+  // no op: its child is not counted for it.
+  KeyTotals totals = TwoKeys();
+  AddHostTime(Tree(), totals);
+  EXPECT_EQ(totals.calls, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(totals.host_total, (std::vector<int64_t>{100, 30}));
+  EXPECT_EQ(totals.host_self, (std::vector<int64_t>{30, 25}));
+  AddHostTime(Tree(), totals);  // a second trace adds to the same keys
+  EXPECT_EQ(totals.calls, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(totals.host_self, (std::vector<int64_t>{60, 50}));
 }
 
 TEST(OpsAbove, NearestEnclosingOpThroughNonOps) {
@@ -45,16 +58,44 @@ TEST(OpsAbove, NearestEnclosingOpThroughNonOps) {
   EXPECT_EQ(above(2), 0u);  // memoised answer unchanged
 }
 
-TEST(AttributeLaunches, InnermostOpGetsSelfEveryEnclosingOpTotal) {
+TEST(KindAtOrAbove, NearestFrameOfTheKindThroughOtherEvents) {
+  // 0 frame ─ 1 op ─ 2 frame ─ 3 op ─ 4 op;  5 op (a root) ─ 6 op
+  const std::vector<uint32_t> parent = {kNone, 0, 1, 2, 3, kNone, 5};
+  const std::vector<uint8_t> kinds = {9, 1, 9, 1, 1, 1, 1};
+  KindAtOrAbove frame(parent, kinds, 9);
+  EXPECT_EQ(frame(4), 2u);
+  EXPECT_EQ(frame(3), 2u);  // memoised on the way up from 4
+  EXPECT_EQ(frame(2), 2u);  // itself
+  EXPECT_EQ(frame(1), 0u);
+  EXPECT_EQ(frame(6), kNone);
+  EXPECT_EQ(frame(5), kNone);
+  EXPECT_EQ(frame(4), 2u);
+}
+
+TEST(AddDeviceTime, InnermostOpGetsSelfEveryEnclosingOpTotal) {
   // 3 -> 7 ns: self of op 2, total of 2 and 0. 4 -> 11: self and total of 0.
   // Op 2 itself -> 13: self and total of 2, total of 0. 7 -> 17: outside.
-  DeviceTime d = AttributeLaunches(Tree(), {{3, 7}, {4, 11}, {2, 13}, {7, 17}});
-  EXPECT_EQ(d.self, (std::vector<int64_t>{11, 0, 7 + 13, 0, 0, 0, 0, 0}));
-  EXPECT_EQ(d.total, (std::vector<int64_t>{7 + 11 + 13, 0, 7 + 13, 0, 0, 0, 0, 0}));
-  EXPECT_EQ(d.launched, (std::vector<int64_t>{3, 0, 2, 0, 0, 0, 0, 0}));
+  KeyTotals totals = TwoKeys();
+  DeviceTime d = AddDeviceTime(Tree(), {{3, 7}, {4, 11}, {2, 13}, {7, 17}}, totals);
+  EXPECT_EQ(totals.device_self, (std::vector<int64_t>{11, 7 + 13}));
+  EXPECT_EQ(totals.device_total, (std::vector<int64_t>{7 + 11 + 13, 7 + 13}));
+  EXPECT_EQ(totals.kernels, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(totals.calls, (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(d.in_ops, 31);
   EXPECT_EQ(d.outside_ops, 17);
   EXPECT_EQ(d.launched_total, 48);
+}
+
+TEST(KeyTotals, AddCountsACallAndSumsTheRest) {
+  KeyTotals totals;
+  totals.Resize(1);
+  totals.Add(0, -1, -1, 5, 5, 1);
+  totals.Resize(2);
+  totals.Add(0, -1, -1, 7, 7, 1);
+  EXPECT_EQ(totals.calls, (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(totals.host_total, (std::vector<int64_t>{-2, 0}));
+  EXPECT_EQ(totals.device_self, (std::vector<int64_t>{12, 0}));
+  EXPECT_EQ(totals.kernels, (std::vector<int64_t>{2, 0}));
 }
 
 TEST(OpRows, KeysByKindAndNameAndCallSiteOnlyByStack) {
@@ -68,10 +109,6 @@ TEST(OpRows, KeysByKindAndNameAndCallSiteOnlyByStack) {
   EXPECT_EQ(by_stack.Key("cpu_op", "mm", "a <- b"), 0u);
   EXPECT_EQ(by_stack.Key("cpu_op", "mm", "c"), 1u);
   EXPECT_EQ(by_stack.keys[1].stack, "c");
-  by_stack.Add(1, 10, 4, 3, 2, 1);
-  EXPECT_EQ(by_stack.key, (std::vector<uint32_t>{1}));
-  EXPECT_EQ(by_stack.host_self, (std::vector<int64_t>{4}));
-  EXPECT_EQ(by_stack.kernels, (std::vector<int64_t>{1}));
 }
 
 // Keys 0 cpu_op b_op, 1 cpu_op a_op, 2 xla_op fusion, 3 user_annotation z,
