@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/import/xspace/stable_sort_runs.h"
+
 namespace th::xspace {
 namespace {
 
@@ -55,8 +57,8 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
                            kineto::ThreadTables* tables, kineto::ParsedChunk* chunk) {
   const XlaLabelTable& x = chunk->xla_labels;
   EventColumns& e = chunk->events;
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
+  // In time order within each line: merged from those runs.
+  StableSortRuns(&rows, [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
   // The labels of each row in time order, gathered once for the three lines.
   struct Keys {
     int64_t group_id, program_id;

@@ -77,9 +77,11 @@ struct EventLabels {
   const LabelStr& tf_op() const { return str[kTfOp - kFirstStringSlot]; }
   const LabelStr& name() const { return str[kName - kFirstStringSlot]; }
   const LabelStr& source() const { return str[kSource - kFirstStringSlot]; }
-  bool any() const {
-    return !str[0].v.empty() || !str[1].v.empty() || program_id != kNoValue || !name().v.empty() ||
-           !source().v.empty() || group_id != kNoValue ||
+  bool any() const { return AnyWith(program_id, group_id); }
+  // any() of these labels with `program` and `group` as their numbers.
+  bool AnyWith(int64_t program, int64_t group) const {
+    return !str[0].v.empty() || !str[1].v.empty() || program != kNoValue || !name().v.empty() ||
+           !source().v.empty() || group != kNoValue ||
            (!tf_op().v.empty() && tf_op().v != "XlaModule:");
   }
   // The framework op path: `name` (JAX puts op_name there), else tf_op unless
@@ -145,11 +147,36 @@ class PlaneTables {
       }
     }
   }
-  // Whether any of `stats` is a label (Take would change something).
-  bool AnyLabel(std::span<const Stat> stats) const {
-    for (const Stat& s : stats)
-      if (Slot(s.metadata_id) != kNotLabel) return true;
-    return false;
+  // Which labels `stats` hold: kSomeLabel when any (Take would change
+  // something), plus kStringLabel when one is a string label.
+  static constexpr uint8_t kSomeLabel = 1, kStringLabel = 2;
+  uint8_t LabelKinds(std::span<const Stat> stats) const {
+    uint8_t kinds = 0;
+    for (const Stat& s : stats) {
+      const LabelSlot slot = Slot(s.metadata_id);
+      if (slot != kNotLabel)
+        kinds |= slot >= kFirstStringSlot ? kSomeLabel | kStringLabel : kSomeLabel;
+    }
+    return kinds;
+  }
+  // Take for stats without string labels: only the numbers change.
+  void TakeNumbers(std::span<const Stat> stats, int64_t* correlation, int64_t* program_id,
+                   int64_t* group_id) const {
+    for (const Stat& s : stats) {
+      switch (Slot(s.metadata_id)) {
+        case kCorrelation:
+          *correlation = s.int64_value();
+          break;
+        case kProgramId:
+          *program_id = s.int64_value();
+          break;
+        case kGroupId:
+          *group_id = s.int64_value();
+          break;
+        default:
+          break;
+      }
+    }
   }
   // Interned id of a label (memoised).
   StringId Id(const LabelStr& s, kineto::ThreadTables* tables) {

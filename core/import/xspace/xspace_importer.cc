@@ -14,6 +14,7 @@
 #include "core/import/kineto/shared_tables.h"
 #include "core/import/xspace/derived_lines.h"
 #include "core/import/xspace/plane_tables.h"
+#include "core/import/xspace/stable_sort_runs.h"
 #include "core/import/xspace/xspace_reader.h"
 
 namespace th::xspace {
@@ -72,26 +73,6 @@ void AllocatorDevice(std::string_view allocator, std::vector<std::string>* host_
   if (i == 4) return host();
   *type = 1;
   *id = static_cast<int16_t>(v);
-}
-
-// Sorts `items` as std::stable_sort(items, less) does, faster when they are
-// a few runs already in order (one per line): adjacent runs merged pairwise.
-template <typename T, typename Less>
-void StableSortRuns(std::vector<T>* items, Less less) {
-  std::vector<size_t> bounds{0};  // run i is [bounds[i], bounds[i + 1])
-  for (size_t i = 1; i < items->size(); ++i)
-    if (less((*items)[i], (*items)[i - 1])) bounds.push_back(i);
-  bounds.push_back(items->size());
-  while (bounds.size() > 2) {
-    std::vector<size_t> merged{0};
-    for (size_t k = 0; k + 2 < bounds.size(); k += 2) {
-      std::inplace_merge(items->begin() + bounds[k], items->begin() + bounds[k + 1],
-                         items->begin() + bounds[k + 2], less);
-      merged.push_back(bounds[k + 2]);
-    }
-    if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // odd run count: last kept
-    bounds = std::move(merged);
-  }
 }
 
 // Allocator events without allocation_bytes (TPU): the size is the step of
@@ -186,6 +167,14 @@ class Converter : public XSpaceSink {
   std::optional<AllocatorStatIds> allocator_ids_;
   std::optional<PlaneTables> plane_tables_;
   std::vector<std::string> host_allocators_;
+  // Allocator device of each allocator_name ref value seen on the plane (the
+  // stat-metadata id it names -> AllocatorDevice's answer).
+  struct AllocatorRef {
+    uint64_t ref;
+    int8_t type;
+    int16_t id;
+  };
+  std::vector<AllocatorRef> allocator_refs_;
   // TPU: program fingerprint -> module name, from the "XLA Modules" line.
   std::unordered_map<int64_t, Module> module_by_fingerprint_;
   int64_t last_fingerprint_ = 0;  // a one-entry cache in front of the map
@@ -201,7 +190,58 @@ class Converter : public XSpaceSink {
   StringId line_cat_ = kEmptyString;
   int64_t stream_id_ = 0;
   std::vector<int64_t> correlations_;  // of the batch being converted
+  // Memory args rows of the batch, appended to the table column by column.
+  struct MemoryRow {
+    EventId event;
+    int8_t device_type;
+    int16_t device_id;
+    int64_t addr, bytes, total_allocated, total_reserved;
+  };
+  std::vector<MemoryRow> memory_rows_;
+
+  // AllocatorDevice of an allocator_name stat, remembered per ref value.
+  void Allocator(const Plane& plane, const Stat& st, int8_t* type, int16_t* id);
+  void AppendMemoryRows();
 };
+
+void Converter::Allocator(const Plane& plane, const Stat& st, int8_t* type, int16_t* id) {
+  constexpr size_t kMaxRefs = 64;  // a plane names a few allocators
+  if (st.kind != StatKind::kRef)
+    return AllocatorDevice(plane.StatString(st), &host_allocators_, type, id);
+  for (const AllocatorRef& a : allocator_refs_) {
+    if (a.ref == st.raw) {
+      *type = a.type;
+      *id = a.id;
+      return;
+    }
+  }
+  AllocatorDevice(plane.StatString(st), &host_allocators_, type, id);
+  if (allocator_refs_.size() < kMaxRefs) allocator_refs_.push_back({st.raw, *type, *id});
+}
+
+void Converter::AppendMemoryRows() {
+  const size_t n = memory_rows_.size();
+  if (n == 0) return;
+  MemoryArgsTable& m = chunk_.memory_args;
+  EventId* event = m.event.grow_uninitialized(n);
+  int8_t* device_type = m.device_type.grow_uninitialized(n);
+  int16_t* device_id = m.device_id.grow_uninitialized(n);
+  int64_t* addr = m.addr.grow_uninitialized(n);
+  int64_t* bytes = m.bytes.grow_uninitialized(n);
+  int64_t* total_allocated = m.total_allocated.grow_uninitialized(n);
+  int64_t* total_reserved = m.total_reserved.grow_uninitialized(n);
+  for (size_t i = 0; i < n; ++i) {
+    const MemoryRow& r = memory_rows_[i];
+    event[i] = r.event;
+    device_type[i] = r.device_type;
+    device_id[i] = r.device_id;
+    addr[i] = r.addr;
+    bytes[i] = r.bytes;
+    total_allocated[i] = r.total_allocated;
+    total_reserved[i] = r.total_reserved;
+  }
+  memory_rows_.clear();
+}
 
 std::vector<size_t> Converter::BeginPlane(const Plane& plane) {
   Trace* trace = trace_;
@@ -249,6 +289,7 @@ std::vector<size_t> Converter::BeginPlane(const Plane& plane) {
   allocator_ids_.emplace(plane);
   plane_tables_.emplace(plane);
   host_allocators_.clear();
+  allocator_refs_.clear();
   module_by_fingerprint_.clear();
   last_module_ = nullptr;
   std::vector<size_t> previews;
@@ -311,6 +352,7 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   const size_t n = events.size();
   EventColumns& e = chunk_.events;
   const size_t first = e.size();
+  const size_t m_first = chunk_.memory_args.size();
   int64_t* ts = e.ts.grow_uninitialized(n);
   int64_t* dur = e.dur.grow_uninitialized(n);
   StringId* names = e.name.grow_uninitialized(n);
@@ -362,28 +404,43 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
       md = known ? &plane_tables.info(mi) : nullptr;
       if (md) lp = &md->labels;
     }
-    const bool own_labels = ev.stats_count && plane_tables.AnyLabel(plane.StatsOf(ev));
-    if (own_labels) {
+    int64_t program_id = lp->program_id, group_id = lp->group_id;
+    const uint8_t own_labels = ev.stats_count ? plane_tables.LabelKinds(plane.StatsOf(ev)) : 0;
+    if (own_labels & PlaneTables::kStringLabel) {
       labels = *lp;
       lp = &labels;
       plane_tables.Take(plane.StatsOf(ev), &labels, nullptr);
       any_label = labels.any();
       correlation = labels.correlation;
+      program_id = labels.program_id;
+      group_id = labels.group_id;
+    } else if (own_labels) {  // numbers only (GPU ops: their correlation id): no copy
+      correlation = lp->correlation;
+      plane_tables.TakeNumbers(plane.StatsOf(ev), &correlation, &program_id, &group_id);
+      any_label = lp->AnyWith(program_id, group_id);
     }
     // On TPU XLA Ops lines the op is its own label, and its module the one
     // of its program (set here, not copied into `labels`).
-    LabelStr hlo_op = lp->hlo_op(), hlo_module = lp->hlo_module();
+    const LabelStr* hlo_op = &lp->hlo_op();
+    const LabelStr* hlo_module = &lp->hlo_module();
+    LabelStr own_op, own_module;
     if (device_ops) {
-      if (hlo_op.v.empty() && md) hlo_op = {md->name, &hot.name_id};
-      if (hlo_module.v.empty() && lp->program_id != kNoValue) {
-        if (!last_module_ || last_fingerprint_ != lp->program_id) {
-          auto it = module_by_fingerprint_.find(lp->program_id);
-          last_module_ = it == module_by_fingerprint_.end() ? nullptr : &it->second;
-          last_fingerprint_ = lp->program_id;
-        }
-        if (last_module_) hlo_module = {last_module_->name, &last_module_->id};
+      if (hlo_op->v.empty() && md) {
+        own_op = {md->name, &hot.name_id};
+        hlo_op = &own_op;
       }
-      any_label |= !hlo_op.v.empty() || !hlo_module.v.empty();
+      if (hlo_module->v.empty() && program_id != kNoValue) {
+        if (!last_module_ || last_fingerprint_ != program_id) {
+          auto it = module_by_fingerprint_.find(program_id);
+          last_module_ = it == module_by_fingerprint_.end() ? nullptr : &it->second;
+          last_fingerprint_ = program_id;
+        }
+        if (last_module_) {
+          own_module = {last_module_->name, &last_module_->id};
+          hlo_module = &own_module;
+        }
+      }
+      any_label |= !hlo_op->v.empty() || !hlo_module->v.empty();
     }
     EventKind kind = plain_kind;
     if (gpu_line) {
@@ -396,15 +453,14 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     if (!device && hot.memory) [[unlikely]] {
       const bool allocation = hot.memory == 1;
       kind = EventKind::kMemory;
-      MemoryArgsTable& m = chunk_.memory_args;
-      args_row = static_cast<uint32_t>(m.size());
+      args_row = static_cast<uint32_t>(m_first + memory_rows_.size());
       int64_t bytes = kNoValue, total = kNoValue, reserved = kNoValue, addr = 0;
       int8_t type = 0;
       int16_t id = -1;
       bool named = false;
       for (const Stat& st : plane.StatsOf(ev)) {
         if (st.metadata_id == allocator_ids.allocator) {
-          AllocatorDevice(plane.StatString(st), &host_allocators_, &type, &id);
+          Allocator(plane, st, &type, &id);
           named = true;
         } else if (st.metadata_id == allocator_ids.index_on_host && !named) {
           type = 9;  // c10 XLA: a TPU's allocator, by its index on the host
@@ -419,15 +475,10 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
           addr = st.int64_value();
         }
       }
-      m.event.push_back(row);
-      m.device_type.push_back(type);
-      m.device_id.push_back(id);
-      m.addr.push_back(addr);
       // Without allocation_bytes the size is the step of the allocator's
       // running total, filled in time order once every event is read.
-      m.bytes.push_back(bytes == kNoValue ? kNoValue : allocation ? bytes : -bytes);
-      m.total_allocated.push_back(total);
-      m.total_reserved.push_back(reserved);
+      const int64_t signed_bytes = bytes == kNoValue ? kNoValue : allocation ? bytes : -bytes;
+      memory_rows_.push_back({row, type, id, addr, signed_bytes, total, reserved});
     } else if (gpu_line) {
       args_row = static_cast<uint32_t>(gpu_first + w);
       gpu_event[w] = row;
@@ -441,18 +492,19 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     any_correlation |= correlation != kNoValue;
     if (any_label) {
       x_event[xw] = row;
-      if (StringId id = plane_tables.Id(hlo_op, &tables); id || dense_ops) x_hlo_op[xw] = id;
-      if (StringId id = plane_tables.Id(hlo_module, &tables); id || dense_ops)
+      if (StringId id = plane_tables.Id(*hlo_op, &tables); id || dense_ops) x_hlo_op[xw] = id;
+      if (StringId id = plane_tables.Id(*hlo_module, &tables); id || dense_ops)
         x_hlo_module[xw] = id;
-      x_program_id[xw] = lp->program_id;
+      x_program_id[xw] = program_id;
       if (StringId id = plane_tables.Id(lp->op_name(), &tables)) x_op_name[xw] = id;
       if (StringId id = plane_tables.Id(lp->source(), &tables)) x_source[xw] = id;
-      x_group_id[xw] = lp->group_id;
+      x_group_id[xw] = group_id;
       ++xw;
     }
     ++w;
   }
   rounded_ += rounded;
+  AppendMemoryRows();
   e.ts.resize(first + w);
   e.dur.resize(first + w);
   e.name.resize(first + w);
