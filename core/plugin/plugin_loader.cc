@@ -213,6 +213,35 @@ Status PluginRegistry::LoadDirectories(const std::vector<std::string>& directori
   return Ok();
 }
 
+Status PluginRegistry::LoadPlugin(const std::vector<std::string>& directories,
+                                  const std::string& id) {
+  std::string conventional = "th_" + id + ".so";
+  std::replace(conventional.begin(), conventional.end(), '-', '_');
+  std::string first_failure;
+  for (const std::string& dir : directories) {
+    std::error_code ec;
+    std::vector<std::string> libraries;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.is_regular_file(ec) && entry.path().extension() == ".so")
+        libraries.push_back(entry.path().string());
+    }
+    std::sort(libraries.begin(), libraries.end());
+    std::stable_partition(libraries.begin(), libraries.end(), [&](const std::string& path) {
+      return fs::path(path).filename() == conventional;
+    });
+    for (const std::string& path : libraries) {
+      auto plugin = LoadPluginLibrary(path);
+      if (!plugin.ok()) {
+        if (first_failure.empty()) first_failure = plugin.status().message();
+        continue;
+      }
+      if ((*plugin)->declaration.id == id) return Add(std::move(*plugin));
+    }
+  }
+  return NotFound("no plugin '" + id + "' on the plugin path" +
+                  (first_failure.empty() ? std::string() : " (" + first_failure + ")"));
+}
+
 const LoadedPlugin* PluginRegistry::Find(const std::string& id) const {
   auto it = plugins_.find(id);
   return it == plugins_.end() ? nullptr : it->second.get();
