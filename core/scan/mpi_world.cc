@@ -26,6 +26,8 @@ void Nap(int us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); }
 // with MPI_THREAD_SERIALIZED).
 class OpenMpiWorld final : public MpiWorld {
  public:
+  // MPI is initialised; the world finalises it.
+  OpenMpiWorld(int rank, int size) : rank_(rank), size_(size) {}
   ~OpenMpiWorld() override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -34,9 +36,8 @@ class OpenMpiWorld final : public MpiWorld {
   std::unique_ptr<MpiRunDispatcher> MakeDispatcher(size_t run_count, bool rank0_scans) override;
   std::mutex& mutex() { return mutex_; }
 
-  int rank_ = 0, size_ = 1;
-
  private:
+  const int rank_, size_;
   std::mutex mutex_;
 };
 
@@ -69,15 +70,15 @@ StatusOr<std::unique_ptr<MpiWorld>> InitOpenMpiWorld() {
   int provided = 0;
   if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     return Internal("MPI_Init_thread failed");
-  auto world = std::make_unique<OpenMpiWorld>();
   if (provided < MPI_THREAD_SERIALIZED) {
     MPI_Finalize();
     return Unsupported("the MPI library provides thread level " + std::to_string(provided) +
                        ", below MPI_THREAD_SERIALIZED");
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &world->rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &world->size_);
-  return std::unique_ptr<MpiWorld>(std::move(world));
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return std::unique_ptr<MpiWorld>(std::make_unique<OpenMpiWorld>(rank, size));
 }
 
 OpenMpiWorld::~OpenMpiWorld() { MPI_Finalize(); }
