@@ -32,7 +32,7 @@ struct InfoOptions {
 InfoExtras TopKernels(const TraceSet& set) {
   InfoExtras extras;
   PluginRegistry registry;
-  Status loaded = registry.LoadDirectories(PluginSearchPath({}));
+  Status loaded = registry.LoadPlugin(PluginSearchPath({}), "kernel-stats");
   const LoadedPlugin* plugin = registry.Find("kernel-stats");
   if (!plugin) {
     extras.top_kernels_note = "kernel-stats plugin not found on the plugin path" +

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 
 namespace th::kernels {
 
@@ -13,15 +14,29 @@ namespace {
 // Provisional until measured on a lent GPU machine (benchmarks/gpu_check.sh).
 constexpr size_t kDefaultGpuMinRows = size_t{1} << 22;
 
-struct Engines {
-  std::unique_ptr<Engine> cpu = MakeCpuEngine();
-  std::unique_ptr<Engine> cuda;
-  std::unique_ptr<Engine> hip;
-  std::string cuda_why, hip_why;
-  Engines() {
-    cuda = MakeCudaEngine(&cuda_why);
-    hip = MakeHipEngine(&hip_why);
+// The CPU engine always; a GPU engine (and its module) only once a call may use
+// it, so that a process which never does maps no GPU runtime.
+class Engines {
+ public:
+  Engine* cpu() { return cpu_.get(); }
+  Engine* cuda(std::string* why_not) { return Gpu(cuda_, MakeCudaEngine, why_not); }
+  Engine* hip(std::string* why_not) { return Gpu(hip_, MakeHipEngine, why_not); }
+
+ private:
+  struct Lazy {
+    std::once_flag once;
+    std::unique_ptr<Engine> engine;
+    std::string why_not;
+  };
+  static Engine* Gpu(Lazy& lazy, std::unique_ptr<Engine> (*make)(std::string*),
+                     std::string* why_not) {
+    std::call_once(lazy.once, [&] { lazy.engine = make(&lazy.why_not); });
+    if (!lazy.engine && why_not) *why_not = lazy.why_not;
+    return lazy.engine.get();
   }
+
+  std::unique_ptr<Engine> cpu_ = MakeCpuEngine();
+  Lazy cuda_, hip_;
 };
 
 Engines& Instance() {
@@ -58,46 +73,46 @@ std::vector<BackendInfo> DescribeBackends() {
   Engines& e = Instance();
   std::vector<BackendInfo> out;
   out.push_back({Backend::kCpu, true, true, "oneTBB"});
-  BackendInfo cuda{Backend::kCuda, CudaBuilt(), e.cuda != nullptr, ""};
-  if (e.cuda) {
+  std::string cuda_why, hip_why;
+  Engine* cuda_engine = e.cuda(&cuda_why);
+  BackendInfo cuda{Backend::kCuda, CudaBuilt(), cuda_engine != nullptr, ""};
+  if (cuda_engine) {
     for (const std::string& d : CudaDevices()) cuda.detail += (cuda.detail.empty() ? "" : "; ") + d;
   } else {
-    cuda.detail = e.cuda_why;
+    cuda.detail = cuda_why;
   }
   out.push_back(cuda);
+  Engine* hip_engine = e.hip(&hip_why);
   out.push_back(
-      {Backend::kHip, HipBuilt(), e.hip != nullptr, e.hip ? "device present" : e.hip_why});
+      {Backend::kHip, HipBuilt(), hip_engine != nullptr, hip_engine ? "device present" : hip_why});
   return out;
 }
 
 KernelStatus SelectEngine(BackendChoice choice, size_t rows, Engine** engine) {
   Engines& e = Instance();
+  std::string why;
   switch (choice) {
     case BackendChoice::kCpu:
-      *engine = e.cpu.get();
+      *engine = e.cpu();
       return {};
     case BackendChoice::kCuda:
-      if (!e.cuda) return KernelStatus("backend cuda is not available: " + e.cuda_why);
-      *engine = e.cuda.get();
+      *engine = e.cuda(&why);
+      if (!*engine) return KernelStatus("backend cuda is not available: " + why);
       return {};
     case BackendChoice::kHip:
-      if (!e.hip) return KernelStatus("backend hip is not available: " + e.hip_why);
-      *engine = e.hip.get();
+      *engine = e.hip(&why);
+      if (!*engine) return KernelStatus("backend hip is not available: " + why);
       return {};
     case BackendChoice::kAuto:
       break;
   }
+  *engine = e.cpu();
   if (rows >= GpuMinRows()) {
-    if (e.cuda) {
-      *engine = e.cuda.get();
-      return {};
-    }
-    if (e.hip) {
-      *engine = e.hip.get();
-      return {};
-    }
+    if (Engine* cuda = e.cuda(nullptr))
+      *engine = cuda;
+    else if (Engine* hip = e.hip(nullptr))
+      *engine = hip;
   }
-  *engine = e.cpu.get();
   return {};
 }
 

@@ -7,7 +7,6 @@
 #include <boost/dll/shared_library.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 #include "core/graph/core_tables.h"
 
@@ -18,6 +17,21 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string Str(const char* s) { return s ? s : ""; }
+
+// Lower-case words of [a-z0-9] joined by single `separator`s, the first word
+// starting with a letter: kebab-case ('-') or snake_case ('_').
+bool IsCaseJoined(const std::string& name, char separator) {
+  if (name.empty() || name[0] < 'a' || name[0] > 'z' || name.back() == separator) return false;
+  for (size_t i = 1; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == separator) {
+      if (name[i - 1] == separator) return false;
+    } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 StatusOr<OptionValue> DefaultOf(const th_option_decl& o, const std::string& where) {
   switch (o.type) {
@@ -38,14 +52,13 @@ StatusOr<OptionValue> DefaultOf(const th_option_decl& o, const std::string& wher
 // A published table's schema, checked: a snake_case name that is no core
 // table's, columns of distinct names and of the types a plugin can publish.
 StatusOr<TableSchema> SchemaOf(const th_table_schema& t, const std::string& where) {
-  static const std::regex kSnake("[a-z][a-z0-9]*(_[a-z0-9]+)*");
   TableSchema out;
   out.name = Str(t.name);
   out.doc = Str(t.doc);
   out.view = Str(t.view);
   if (t.struct_size < sizeof(th_table_schema))
     return InvalidInput(where + " declares table '" + out.name + "' with a short schema struct");
-  if (!std::regex_match(out.name, kSnake))
+  if (!IsCaseJoined(out.name, '_'))
     return InvalidInput(where + " declares a table named '" + out.name + "', not snake_case");
   if (CoreTableSchema(out.name))
     return InvalidInput(where + " declares table '" + out.name +
@@ -77,8 +90,7 @@ StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::st
   decl.version = Str(d.version);
   decl.summary = Str(d.summary);
   decl.library = path;
-  static const std::regex kKebab("[a-z][a-z0-9]*(-[a-z0-9]+)*");
-  if (!std::regex_match(decl.id, kKebab)) {
+  if (!IsCaseJoined(decl.id, '-')) {
     return InvalidInput(path + ": plugin id '" + decl.id + "' is not kebab-case");
   }
   if (d.kind != TH_KIND_ANALYZER && d.kind != TH_KIND_DETECTOR) {
@@ -199,6 +211,35 @@ Status PluginRegistry::LoadDirectories(const std::vector<std::string>& directori
     }
   }
   return Ok();
+}
+
+Status PluginRegistry::LoadPlugin(const std::vector<std::string>& directories,
+                                  const std::string& id) {
+  std::string conventional = "th_" + id + ".so";
+  std::replace(conventional.begin(), conventional.end(), '-', '_');
+  std::string first_failure;
+  for (const std::string& dir : directories) {
+    std::error_code ec;
+    std::vector<std::string> libraries;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.is_regular_file(ec) && entry.path().extension() == ".so")
+        libraries.push_back(entry.path().string());
+    }
+    std::sort(libraries.begin(), libraries.end());
+    std::stable_partition(libraries.begin(), libraries.end(), [&](const std::string& path) {
+      return fs::path(path).filename() == conventional;
+    });
+    for (const std::string& path : libraries) {
+      auto plugin = LoadPluginLibrary(path);
+      if (!plugin.ok()) {
+        if (first_failure.empty()) first_failure = plugin.status().message();
+        continue;
+      }
+      if ((*plugin)->declaration.id == id) return Add(std::move(*plugin));
+    }
+  }
+  return NotFound("no plugin '" + id + "' on the plugin path" +
+                  (first_failure.empty() ? std::string() : " (" + first_failure + ")"));
 }
 
 const LoadedPlugin* PluginRegistry::Find(const std::string& id) const {

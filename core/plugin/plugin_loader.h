@@ -33,6 +33,13 @@ class PluginRegistry {
   // that fails to load, or a second library with an id already seen, is an
   // error naming both files.
   Status LoadDirectories(const std::vector<std::string>& directories);
+  // Loads only the library that provides plugin `id` (a command that runs one
+  // plugin need not map the others): in each directory, in order, the library
+  // named as built-in plugins are (th_<id with '_' for '-'>.so) first, then
+  // the others until one declares `id`; a library that declares another id,
+  // or fails to load, is let go. NotFound, with the first load failure if
+  // any, when no library declares `id`.
+  Status LoadPlugin(const std::vector<std::string>& directories, const std::string& id);
   Status Add(std::shared_ptr<const LoadedPlugin> plugin);
 
   const LoadedPlugin* Find(const std::string& id) const;

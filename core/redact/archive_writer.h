@@ -12,6 +12,10 @@
 
 struct archive;
 
+namespace th {
+struct LibArchiveApi;
+}
+
 namespace th::redact {
 
 enum class ArchiveKind { kTar, kTarGz, kZip };
@@ -32,8 +36,9 @@ class ArchiveWriter {
   Status Close();
 
  private:
-  ArchiveWriter(archive* a, ByteSink* out) : a_(a), out_(out) {}
+  ArchiveWriter(const LibArchiveApi& la, archive* a, ByteSink* out) : la_(la), a_(a), out_(out) {}
   Status Error(const std::string& what) const;
+  const LibArchiveApi& la_;
   archive* a_;
   ByteSink* out_;
   bool closed_ = false;

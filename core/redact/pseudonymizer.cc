@@ -1,12 +1,12 @@
 #include "core/redact/pseudonymizer.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "core/redact/openssl_module.h"
 
 namespace th::redact {
 
@@ -44,6 +44,9 @@ std::string_view KeySourceName(KeySource s) {
 
 StatusOr<Pseudonymizer> Pseudonymizer::Create(const std::string& key_file, const char* env_key,
                                               int digits) {
+  std::string error;
+  const OpenSslApi* crypto = LoadOpenSsl(&error);
+  if (!crypto) return Unsupported(error);
   if (!key_file.empty()) {
     std::ifstream in(key_file, std::ios::binary);
     if (!in) return NotFound(key_file + ": cannot read the key file");
@@ -64,13 +67,23 @@ StatusOr<Pseudonymizer> Pseudonymizer::Create(const std::string& key_file, const
     return Pseudonymizer(std::move(key), KeySource::kEnvironment, digits);
   }
   std::string key(32, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), static_cast<int>(key.size())) != 1)
+  if (crypto->rand_bytes(reinterpret_cast<unsigned char*>(key.data()),
+                         static_cast<int>(key.size())) != 1)
     return Internal("cannot draw a random redaction key (OpenSSL RAND_bytes failed)");
   return Pseudonymizer(std::move(key), KeySource::kRandom, digits);
 }
 
 Pseudonymizer::Pseudonymizer(std::string key, KeySource source, int digits)
-    : key_(std::move(key)), source_(source), digits_(digits) {}
+    : key_(std::move(key)), source_(source), digits_(digits) {
+  std::string error;
+  crypto_ = LoadOpenSsl(&error);
+  if (!crypto_) {
+    // Create() refuses first; a pseudonymizer built directly cannot go on
+    // without HMAC (no token may be left unkeyed).
+    std::fprintf(stderr, "tracehound: %s\n", error.c_str());
+    std::abort();
+  }
+}
 
 std::array<uint8_t, 32> Pseudonymizer::Mac(std::string_view cls, std::string_view original) const {
   // Message: class, a NUL, the original (a class never holds a NUL, so two
@@ -82,8 +95,8 @@ std::array<uint8_t, 32> Pseudonymizer::Mac(std::string_view cls, std::string_vie
   msg.append(original);
   std::array<uint8_t, 32> mac{};
   unsigned int len = 0;
-  HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
-       reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac.data(), &len);
+  crypto_->hmac(crypto_->evp_sha256(), key_.data(), static_cast<int>(key_.size()),
+                reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac.data(), &len);
   return mac;
 }
 

@@ -14,6 +14,8 @@
 
 namespace th::redact {
 
+struct OpenSslApi;
+
 // 128 bits of a keyed digest: what the report counts distinct originals by
 // (the originals themselves are never kept).
 struct Digest {
@@ -57,6 +59,7 @@ class Pseudonymizer {
   std::string key_;
   KeySource source_;
   int digits_;
+  const OpenSslApi* crypto_;  // loaded by the constructor, valid for the process
 };
 
 }  // namespace th::redact

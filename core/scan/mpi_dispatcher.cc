@@ -1,11 +1,9 @@
 #include "core/scan/mpi_dispatcher.h"
 
-#include <chrono>
 #include <cstdlib>
 
-#ifdef TRACEHOUND_WITH_MPI
-#include <mpi.h>
-#endif
+#include "core/scan/mpi_module.h"
+#include "modules/module_loader.h"
 
 namespace th::scan {
 
@@ -20,7 +18,19 @@ int MpiWorldSizeFromEnv(const EnvLookup& env) {
   return n > 0 ? n : 1;
 }
 
-#ifndef TRACEHOUND_WITH_MPI
+#ifdef TRACEHOUND_MPI_MODULE
+
+bool MpiBuilt() { return true; }
+
+StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init() {
+  std::string error;
+  void* entry = modules::LoadModuleEntry("scan-mpi", TH_MPI_MODULE_ENTRY,
+                                         "needed for scans under mpirun", &error);
+  if (!entry) return Unsupported(error);
+  return reinterpret_cast<const MpiModule* (*)()>(entry)()->init();
+}
+
+#else
 
 bool MpiBuilt() { return false; }
 
@@ -28,161 +38,6 @@ StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init() {
   return Unsupported(
       "this tracehound was built without MPI (Debian: apt-get install libopenmpi-dev, then "
       "rebuild); use --shard i/N to split a scan instead");
-}
-MpiWorld::~MpiWorld() = default;
-Status MpiWorld::Barrier() { return Ok(); }
-void MpiWorld::Abort(int code) { std::exit(code); }
-MpiRunDispatcher::MpiRunDispatcher(MpiWorld& world, size_t run_count, bool rank0_scans)
-    : world_(world), run_count_(static_cast<int64_t>(run_count)), rank0_scans_(rank0_scans) {}
-MpiRunDispatcher::~MpiRunDispatcher() = default;
-std::optional<size_t> MpiRunDispatcher::Next() { return std::nullopt; }
-Status MpiRunDispatcher::Finish() { return Ok(); }
-
-#else
-
-namespace {
-
-constexpr int kTagRequest = 17, kTagReply = 18;
-constexpr int64_t kNoMore = -1, kMismatch = -2;
-
-void Nap(int us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); }
-
-}  // namespace
-
-bool MpiBuilt() { return true; }
-
-StatusOr<std::unique_ptr<MpiWorld>> MpiWorld::Init() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (initialized) return Internal("MPI is already initialised in this process");
-  int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
-    return Internal("MPI_Init_thread failed");
-  std::unique_ptr<MpiWorld> world(new MpiWorld());
-  if (provided < MPI_THREAD_SERIALIZED) {
-    MPI_Finalize();
-    return Unsupported("the MPI library provides thread level " + std::to_string(provided) +
-                       ", below MPI_THREAD_SERIALIZED");
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &world->rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &world->size_);
-  return world;
-}
-
-MpiWorld::~MpiWorld() { MPI_Finalize(); }
-
-void MpiWorld::Abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::exit(code);
-}
-
-Status MpiWorld::Barrier() {
-  MPI_Request request;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (MPI_Ibarrier(MPI_COMM_WORLD, &request) != MPI_SUCCESS)
-      return Internal("MPI_Ibarrier failed");
-  }
-  for (int done = 0;;) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    }
-    if (done) return Ok();
-    Nap(500);
-  }
-}
-
-MpiRunDispatcher::MpiRunDispatcher(MpiWorld& world, size_t run_count, bool rank0_scans)
-    : world_(world),
-      run_count_(static_cast<int64_t>(run_count)),
-      rank0_scans_(rank0_scans || world.size() == 1) {
-  if (world_.rank() == 0 && world_.size() > 1) server_ = std::thread([this] { Serve(); });
-}
-
-MpiRunDispatcher::~MpiRunDispatcher() {
-  if (server_.joinable()) server_.join();
-}
-
-std::optional<size_t> MpiRunDispatcher::TakeLocal() {
-  int64_t i = next_.fetch_add(1);
-  if (i >= run_count_) return std::nullopt;
-  return static_cast<size_t>(i);
-}
-
-void MpiRunDispatcher::Serve() {
-  int finished = 0;  // workers told kNoMore (or refused)
-  while (finished < world_.size() - 1) {
-    int flag = 0;
-    {
-      std::lock_guard<std::mutex> lock(world_.mutex());
-      MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, kTagRequest, MPI_COMM_WORLD, &flag, &status);
-      if (flag) {
-        int64_t their_count = 0;
-        MPI_Recv(&their_count, 1, MPI_INT64_T, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-        int64_t reply = kNoMore;
-        if (their_count != run_count_) {
-          reply = kMismatch;
-          if (error_.empty())
-            error_ = "MPI rank " + std::to_string(status.MPI_SOURCE) + " discovered " +
-                     std::to_string(their_count) + " runs, rank 0 " + std::to_string(run_count_) +
-                     ": every rank must see the same inputs (a shared file system)";
-        } else if (std::optional<size_t> i = TakeLocal()) {
-          reply = static_cast<int64_t>(*i);
-        }
-        MPI_Send(&reply, 1, MPI_INT64_T, status.MPI_SOURCE, kTagReply, MPI_COMM_WORLD);
-        if (reply < 0) ++finished;
-      }
-    }
-    if (!flag) Nap(200);
-  }
-}
-
-std::optional<size_t> MpiRunDispatcher::Next() {
-  if (world_.rank() == 0) {
-    if (!rank0_scans_) return std::nullopt;
-    std::optional<size_t> i = TakeLocal();
-    if (i) ++taken_;
-    return i;
-  }
-  std::lock_guard<std::mutex> lock(world_.mutex());
-  if (exhausted_) return std::nullopt;
-  int64_t request = run_count_, reply = kNoMore;
-  MPI_Send(&request, 1, MPI_INT64_T, 0, kTagRequest, MPI_COMM_WORLD);
-  MPI_Request pending;
-  MPI_Irecv(&reply, 1, MPI_INT64_T, 0, kTagReply, MPI_COMM_WORLD, &pending);
-  for (int done = 0;;) {
-    MPI_Test(&pending, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    Nap(50);
-  }
-  if (reply < 0) {
-    exhausted_ = true;
-    if (reply == kMismatch)
-      error_ = "rank 0 refused this rank's run list: it discovered " + std::to_string(run_count_) +
-               " runs and rank 0 a different number; every rank must see the same inputs";
-    return std::nullopt;
-  }
-  ++taken_;
-  return static_cast<size_t>(reply);
-}
-
-Status MpiRunDispatcher::Finish() {
-  if (world_.rank() != 0) {
-    std::lock_guard<std::mutex> lock(world_.mutex());
-    // Runs handed out are this rank's to scan: a scan that stopped asking
-    // before the list ran out would leave rank 0 waiting (the caller aborts).
-    if (!exhausted_)
-      return Internal("MPI rank " + std::to_string(world_.rank()) +
-                      " stopped before the run list was exhausted");
-  }
-  if (server_.joinable()) server_.join();
-  TH_RETURN_IF_ERROR(world_.Barrier());
-  std::lock_guard<std::mutex> lock(world_.mutex());
-  if (!error_.empty()) return Internal(error_);
-  return Ok();
 }
 
 #endif

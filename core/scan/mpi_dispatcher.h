@@ -8,22 +8,17 @@
 // rank that found a different list is refused rather than scanning the wrong
 // runs.
 //
-// Threads: every MPI call of the process is made under one mutex (MPI is
-// initialised with MPI_THREAD_SERIALIZED), so scanner threads may call Next()
-// concurrently. Waits poll with short sleeps instead of spinning, so an
+// Waits poll with short sleeps instead of spinning, so an
 // oversubscribed node (more ranks than cores) keeps its cores for scanning.
 //
 // MPI is initialised only when the process was launched by mpirun (see
 // LaunchedByMpirun); a plain `tracehound scan` never touches MPI.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "core/graph/status.h"
 #include "core/scan/run_dispatcher.h"
@@ -39,56 +34,38 @@ bool MpiBuilt();
 bool LaunchedByMpirun(const EnvLookup& env = ProcessEnv());
 int MpiWorldSizeFromEnv(const EnvLookup& env = ProcessEnv());
 
-// The MPI world of this process. Init once; the destructor finalises (or
-// aborts the whole job when Abort() was asked for: a rank that fails must not
-// leave the others waiting).
+class MpiRunDispatcher;
+
+// The MPI world of this process. Init once (it loads the scan-mpi module, so
+// that only a process launched by mpirun maps libmpi); destruction finalises.
+// Every MPI call is made under one mutex (MPI is initialised with
+// MPI_THREAD_SERIALIZED), so scanner threads may call a dispatcher's Next()
+// concurrently.
 class MpiWorld {
  public:
   static StatusOr<std::unique_ptr<MpiWorld>> Init();
-  ~MpiWorld();
-  MpiWorld(const MpiWorld&) = delete;
-  MpiWorld& operator=(const MpiWorld&) = delete;
+  virtual ~MpiWorld() = default;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
   // Waits until every rank has called it.
-  Status Barrier();
-  // Ends every rank of the job with `code` (MPI_Abort); does not return.
-  [[noreturn]] void Abort(int code);
-  // Held around every MPI call.
-  std::mutex& mutex() { return mutex_; }
-
- private:
-  MpiWorld() = default;
-  int rank_ = 0, size_ = 1;
-  std::mutex mutex_;
+  virtual Status Barrier() = 0;
+  // Ends every rank of the job with `code` (MPI_Abort); does not return. A
+  // rank that fails must not leave the others waiting.
+  [[noreturn]] virtual void Abort(int code) = 0;
+  // `rank0_scans`: rank 0 takes runs too (always when the world has 1 rank).
+  virtual std::unique_ptr<MpiRunDispatcher> MakeDispatcher(size_t run_count,
+                                                           bool rank0_scans = true) = 0;
 };
 
-class MpiRunDispatcher final : public RunDispatcher {
+class MpiRunDispatcher : public RunDispatcher {
  public:
-  // `rank0_scans`: rank 0 takes runs too (always when the world has 1 rank).
-  MpiRunDispatcher(MpiWorld& world, size_t run_count, bool rank0_scans = true);
-  ~MpiRunDispatcher() override;
-  std::optional<size_t> Next() override;
   // Call once this rank's scan is over: rank 0 waits until every other rank
   // has been told the list is empty, then all ranks meet at a barrier (after
   // it every rank's rows are committed). Error when a rank's run list differed.
-  Status Finish();
+  virtual Status Finish() = 0;
   // Runs this rank scanned (took from Next()).
-  size_t taken() const { return taken_.load(); }
-
- private:
-  void Serve();  // rank 0's service thread
-  std::optional<size_t> TakeLocal();
-
-  MpiWorld& world_;
-  const int64_t run_count_;
-  const bool rank0_scans_;
-  std::atomic<int64_t> next_{0};  // rank 0: next index to hand out
-  std::atomic<size_t> taken_{0};
-  bool exhausted_ = false;  // worker: rank 0 said there are no more (under world mutex)
-  std::string error_;       // under world mutex
-  std::thread server_;
+  virtual size_t taken() const = 0;
 };
 
 }  // namespace th::scan

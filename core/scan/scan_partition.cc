@@ -61,7 +61,7 @@ class MpiPartition final : public ScanPartition {
  public:
   MpiPartition(std::unique_ptr<MpiWorld> world, size_t run_count, const PartitionOptions& options)
       : world_(std::move(world)),
-        dispatcher_(*world_, run_count, !options.mpi_rank0_serves_only),
+        dispatcher_(world_->MakeDispatcher(run_count, !options.mpi_rank0_serves_only)),
         main_url_(options.db_url),
         db_url_(world_->rank() == 0 ? options.db_url
                                     : RankDatabaseUrl(options.db_url, world_->rank())),
@@ -72,7 +72,7 @@ class MpiPartition final : public ScanPartition {
     // than leave the other ranks waiting for this one.
     if (!finished_ && world_->size() > 1) world_->Abort(1);
   }
-  RunDispatcher& dispatcher() override { return dispatcher_; }
+  RunDispatcher& dispatcher() override { return *dispatcher_; }
   const std::string& db_url() const override { return db_url_; }
   std::string skip_db_url() const override { return db_url_ == main_url_ ? "" : main_url_; }
   const std::string& label() const override { return label_; }
@@ -83,7 +83,7 @@ class MpiPartition final : public ScanPartition {
   }
 
   Status Finish(std::string* summary) override {
-    Status s = dispatcher_.Finish();
+    Status s = dispatcher_->Finish();
     finished_ = true;
     if (!s.ok()) {
       finished_ = false;  // abort on destruction: the others may be waiting
@@ -120,7 +120,7 @@ class MpiPartition final : public ScanPartition {
 
  private:
   std::unique_ptr<MpiWorld> world_;
-  MpiRunDispatcher dispatcher_;
+  std::unique_ptr<MpiRunDispatcher> dispatcher_;
   std::string main_url_, db_url_, label_;
   bool finished_ = false;
 };

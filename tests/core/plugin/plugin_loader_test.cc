@@ -56,6 +56,31 @@ TEST(PluginLoader, LoadsBuiltinsWithTheirDeclarations) {
   EXPECT_EQ(registry.size(), libraries);
 }
 
+TEST(PluginLoader, LoadsOnePluginByIdWithoutTheOthers) {
+  PluginRegistry builtin;
+  ASSERT_TRUE(builtin.LoadPlugin({BUILTIN_PLUGIN_DIR}, "kernel-stats").ok());
+  EXPECT_EQ(builtin.size(), 1u);
+  ASSERT_NE(builtin.Find("kernel-stats"), nullptr);
+  EXPECT_TRUE(builtin.Find("kernel-stats")->declaration.library.ends_with("/th_kernel_stats.so"));
+
+  // Named unlike a built-in: found by the libraries it declares, past one that
+  // fails to load.
+  PluginRegistry other;
+  Status found = other.LoadPlugin({Dir("wrong_api"), Dir("long_kernels")}, "long-kernels");
+  ASSERT_TRUE(found.ok()) << found.message();
+  EXPECT_EQ(other.size(), 1u);
+  ASSERT_NE(other.Find("long-kernels"), nullptr);
+
+  PluginRegistry none;
+  Status missing = none.LoadPlugin({Dir("wrong_api"), Dir("long_kernels")}, "no-such-plugin");
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_NE(
+      missing.message().find("no plugin 'no-such-plugin' on the plugin path (" + Dir("wrong_api")),
+      std::string::npos)
+      << missing.message();
+  EXPECT_EQ(none.size(), 0u);
+}
+
 TEST(PluginLoader, APluginBuiltForApiOneIsRefusedWithWhatToDo) {
   auto older = LoadPluginLibrary(Lib("api_one"));
   ASSERT_FALSE(older.ok());
