@@ -44,7 +44,7 @@ for name in "${TRACES[@]}"; do
   trace=$(file_of "$name")
   [ -f "$trace" ] || "$BUILD/benchmarks/th_amplify" --in "$(source_of "$name")" --out "$trace" \
     --size "$SIZE" | tail -1
-  bytes=$(stat -c %s "$trace")
+  bytes=$(stat -L -c %s "$trace")
   for cores in $CORES; do
     : > "$OUT/info.txt"
     : > "$OUT/analyze.txt"

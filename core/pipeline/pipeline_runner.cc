@@ -12,6 +12,7 @@
 #include "core/plugin/plugin_host.h"
 #include "core/report/annotated_trace.h"
 #include "core/report/html_report.h"
+#include "core/report/investigation.h"
 #include "core/report/output_file.h"
 
 namespace th {
@@ -219,6 +220,9 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
 Status WritePipelineOutputs(const Pipeline& pipeline, PipelineRun& run, std::ostream& terminal) {
   std::vector<OutputTime>& written = run.report.timing.outputs;
   written.clear();
+  // Once for every output (each shows the host's checks).
+  if (!run.report.reconciliation && run.report.traces)
+    run.report.reconciliation = Reconcile(*run.report.traces);
   const OutputSpec* terminal_spec = nullptr;
   for (const OutputSpec& o : pipeline.outputs) {
     if (o.type == "terminal") {

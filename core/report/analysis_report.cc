@@ -66,7 +66,7 @@ struct CheckTally {
 CheckTally Tally(const AnalysisReport& r) {
   CheckTally t;
   if (r.traces) {
-    for (const Reconciliation& c : Reconcile(*r.traces)) {
+    for (const Reconciliation& c : ReconciliationOf(r)) {
       if (!c.applicable) continue;
       ++t.total;
       t.passed += c.passed;
@@ -95,6 +95,11 @@ std::string HiddenText(const GroupedFindings& g, const FindingFilter& filter) {
 }
 
 }  // namespace
+
+std::vector<Reconciliation> ReconciliationOf(const AnalysisReport& r) {
+  if (r.reconciliation) return *r.reconciliation;
+  return r.traces ? Reconcile(*r.traces) : std::vector<Reconciliation>{};
+}
 
 double PluginSecondsSummed(const AnalysisReport& r) {
   double sum = 0;
@@ -243,7 +248,7 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFi
   w.EndObject();
   if (r.traces) {
     w.Key("reconciliation").BeginArray();
-    for (const Reconciliation& c : Reconcile(*r.traces)) {
+    for (const Reconciliation& c : ReconciliationOf(r)) {
       w.BeginObject()
           .Field("name", c.name)
           .Field("applicable", c.applicable)
@@ -351,7 +356,7 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
   CheckTally tally = Tally(r);
   out << "## Checks\n\n" << tally.passed << " of " << tally.total << " checks passed.\n\n";
   if (r.traces) {
-    for (const Reconciliation& c : Reconcile(*r.traces))
+    for (const Reconciliation& c : ReconciliationOf(r))
       out << "- "
           << (!c.applicable ? "–"
               : c.passed    ? "✔"

@@ -14,6 +14,7 @@
 // traces (path, rank).
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@
 #include "core/graph/analysis_results.h"
 #include "core/graph/trace.h"
 #include "core/report/finding_groups.h"
+#include "core/report/investigation.h"
 
 namespace th {
 
@@ -58,7 +60,13 @@ struct AnalysisReport {
   std::vector<PluginOutcome> plugins;  // in pipeline order; they may run at the same time
   PluginResults results;
   PhaseTimes timing;
+  // The host's reconciliation checks of `traces`, worked out once by the
+  // pipeline for all its outputs; unset: each output works them out.
+  std::optional<std::vector<Reconciliation>> reconciliation;
 };
+
+// report.reconciliation, or Reconcile(*report.traces) (none without traces).
+std::vector<Reconciliation> ReconciliationOf(const AnalysisReport& report);
 
 // The plugins' own seconds summed (more than plugins_seconds when they overlap).
 double PluginSecondsSummed(const AnalysisReport& report);

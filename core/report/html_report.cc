@@ -324,7 +324,7 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
 
   w.Key("checks").BeginArray();
   if (r.traces) {
-    for (const Reconciliation& c : Reconcile(*r.traces)) {
+    for (const Reconciliation& c : ReconciliationOf(r)) {
       w.BeginObject().Field("source", "host").Field("name", c.name);
       w.Field("status", !c.applicable ? "n/a" : c.passed ? "passed" : "failed");
       w.Field("detail", c.detail).EndObject();

@@ -47,6 +47,8 @@ TEST(AnalysisReport, InfoOnlyIsNotAssessedAndListsTheSkip) {
             " info host  rank 0 records CUDA graph capture, not steady-state execution: 6 launch "
             "calls were captured into CUDA graphs and never ran in it.\n"
             " plugin gpu-efficiency skipped rank 0: the trace records CUDA/HIP graph capture\n"
+            "time: import 0.000 s · kernel classes and catalogs 0.000 s · plugins (2, 0.003 s "
+            "summed) 0.000 s\n"
             "trust: no defects found\n");
 
   std::ostringstream md;
@@ -89,6 +91,8 @@ TEST(AnalysisReport, ProblemsComeFirstAndNameTheCause) {
             " info host  rank 0 records CUDA graph capture, not steady-state execution: 6 launch "
             "calls were captured into CUDA graphs and never ran in it.\n"
             " plugin gpu-efficiency skipped rank 0: the trace records CUDA/HIP graph capture\n"
+            "time: import 0.000 s · kernel classes and catalogs 0.000 s · plugins (2, 0.003 s "
+            "summed) 0.000 s\n"
             "trust: no defects found\n");
   std::ostringstream md;
   WriteReportMarkdown(r, md);
