@@ -1,5 +1,7 @@
 #include "host_activity.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -7,8 +9,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include "sorted_runs.h"
 
 namespace th::idle_launch {
 
@@ -18,7 +18,7 @@ WindowTime SweepWindow(std::vector<WindowEvent> events, int64_t begin, int64_t e
   // Start order is the inner order (ts, the longer first, the lower row): an
   // event started later is inside the ones running, so the running events
   // form a stack in that order; ended ones leave it once they reach its top.
-  SortByRuns(events, [](const WindowEvent& x, const WindowEvent& y) {
+  sdk::StableSortRuns(events, [](const WindowEvent& x, const WindowEvent& y) {
     if (x.ts != y.ts) return x.ts < y.ts;
     if (x.dur != y.dur) return x.dur > y.dur;
     return x.row < y.row;
@@ -28,7 +28,7 @@ WindowTime SweepWindow(std::vector<WindowEvent> events, int64_t begin, int64_t e
   std::vector<std::pair<int64_t, uint32_t>> ends(n);  // (end inside the window, position)
   for (size_t k = 0; k < n; ++k)
     ends[k] = {std::min(events[k].ts + events[k].dur, end), static_cast<uint32_t>(k)};
-  SortByRuns(ends);
+  sdk::StableSortRuns(ends);
   std::vector<int64_t> self(n, 0);
   std::vector<uint8_t> ended(n, 0);
   std::vector<uint32_t> running;

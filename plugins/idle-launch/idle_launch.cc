@@ -15,6 +15,7 @@
 // the events for all long gaps (host_activity.h).
 #include <tracehound/format.h>
 #include <tracehound/sdk.h>
+#include <tracehound/sorted_runs.h>
 
 #include <algorithm>
 #include <array>
@@ -28,14 +29,13 @@
 #include <vector>
 
 #include "host_activity.h"
-#include "sorted_runs.h"
 
 namespace {
 
 using th::idle_launch::HostActivity;
 using th::idle_launch::HostActivityDuring;
 using th::idle_launch::HostWindow;
-using th::idle_launch::SortByRuns;
+using th::sdk::StableSortRuns;
 
 using th::sdk::Context;
 using th::sdk::Declaration;
@@ -143,8 +143,8 @@ struct QueueSeries {
 void Queue(std::vector<int64_t>& starts, std::vector<int64_t>& ends, const Options& o, Stream& st,
            QueueSeries& series) {
   if (starts.empty()) return;
-  SortByRuns(starts);
-  SortByRuns(ends);
+  StableSortRuns(starts);
+  StableSortRuns(ends);
   const size_t n = starts.size();
   size_t si = 0, ei = 0;
   auto next_time = [&] {
@@ -198,7 +198,7 @@ void InStartOrder(const Clock& clock, std::vector<uint32_t>& acts) {
   if (sorted) return;
   std::vector<std::pair<int64_t, uint32_t>> keyed(acts.size());
   for (size_t k = 0; k < acts.size(); ++k) keyed[k] = {clock.Start(acts[k]), acts[k]};
-  SortByRuns(keyed);
+  StableSortRuns(keyed);
   for (size_t k = 0; k < acts.size(); ++k) acts[k] = keyed[k].second;
 }
 

@@ -1,13 +1,13 @@
 #include "core/import/xspace/derived_lines.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <climits>
 #include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include "core/import/xspace/stable_sort_runs.h"
 
 namespace th::xspace {
 namespace {
@@ -58,7 +58,7 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
   const XlaLabelTable& x = chunk->xla_labels;
   EventColumns& e = chunk->events;
   // In time order within each line: merged from those runs.
-  StableSortRuns(&rows, [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
+  sdk::StableSortRuns(rows, [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
   // The labels of each row in time order, gathered once for the three lines.
   struct Keys {
     int64_t group_id, program_id;

@@ -1,5 +1,7 @@
 #include "core/import/xspace/xspace_importer.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -14,7 +16,6 @@
 #include "core/import/kineto/shared_tables.h"
 #include "core/import/xspace/derived_lines.h"
 #include "core/import/xspace/plane_tables.h"
-#include "core/import/xspace/stable_sort_runs.h"
 #include "core/import/xspace/xspace_reader.h"
 
 namespace th::xspace {
@@ -93,7 +94,7 @@ void FillAllocationSizes(kineto::ParsedChunk* chunk) {
   for (auto& [key, rows] : by_allocator) {
     // Usually in time order already (one host line per allocator), else a
     // few runs in order (one per line).
-    StableSortRuns(&rows, [](const Timed& a, const Timed& b) { return a.ts < b.ts; });
+    sdk::StableSortRuns(rows, [](const Timed& a, const Timed& b) { return a.ts < b.ts; });
     int64_t previous = 0;
     for (const Timed& t : rows) {
       const uint32_t r = t.row;

@@ -1,13 +1,15 @@
-#include "core/import/xspace/stable_sort_runs.h"
-
+// StableSortRuns (sdk/include/tracehound/sorted_runs.h): sorted as
+// std::stable_sort sorts, whatever the runs of the input.
 #include <gtest/gtest.h>
+#include <tracehound/sorted_runs.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
-namespace th::xspace {
+namespace th::sdk {
 namespace {
 
 // A key that ties often, and the position it had: stability shows in `at`.
@@ -34,7 +36,7 @@ std::vector<Item> Runs(std::mt19937_64* random, size_t runs, size_t max_run, int
 void ExpectAsStableSort(std::vector<Item> items) {
   std::vector<Item> want = items;
   std::stable_sort(want.begin(), want.end(), KeyLess);
-  StableSortRuns(&items, KeyLess);
+  StableSortRuns(items, KeyLess);
   EXPECT_EQ(items, want);
 }
 
@@ -59,5 +61,33 @@ TEST(StableSortRuns, SortsUnorderedItemsAsStableSort) {
   ExpectAsStableSort(descending);
 }
 
+TEST(StableSortRuns, MergesAscendingRuns) {
+  std::vector<int> v{3, 5, 9, 1, 4, 8, 2, 6, 7, 0};  // runs 3-9, 1-8, 2-7, 0 (odd count)
+  StableSortRuns(v);
+  EXPECT_EQ(v, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST(StableSortRuns, KeepsEqualElementsInTheirOrder) {
+  // By key only: (key, input position); equal keys must stay in input order.
+  std::vector<std::pair<int, int>> v{{2, 0}, {5, 1}, {1, 2}, {2, 3}, {5, 4}, {0, 5}, {2, 6}};
+  std::vector<std::pair<int, int>> expected = v;
+  auto by_key = [](const auto& x, const auto& y) { return x.first < y.first; };
+  std::stable_sort(expected.begin(), expected.end(), by_key);
+  StableSortRuns(v, by_key);
+  EXPECT_EQ(v, expected);
+}
+
+TEST(StableSortRuns, DescendingSortedAndEmptyInputs) {
+  std::vector<int> descending{5, 4, 3, 2, 1};
+  StableSortRuns(descending);
+  EXPECT_EQ(descending, (std::vector<int>{1, 2, 3, 4, 5}));
+  std::vector<int> sorted{1, 1, 2, 3};
+  StableSortRuns(sorted);
+  EXPECT_EQ(sorted, (std::vector<int>{1, 1, 2, 3}));
+  std::vector<int> empty;
+  StableSortRuns(empty);
+  EXPECT_TRUE(empty.empty());
+}
+
 }  // namespace
-}  // namespace th::xspace
+}  // namespace th::sdk

@@ -1,20 +1,21 @@
-// Sorting input that is mostly in order already (a trace's events per stream
-// or thread, written in a few ascending runs).
+// Stable sort for input that is a few runs already in order (a trace's
+// events per stream, thread or line, written in a few ascending runs).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <utility>
 #include <vector>
 
-namespace th::idle_launch {
+namespace th::sdk {
 
-// Sorts `v` by `less`, stably (equal elements keep their order), in
+// Sorts `v` as std::stable_sort(v.begin(), v.end(), less) does, in
 // O(n log r) for input made of r ascending runs: one pass finds the runs, then
 // neighbouring runs are merged pairwise until one is left.
 template <typename T, typename Less = std::less<T>>
-void SortByRuns(std::vector<T>& v, Less less = Less()) {
-  std::vector<size_t> bounds{0};
+void StableSortRuns(std::vector<T>& v, Less less = Less()) {
+  std::vector<size_t> bounds{0};  // run i is [bounds[i], bounds[i + 1])
   for (size_t k = 1; k < v.size(); ++k)
     if (less(v[k], v[k - 1])) bounds.push_back(k);
   bounds.push_back(v.size());
@@ -26,9 +27,9 @@ void SortByRuns(std::vector<T>& v, Less less = Less()) {
                          v.begin() + static_cast<std::ptrdiff_t>(bounds[r + 2]), less);
       merged.push_back(bounds[r + 2]);
     }
-    if ((bounds.size() - 1) % 2 == 1) merged.push_back(bounds.back());  // the odd run out
-    bounds.swap(merged);
+    if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // odd run count: last kept
+    bounds = std::move(merged);
   }
 }
 
-}  // namespace th::idle_launch
+}  // namespace th::sdk
