@@ -194,16 +194,27 @@ Status PluginRegistry::Add(std::shared_ptr<const LoadedPlugin> plugin) {
   return Ok();
 }
 
+namespace {
+
+// The .so files directly in `dir`, sorted by path; `ec` says why it could not
+// be listed.
+std::vector<std::string> SharedLibrariesIn(const std::string& dir, std::error_code* ec) {
+  std::vector<std::string> libraries;
+  for (const auto& entry : fs::directory_iterator(dir, *ec)) {
+    if (entry.is_regular_file(*ec) && entry.path().extension() == ".so")
+      libraries.push_back(entry.path().string());
+  }
+  std::sort(libraries.begin(), libraries.end());
+  return libraries;
+}
+
+}  // namespace
+
 Status PluginRegistry::LoadDirectories(const std::vector<std::string>& directories) {
   for (const std::string& dir : directories) {
     std::error_code ec;
-    std::vector<std::string> libraries;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.is_regular_file(ec) && entry.path().extension() == ".so")
-        libraries.push_back(entry.path().string());
-    }
+    std::vector<std::string> libraries = SharedLibrariesIn(dir, &ec);
     if (ec) return IoError(dir + ": cannot list plugin directory: " + ec.message());
-    std::sort(libraries.begin(), libraries.end());
     for (const std::string& path : libraries) {
       auto plugin = LoadPluginLibrary(path);
       if (!plugin.ok()) return plugin.status();
@@ -219,13 +230,8 @@ Status PluginRegistry::LoadPlugin(const std::vector<std::string>& directories,
   std::replace(conventional.begin(), conventional.end(), '-', '_');
   std::string first_failure;
   for (const std::string& dir : directories) {
-    std::error_code ec;
-    std::vector<std::string> libraries;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.is_regular_file(ec) && entry.path().extension() == ".so")
-        libraries.push_back(entry.path().string());
-    }
-    std::sort(libraries.begin(), libraries.end());
+    std::error_code ec;  // an unreadable folder holds no plugin here
+    std::vector<std::string> libraries = SharedLibrariesIn(dir, &ec);
     std::stable_partition(libraries.begin(), libraries.end(), [&](const std::string& path) {
       return fs::path(path).filename() == conventional;
     });
