@@ -148,6 +148,11 @@ std::vector<TableSchema> MakeSchemas() {
              {"kernels", T::kI64, "", "kernels that ran"},
              {"first_ts", T::kI64, "ns", "first capture region's start"},
              {"last_end", T::kI64, "ns", "last capture region's end"}}));
+  s.push_back(Table("event_launches",
+                    "the launched events by row, each with the host call that launched it (its "
+                    "launch edge; the last one when several)",
+                    {{"event", T::kU32, "", "launched event row, ascending"},
+                     {"launch", T::kU32, "", "event row of its launch call"}}));
   return s;
 }
 

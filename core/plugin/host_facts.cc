@@ -2,12 +2,33 @@
 
 #include <tracehound/plugin_api.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
 #include "core/graph/core_tables.h"
 
 namespace th {
+namespace {
+
+// The launched events, ascending, each with the source of its launch edge (the
+// last edge when several).
+HostFacts::Launches LaunchedEvents(const EventGraph& g) {
+  const EdgeTable& e = g.edges;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (dst, edge)
+  for (size_t k = 0; k < e.size(); ++k)
+    if (e.kind[k] == EdgeKind::kLaunch) pairs.push_back({e.dst[k], static_cast<uint32_t>(k)});
+  std::sort(pairs.begin(), pairs.end());
+  HostFacts::Launches out;
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (k + 1 < pairs.size() && pairs[k + 1].first == pairs[k].first) continue;  // a later edge
+    out.event.push_back(pairs[k].first);
+    out.launch.push_back(e.src[pairs[k].second]);
+  }
+  return out;
+}
+
+}  // namespace
 
 static_assert(static_cast<int>(KernelClass::kComm) == TH_CLASS_COMM);
 static_assert(static_cast<int>(KernelClass::kOther) == TH_CLASS_OTHER);
@@ -31,6 +52,7 @@ HostFacts::HostFacts(const TraceSet& set, KernelClassTable table) : table_(std::
     row.first_ts = c.first_ts;
     row.last_end = c.last_end;
     capture_rows_.push_back(row);
+    launches_.push_back(LaunchedEvents(t->graph));
   }
   for (const KernelClassRule& r : table_.rules()) {
     rule_set_.push_back(static_cast<uint32_t>(r.set));
@@ -62,6 +84,8 @@ void HostFacts::AddTables(size_t trace, TraceTables* tables) const {
       schema("graph_capture"), 1,
       {&c.dominates, &c.hip, &c.begin_calls, &c.end_calls, &c.instantiations, &c.graph_launches,
        &c.captured_launches, &c.executed_launches, &c.kernels, &c.first_ts, &c.last_end});
+  const Launches& l = launches_[trace];
+  tables->Add(schema("event_launches"), l.event.size(), {l.event.data(), l.launch.data()});
 }
 
 }  // namespace th

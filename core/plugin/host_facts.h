@@ -1,8 +1,9 @@
 // HostFacts: what the host works out once per pipeline run, for every plugin:
 // the kernel class table with, per trace, the rule that decides each distinct
-// GPU activity name, the CUDA/HIP graph capture seen in the trace, and each
-// trace's table catalog (the event graph's tables plus these facts as
-// name_classes, class_rules and graph_capture).
+// GPU activity name, the CUDA/HIP graph capture seen in the trace, the launch
+// call of each event, and each trace's table catalog (the event graph's tables
+// plus these facts as name_classes, class_rules, graph_capture and
+// event_launches).
 #pragma once
 
 #include <cstdint>
@@ -33,8 +34,14 @@ class HostFacts {
   // The catalog of trace `trace`: every core table.
   const TraceTables& tables(size_t trace) const { return tables_[trace]; }
 
+  // event_launches' columns: the launched events ascending, their launch calls.
+  struct Launches {
+    std::vector<uint32_t> event, launch;
+  };
+
  private:
-  // Registers name_classes, class_rules and graph_capture of trace `trace`.
+  // Registers name_classes, class_rules, graph_capture and event_launches of
+  // trace `trace`.
   void AddTables(size_t trace, TraceTables* tables) const;
 
   struct CaptureRow {
@@ -46,6 +53,7 @@ class HostFacts {
   std::vector<NameClasses> names_;
   std::vector<GraphCapture> captures_;
   std::vector<CaptureRow> capture_rows_;
+  std::vector<Launches> launches_;
   // class_rules' columns, pointing into table_.
   std::vector<uint32_t> rule_set_, rule_class_, rule_ignore_case_;
   std::vector<const char*> rule_match_, rule_source_;

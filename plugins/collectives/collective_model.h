@@ -193,16 +193,15 @@ inline size_t LastStepStartingBy(const std::vector<th_step>& steps, int64_t ts, 
 }
 
 // Which ProfilerStep an event belongs to: a GPU activity to the step holding
-// its launch (the runtime call, by the launch edge), else the step holding
-// its own start; a host event to the step holding its start.
+// its launch (the runtime call, by the host's event_launches table), else the
+// step holding its own start; a host event to the step holding its start.
+// Reads profiler_steps, events and event_launches.
 class StepIndex {
  public:
-  explicit StepIndex(const th::sdk::Trace& t) : t_(t), launch_ts_(t.size(), kNoTime) {
+  explicit StepIndex(const th::sdk::Trace& t) : t_(t) {
     for (uint64_t s = 0; s < t.step_count(); ++s) steps_.push_back(t.step(s));
     std::sort(steps_.begin(), steps_.end(),
               [](const th_step& a, const th_step& b) { return a.ts < b.ts; });
-    for (uint64_t e = 0; e < t.edge_count(); ++e)
-      if (t.edge_kind(e) == TH_EDGE_LAUNCH) launch_ts_[t.edge_dst(e)] = t.ts(t.edge_src(e));
   }
   // Step number of the step whose [ts, ts + dur) holds `ts`, else kNoStep.
   int64_t StepAt(int64_t ts) const {
@@ -219,14 +218,17 @@ class StepIndex {
     return ts < s.ts + s.dur ? s.number : kNoStep;
   }
   // Start of the runtime call that launched `event`, kNoTime when none.
-  int64_t LaunchTs(uint64_t event) const { return launch_ts_[event]; }
+  int64_t LaunchTs(uint64_t event) const {
+    const uint32_t l = t_.launch_of(event);
+    return l == th::sdk::kNoRow ? kNoTime : t_.ts(l);
+  }
   int64_t StepOf(uint64_t event) const {
     size_t hint = 0;
     return StepOf(event, hint);
   }
   int64_t StepOf(uint64_t event, size_t& hint) const {
-    int64_t l = launch_ts_[event];
-    return StepAt(l != kNoTime ? l : t_.ts(event), hint);
+    const uint32_t l = t_.launch_of(event);
+    return StepAt(t_.ts(l == th::sdk::kNoRow ? event : l), hint);
   }
   const std::vector<th_step>& steps() const { return steps_; }
   // Distinct step numbers, ascending.
@@ -241,7 +243,6 @@ class StepIndex {
  private:
   const th::sdk::Trace& t_;
   std::vector<th_step> steps_;
-  std::vector<int64_t> launch_ts_;
 };
 
 // One collective as one rank ran it.
@@ -343,14 +344,11 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     x.step = x.gpu ? steps.StepOf(i) : steps.StepAt(x.ts);
     out.push_back(std::move(x));
   }
-  // By start: (ts, position) pairs sorted, then the instances moved once.
-  std::vector<std::pair<int64_t, uint32_t>> order(out.size());
-  for (size_t k = 0; k < out.size(); ++k) order[k] = {out[k].ts, static_cast<uint32_t>(k)};
-  std::sort(order.begin(), order.end());
-  std::vector<Instance> sorted;
-  sorted.reserve(out.size());
-  for (const auto& [ts, k] : order) sorted.push_back(std::move(out[k]));
-  return sorted;
+  // By start, ties in event order (the order they were found in), in place.
+  std::sort(out.begin(), out.end(), [](const Instance& a, const Instance& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.event < b.event;
+  });
+  return out;
 }
 
 // One collective across ranks: the instance of each rank that ran it.

@@ -77,8 +77,8 @@ class Collectives final : public th::sdk::Plugin {
                        "Collectives of every backend (NCCL/RCCL kernels, gloo CPU collectives) "
                        "matched across ranks: transfer time vs synchronisation wait per rank, "
                        "algorithm, message size, algorithm and bus bandwidth")
-        .Reads({"events", "tracks", "edges", "profiler_steps", "collective_args", "name_classes",
-                "class_rules"})
+        .Reads({"events", "tracks", "profiler_steps", "collective_args", "name_classes",
+                "class_rules", "event_launches"})
         .Publishes(CollectivesTable())
         .Publishes(CollectiveRanksTable())
         .Option("wait_threshold_pct", 10.0,
@@ -98,14 +98,22 @@ class Collectives final : public th::sdk::Plugin {
       rank_of_trace.push_back(t.rank());
       if (!inst.back().empty()) all_span += static_cast<double>(RankSpan(t, steps));
     }
-    const std::vector<Match> matches = MatchAcrossRanks(inst);
+    std::vector<Match> matches = MatchAcrossRanks(inst);
     size_t ranks_with = 0;
     for (const auto& v : inst) ranks_with += !v.empty();
-    const CollectiveSummary s = SummarizeCollectives(inst, matches, rank_of_trace, ranks_with);
-    PublishCollectives(ctx, s);
-    PublishRanks(ctx, s);
+    CollectiveSummary s = SummarizeCollectives(inst, matches, rank_of_trace, ranks_with);
+    th::sdk::Table collectives = CollectivesRows(s);
+    th::sdk::Table ranks = RankRows(s);
+    RankMetrics(ctx, s);
     CheckMatches(ctx, s, matches.size(), ranks_with);
     ReportWait(ctx, s, all_span, ranks_with);
+    // The tables own their values: what they were built from goes before
+    // the host copies them (a trace can hold 10^5 collectives).
+    s = {};
+    matches = {};
+    inst = {};
+    ctx.Publish(collectives);
+    ctx.Publish(ranks);
   }
 
  private:
@@ -120,7 +128,8 @@ class Collectives final : public th::sdk::Plugin {
     return last > first ? last - first : 0;
   }
 
-  static void PublishCollectives(Context& ctx, const CollectiveSummary& s) {
+  // The `collectives` table: one row per collective matched across ranks.
+  static th::sdk::Table CollectivesRows(const CollectiveSummary& s) {
     std::vector<int64_t> id_col, ranks_col, group_size_col, bytes_col, step_col, transfer_col,
         wait_max_col, wait_total_col, skew_col, last_col;
     std::vector<std::string> key_col, backend_col, coll_col, name_col, algo_col, dtype_col,
@@ -150,31 +159,32 @@ class Collectives final : public th::sdk::Plugin {
       busbw_col.push_back(r.bandwidth.busbw);
       basis_col.push_back(r.bandwidth.basis);
     }
-    ctx.Publish(th::sdk::Table("collectives")
-                    .Int("id", id_col)
-                    .Text("key", key_col)
-                    .Text("backend", backend_col)
-                    .Text("collective", coll_col)
-                    .Text("name", name_col)
-                    .Text("algorithm", algo_col)
-                    .Text("dtype", dtype_col)
-                    .Text("group", group_col)
-                    .Int("group_size", group_size_col, "count")
-                    .Int("bytes", bytes_col, "bytes")
-                    .Int("ranks", ranks_col, "count")
-                    .Int("step", step_col)
-                    .Int("transfer", transfer_col, "ns")
-                    .Int("wait_max", wait_max_col, "ns")
-                    .Int("wait_total", wait_total_col, "ns")
-                    .Int("start_skew", skew_col, "ns")
-                    .Int("last_rank", last_col)
-                    .Real("algbw", algbw_col, "GB/s")
-                    .Real("busbw", busbw_col, "GB/s")
-                    .Text("bw_basis", basis_col));
+    th::sdk::Table t("collectives");
+    t.Int("id", std::move(id_col))
+        .Text("key", std::move(key_col))
+        .Text("backend", std::move(backend_col))
+        .Text("collective", std::move(coll_col))
+        .Text("name", std::move(name_col))
+        .Text("algorithm", std::move(algo_col))
+        .Text("dtype", std::move(dtype_col))
+        .Text("group", std::move(group_col))
+        .Int("group_size", std::move(group_size_col), "count")
+        .Int("bytes", std::move(bytes_col), "bytes")
+        .Int("ranks", std::move(ranks_col), "count")
+        .Int("step", std::move(step_col))
+        .Int("transfer", std::move(transfer_col), "ns")
+        .Int("wait_max", std::move(wait_max_col), "ns")
+        .Int("wait_total", std::move(wait_total_col), "ns")
+        .Int("start_skew", std::move(skew_col), "ns")
+        .Int("last_rank", std::move(last_col))
+        .Real("algbw", std::move(algbw_col), "GB/s")
+        .Real("busbw", std::move(busbw_col), "GB/s")
+        .Text("bw_basis", std::move(basis_col));
+    return t;
   }
 
-  // collective_ranks, and the per-rank metrics.
-  static void PublishRanks(Context& ctx, const CollectiveSummary& s) {
+  // The `collective_ranks` table: one row per rank's run of a collective.
+  static th::sdk::Table RankRows(const CollectiveSummary& s) {
     std::vector<int64_t> rr_id, rr_rank, rr_step, rr_ts, rr_dur, rr_wait, rr_bytes;
     for (const RankCollectiveRow& r : s.rank_rows) {
       rr_id.push_back(r.id);
@@ -185,14 +195,19 @@ class Collectives final : public th::sdk::Plugin {
       rr_wait.push_back(r.wait);
       rr_bytes.push_back(r.bytes);
     }
-    ctx.Publish(th::sdk::Table("collective_ranks")
-                    .Int("id", rr_id)
-                    .Int("rank", rr_rank)
-                    .Int("step", rr_step)
-                    .Int("ts", rr_ts, "ns")
-                    .Int("dur", rr_dur, "ns")
-                    .Int("wait", rr_wait, "ns")
-                    .Int("bytes", rr_bytes, "bytes"));
+    th::sdk::Table t("collective_ranks");
+    t.Int("id", std::move(rr_id))
+        .Int("rank", std::move(rr_rank))
+        .Int("step", std::move(rr_step))
+        .Int("ts", std::move(rr_ts), "ns")
+        .Int("dur", std::move(rr_dur), "ns")
+        .Int("wait", std::move(rr_wait), "ns")
+        .Int("bytes", std::move(rr_bytes), "bytes");
+    return t;
+  }
+
+  // Per rank: its collectives, their time, wait and transfer.
+  static void RankMetrics(Context& ctx, const CollectiveSummary& s) {
     for (const auto& [rank, r] : s.ranks) {
       th::sdk::Scope scope;
       scope.rank = rank;

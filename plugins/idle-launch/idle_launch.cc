@@ -52,15 +52,6 @@ struct Options {
   bool steps_window, hta_rounding;
 };
 
-// The launch call (runtime/driver event) of each GPU activity, kNone if the
-// trace holds none.
-std::vector<uint32_t> LaunchOf(const Trace& t) {
-  std::vector<uint32_t> launch(t.size(), kNone);
-  for (uint64_t k = 0; k < t.edge_count(); ++k)
-    if (t.edge_kind(k) == TH_EDGE_LAUNCH) launch[t.edge_dst(k)] = t.edge_src(k);
-  return launch;
-}
-
 // Event times for the idle breakdown: ns as recorded, or HTA 0.6's rounding of
 // traces with fractional-µs timestamps (µs parsed as float64; ts = ceil(ts),
 // end = floor(ts + dur)), so figures can be set beside HTA's exactly.
@@ -287,7 +278,7 @@ class IdleLaunch final : public th::sdk::Plugin {
                        "Per GPU stream: idle time split into host-wait / kernel-wait / other "
                        "(HTA's idle breakdown), what the launching thread did in long gaps, "
                        "launch delays, kernels shorter than their launch, queue length")
-        .Reads({"events", "tracks", "edges", "graph_capture"})
+        .Reads({"events", "tracks", "graph_capture", "event_launches"})
         .Publishes(IdleBreakdownTable())
         .Publishes(LongGapsTable())
         .Publishes(LaunchStatsTable())
@@ -366,7 +357,6 @@ class IdleLaunch final : public th::sdk::Plugin {
                  "in it, so its streams' idle time and launch delays describe start-up");
         continue;
       }
-      const std::vector<uint32_t> launch = LaunchOf(t);
       const Clock clock(t, o.hta_rounding);
       const int64_t cutoff = o.steps_window ? StepsCutoff(t, clock) : INT64_MAX;
 
@@ -376,7 +366,7 @@ class IdleLaunch final : public th::sdk::Plugin {
       std::vector<std::vector<uint32_t>> by_track(t.track_count());
       for (uint64_t i = 0; i < t.size(); ++i) {
         if (!t.is_gpu_activity(i) || !is_stream[t.track_index(i)]) continue;
-        if (cutoff != INT64_MAX && (launch[i] == kNone || clock.Start(launch[i]) >= cutoff))
+        if (cutoff != INT64_MAX && (t.launch_of(i) == kNone || clock.Start(t.launch_of(i)) >= cutoff))
           continue;
         by_track[t.track_index(i)].push_back(static_cast<uint32_t>(i));
       }
@@ -404,7 +394,7 @@ class IdleLaunch final : public th::sdk::Plugin {
         queue_ends.clear();
         int64_t prev_end = 0;
         for (size_t k = 0; k < acts.size(); ++k) {
-          const uint32_t e = acts[k], l = launch[e];
+          const uint32_t e = acts[k], l = t.launch_of(e);
           const int64_t start = clock.Start(e), end = clock.End(e);
           st.last = std::max(st.last, end);
           st.busy += end - start;

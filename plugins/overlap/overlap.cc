@@ -123,8 +123,8 @@ class Overlap final : public th::sdk::Plugin {
                        "communication kernel time hidden behind computation, and the exposed "
                        "communication time (kernel classes: NCCL/RCCL, DeepEP, NVSHMEM, MSCCL++, "
                        "one-sided copies ...)")
-        .Reads({"events", "tracks", "edges", "profiler_steps", "collective_args", "name_classes",
-                "class_rules", "graph_capture"})
+        .Reads({"events", "tracks", "profiler_steps", "collective_args", "name_classes",
+                "class_rules", "graph_capture", "event_launches"})
         .Publishes(OverlapTable())
         .Option("definition", "tracehound",
                 "tracehound (exact ns, the kernel class table) or hta (HTA 0.6.1's "
@@ -138,6 +138,14 @@ class Overlap final : public th::sdk::Plugin {
         .Range(0, 100);
   }
 
+  // `a` then `b`, in a's storage; b's is freed.
+  template <typename T>
+  static std::vector<T> Concatenated(std::vector<T> a, std::vector<T> b) {
+    a.insert(a.end(), b.begin(), b.end());
+    b = {};
+    return a;
+  }
+
   void Run(Context& ctx) override {
     const bool hta = ctx.GetString("definition") == "hta";
     const bool exclude_last = hta || ctx.GetBool("exclude_last_step");  // HTA always does
@@ -149,16 +157,16 @@ class Overlap final : public th::sdk::Plugin {
       size_t trace;
     };
     std::vector<Group> groups;
-    std::vector<uint32_t> g_comm, g_comp, g_all;
-    std::vector<int64_t> b_comm, e_comm, b_comp, e_comp, b_all, e_all;
+    // Intervals by class; both classes together are their concatenation,
+    // made once the per-class unions are done (the reductions below do not
+    // depend on the order of intervals).
+    std::vector<uint32_t> g_comm, g_comp;
+    std::vector<int64_t> b_comm, e_comm, b_comp, e_comp;
     auto add = [&](uint32_t g, Class c, int64_t b, int64_t e) {
       if (e < b) return;  // HTA's rounding can make an event negative; it merges nothing
       (c == Class::kComm ? g_comm : g_comp).push_back(g);
       (c == Class::kComm ? b_comm : b_comp).push_back(b);
       (c == Class::kComm ? e_comm : e_comp).push_back(e);
-      g_all.push_back(g);
-      b_all.push_back(b);
-      e_all.push_back(e);
     };
 
     const auto& traces = ctx.traces();
@@ -223,6 +231,9 @@ class Overlap final : public th::sdk::Plugin {
     using R = Context::Reduce;
     std::vector<int64_t> comm = ctx.IntervalUnion(g_comm, b_comm, e_comm, n);
     std::vector<int64_t> comp = ctx.IntervalUnion(g_comp, b_comp, e_comp, n);
+    std::vector<uint32_t> g_all = Concatenated(std::move(g_comm), std::move(g_comp));
+    std::vector<int64_t> b_all = Concatenated(std::move(b_comm), std::move(b_comp));
+    std::vector<int64_t> e_all = Concatenated(std::move(e_comm), std::move(e_comp));
     std::vector<int64_t> both = ctx.IntervalUnion(g_all, b_all, e_all, n);
     std::vector<int64_t> first = ctx.ReduceByKey(g_all, b_all, R::kMin, n);
     std::vector<int64_t> last = ctx.ReduceByKey(g_all, e_all, R::kMax, n);

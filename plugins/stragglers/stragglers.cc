@@ -100,8 +100,8 @@ class Stragglers final : public th::sdk::Plugin {
                        "lateness over ranks x steps after clock-offset correction, last-arrival "
                        "counts, compute vs wait per rank and step, and what the straggler did "
                        "while the others waited")
-        .Reads({"events", "tracks", "edges", "profiler_steps", "collective_args", "name_classes",
-                "class_rules"})
+        .Reads({"events", "tracks", "profiler_steps", "collective_args", "name_classes",
+                "class_rules", "event_launches"})
         .Publishes(StragglersTable())
         .Publishes(StragglerStepsTable())
         .Publishes(StragglerActivityTable())

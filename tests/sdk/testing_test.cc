@@ -78,6 +78,14 @@ TEST(TestingKit, BuilderWritesEveryCatalogTableWithItsSchema) {
   EXPECT_EQ(trace->Find("events")->row_count, 12u);
   EXPECT_EQ(trace->Find("gpu_args")->row_count, 5u);  // kernel, memcpy, memset, collective, sync
   EXPECT_EQ(trace->Find("graph_capture")->row_count, 1u);
+  // event_launches: the gemm (at 300 ns) and its launch call (the runtime event at 200 ns).
+  const th_table* launches = trace->Find("event_launches");
+  ASSERT_EQ(launches->row_count, 1u);
+  const auto* ts = static_cast<const int64_t*>(trace->Find("events")->columns[0].values.data);
+  const auto* launched = static_cast<const uint32_t*>(launches->columns[0].values.data);
+  const auto* launch = static_cast<const uint32_t*>(launches->columns[1].values.data);
+  EXPECT_EQ(ts[launched[0]], 300);
+  EXPECT_EQ(ts[launch[0]], 200);
 }
 
 // Reads the full trace through the SDK's accessors and reports what it saw.

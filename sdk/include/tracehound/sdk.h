@@ -21,6 +21,7 @@
 
 #include <tracehound/plugin_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -202,6 +203,18 @@ class Trace {
   uint32_t edge_src(uint64_t k) const { return At<uint32_t>(edge_src_, k); }
   uint32_t edge_dst(uint64_t k) const { return At<uint32_t>(edge_dst_, k); }
   uint32_t edge_kind(uint64_t k) const { return At<uint8_t>(edge_kind_, k); }
+  // event_launches: the host call that launched event i (its launch edge's
+  // source, the last when several), kNoRow if none. Built once by the host;
+  // a binary search over the launched events.
+  uint32_t launch_of(uint64_t i) const {
+    if (!launched_.declared) Undeclared(launched_.table);
+    if (launched_.rows == 0) return kNoRow;
+    const auto* first = static_cast<const uint32_t*>(launched_.data);
+    const uint32_t* last = first + launched_.rows;
+    const uint32_t* at = std::lower_bound(first, last, i);
+    return at != last && *at == i ? At<uint32_t>(launch_, static_cast<uint64_t>(at - first))
+                                  : kNoRow;
+  }
 
   // profiler_steps: ProfilerStep#N windows (the `steps` plugin's table adds
   // steps inferred where the trace has none).
@@ -507,7 +520,8 @@ class Trace {
             &hlo_users_tab_,
             &name_classes_,
             &class_rules_,
-            &graph_capture_};
+            &graph_capture_,
+            &event_launches_};
   }
   std::vector<Col*> AllColumns() {
     return {&ts_,
@@ -572,7 +586,9 @@ class Trace {
             &hlo_user_offsets_,
             &hlo_users_,
             &name_rule_,
-            &name_hta_rule_};
+            &name_hta_rule_,
+            &launched_,
+            &launch_};
   }
 
   const th_host_api* host_;
@@ -584,7 +600,7 @@ class Trace {
       hlo_instructions_{"hlo_instructions"}, hlo_operand_offsets_tab_{"hlo_operand_offsets"},
       hlo_operands_tab_{"hlo_operands"}, hlo_user_offsets_tab_{"hlo_user_offsets"},
       hlo_users_tab_{"hlo_users"}, name_classes_{"name_classes"}, class_rules_{"class_rules"},
-      graph_capture_{"graph_capture"};
+      graph_capture_{"graph_capture"}, event_launches_{"event_launches"};
 
   Col ts_{"events", "ts"}, dur_{"events", "dur"}, name_{"events", "name"}, cat_{"events", "cat"},
       track_{"events", "track"}, parent_{"events", "parent"}, depth_{"events", "depth"},
@@ -624,6 +640,7 @@ class Trace {
       hlo_operands_{"hlo_operands", "instruction"}, hlo_user_offsets_{"hlo_user_offsets", "first"},
       hlo_users_{"hlo_users", "instruction"};
   Col name_rule_{"name_classes", "rule"}, name_hta_rule_{"name_classes", "hta_rule"};
+  Col launched_{"event_launches", "event"}, launch_{"event_launches", "launch"};
 
   std::vector<th_track> track_rows_;
   std::vector<th_step> step_rows_;

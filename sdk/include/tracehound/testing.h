@@ -333,7 +333,7 @@ struct DeviceArgs {
 // Builds one rank's trace, event by event, as the catalog tables tracehound
 // hands a plugin (events, tracks, edges, profiler_steps, gpu_args, gpu_hlo,
 // collective_args, memory_args, counters, devices, the HLO tables (empty),
-// name_classes, class_rules, graph_capture). Times are ns. Every method that
+// name_classes, class_rules, graph_capture, event_launches). Times are ns. Every method that
 // adds an event returns its row in events.
 class TraceBuilder {
  public:
@@ -752,6 +752,19 @@ class TraceBuilder {
       Col(c, "first_ts", TH_TYPE_I64, "ns", [&](BuiltColumn& x) { x.i64.push_back(g.first_ts); });
       Col(c, "last_end", TH_TYPE_I64, "ns", [&](BuiltColumn& x) { x.i64.push_back(g.last_end); });
       Finish(*t, "graph_capture", 1);
+    }
+    {
+      std::map<uint32_t, uint32_t> launch;  // launched event -> its launch call (the last edge)
+      for (const Edge& e : edges_)
+        if (e.kind == TH_EDGE_LAUNCH) launch[e.dst] = e.src;
+      auto& c = t->columns_.emplace_back();
+      Col(c, "event", TH_TYPE_U32, "", [&](BuiltColumn& x) {
+        for (const auto& [event, call] : launch) x.u32.push_back(event);
+      });
+      Col(c, "launch", TH_TYPE_U32, "", [&](BuiltColumn& x) {
+        for (const auto& [event, call] : launch) x.u32.push_back(call);
+      });
+      Finish(*t, "event_launches", launch.size());
     }
     return t;
   }

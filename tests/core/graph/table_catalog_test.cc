@@ -40,7 +40,8 @@ TEST(TableCatalog, EveryGraphTableOfATraceIsRegisteredWithoutCopies) {
   const Trace& trace = *set->traces[0];
   TraceTables tables;
   AddGraphTables(trace, &tables);
-  const std::set<std::string> host_facts = {"name_classes", "class_rules", "graph_capture"};
+  const std::set<std::string> host_facts = {"name_classes", "class_rules", "graph_capture",
+                                             "event_launches"};
   for (const TableSchema& s : CoreTableSchemas()) {
     if (host_facts.count(s.name)) {
       EXPECT_EQ(tables.Find(s.name), nullptr) << s.name << " is the plugin host's to register";

@@ -103,6 +103,24 @@ TEST(HostFacts, NamesAreClassifiedOncePerTraceUnderBothSets) {
   ASSERT_NE(capture, nullptr);
   EXPECT_EQ(capture->rows, 1u);
   EXPECT_EQ(static_cast<const uint8_t*>(capture->columns[0])[0], 0);  // dominates
+  // event_launches: the launched events ascending, each with its launch edge's source.
+  const CatalogTable* launches = tables.Find("event_launches");
+  ASSERT_NE(launches, nullptr);
+  std::map<uint32_t, uint32_t> want;
+  for (size_t k = 0; k < g.edges.size(); ++k)
+    if (g.edges.kind[k] == EdgeKind::kLaunch) want[g.edges.dst[k]] = g.edges.src[k];
+  EXPECT_FALSE(want.empty());
+  ASSERT_EQ(launches->rows, want.size());
+  const auto* launched = static_cast<const uint32_t*>(launches->columns[0]);
+  const auto* launch = static_cast<const uint32_t*>(launches->columns[1]);
+  std::map<uint32_t, uint32_t> got;
+  for (size_t r = 0; r < launches->rows; ++r) {
+    if (r > 0) {
+      EXPECT_LT(launched[r - 1], launched[r]) << "ascending, one row per event";
+    }
+    got[launched[r]] = launch[r];
+  }
+  EXPECT_EQ(got, want);
 }
 
 // comm  = [30,160) + [200,260) + [350,520) + [700,760) + [780,820) + [850,950) = 560 µs
