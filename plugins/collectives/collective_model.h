@@ -363,7 +363,10 @@ struct Match {
 // rank issues a group's collectives in the same order), else within their
 // lane (GPU streams by stream id, CPU threads by first use) and name.
 inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instance>>& per_trace) {
-  std::map<std::string, size_t> index;
+  // Positions by id; per position, the match of its k-th instance (every
+  // rank counts its own from 0, so a rank's k-th is either known or next).
+  std::map<std::string, uint32_t> position_ids;
+  std::vector<std::vector<size_t>> match_of_ordinal;
   std::vector<Match> matches;
   std::vector<int64_t> order_ts;  // first member's start, to order matches
   for (size_t t = 0; t < per_trace.size(); ++t) {
@@ -383,7 +386,7 @@ inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instanc
     std::sort(gpu_lanes.begin(), gpu_lanes.end());
     gpu_lanes.erase(std::unique(gpu_lanes.begin(), gpu_lanes.end()), gpu_lanes.end());
     std::sort(cpu_first.begin(), cpu_first.end());
-    std::map<std::string, int64_t> counts;
+    std::vector<size_t> counts;  // by position id: this rank's instances so far
     for (size_t i = 0; i < inst.size(); ++i) {
       const Instance& x = inst[i];
       std::string position;
@@ -397,13 +400,18 @@ inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instanc
         while (cpu_first[l].second != x.lane) ++l;
         position = "thread#" + std::to_string(l) + " " + x.name;
       }
-      std::string key = position + " #" + std::to_string(counts[position]++);
-      auto [it, fresh] = index.try_emplace(key, matches.size());
-      if (fresh) {
-        matches.push_back({key, {}, false});
+      auto [id, fresh_position] =
+          position_ids.try_emplace(position, static_cast<uint32_t>(match_of_ordinal.size()));
+      if (fresh_position) match_of_ordinal.emplace_back();
+      if (id->second >= counts.size()) counts.resize(id->second + 1, 0);
+      const size_t k = counts[id->second]++;
+      std::vector<size_t>& slots = match_of_ordinal[id->second];
+      if (k == slots.size()) {
+        slots.push_back(matches.size());
+        matches.push_back({position + " #" + std::to_string(k), {}, false});
         order_ts.push_back(x.ts);
       }
-      Match& m = matches[it->second];
+      Match& m = matches[slots[k]];
       if (!m.members.empty()) {
         const Instance& first = per_trace[m.members[0].first][m.members[0].second];
         if (first.collective != x.collective) m.name_mismatch = true;
