@@ -28,9 +28,7 @@ int Run(const Options& o) {
     load.set_overrides = o.set;
     const std::string path = ResolvePipelinePath(o.pipeline);
     PluginRegistry registry;
-    Status s = LoadRegistry(path, o.plugin_paths, load, &registry);
-    auto pipeline =
-        s.ok() ? LoadPipeline(path, registry.Declarations(), load) : StatusOr<Pipeline>(s);
+    auto pipeline = LoadPipelineAndPlugins(path, o.plugin_paths, load, &registry);
     if (!pipeline.ok()) {
       std::cerr << "tracehound: error: " << PrintableBytes(pipeline.status().message()) << "\n";
       return 2;

@@ -30,18 +30,11 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
-Status LoadRegistry(const std::string& pipeline, const PipelineOptions& o,
-                    const LoadPipelineOptions& load, PluginRegistry* registry) {
-  return cli::LoadRegistry(pipeline, o.plugin_paths, load, registry);
-}
-
 int RunOrValidate(const PipelineOptions& o, bool run_it) {
   LoadPipelineOptions load;
   load.set_overrides = o.set;
   PluginRegistry registry;
-  Status loaded = LoadRegistry(o.pipeline, o, load, &registry);
-  if (!loaded.ok()) return Fail(loaded.message());
-  auto pipeline = LoadPipeline(o.pipeline, registry.Declarations(), load);
+  auto pipeline = LoadPipelineAndPlugins(o.pipeline, o.plugin_paths, load, &registry);
   if (!pipeline.ok()) return Fail(pipeline.status().message());
   if (o.dump_config) {
     std::cout << DumpEffectivePipeline(*pipeline);
@@ -119,11 +112,7 @@ void AddPluginsCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("plugins", "List and describe the plugins found");
   cmd->require_subcommand(1);
   cmd->add_option("--plugin-path", *paths, "also look for plugins in this directory");
-  auto load = [paths](PluginRegistry* registry) {
-    PipelineOptions o;
-    o.plugin_paths = *paths;
-    return LoadRegistry("", o, {}, registry);
-  };
+  auto load = [paths](PluginRegistry* registry) { return LoadRegistry(*paths, registry); };
 
   CLI::App* list = cmd->add_subcommand("list", "Every plugin on the search path");
   list->callback([load, exit_code] {

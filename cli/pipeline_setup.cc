@@ -17,15 +17,30 @@ std::string ConfigPath(const std::string& name) {
   return (fs::path(TRACEHOUND_SOURCE_CONFIG_DIR) / name).string();
 }
 
-Status LoadRegistry(const std::string& pipeline, const std::vector<std::string>& plugin_paths,
-                    const LoadPipelineOptions& load, PluginRegistry* registry) {
-  std::vector<std::string> extra = plugin_paths;
-  if (!pipeline.empty()) {
-    auto paths = ReadPipelinePluginPaths(pipeline, load);
-    if (!paths.ok()) return paths.status();
-    extra.insert(extra.begin(), paths->begin(), paths->end());
-  }
-  return registry->LoadDirectories(PluginSearchPath(extra));
+namespace {
+
+Status LoadPlugins(std::vector<std::string> pipeline_paths,
+                   const std::vector<std::string>& plugin_paths, PluginRegistry* registry) {
+  pipeline_paths.insert(pipeline_paths.end(), plugin_paths.begin(), plugin_paths.end());
+  return registry->LoadDirectories(PluginSearchPath(pipeline_paths));
+}
+
+}  // namespace
+
+Status LoadRegistry(const std::vector<std::string>& plugin_paths, PluginRegistry* registry) {
+  return LoadPlugins({}, plugin_paths, registry);
+}
+
+StatusOr<Pipeline> LoadPipelineAndPlugins(const std::string& pipeline,
+                                          const std::vector<std::string>& plugin_paths,
+                                          const LoadPipelineOptions& load,
+                                          PluginRegistry* registry) {
+  auto document = PipelineDocument::Read(pipeline, load);
+  if (!document.ok()) return document.status();
+  auto paths = document->PluginPaths();
+  if (!paths.ok()) return paths.status();
+  TH_RETURN_IF_ERROR(LoadPlugins(std::move(*paths), plugin_paths, registry));
+  return document->Validate(registry->Declarations());
 }
 
 std::string ResolvePipelinePath(const std::string& pipeline) {

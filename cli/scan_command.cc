@@ -71,9 +71,7 @@ int Scan(const ScanCommandOptions& o) {
   load.set_overrides = o.set;
   std::string pipeline_path = ResolvePipelinePath(o.pipeline);
   PluginRegistry registry;
-  Status loaded = LoadRegistry(pipeline_path, o.plugin_paths, load, &registry);
-  if (!loaded.ok()) return Fail(loaded.message());
-  auto pipeline = LoadPipeline(pipeline_path, registry.Declarations(), load);
+  auto pipeline = LoadPipelineAndPlugins(pipeline_path, o.plugin_paths, load, &registry);
   if (!pipeline.ok()) return Fail(pipeline.status().message());
 
   // Which runs this process scans and where it writes: every run into --db,

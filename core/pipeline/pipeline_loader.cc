@@ -17,16 +17,13 @@
 #include "core/graph/core_tables.h"
 
 namespace th {
-namespace {
-
-namespace fs = std::filesystem;
-
-using Getenv = std::function<std::optional<std::string>(const std::string&)>;
 
 // ---------------------------------------------------------------------------
 // The document tree: yaml-cpp's nodes copied with the file name in every mark,
 // map entries kept in file order, so that merging, overrides and validation
-// can all say where a value came from.
+// can all say where a value came from. (Named outside this file only by
+// PipelineDocument, which holds one.)
+namespace pipeline_tree {
 
 struct Entry;
 
@@ -45,6 +42,16 @@ struct Entry {
   YamlMark key_mark;
   Node value;
 };
+
+}  // namespace pipeline_tree
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Getenv = std::function<std::optional<std::string>(const std::string&)>;
+using pipeline_tree::Entry;
+using pipeline_tree::Node;
 
 Entry* Find(Node& map, std::string_view key) {
   for (Entry& e : map.entries)
@@ -1059,27 +1066,49 @@ Status LoadMergedTree(const std::string& path, const LoadPipelineOptions& option
 
 }  // namespace
 
+PipelineDocument::PipelineDocument(std::string path, std::unique_ptr<pipeline_tree::Node> root)
+    : path_(std::move(path)), root_(std::move(root)) {}
+PipelineDocument::PipelineDocument(PipelineDocument&&) noexcept = default;
+PipelineDocument& PipelineDocument::operator=(PipelineDocument&&) noexcept = default;
+PipelineDocument::~PipelineDocument() = default;
+
+StatusOr<PipelineDocument> PipelineDocument::Read(const std::string& path,
+                                                  const LoadPipelineOptions& options) {
+  auto root = std::make_unique<Node>();
+  TH_RETURN_IF_ERROR(LoadMergedTree(path, options, root.get()));
+  return PipelineDocument(path, std::move(root));
+}
+
+StatusOr<std::vector<std::string>> PipelineDocument::PluginPaths() const {
+  std::vector<std::string> paths;
+  for (const Entry& e : root_->entries) {
+    if (e.key != "plugin_paths") continue;
+    TH_RETURN_IF_ERROR(ReadStringList(e.value, "'plugin_paths'", &paths));
+    paths = ResolvePluginPaths(e.value, std::move(paths));
+  }
+  return paths;
+}
+
+StatusOr<Pipeline> PipelineDocument::Validate(const std::vector<PluginDeclaration>& catalog) const {
+  Pipeline p;
+  p.source = path_;
+  TH_RETURN_IF_ERROR(th::Validate(*root_, catalog, &p));
+  return p;
+}
+
 StatusOr<Pipeline> LoadPipeline(const std::string& path,
                                 const std::vector<PluginDeclaration>& catalog,
                                 const LoadPipelineOptions& options) {
-  Node root;
-  TH_RETURN_IF_ERROR(LoadMergedTree(path, options, &root));
-  Pipeline p;
-  p.source = path;
-  TH_RETURN_IF_ERROR(Validate(root, catalog, &p));
-  return p;
+  auto document = PipelineDocument::Read(path, options);
+  if (!document.ok()) return document.status();
+  return document->Validate(catalog);
 }
 
 StatusOr<std::vector<std::string>> ReadPipelinePluginPaths(const std::string& path,
                                                            const LoadPipelineOptions& options) {
-  Node root;
-  TH_RETURN_IF_ERROR(LoadMergedTree(path, options, &root));
-  std::vector<std::string> paths;
-  if (const Entry* e = Find(root, "plugin_paths")) {
-    TH_RETURN_IF_ERROR(ReadStringList(e->value, "'plugin_paths'", &paths));
-    paths = ResolvePluginPaths(e->value, std::move(paths));
-  }
-  return paths;
+  auto document = PipelineDocument::Read(path, options);
+  if (!document.ok()) return document.status();
+  return document->PluginPaths();
 }
 
 Status CheckOutputFolders(const Pipeline& pipeline) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,34 @@ struct LoadPipelineOptions {
   std::function<std::optional<std::string>(const std::string&)> getenv;
 };
 
+namespace pipeline_tree {
+struct Node;
+}
+
+// A pipeline file after phases 1 and 2, read once: what the plugin search
+// path needs (its plugin_paths) and, once those plugins are loaded, phase 3
+// against their catalog, without reading or parsing the YAML again.
+class PipelineDocument {
+ public:
+  static StatusOr<PipelineDocument> Read(const std::string& path,
+                                         const LoadPipelineOptions& options = {});
+  // The `plugin_paths`, relative ones resolved against the directory of the
+  // file that names them.
+  StatusOr<std::vector<std::string>> PluginPaths() const;
+  // Phase 3: the validated, ordered pipeline.
+  StatusOr<Pipeline> Validate(const std::vector<PluginDeclaration>& catalog) const;
+
+  PipelineDocument(PipelineDocument&&) noexcept;
+  PipelineDocument& operator=(PipelineDocument&&) noexcept;
+  ~PipelineDocument();
+
+ private:
+  PipelineDocument(std::string path, std::unique_ptr<pipeline_tree::Node> root);
+  std::string path_;
+  std::unique_ptr<pipeline_tree::Node> root_;
+};
+
+// PipelineDocument::Read + Validate.
 StatusOr<Pipeline> LoadPipeline(const std::string& path,
                                 const std::vector<PluginDeclaration>& catalog,
                                 const LoadPipelineOptions& options = {});
@@ -52,9 +81,7 @@ StatusOr<Pipeline> LoadPipeline(const std::string& path,
 // and `validate` check it before reading any trace.
 Status CheckOutputFolders(const Pipeline& pipeline);
 
-// The `plugin_paths` of a pipeline (phases 1 and 2 only), for finding the
-// plugins that make up the catalog LoadPipeline needs. Relative paths are
-// resolved against the directory of the file that names them.
+// PipelineDocument::Read + PluginPaths.
 StatusOr<std::vector<std::string>> ReadPipelinePluginPaths(const std::string& path,
                                                            const LoadPipelineOptions& options = {});
 

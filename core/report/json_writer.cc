@@ -1,5 +1,6 @@
 #include "core/report/json_writer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -8,10 +9,25 @@
 
 namespace th {
 
+namespace {
+constexpr size_t kFlushBytes = size_t{64} << 10;
+}  // namespace
+
+JsonWriter::~JsonWriter() {
+  if (style_ == JsonStyle::kPretty) Put('\n');
+  out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+}
+
+void JsonWriter::FlushIfFull() {
+  if (text_.size() < kFlushBytes) return;
+  out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+  text_.clear();
+}
+
 void JsonWriter::Indent() {
   if (style_ != JsonStyle::kPretty) return;
-  out_ << '\n';
-  for (size_t i = 0; i < first_.size(); ++i) out_ << "  ";
+  Put('\n');
+  for (size_t i = 0; i < first_.size(); ++i) Put("  ");
 }
 
 void JsonWriter::BeforeValue() {
@@ -19,8 +35,9 @@ void JsonWriter::BeforeValue() {
     after_key_ = false;
     return;
   }
+  FlushIfFull();
   if (!first_.empty()) {
-    if (!first_.back()) out_ << (style_ == JsonStyle::kOneLine ? ", " : ",");
+    if (!first_.back()) Put(style_ == JsonStyle::kOneLine ? ", " : ",");
     first_.back() = false;
     Indent();
   }
@@ -28,7 +45,7 @@ void JsonWriter::BeforeValue() {
 
 JsonWriter& JsonWriter::BeginObject() {
   BeforeValue();
-  out_ << '{';
+  Put('{');
   first_.push_back(true);
   return *this;
 }
@@ -36,12 +53,12 @@ JsonWriter& JsonWriter::EndObject() {
   bool empty = first_.back();
   first_.pop_back();
   if (!empty) Indent();
-  out_ << '}';
+  Put('}');
   return *this;
 }
 JsonWriter& JsonWriter::BeginArray() {
   BeforeValue();
-  out_ << '[';
+  Put('[');
   first_.push_back(true);
   return *this;
 }
@@ -49,13 +66,13 @@ JsonWriter& JsonWriter::EndArray() {
   bool empty = first_.back();
   first_.pop_back();
   if (!empty) Indent();
-  out_ << ']';
+  Put(']');
   return *this;
 }
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   WriteEscaped(key);
-  out_ << (style_ == JsonStyle::kCompact ? ":" : ": ");
+  Put(style_ == JsonStyle::kCompact ? ":" : ": ");
   after_key_ = true;
   return *this;
 }
@@ -65,25 +82,28 @@ JsonWriter& JsonWriter::String(std::string_view s) {
   return *this;
 }
 
-void JsonWriter::WriteEscaped(std::string_view s) { out_ << JsonString(s); }
+void JsonWriter::WriteEscaped(std::string_view s) { AppendJsonString(&text_, s); }
 JsonWriter& JsonWriter::Int(int64_t v) {
   BeforeValue();
-  out_ << v;
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+  (void)ec;  // 24 bytes hold every int64_t
+  Put(std::string_view(digits, static_cast<size_t>(end - digits)));
   return *this;
 }
 JsonWriter& JsonWriter::Double(double v) {
   BeforeValue();
-  out_ << JsonNumber(v);
+  Put(JsonNumber(v));
   return *this;
 }
 JsonWriter& JsonWriter::Bool(bool v) {
   BeforeValue();
-  out_ << (v ? "true" : "false");
+  Put(v ? "true" : "false");
   return *this;
 }
 JsonWriter& JsonWriter::Null() {
   BeforeValue();
-  out_ << "null";
+  Put("null");
   return *this;
 }
 

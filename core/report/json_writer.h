@@ -1,9 +1,14 @@
 // JsonWriter: a small streaming JSON writer (valid UTF-8 in, escaped out).
 // Keys and values are written in call order, laid out as its style says.
+// The text is gathered in a buffer and written to the stream in pieces of
+// 64 KiB and when the writer is destroyed: read the stream after the writer's
+// scope, and write nothing else to it meanwhile. (One stream insertion per
+// token cost a third of the time of the HTML and JSON reports.)
 #pragma once
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,9 +24,9 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::ostream& out, JsonStyle style = JsonStyle::kPretty)
       : out_(out), style_(style) {}
-  ~JsonWriter() {
-    if (style_ == JsonStyle::kPretty) out_ << '\n';
-  }
+  ~JsonWriter();
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
   JsonWriter& BeginObject();
   JsonWriter& EndObject();
@@ -46,7 +51,11 @@ class JsonWriter {
   void BeforeValue();
   void Indent();
   void WriteEscaped(std::string_view s);
+  void Put(char c) { text_.push_back(c); }
+  void Put(std::string_view s) { text_.append(s); }
+  void FlushIfFull();
   std::ostream& out_;
+  std::string text_;  // not yet written to out_
   std::vector<bool> first_;  // per open container: nothing written yet
   bool after_key_ = false;
   JsonStyle style_;

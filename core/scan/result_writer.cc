@@ -68,8 +68,10 @@ Status InsertRows(Database& db, const std::string& table, const std::vector<std:
 // [{"name": "idle_pct", "value": 12.5, "unit": "%", "kind": "measured"}, ...].
 std::string EvidenceJson(const std::vector<Evidence>& evidence) {
   std::ostringstream out;
-  JsonWriter w(out, JsonStyle::kOneLine);
-  WriteEvidenceJson(w, evidence);
+  {
+    JsonWriter w(out, JsonStyle::kOneLine);
+    WriteEvidenceJson(w, evidence);
+  }
   return out.str();
 }
 

@@ -97,6 +97,36 @@ TEST(StartupLibraries, RedactionLoadsLibcrypto) {
   EXPECT_FALSE(Loaded(libraries, "libpq.so"));
 }
 
+#ifdef TRACEHOUND_RUNTIME_FIRST
+// The executable's own libraries in the dynamic loader's search order
+// (LD_DEBUG=files: "file=NAME [0];  needed by .../tracehound [0]").
+std::vector<std::string> NeededByTracehound(const std::string& ld_debug_output) {
+  std::vector<std::string> out;
+  std::istringstream in(ld_debug_output);
+  for (std::string line; std::getline(in, line);) {
+    size_t file = line.find("file=");
+    size_t by = line.find(" [0];  needed by ");
+    if (file == std::string::npos || by == std::string::npos || by < file) continue;
+    if (line.find("/tracehound [0]", by) == std::string::npos) continue;
+    out.push_back(line.substr(file + 5, by - file - 5));
+  }
+  return out;
+}
+
+// Start-up resolves thousands of symbols, most of them libstdc++'s own; each
+// lookup walks the search order, so the C++ and C runtimes come first
+// (cli/CMakeLists.txt).
+TEST(StartupLibraries, TheRuntimesAreSearchedFirst) {
+  CommandResult r = Tracehound("--version", "LD_DEBUG=files");
+  ASSERT_EQ(r.status, 0);
+  std::vector<std::string> needed = NeededByTracehound(r.out);
+  ASSERT_GE(needed.size(), 5u) << r.out.substr(0, 4000);
+  EXPECT_EQ(
+      std::vector<std::string>(needed.begin(), needed.begin() + 4),
+      (std::vector<std::string>{"libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "libc.so.6"}));
+}
+#endif
+
 #ifdef TRACEHOUND_HIP_MODULE
 TEST(StartupLibraries, ListingTheBackendsLoadsTheGpuRuntimes) {
   std::vector<std::string> libraries = LibrariesOf("info --backends");

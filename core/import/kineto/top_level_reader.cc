@@ -29,8 +29,9 @@ TopLevelReader::TopLevelReader(ByteSource& source, size_t chunk_bytes, bool keep
     end_ = mapped_size;
     eof_ = true;
   } else {
-    window_.resize(chunk_bytes_ * 2);
-    buf_ = window_.data();
+    window_size_ = chunk_bytes_ * 2;
+    window_.reset(new char[window_size_]);
+    buf_ = window_.get();
   }
 }
 
@@ -52,15 +53,18 @@ Status TopLevelReader::Fill() {
     value_scan_ -= std::min(value_scan_, keep_);
     keep_ = 0;
   }
-  if (end_ == window_.size()) {
-    if (window_.size() >= kMaxWindow)
+  if (end_ == window_size_) {
+    if (window_size_ >= kMaxWindow)
       return Error("a single JSON value larger than 256 MiB (from text offset " +
                        std::to_string(window_offset_ + keep_) + ")",
                    end_);
-    window_.resize(window_.size() * 2);
-    buf_ = window_.data();
+    std::unique_ptr<char[]> wider(new char[window_size_ * 2]);
+    std::memcpy(wider.get(), buf_, end_);
+    window_ = std::move(wider);
+    window_size_ *= 2;
+    buf_ = window_.get();
   }
-  auto got = source_.Read(buf_ + end_, window_.size() - end_);
+  auto got = source_.Read(buf_ + end_, window_size_ - end_);
   if (!got.ok()) return got.status();
   if (*got == 0) eof_ = true;
   end_ += *got;

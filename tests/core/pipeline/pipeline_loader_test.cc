@@ -377,6 +377,46 @@ TEST(PipelineLoader, IncludesMergeUnderTheIncludingFile) {
               StartsWith(th::testing::TempDir() + "/inc/bad.yaml:2:27: plugin 'stragglers'"));
 }
 
+// The CLI reads a pipeline once: its plugin_paths find the plugins, whose
+// catalog then validates the same document. Neither step reads the files
+// again (they are gone), and the result is LoadPipeline's.
+TEST(PipelineDocument, ReadOnceThenPluginPathsAndValidate) {
+  WriteTempFile("once/base.yaml", "plugin_paths: [plugins]\nexecution: {threads: 2}\n");
+  std::string main = WriteTempFile("once/main.yaml",
+                                   "version: 1\ninclude: base.yaml\nplugins:\n  stream-budget: "
+                                   "{}\n  stragglers: {min_ranks: 3}\n");
+  LoadPipelineOptions options = Options();
+  options.set_overrides = {"plugins.stragglers.min_ranks=4"};
+  StatusOr<Pipeline> loaded = Load(main, options);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  StatusOr<PipelineDocument> document = PipelineDocument::Read(main, options);
+  ASSERT_TRUE(document.ok()) << document.status().message();
+  std::filesystem::remove_all(th::testing::TempDir() + "/once");
+
+  StatusOr<std::vector<std::string>> paths = document->PluginPaths();
+  ASSERT_TRUE(paths.ok()) << paths.status().message();
+  EXPECT_EQ(*paths, std::vector<std::string>{th::testing::TempDir() + "/once/plugins"});
+  StatusOr<Pipeline> p = document->Validate(TestCatalog());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->source, main);
+  EXPECT_EQ(p->plugin_paths, *paths);
+  EXPECT_EQ(p->threads, 2);
+  EXPECT_EQ(Ids(*p), Ids(*loaded));
+  EXPECT_EQ(Step(*p, "stragglers").options.at("min_ranks"), OptionValue(int64_t{4}));
+  EXPECT_EQ(DumpEffectivePipeline(*p), DumpEffectivePipeline(*loaded));
+}
+
+// A document whose plugin_paths is not a list of strings says so, at the key.
+TEST(PipelineDocument, BadPluginPathsIsAnErrorAtTheValue) {
+  std::string path = WritePipeline("version: 1\nplugin_paths: {a: b}\n");
+  StatusOr<PipelineDocument> document = PipelineDocument::Read(path, Options());
+  ASSERT_TRUE(document.ok()) << document.status().message();
+  StatusOr<std::vector<std::string>> paths = document->PluginPaths();
+  ASSERT_FALSE(paths.ok());
+  EXPECT_THAT(paths.status().message(), StartsWith(path + ":2:"));
+  EXPECT_THAT(paths.status().message(), HasSubstr("plugin_paths"));
+}
+
 TEST(PipelineLoader, IncludeCycleIsAnError) {
   std::string a = WriteTempFile("cycle/a.yaml", "version: 1\ninclude: b.yaml\n");
   WriteTempFile("cycle/b.yaml", "plugins:\n  long-kernels:\ninclude:\n  - a.yaml\n");

@@ -82,6 +82,26 @@ TEST(TopLevelReader, AHugeSingleValueIsRefusedWithItsOffset) {
       << t.status().message();
 }
 
+// The window starts at two chunks and is not zero-filled; a value longer than
+// it makes it grow (copying what it holds) until the value fits, byte for
+// byte: a top-level value before traceEvents and an event, each 3 MiB.
+TEST(TopLevelReader, ValuesLargerThanTheWindowAreReadWhole) {
+  std::string name(size_t{3} << 20, 'n');
+  for (size_t i = 0; i < name.size(); i += 4099) name[i] = static_cast<char>('a' + i % 26);
+  std::string head = R"({"big":")" + name + R"(","traceEvents":[{"ph":"X","name":")" + name +
+                     R"(","pid":1,"tid":1,"ts":1,"dur":2},)" + kEvent + "]}";
+  SpacedSource src(head, 0, "");
+  ImportOptions options;
+  options.chunk_bytes = 4096;
+  auto t = ImportKinetoJson(src, options);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const EventGraph& g = (*t)->graph;
+  ASSERT_EQ(g.events.size(), 2u);
+  EXPECT_TRUE(g.strings.Get(g.events.name[0]) == name);
+  EXPECT_EQ(g.strings.Get(g.events.name[1]), "k");
+  EXPECT_TRUE((*t)->info.metadata.at("big") == "\"" + name.substr(0, 4095) + "...");
+}
+
 TEST(TopLevelReader, TwoCommasBetweenEventsAreStillAnError) {
   std::string head = std::string(R"({"traceEvents":[)") + kEvent + ",";
   SpacedSource src(head, uint64_t{1} << 20, std::string(",") + kEvent + "]}");
