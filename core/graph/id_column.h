@@ -53,14 +53,23 @@ class IdColumn {
       }
     }
   }
-  // Appends values[0, n) (as push_back would, in one pass). Absent values
-  // are not written: runs of them stay untouched zero pages.
+  // Appends values[0, n) (as push_back would, in one pass). When present
+  // values are sparse (under one in 16), absent ones are not written: runs of
+  // them stay untouched zero pages. Denser values touch every page anyway, so
+  // all are written, onto pages the column fills ahead in one call instead of
+  // a fault per page.
   void AppendValues(const int64_t* values, size_t n) {
     const size_t base = narrow_.size();
-    uint32_t* out = narrow_.grow_zeroed(n);
+    size_t present = 0;
+    for (size_t i = 0; i < n; ++i) present += values[i] != kAbsent;
+    const bool dense = present * 16 >= n;
+    uint32_t* out = dense ? narrow_.grow_uninitialized(n) : narrow_.grow_zeroed(n);
     for (size_t i = 0; i < n; ++i) {
       const int64_t v = values[i];
-      if (v == kAbsent) continue;
+      if (v == kAbsent) {
+        if (dense) out[i] = kNone;
+        continue;
+      }
       if (Narrow(v)) {
         out[i] = static_cast<uint32_t>(v) + 1u;
       } else {

@@ -385,8 +385,7 @@ void GraphBuilder::LinkLaunches() {
   launch_of_ = IdIndex::Build([&](auto&& visit) {
     for (EventId i : launches_) visit(e.correlation[i], i);
   });
-  launches_.clear();
-  launches_.shrink_to_fit();
+  launches_.Clear();
   launched_.clear();
   // GPU activity without a correlation id joins no launch: Scan counted it.
   int64_t before_capture = 0, unlinked = 0;
@@ -408,8 +407,7 @@ void GraphBuilder::LinkLaunches() {
       ++unlinked;
     }
   }
-  gpu_with_id_.clear();
-  gpu_with_id_.shrink_to_fit();
+  gpu_with_id_.Clear();
   trace_->trust.Add(TrustId::kKernelLaunchedBeforeCapture, before_capture);
   trace_->trust.Add(TrustId::kKernelWithoutLaunch, unlinked);
   trace_->trust.Add(TrustId::kCopyWithoutLaunch, copies_unlinked);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/graph/id_index.h"
+#include "core/graph/pod_column.h"
 #include "core/graph/trace.h"
 #include "core/import/kineto/parsed_chunk.h"
 
@@ -61,12 +62,13 @@ class GraphBuilder {
   // the first row and one past the last row that holds one.
   std::vector<uint32_t> slices_;
   std::vector<EventId> first_slice_, end_slice_;
-  std::vector<EventId> launches_;  // launches with a correlation id, in row order
+  // (PodColumn: a big one grows by mremap, not by copying into fresh pages.)
+  PodColumn<EventId> launches_;  // launches with a correlation id, in row order
   int64_t first_launch_ = INT64_MAX;
   std::vector<EventId> flows_;  // flow events, in row order
   // GPU activity: rows with a correlation id (in row order), and counts of
   // the copies (memcpy / memset) and kernels without one.
-  std::vector<EventId> gpu_with_id_;
+  PodColumn<EventId> gpu_with_id_;
   int64_t copies_no_id_ = 0, kernels_no_id_ = 0;
   // From OrderTracks to Nest, per track: whether its slices are the rows
   // [first_slice_, end_slice_) (contiguous), left for Nest to order.

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <map>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -21,53 +23,84 @@ struct Labelled {
   uint32_t label;  // row in chunk->xla_labels
 };
 
-// The labelled GPU rows of each of `devices` (same order), in row order.
-std::vector<std::vector<Labelled>> LabelledRowsByDevice(const std::vector<int32_t>& devices,
-                                                        const kineto::ParsedChunk& chunk) {
+// The labels of a labelled row that the derived lines group by.
+struct Keys {
+  int64_t group_id, program_id;
+  StringId hlo_module, hlo_op;
+};
+
+// The labelled GPU rows of the listed devices, in row order, each device's
+// rows together: device i's are rows[begin[i], end[i]) (a device listed twice
+// shares its rows). One array of exactly the size needed (a count pass first):
+// vectors grown by doubling would copy every row again into fresh pages.
+struct RowsByDevice {
+  std::vector<Labelled> rows;
+  std::vector<size_t> begin, end;
+};
+
+RowsByDevice LabelledRowsByDevice(const std::vector<int32_t>& devices,
+                                  const kineto::ParsedChunk& chunk) {
   const XlaLabelTable& x = chunk.xla_labels;
   const EventColumns& e = chunk.events;
-  std::unordered_map<int32_t, size_t> slot;
+  std::unordered_map<int32_t, size_t> slot;  // device -> first index listing it
   for (size_t i = 0; i < devices.size(); ++i) slot.emplace(devices[i], i);
-  std::vector<std::vector<Labelled>> rows(devices.size());
-  if (devices.empty()) return rows;
-  int32_t last_device = INT32_MIN;
-  std::vector<Labelled>* last = nullptr;
-  for (uint32_t l = 0; l < x.size(); ++l) {
-    EventId ev = x.event[l];
-    uint32_t g = e.args_row[ev];
-    if (!IsGpuActivity(e.kind[ev]) || g == kNoRow) continue;
-    const int32_t device = chunk.gpu_args.device[g];
-    if (device != last_device || !last) {
-      auto it = slot.find(device);
-      last = it == slot.end() ? nullptr : &rows[it->second];
-      last_device = device;
-      if (!last) continue;
+  RowsByDevice out;
+  out.begin.assign(devices.size(), 0);
+  out.end.assign(devices.size(), 0);
+  if (devices.empty()) return out;
+  // visit(slot, label row, event) for each labelled GPU row of a listed device.
+  auto for_each_row = [&](auto&& visit) {
+    int32_t last_device = INT32_MIN;
+    size_t last = SIZE_MAX;  // slot of last_device; SIZE_MAX: not listed
+    for (uint32_t l = 0; l < x.size(); ++l) {
+      EventId ev = x.event[l];
+      uint32_t g = e.args_row[ev];
+      if (!IsGpuActivity(e.kind[ev]) || g == kNoRow) continue;
+      const int32_t device = chunk.gpu_args.device[g];
+      if (device != last_device) {
+        auto it = slot.find(device);
+        last = it == slot.end() ? SIZE_MAX : it->second;
+        last_device = device;
+      }
+      if (last != SIZE_MAX) visit(last, l, ev);
     }
-    last->push_back({e.ts[ev], e.ts[ev] + e.dur[ev], l});
+  };
+  std::vector<size_t> counts(devices.size(), 0);
+  for_each_row([&](size_t s, uint32_t, EventId) { ++counts[s]; });
+  size_t total = 0;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    out.begin[i] = total;
+    total += counts[i];
   }
-  for (size_t i = 0; i < devices.size(); ++i) {  // a device listed twice gets its rows twice
+  out.rows.resize(total);
+  std::vector<size_t> cursor = out.begin;
+  for_each_row([&](size_t s, uint32_t l, EventId ev) {
+    out.rows[cursor[s]++] = {e.ts[ev], e.ts[ev] + e.dur[ev], l};
+  });
+  for (size_t i = 0; i < devices.size(); ++i) {
     const size_t first = slot[devices[i]];
-    if (first != i) rows[i] = rows[first];
+    out.begin[i] = out.begin[first];
+    out.end[i] = out.begin[first] + counts[first];
   }
-  return rows;
+  return out;
 }
 
+// `keys`: a buffer reused across devices (its pages are touched once).
 int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
-                           std::vector<Labelled> rows, const StringPool& strings,
-                           kineto::ThreadTables* tables, kineto::ParsedChunk* chunk) {
+                           std::span<Labelled> rows, std::vector<Keys>* keys_buffer,
+                           const StringPool& strings, kineto::ThreadTables* tables,
+                           kineto::ParsedChunk* chunk) {
   const XlaLabelTable& x = chunk->xla_labels;
   EventColumns& e = chunk->events;
-  // In time order within each line: merged from those runs.
+  // In time order within each line: merged from those runs (a device listed
+  // twice sorts its sorted rows again: no change).
   sdk::StableSortRuns(rows, [](const Labelled& a, const Labelled& b) { return a.ts < b.ts; });
   // The labels of each row in time order, gathered once for the three lines.
-  struct Keys {
-    int64_t group_id, program_id;
-    StringId hlo_module, hlo_op;
-  };
-  std::vector<Keys> keys(rows.size());
+  keys_buffer->resize(rows.size());
+  const std::vector<Keys>& keys = *keys_buffer;
   for (size_t i = 0; i < rows.size(); ++i) {
     const uint32_t l = rows[i].label;
-    keys[i] = {x.group_id[l], x.program_id[l], x.hlo_module[l], x.hlo_op[l]};
+    (*keys_buffer)[i] = {x.group_id[l], x.program_id[l], x.hlo_module[l], x.hlo_op[l]};
   }
   const StringId derived_cat = tables->Intern("derived");
   const StringId process = tables->Intern(plane_name);
@@ -77,6 +110,7 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
     StringId name;
   };
   std::vector<Derived> line;
+  line.reserve(rows.size());  // at most one per row; pages only as written
   // key(keys) -> comparable tuple; name(keys) -> event name; empty key = skip.
   auto derive = [&](int64_t tid, const char* line_name, auto key, auto name) {
     kineto::TrackKey k;
@@ -117,7 +151,7 @@ int64_t AppendDerivedLines(int64_t plane_id, const std::string& plane_name,
     std::fill_n(e.cat.grow_uninitialized(n), n, derived_cat);
     std::fill_n(e.track.grow_uninitialized(n), n, track);
     std::fill_n(e.parent.grow_uninitialized(n), n, kNoRow);
-    std::fill_n(e.depth.grow_uninitialized(n), n, uint16_t{0});
+    e.depth.grow_zeroed(n);
     std::fill_n(e.ph.grow_uninitialized(n), n, 'X');
     std::fill_n(e.kind.grow_uninitialized(n), n, EventKind::kOther);
     std::fill_n(e.flags.grow_uninitialized(n), n, uint8_t{kFlagDerived});
@@ -178,11 +212,15 @@ int64_t AppendDerivedXlaLines(const std::vector<std::pair<int64_t, std::string>>
                               kineto::ParsedChunk* chunk) {
   std::vector<int32_t> devices;
   for (const auto& [id, name] : gpu_planes) devices.push_back(static_cast<int32_t>(id));
-  auto rows = LabelledRowsByDevice(devices, *chunk);
+  RowsByDevice by_device = LabelledRowsByDevice(devices, *chunk);
+  std::vector<Keys> keys;
   int64_t appended = 0;
-  for (size_t i = 0; i < gpu_planes.size(); ++i)
-    appended += AppendDerivedLines(gpu_planes[i].first, gpu_planes[i].second, std::move(rows[i]),
-                                   strings, tables, chunk);
+  for (size_t i = 0; i < gpu_planes.size(); ++i) {
+    std::span<Labelled> rows(by_device.rows.data() + by_device.begin[i],
+                             by_device.end[i] - by_device.begin[i]);
+    appended += AppendDerivedLines(gpu_planes[i].first, gpu_planes[i].second, rows, &keys, strings,
+                                   tables, chunk);
+  }
   return appended;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace th::sdk {
 // O(n log r) for input made of r ascending runs: one pass finds the runs, then
 // neighbouring runs are merged pairwise until one is left.
 template <typename T, typename Less = std::less<T>>
-void StableSortRuns(std::vector<T>& v, Less less = Less()) {
+void StableSortRuns(std::span<T> v, Less less = Less()) {
   std::vector<size_t> bounds{0};  // run i is [bounds[i], bounds[i + 1])
   for (size_t k = 1; k < v.size(); ++k)
     if (less(v[k], v[k - 1])) bounds.push_back(k);
@@ -30,6 +31,11 @@ void StableSortRuns(std::vector<T>& v, Less less = Less()) {
     if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // odd run count: last kept
     bounds = std::move(merged);
   }
+}
+
+template <typename T, typename Less = std::less<T>>
+void StableSortRuns(std::vector<T>& v, Less less = Less()) {
+  StableSortRuns(std::span<T>(v), less);
 }
 
 }  // namespace th::sdk

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "core/graph/event_graph.h"
 #include "core/graph/id_index.h"
 
@@ -41,6 +44,27 @@ TEST(IdColumn, BulkAppendsMatchPushBack) {
   ASSERT_EQ(bulk.size(), one_by_one.size());
   for (size_t i = 0; i < bulk.size(); ++i) EXPECT_EQ(bulk[i], one_by_one[i]) << i;
   EXPECT_EQ(bulk.bytes(), one_by_one.bytes());
+}
+
+// AppendValues writes dense batches whole and sparse ones (under one present
+// value in 16) only where a value is present: both read as push_back's, also
+// over memory that held other values before.
+TEST(IdColumn, DenseAndSparseBulkAppendsMatchPushBackOverReusedMemory) {
+  constexpr size_t kRows = 300'000;
+  for (size_t every : {size_t{1}, size_t{3}, size_t{15}, size_t{17}, size_t{1000}}) {
+    std::vector<int64_t> values(kRows, kNoValue);
+    for (size_t i = 0; i < kRows; i += every) values[i] = static_cast<int64_t>(i * 5);
+    values[kRows / 2] = -3;  // a wide one
+    IdColumn one_by_one, bulk;
+    for (size_t i = 0; i < kRows; ++i) bulk.push_back(static_cast<int64_t>(i) + 1);
+    bulk.clear();  // the memory keeps its old values
+    for (int64_t v : values) one_by_one.push_back(v);
+    for (size_t at = 0; at < kRows; at += 4096)
+      bulk.AppendValues(values.data() + at, std::min<size_t>(4096, kRows - at));
+    ASSERT_EQ(bulk.size(), one_by_one.size());
+    for (size_t i = 0; i < kRows; ++i)
+      ASSERT_EQ(bulk[i], one_by_one[i]) << "every " << every << " row " << i;
+  }
 }
 
 // Absent ids are stored as zero and left unwritten: a reused column must
