@@ -67,7 +67,8 @@ TEST(LodViewportTest, TotalsAreEveryEventInTheTilesSpan) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     CheckTotals(*graph, index, INT64_MIN, INT64_MAX, 3840);
     for (int q = 0; q < 20; ++q) {
-      const int64_t t0 = graph->events.ts[rng() % graph->events.size()] - static_cast<int64_t>(rng() % 100000);
+      const int64_t ts = graph->events.ts[rng() % graph->events.size()];
+      const int64_t t0 = std::max(ts, INT64_MIN + 100000) - static_cast<int64_t>(rng() % 100000);
       const int64_t len = 1 + static_cast<int64_t>(rng() >> (1 + rng() % 63));
       const int64_t t1 = t0 > INT64_MAX - len ? INT64_MAX : t0 + len;
       if (t1 <= t0) continue;
