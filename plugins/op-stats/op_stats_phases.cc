@@ -22,9 +22,15 @@ uint32_t OpsAbove::operator()(uint32_t event) {
 
 KindAtOrAbove::KindAtOrAbove(std::span<const uint32_t> parent, std::span<const uint8_t> kinds,
                              uint8_t kind)
-    : parent_(parent), kinds_(kinds), kind_(kind), found_(parent.size(), kUnknown) {}
+    : parent_(parent),
+      kinds_(kinds),
+      kind_(kind),
+      any_(std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) {
+  if (any_) found_.assign(parent.size(), kUnknown);
+}
 
 uint32_t KindAtOrAbove::operator()(uint32_t event) {
+  if (!any_) return kNone;  // no event of the kind: no memo over every event
   path_.clear();
   uint32_t p = event;
   while (p != kNone && found_[p] == kUnknown && kinds_[p] != kind_) {

@@ -61,6 +61,7 @@ class KindAtOrAbove {
   std::span<const uint32_t> parent_;
   std::span<const uint8_t> kinds_;
   uint8_t kind_;
+  bool any_;  // some event is of `kind`; else found_ stays empty
   std::vector<uint32_t> found_, path_;
 };
 

@@ -72,6 +72,13 @@ TEST(KindAtOrAbove, NearestFrameOfTheKindThroughOtherEvents) {
   EXPECT_EQ(frame(4), 2u);
 }
 
+TEST(KindAtOrAbove, NoEventOfTheKindAnswersNoneEverywhere) {
+  const std::vector<uint32_t> parent = {kNone, 0, 1, kNone};
+  const std::vector<uint8_t> kinds = {1, 1, 1, 1};
+  KindAtOrAbove frame(parent, kinds, 9);
+  for (uint32_t e = 0; e < parent.size(); ++e) EXPECT_EQ(frame(e), kNone) << e;
+}
+
 TEST(AddDeviceTime, InnermostOpGetsSelfEveryEnclosingOpTotal) {
   // 3 -> 7 ns: self of op 2, total of 2 and 0. 4 -> 11: self and total of 0.
   // Op 2 itself -> 13: self and total of 2, total of 0. 7 -> 17: outside.
