@@ -65,16 +65,21 @@ Options Parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::atoll(argv[++i]) : 0; };
-    if (a == "--width") o.width = next();
-    else if (a == "--queries") o.queries = static_cast<int>(next());
-    else if (a == "--builds") o.builds = static_cast<int>(next());
-    else if (a == "--threads") o.threads = static_cast<int>(next());
-    else if (a == "--rows") o.rows = true;
+    if (a == "--width")
+      o.width = next();
+    else if (a == "--queries")
+      o.queries = static_cast<int>(next());
+    else if (a == "--builds")
+      o.builds = static_cast<int>(next());
+    else if (a == "--threads")
+      o.threads = static_cast<int>(next());
+    else if (a == "--rows")
+      o.rows = true;
     else if (a == "--zoom" && i + 1 < argc) {
       if (o.zooms.size() == 7) o.zooms.clear();  // the first --zoom replaces the default list
       o.zooms.push_back(std::atof(argv[++i]));
-    }
-    else o.trace = a;
+    } else
+      o.trace = a;
   }
   return o;
 }
@@ -89,7 +94,8 @@ void QueryWindows(const th::serve::LodIndex& index, const std::vector<uint32_t>&
   const int64_t len = std::max<int64_t>(width, static_cast<int64_t>(span / zoom));
   for (int q = 0; q < count; ++q) {
     const int64_t room = std::max<int64_t>(1, (t1 - t0) - len);
-    const int64_t start = zoom <= 1 ? t0 : t0 + static_cast<int64_t>(rng() % static_cast<uint64_t>(room));
+    const int64_t start =
+        zoom <= 1 ? t0 : t0 + static_cast<int64_t>(rng() % static_cast<uint64_t>(room));
     const auto begin = Clock::now();
     const double cpu = CpuSeconds();
     auto v = th::serve::Viewport(index, rows, start, start + len, width);
@@ -105,16 +111,16 @@ void QueryWindows(const th::serve::LodIndex& index, const std::vector<uint32_t>&
     tiles += v->tiles.size();
     level = v->level;
   }
-  std::printf("zoom %8.0fx  window %14lld ns  L=%2d  wall ms p50 %6.2f p99 %6.2f  cpu ms p50 %6.2f "
-              "p99 %6.2f  payload MB p50 %5.2f p99 %5.2f max %5.2f  per view: %9llu in view, %7llu "
-              "drawn, %6llu tiles\n",
-              zoom, static_cast<long long>(len), level, Percentile(ms, 0.5), Percentile(ms, 0.99),
-              Percentile(cpu_ms, 0.5), Percentile(cpu_ms, 0.99),
-              Percentile(payload_mb, 0.5), Percentile(payload_mb, 0.99),
-              *std::max_element(payload_mb.begin(), payload_mb.end()),
-              static_cast<unsigned long long>(in_view / count),
-              static_cast<unsigned long long>(drawn / count),
-              static_cast<unsigned long long>(tiles / count));
+  std::printf(
+      "zoom %8.0fx  window %14lld ns  L=%2d  wall ms p50 %6.2f p99 %6.2f  cpu ms p50 %6.2f "
+      "p99 %6.2f  payload MB p50 %5.2f p99 %5.2f max %5.2f  per view: %9llu in view, %7llu "
+      "drawn, %6llu tiles\n",
+      zoom, static_cast<long long>(len), level, Percentile(ms, 0.5), Percentile(ms, 0.99),
+      Percentile(cpu_ms, 0.5), Percentile(cpu_ms, 0.99), Percentile(payload_mb, 0.5),
+      Percentile(payload_mb, 0.99), *std::max_element(payload_mb.begin(), payload_mb.end()),
+      static_cast<unsigned long long>(in_view / count),
+      static_cast<unsigned long long>(drawn / count),
+      static_cast<unsigned long long>(tiles / count));
 }
 
 }  // namespace
@@ -122,7 +128,9 @@ void QueryWindows(const th::serve::LodIndex& index, const std::vector<uint32_t>&
 int main(int argc, char** argv) {
   const Options o = Parse(argc, argv);
   if (o.trace.empty()) {
-    std::fprintf(stderr, "usage: serve_index_benchmark TRACE [--width PX] [--queries N] [--builds N] [--threads N]\n");
+    std::fprintf(stderr,
+                 "usage: serve_index_benchmark TRACE [--width PX] [--queries N] [--builds N] "
+                 "[--threads N]\n");
     return 2;
   }
   std::unique_ptr<tbb::global_control> threads;
@@ -149,18 +157,20 @@ int main(int argc, char** argv) {
   size_t levels = 0, entries = 0;
   for (uint32_t r = 0; r < index.row_count(); ++r)
     for (const auto& l : index.row_index(r).levels) ++levels, entries += l.bucket.size();
-  std::printf("index: %zu rows, %llu events, build s median %.3f (min %.3f, %d builds), %.1f MB = "
-              "%.2f bytes/event (graph %.2f bytes/event); pyramid %zu levels, %zu buckets\n",
-              index.row_count(), static_cast<unsigned long long>(index.indexed_events()),
-              Percentile(build_s, 0.5), *std::min_element(build_s.begin(), build_s.end()), o.builds,
-              static_cast<double>(index.bytes()) / 1e6,
-              static_cast<double>(index.bytes()) / static_cast<double>(index.indexed_events()),
-              static_cast<double>(graph.bytes()) / static_cast<double>(graph.events.size()), levels,
-              entries);
+  std::printf(
+      "index: %zu rows, %llu events, build s median %.3f (min %.3f, %d builds), %.1f MB = "
+      "%.2f bytes/event (graph %.2f bytes/event); pyramid %zu levels, %zu buckets\n",
+      index.row_count(), static_cast<unsigned long long>(index.indexed_events()),
+      Percentile(build_s, 0.5), *std::min_element(build_s.begin(), build_s.end()), o.builds,
+      static_cast<double>(index.bytes()) / 1e6,
+      static_cast<double>(index.bytes()) / static_cast<double>(index.indexed_events()),
+      static_cast<double>(graph.bytes()) / static_cast<double>(graph.events.size()), levels,
+      entries);
 
   for (uint32_t r = 0; o.rows && r < index.row_count(); ++r) {
     const auto& row = index.row_index(r);
-    std::printf("  row %u: track %u depth %u, %zu events, pyramid", r, row.track, row.depth, row.size());
+    std::printf("  row %u: track %u depth %u, %zu events, pyramid", r, row.track, row.depth,
+                row.size());
     for (const auto& l : row.levels) std::printf(" L%d:%zu", l.level, l.bucket.size());
     std::printf("; occupied");
     for (int level = 8; level <= 30; level += 2) {

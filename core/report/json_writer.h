@@ -55,7 +55,7 @@ class JsonWriter {
   void Put(std::string_view s) { text_.append(s); }
   void FlushIfFull();
   std::ostream& out_;
-  std::string text_;  // not yet written to out_
+  std::string text_;         // not yet written to out_
   std::vector<bool> first_;  // per open container: nothing written yet
   bool after_key_ = false;
   JsonStyle style_;

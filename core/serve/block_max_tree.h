@@ -28,13 +28,16 @@ class BlockMaxTree {
   // start per block.
   BlockMaxTree(uint32_t leaves, std::vector<int8_t> max_class, std::vector<int64_t> max_end,
                std::vector<int64_t> block_start)
-      : leaves_(leaves), max_class_(std::move(max_class)), max_end_(std::move(max_end)),
+      : leaves_(leaves),
+        max_class_(std::move(max_class)),
+        max_end_(std::move(max_end)),
         block_start_(std::move(block_start)) {}
 
   // The block where the first start >= t may lie: the last block whose first
   // start is < t (0 if none); the answer is in it or is the next block's first position.
   uint32_t BlockBefore(Int128 t) const {
-    uint32_t lo = 0, hi = static_cast<uint32_t>(block_start_.size());  // first block with start >= t
+    uint32_t lo = 0,
+             hi = static_cast<uint32_t>(block_start_.size());  // first block with start >= t
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
       if (static_cast<Int128>(block_start_[mid]) < t)
@@ -48,18 +51,21 @@ class BlockMaxTree {
   // visit(block) in ascending order, for the blocks in [first, last] whose
   // largest class is >= min_class.
   template <typename Visit>
-  void ForBlocksWithClassAtLeast(uint32_t first, uint32_t last, int min_class, Visit&& visit) const {
+  void ForBlocksWithClassAtLeast(uint32_t first, uint32_t last, int min_class,
+                                 Visit&& visit) const {
     if (leaves_ == 0) return;
-    Descend(1, 0, leaves_ - 1, first, last,
-            [&](uint32_t node) { return max_class_[node] >= min_class; }, visit);
+    Descend(
+        1, 0, leaves_ - 1, first, last,
+        [&](uint32_t node) { return max_class_[node] >= min_class; }, visit);
   }
   // visit(block) in ascending order, for the blocks in [first, last] whose
   // largest end may be > t (MayEndAfter: a saturated end always may).
   template <typename Visit>
   void ForBlocksWithEndAbove(uint32_t first, uint32_t last, Int128 t, Visit&& visit) const {
     if (leaves_ == 0) return;
-    Descend(1, 0, leaves_ - 1, first, last,
-            [&](uint32_t node) { return MayEndAfter(max_end_[node], t); }, visit);
+    Descend(
+        1, 0, leaves_ - 1, first, last,
+        [&](uint32_t node) { return MayEndAfter(max_end_[node], t); }, visit);
   }
 
   uint32_t leaves() const { return leaves_; }
@@ -67,7 +73,8 @@ class BlockMaxTree {
   const std::vector<int64_t>& max_end() const { return max_end_; }
   const std::vector<int64_t>& block_start() const { return block_start_; }
   size_t bytes() const {
-    return max_class_.capacity() + (max_end_.capacity() + block_start_.capacity()) * sizeof(int64_t);
+    return max_class_.capacity() +
+           (max_end_.capacity() + block_start_.capacity()) * sizeof(int64_t);
   }
 
  private:

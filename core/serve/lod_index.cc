@@ -65,9 +65,8 @@ std::vector<std::pair<uint16_t, std::vector<EventId>>> SplitByDepth(const EventG
 LodIndex BuildLodIndex(const EventGraph& graph) {
   const size_t tracks = graph.tracks.size();
   std::vector<std::vector<std::pair<uint16_t, std::vector<EventId>>>> split(tracks);
-  tbb::parallel_for(size_t{0}, tracks, [&](size_t t) {
-    split[t] = SplitByDepth(graph, static_cast<TrackId>(t));
-  });
+  tbb::parallel_for(size_t{0}, tracks,
+                    [&](size_t t) { split[t] = SplitByDepth(graph, static_cast<TrackId>(t)); });
   struct Pending {
     TrackId track;
     uint16_t depth;
@@ -79,8 +78,8 @@ LodIndex BuildLodIndex(const EventGraph& graph) {
       pending.push_back({static_cast<TrackId>(t), depth, &events});
   std::vector<RowIndex> rows(pending.size());
   tbb::parallel_for(size_t{0}, pending.size(), [&](size_t r) {
-    rows[r] = BuildRow(graph.events, pending[r].track, pending[r].depth,
-                       std::move(*pending[r].events));
+    rows[r] =
+        BuildRow(graph.events, pending[r].track, pending[r].depth, std::move(*pending[r].events));
   });
   return LodIndex(graph, std::move(rows));
 }

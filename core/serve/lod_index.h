@@ -1,4 +1,4 @@
-// LodIndex: the server-side level-of-detail index of one trace (issue 18).
+// LodIndex: the server-side level-of-detail index of one trace.
 //
 // Built from a Trace's EventGraph: one row per (track, nesting depth) that has
 // events (the events EventGraph::TrackEvents lists: slices, instants,

@@ -95,7 +95,8 @@ Status ReadLevels(ByteReader* r, uint16_t count, RowIndex* row) {
     uint32_t level = 0, entries = 0;
     TH_RETURN_IF_ERROR(r->Get(&level));
     TH_RETURN_IF_ERROR(r->Get(&entries));
-    if (level > kMaxLevel || (!row->levels.empty() && static_cast<int>(level) <= row->levels.back().level))
+    if (level > kMaxLevel ||
+        (!row->levels.empty() && static_cast<int>(level) <= row->levels.back().level))
       return r->Error("pyramid level " + std::to_string(level) + " out of order or range");
     PyramidLevel l;
     l.level = static_cast<int>(level);
@@ -120,7 +121,7 @@ Status CheckRowAgainstGraph(const ByteReader& r, const EventColumns& events, con
       return r.Error("duration class of event " + std::to_string(e) + " does not match the trace");
     if (p == 0) continue;
     const EventId prev = row.order[p - 1];
-    const bool ordered = events.ts[prev] != events.ts[e] ? events.ts[prev] < events.ts[e]
+    const bool ordered = events.ts[prev] != events.ts[e]     ? events.ts[prev] < events.ts[e]
                          : events.dur[prev] != events.dur[e] ? events.dur[prev] > events.dur[e]
                                                              : prev < e;
     if (!ordered) return r.Error("events out of time order");
@@ -138,9 +139,12 @@ Status ReadRow(ByteReader* r, const EventGraph& graph, RowIndex* row) {
   TH_RETURN_IF_ERROR(r->Get(&leaves));
   TH_RETURN_IF_ERROR(r->Get(&row->first_start));
   TH_RETURN_IF_ERROR(r->Get(&row->reach));
-  if (track >= graph.tracks.size()) return r->Error("track " + std::to_string(track) + " not in the trace");
-  const uint64_t blocks = (uint64_t{n} + BlockMaxTree::kBlockEvents - 1) / BlockMaxTree::kBlockEvents;
-  if (leaves != (n == 0 ? 0 : std::bit_ceil(blocks))) return r->Error("tree size does not fit the row");
+  if (track >= graph.tracks.size())
+    return r->Error("track " + std::to_string(track) + " not in the trace");
+  const uint64_t blocks =
+      (uint64_t{n} + BlockMaxTree::kBlockEvents - 1) / BlockMaxTree::kBlockEvents;
+  if (leaves != (n == 0 ? 0 : std::bit_ceil(blocks)))
+    return r->Error("tree size does not fit the row");
   row->track = track;
   row->depth = depth;
   TH_RETURN_IF_ERROR(r->GetArray(n, &row->order));
@@ -155,7 +159,8 @@ Status ReadRow(ByteReader* r, const EventGraph& graph, RowIndex* row) {
   for (uint64_t b = 0; b < blocks; ++b)
     if (block_start[b] != graph.events.ts[row->order[b * BlockMaxTree::kBlockEvents]])
       return r->Error("block start does not match the trace");
-  row->tree = BlockMaxTree(leaves, std::move(max_class), std::move(max_end), std::move(block_start));
+  row->tree =
+      BlockMaxTree(leaves, std::move(max_class), std::move(max_end), std::move(block_start));
   return ReadLevels(r, levels, row);
 }
 
@@ -208,13 +213,15 @@ StatusOr<LodIndex> DeserializeLodIndex(std::string_view bytes, const EventGraph&
   TH_RETURN_IF_ERROR(r.Get(&rows));
   TH_RETURN_IF_ERROR(r.Get(&payload));
   TH_RETURN_IF_ERROR(r.Get(&checksum));
-  if (header_bytes != kHeaderBytes) return r.Error("header of " + std::to_string(header_bytes) + " bytes");
+  if (header_bytes != kHeaderBytes)
+    return r.Error("header of " + std::to_string(header_bytes) + " bytes");
   if (events != graph.events.size())
     return r.Error("built for a graph of " + std::to_string(events) + " events, this trace has " +
                    std::to_string(graph.events.size()));
   if (payload != bytes.size() - kHeaderBytes)
     return r.Error(payload > bytes.size() - kHeaderBytes ? "truncated" : "trailing bytes");
-  if (LodChecksum(bytes.substr(kHeaderBytes)) != checksum) return r.Error("corrupt (checksum mismatch)");
+  if (LodChecksum(bytes.substr(kHeaderBytes)) != checksum)
+    return r.Error("corrupt (checksum mismatch)");
   if (rows > payload / 32) return r.Error("row count does not fit the payload");
   std::vector<RowIndex> out(rows);
   uint64_t indexed = 0;

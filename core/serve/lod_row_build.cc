@@ -151,7 +151,7 @@ RowIndex BuildRow(const EventColumns& events, TrackId track, uint16_t depth,
     ts[p] = events.ts[order[p]];
     dur[p] = events.dur[order[p]];
     if (p > 0 && sorted)
-      sorted = ts[p - 1] != ts[p] ? ts[p - 1] < ts[p]
+      sorted = ts[p - 1] != ts[p]     ? ts[p - 1] < ts[p]
                : dur[p - 1] != dur[p] ? dur[p - 1] > dur[p]
                                       : order[p - 1] < order[p];
   }

@@ -20,8 +20,11 @@ namespace {
 class TileBuilder {
  public:
   TileBuilder(const RowIndex& row, const EventColumns& events, int level, int64_t tile)
-      : row_(row), events_(events), level_(level),
-        start_(TileStart(level, tile)), end_(TileStart(level, tile) + Pow2(level + kTileBucketsLog2)),
+      : row_(row),
+        events_(events),
+        level_(level),
+        start_(TileStart(level, tile)),
+        end_(TileStart(level, tile) + Pow2(level + kTileBucketsLog2)),
         first_bucket_(static_cast<Int128>(tile) * kTileBuckets) {}
 
   void Run(LodTile* out);
@@ -135,7 +138,8 @@ void TileBuilder::AddPyramid(const PyramidLevel& pyramid, uint32_t lo, uint32_t 
   };
   for (size_t i = static_cast<size_t>(it - pyramid.bucket.begin());
        i < pyramid.bucket.size() && static_cast<Int128>(pyramid.bucket[i]) < last; ++i) {
-    const int64_t bucket = static_cast<int64_t>(FloorShift(pyramid.bucket[i], shift) - first_bucket_);
+    const int64_t bucket =
+        static_cast<int64_t>(FloorShift(pyramid.bucket[i], shift) - first_bucket_);
     if (bucket != run) {
       flush();
       run = bucket;
@@ -148,16 +152,16 @@ void TileBuilder::AddPyramid(const PyramidLevel& pyramid, uint32_t lo, uint32_t 
   flush();
   if (lo == hi) return;
   const uint32_t block_size = BlockMaxTree::kBlockEvents;
-  row_.tree.ForBlocksWithClassAtLeast(lo / block_size, (hi - 1) / block_size, pyramid.level,
-                                      [&](uint32_t block) {
-    const uint32_t end = std::min(hi, (block + 1) * block_size);
-    for (uint32_t p = std::max(lo, block * block_size); p < end; ++p) {
-      if (row_.cls[p] >= level_)
-        drawn_.push_back(p);
-      else if (row_.cls[p] >= pyramid.level)
-        AddNarrow(p);
-    }
-  });
+  row_.tree.ForBlocksWithClassAtLeast(
+      lo / block_size, (hi - 1) / block_size, pyramid.level, [&](uint32_t block) {
+        const uint32_t end = std::min(hi, (block + 1) * block_size);
+        for (uint32_t p = std::max(lo, block * block_size); p < end; ++p) {
+          if (row_.cls[p] >= level_)
+            drawn_.push_back(p);
+          else if (row_.cls[p] >= pyramid.level)
+            AddNarrow(p);
+        }
+      });
 }
 
 void TileBuilder::Emit(LodTile* out) const {

@@ -366,7 +366,8 @@ class IdleLaunch final : public th::sdk::Plugin {
       std::vector<std::vector<uint32_t>> by_track(t.track_count());
       for (uint64_t i = 0; i < t.size(); ++i) {
         if (!t.is_gpu_activity(i) || !is_stream[t.track_index(i)]) continue;
-        if (cutoff != INT64_MAX && (t.launch_of(i) == kNone || clock.Start(t.launch_of(i)) >= cutoff))
+        if (cutoff != INT64_MAX &&
+            (t.launch_of(i) == kNone || clock.Start(t.launch_of(i)) >= cutoff))
           continue;
         by_track[t.track_index(i)].push_back(static_cast<uint32_t>(i));
       }
