@@ -41,7 +41,7 @@ function prepareInput(work) {
     const out = path.join(work, 'traces');
     const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', out, '--ranks', '4', '--steps', '4'], {encoding: 'utf8'});
     if (g.status !== 0) throw new Error('tracehound generate failed: ' + g.stdout + g.stderr);
-    return fs.readdirSync(out).sort().map((f) => path.join(out, f));
+    return fs.readdirSync(out).sort().map((f) => path.join(out, f));  // one run per rank
   }
   if (!args.input || !fs.existsSync(args.input)) {
     console.log('SKIP: input trace absent: ' + args.input + ' (../shared/data is not on this machine)');
@@ -51,8 +51,9 @@ function prepareInput(work) {
 }
 
 // Starts `tracehound serve --port 0 INPUT...` and reads the URL it prints.
-function startServer(inputs) {
-  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', ...inputs], {stdio: ['ignore', 'pipe', 'pipe']});
+function startServer(inputs, work) {
+  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', '--cache-dir', path.join(work, 'index-cache'), ...inputs],
+    {stdio: ['ignore', 'pipe', 'pipe']});
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('serve printed no URL in 60 s: ' + out)), 60000);
@@ -117,7 +118,7 @@ async function main() {
     server = {url: args.url, origin: new URL(args.url).origin, proc: {kill: () => {}}};
   } else {
     const inputs = prepareInput(work);
-    server = await startServer(inputs);
+    server = await startServer(inputs, work);
     console.log('serving ' + inputs.length + ' file(s) at ' + server.url);
   }
   const {proc, cdp, stderr} = launch(chromium, path.join(work, 'profile'), W, H);
@@ -267,7 +268,24 @@ async function exercise(cdp, server, artefacts) {
   await kernelAndLaunch(p, server, meta, shot);
   await searchOutside(p, server, meta, shot);
   await copiedUrl(cdp, p, server);
+  await otherRun(p, server);
   if (args.bench) await bench(p, meta);
+}
+
+// With several inputs, the run selector opens another run (one per input).
+async function otherRun(p, server) {
+  const runs = (await apiJson(server.origin, 'runs')).runs;
+  if (runs.length < 2) return;
+  await p.s('Page.bringToFront');  // a background page draws no frame
+  await p.evaluate(`(() => { const s = document.getElementById('run'); s.value = '${runs.length - 1}';
+    s.dispatchEvent(new Event('change')); })()`);
+  for (let i = 0; i < 40 && (await p.state()).run !== runs.length - 1; i++) await sleep(50);
+  const st = await p.settle('run ' + (runs.length - 1));
+  check(st.run === runs.length - 1 && st.totals.inView > 0, 'the run selector did not open run ' + (runs.length - 1));
+  await sleep(300);
+  const hash = await p.evaluate('location.hash');
+  check(hash.includes('run=' + (runs.length - 1)), 'the URL does not name the run: ' + hash);
+  console.log('run ' + st.run + ' of ' + runs.length + ': ' + st.totals.inView + ' events in view');
 }
 
 // A kernel with a launching call: click it, see "Launched by", jump there and back.

@@ -59,6 +59,8 @@ class Viewer {
   error(msg) { $('error').textContent = msg; }
 
   async openRun(run, h) {
+    this.ready = false;
+    this.totals = null;
     this.run = run;
     $('run').value = String(run);
     $('status').textContent = 'loading run ' + run + '…';
