@@ -58,7 +58,18 @@ export class TileCache {
     }
   }
   clear() { this.lru.clear(); this.pinned.clear(); this.cost = 0; }
+  bytes() {
+    let b = 0;
+    for (const t of this.lru.values()) b += tileBytes(t);
+    for (const t of this.pinned.values()) b += tileBytes(t);
+    return b;
+  }
   get size() { return this.lru.size + this.pinned.size; }
+}
+
+// Bytes of a decoded tile's columns (the names are shared strings of the response).
+export function tileBytes(t) {
+  return t ? t.n * (8 + 8 + 4 + 8) + t.nb * (2 + 4 + 8) + 120 : 40;
 }
 
 const FEW_TILES = 24;       // at most this many missing: one /tile request each

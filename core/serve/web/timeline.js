@@ -255,6 +255,7 @@ export class Timeline {
     ctx.lineWidth = 1;
     const band = (a, b, fill, label) => {
       const x0 = this.xOf(Math.min(a, b)), x1 = this.xOf(Math.max(a, b));
+      if (x1 < LABEL_W || x0 > this.w) return;
       ctx.fillStyle = fill;
       ctx.fillRect(x0, HEADER_H, Math.max(1, x1 - x0), this.lanesH);
       if (label) {

@@ -272,7 +272,7 @@ class Viewer {
       state: () => ({run: v.run, t0: v.view && v.view.t0, t1: v.view && v.view.t1, level: v.layout && v.timeline.query().level,
         tool: v.tool, scrollY: v.scrollY, selection: [...v.selection.keys()], marker: v.marker,
         totals: v.totals, ready: !!v.ready, idle: !!v.ready && !v.loader.busy && !!v.totals && v.totals.complete,
-        tiles: v.cache ? v.cache.size : 0, requests: v.loader ? v.loader.requests : 0, frameMs: v.frameMs,
+        tiles: v.cache ? v.cache.size : 0, tileMb: v.cache ? v.cache.bytes() / 1048576 : 0, requests: v.loader ? v.loader.requests : 0, frameMs: v.frameMs,
         search: v.search && {total: v.search.total, index: v.search.index}}),
       // Canvas coordinates of the middle of a drawn event of `row` (or null).
       xOf: (t) => v.timeline.xOf(t),
