@@ -160,9 +160,9 @@ async function main() {
 async function page(cdp, url) {
   const p = await openPage(cdp, W, H);
   p.state = () => p.evaluate('window.__viewer ? window.__viewer.state() : null');
-  p.settle = async (what) => {
+  p.settle = async (what, maxMs) => {
     let st = null;
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < (maxMs || 15000) / 50; i++) {
       st = await p.state();
       if (st && st.idle) { await sleep(60); st = await p.state(); if (st.idle) return st; }
       await sleep(50);
@@ -196,7 +196,7 @@ const span = (st) => st.t1 - st.t0;
 async function exercise(cdp, server, artefacts) {
   const shot = (p, name) => p.shot(path.join(artefacts, 'serve-' + args.case + '-' + name + '.png'));
   const p = await page(cdp, server.url);
-  let st = await p.settle('overview');
+  let st = await p.settle('overview', args.bench ? 400000 : 60000);  // the trace's import
   const meta = await p.evaluate('window.__viewer.meta()');
   console.log('run 0: ' + meta.events + ' events, ' + meta.tracks.length + ' tracks, ' + meta.rows.length + ' rows, ' +
     meta.steps.length + ' steps; end ' + meta.end_ns + ' ns');
@@ -209,7 +209,7 @@ async function exercise(cdp, server, artefacts) {
     const inView = Number(m[1].replace(/,/g, '')), drawn = Number(m[2].replace(/,/g, ''));
     check(inView > 0 && drawn > 0, 'the overview shows no events: ' + status);
     const q = await p.evaluate('window.__viewer.query()');
-    const rows = await p.evaluate('window.__viewer.visibleRows()');
+    const rows = await p.evaluate('window.__viewer.rowsOnScreen()');
     const vp = drawnEvents(await api(server.origin, 'runs/0/viewport?t0=' + q.t0 + '&t1=' + q.t1 + '&width=' + q.width +
       '&rows=' + (rows.length === meta.rows.length ? 'all' : rows.join(','))));
     check(vp.eventsInView === inView && vp.eventsDrawn === drawn, 'status line ' + inView + '/' + drawn +

@@ -57,7 +57,6 @@ export class Layout {
     this.height = y;
     this.laneOfRow = new Map();
     for (const it of items) if (it.kind === 'lane') this.laneOfRow.set(it.row, it);
-    this.visibleRows = items.filter((it) => it.kind === 'lane').map((it) => it.row);
   }
 
   toggle(key) {
@@ -74,6 +73,13 @@ export class Layout {
     let changed = false;
     for (let n = 1; n <= g.length; n++) changed = this.collapsed.delete(Layout.sectionKey(g, n)) || changed;
     if (changed) this.build();
+  }
+
+  // Rows whose lane overlaps [y0, y1) (lane coordinates), in display order.
+  rowsBetween(y0, y1) {
+    const out = [];
+    for (const it of this.items) if (it.kind === 'lane' && it.y + it.h > y0 && it.y < y1) out.push(it.row);
+    return out;
   }
 
   itemAt(y) {

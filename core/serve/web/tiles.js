@@ -87,6 +87,13 @@ export class TileLoader {
   }
   get busy() { return this.viewportBusy || this.active > 0 || this.queue.length > 0; }
 
+  // After a failed request, none for a second (then the next frame asks again).
+  failed(message) {
+    this.retryAt = performance.now() + 1000;
+    setTimeout(() => this.onLoaded(), 1000);
+    this.onError(message);
+  }
+
   // Stores a decoded response: every (row, tile) it covers, empty ones as null.
   store(resp, rows, pin) {
     const got = new Map();
@@ -110,6 +117,7 @@ export class TileLoader {
   // Fills what the view (level, rows, [t0, t1) at width px) lacks.
   request(view, rows) {
     const {level, t0, t1, width} = view;
+    if (this.retryAt && performance.now() < this.retryAt) return;
     const {first, last} = tileRange(this.origin, level, t0, t1);
     const missing = [];
     const missingRows = new Set();
@@ -134,7 +142,7 @@ export class TileLoader {
     this.requests++;
     getTiles('runs/' + this.run + '/viewport', {t0, t1, width, rows: rowsParam})
       .then((resp) => { this.store(resp, asked, false); })
-      .catch((e) => this.onError(e.message))
+      .catch((e) => this.failed(e.message))
       .finally(() => { this.viewportBusy = false; this.onLoaded(); });
   }
 
@@ -145,7 +153,7 @@ export class TileLoader {
       this.requests++;
       getTiles('runs/' + this.run + '/tile', {row, level, tile: k.toString()})
         .then((resp) => { this.cache.set(key, resp.tiles[0] || null); })
-        .catch((e) => this.onError(e.message))
+        .catch((e) => this.failed(e.message))
         .finally(() => { this.inflight.delete(key); this.active--; this.pump(); this.onLoaded(); });
     }
   }

@@ -326,7 +326,7 @@ export class Timeline {
         for (let i = 0; i < t.nb; i++) merged += t.count[i];
       }
     }
-    return {inView: drawn + merged, drawn, complete, level: q.level};
+    return {inView: drawn + merged, drawn, complete, level: q.level, rows: rows.length};
   }
 }
 
