@@ -135,19 +135,30 @@ export class Timeline {
     if (this.xOf(start) > right || this.xOf(start + 256 * bw) < LABEL_W && t.n === 0) return;
     // Merged narrow events: shading by busy fraction; runs of buckets are
     // labelled with their count (a run may span tiles: see flushRun).
+    // Adjacent buckets of one shade are filled as one rectangle.
     const run = this.run;
-    let style = '';
+    let style = '', rx0 = 0, rx1 = -1;
+    const fill = () => { if (rx1 > rx0) ctx.fillRect(rx0, y + 1, rx1 - rx0, h - 2); };
     for (let i = 0; i < t.nb; i++) {
       const x = this.xOf(start + t.bucket[i] * bw);
       const w = Math.max(1, bw * scale);
       if (x > right || x + w < LABEL_W) continue;
       const s = SHADES[Math.min(4, Math.floor(Math.min(1, t.busy[i] / bw) * 5))];
-      if (s !== style) { ctx.fillStyle = s; style = s; }
-      ctx.fillRect(x, y + 1, w, h - 2);
-      if (run.x >= 0 && x - run.end > 1.5) this.flushRun(y, h);
+      if (run.x >= 0 && x - run.end > 1.5) {  // a gap: label the run before it
+        fill(); rx1 = -1;
+        this.flushRun(y, h);
+        style = '';
+      }
+      if (s !== style || x > rx1 + 0.01) {
+        fill();
+        if (s !== style) { ctx.fillStyle = s; style = s; }
+        rx0 = x;
+      }
+      rx1 = x + w;
       if (run.x < 0) run.x = x;
       run.end = x + w; run.count += t.count[i];
     }
+    fill();
     ctx.font = '11px system-ui, sans-serif';
     for (let i = 0; i < t.n; i++) {
       let x0 = this.xOf(t.start[i]), x1 = this.xOf(t.start[i] + t.dur[i]);
@@ -222,22 +233,29 @@ export class Timeline {
     ctx.fillText('level ' + q.level + ' · 1 px ≈ ' + fmtDur((t1 - t0) / this.plotW), 6, 12);
     this.drawSteps(false);
     const s = this.v.search;
-    if (s && s.density && s.density.length) {
-      const n = s.density.length, end = this.v.endNs;
-      let max = 1;
-      for (const c of s.density) max = Math.max(max, c);
-      ctx.fillStyle = '#b35c00';
-      const y0 = AXIS_H + STEPS_H, hh = HEADER_H - y0 - 2;
-      for (let i = 0; i < n; i++) {
-        if (!s.density[i]) continue;
-        const x0 = this.xOf(i * end / n), x1 = this.xOf((i + 1) * end / n);
-        if (x1 < LABEL_W || x0 > this.w) continue;
-        const hb = Math.max(2, hh * Math.sqrt(s.density[i] / max));
-        ctx.fillRect(Math.max(LABEL_W, x0), y0 + hh - hb, Math.max(1, x1 - x0), hb);
-      }
-      ctx.fillStyle = '#5d6678';
-      ctx.fillText('hits', 6, y0 + 10);
+    if (s && s.density && s.density.length) this.drawDensity(s.density);
+  }
+
+  // The search's hit density over the whole run (the strip spans the run,
+  // not the view), with the view's place outlined.
+  drawDensity(density) {
+    const ctx = this.ctx, n = density.length, end = this.v.endNs, w = this.plotW;
+    const y0 = AXIS_H + STEPS_H, hh = HEADER_H - y0 - 2;
+    let max = 1;
+    for (const c of density) max = Math.max(max, c);
+    ctx.fillStyle = '#b35c00';
+    for (let i = 0; i < n; i++) {
+      if (!density[i]) continue;
+      const hb = Math.max(2, hh * Math.sqrt(density[i] / max));
+      ctx.fillRect(LABEL_W + i * w / n, y0 + hh - hb, Math.max(1, w / n), hb);
     }
+    const {t0, t1} = this.v.view;
+    const x0 = LABEL_W + Math.max(0, t0 / end) * w, x1 = LABEL_W + Math.min(1, t1 / end) * w;
+    ctx.strokeStyle = '#0b57d0';
+    ctx.strokeRect(Math.round(x0) + 0.5, y0 - 0.5, Math.max(2, x1 - x0), hh + 1);
+    ctx.fillStyle = '#5d6678';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillText('hits (whole run)', 6, y0 + 10);
   }
 
   // Selection outlines, the timing marker and the drag rectangle.
