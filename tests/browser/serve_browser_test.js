@@ -432,7 +432,9 @@ async function copiedUrl(cdp, p, server) {
   console.log('copied URL ' + url.replace(server.origin, '') + ' -> view ' + after.t0 + '..' + after.t1);
   check(Math.abs(after.t0 - Math.floor(before.t0)) <= 1 && Math.abs(after.t1 - Math.ceil(before.t1)) <= 1,
     'the copied URL gives another viewport: ' + JSON.stringify([before.t0, before.t1, after.t0, after.t1]));
-  check(JSON.stringify(after.selection.slice().sort()) === JSON.stringify(before.selection.slice().sort()), 'the copied URL lost the selection');
+  const inUrl = before.selection.slice(0, 200);  // the URL holds the first 200 selected ids
+  check(JSON.stringify(after.selection.slice().sort()) === JSON.stringify(inUrl.sort()),
+    'the copied URL lost the selection: ' + after.selection.length + ' of ' + inUrl.length + ' ids');
 }
 
 // Heap after panning and zooming (8 rounds: 30 x W at a point, 12 x D, 30 x S),

@@ -56,7 +56,12 @@ class Viewer {
   }
 
   guard(p) { return Promise.resolve(p).catch((e) => this.error(e.message || String(e))); }
-  error(msg) { $('error').textContent = msg; }
+  // Shows an error in the status bar for 10 s.
+  error(msg) {
+    $('error').textContent = msg;
+    clearTimeout(this.errorTimer);
+    this.errorTimer = setTimeout(() => { $('error').textContent = ''; }, 10000);
+  }
 
   async openRun(run, h) {
     this.ready = false;
