@@ -27,9 +27,8 @@ bool IsUtf8(std::string_view s) {
 const ServeRun* FindRun(const Runs& runs, const std::string& text, ApiResponse* error) {
   const auto n = ParseInt64(text);
   if (!n || *n < 0 || static_cast<uint64_t>(*n) >= runs.size()) {
-    *error =
-        ErrorResponse(404, "run: no run " + std::string(IsUtf8(text) ? text : "?") +
-                               " (there are " + std::to_string(runs.size()) + ")");
+    *error = ErrorResponse(404, "run: no run " + std::string(IsUtf8(text) ? text : "?") +
+                                    " (there are " + std::to_string(runs.size()) + ")");
     return nullptr;
   }
   const ServeRun* run = runs[static_cast<size_t>(*n)].get();
