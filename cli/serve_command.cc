@@ -64,12 +64,12 @@ void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
       server->Stop();
       return;
     }
-    std::cerr << "tracehound: run " << &run - &runs.front() << " ready: " << run->name() << " ("
-              << run->graph().events.size() << " events, index "
-              << (run->index_from_cache() ? "from the cache" : "built") << "; import "
-              << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s) << " s, index "
-              << Fixed(times.index_s) << " s, cache write " << Fixed(times.cache_write_s)
-              << " s)\n";
+    std::cerr << "tracehound: run " << &run - &runs.front()
+              << " ready: " << PrintableBytes(run->name()) << " (" << run->graph().events.size()
+              << " events, index " << (run->index_from_cache() ? "from the cache" : "built")
+              << "; import " << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s)
+              << " s, index " << Fixed(times.index_s) << " s, cache write "
+              << Fixed(times.cache_write_s) << " s)\n";
   }
 }
 
