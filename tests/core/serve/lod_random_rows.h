@@ -12,31 +12,21 @@ namespace th::serve::testing {
 
 inline int64_t RandomDuration(std::mt19937_64& rng) {
   switch (rng() % 8) {
-    case 0:
-      return 0;
-    case 1:
-      return static_cast<int64_t>(rng() % 4);
-    case 2:
-      return INT64_MAX - static_cast<int64_t>(rng() % 3);
-    case 3:
-      return static_cast<int64_t>(rng() >> (1 + rng() % 63));  // log-uniform-ish, huge included
-    default:
-      return static_cast<int64_t>(rng() % (int64_t{1} << (rng() % 24)));
+    case 0: return 0;
+    case 1: return static_cast<int64_t>(rng() % 4);
+    case 2: return INT64_MAX - static_cast<int64_t>(rng() % 3);
+    case 3: return static_cast<int64_t>(rng() >> (1 + rng() % 63));  // log-uniform-ish, huge included
+    default: return static_cast<int64_t>(rng() % (int64_t{1} << (rng() % 24)));
   }
 }
 
 inline int64_t RandomStart(std::mt19937_64& rng, int64_t cluster) {
   switch (rng() % 8) {
-    case 0:
-      return INT64_MIN + static_cast<int64_t>(rng() % 1000);
-    case 1:
-      return INT64_MAX - static_cast<int64_t>(rng() % 1000);
-    case 2:
-      return static_cast<int64_t>(rng());  // anywhere
-    case 3:
-      return -static_cast<int64_t>(rng() % 100000);
-    default:
-      return cluster + static_cast<int64_t>(rng() % 200000) - 100000;
+    case 0: return INT64_MIN + static_cast<int64_t>(rng() % 1000);
+    case 1: return INT64_MAX - static_cast<int64_t>(rng() % 1000);
+    case 2: return static_cast<int64_t>(rng());  // anywhere
+    case 3: return -static_cast<int64_t>(rng() % 100000);
+    default: return cluster + static_cast<int64_t>(rng() % 200000) - 100000;
   }
 }
 
