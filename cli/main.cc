@@ -12,6 +12,7 @@
 #include "cli/pipeline_commands.h"
 #include "cli/redact_command.h"
 #include "cli/scan_command.h"
+#include "cli/serve_command.h"
 #include "cli/test_plugin_command.h"
 
 int main(int argc, char** argv) {
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   th::cli::AddFleetCommand(app, &exit_code);
   th::cli::AddScanCommand(app, &exit_code);
   th::cli::AddRedactCommand(app, &exit_code);
+  th::cli::AddServeCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,130 @@
+#include "cli/serve_command.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "core/graph/text_escape.h"
+#include "core/serve/serve_access.h"
+#include "core/serve/serve_index_cache.h"
+#include "core/serve/serve_run.h"
+#include "core/serve/serve_server.h"
+
+extern char** environ;
+
+namespace th::cli {
+
+namespace {
+
+struct ServeOptions {
+  std::vector<std::string> inputs;
+  int port = 8765;
+  std::string bind = "127.0.0.1";
+  std::string token;
+  bool open = false;
+  std::string cache_dir;
+  bool no_cache = false;
+};
+
+// Opens `url` with xdg-open, without a shell; failure is only a note.
+void OpenBrowser(const std::string& url) {
+  pid_t pid = 0;
+  std::string program = "xdg-open";
+  char* argv[] = {program.data(), const_cast<char*>(url.c_str()), nullptr};
+  if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, argv, environ) != 0) {
+    std::cerr << "tracehound: note: could not run xdg-open; open " << url << "\n";
+    return;
+  }
+  std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
+}
+
+std::string Fixed(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", seconds);
+  return text;
+}
+
+// Loads every run in order; on an error stops the server and sets *exit_code.
+void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
+              const serve::ServeLoadOptions& load, serve::ServeServer* server, int* exit_code) {
+  for (const auto& run : runs) {
+    std::string note;
+    serve::ServeLoadTimes times;
+    Status loaded = serve::LoadServeRun(run.get(), load, &note, &times);
+    for (size_t at = 0, end; (end = note.find('\n', at)) != std::string::npos; at = end + 1)
+      std::cerr << "tracehound: " << PrintableBytes(note.substr(at, end - at)) << "\n";
+    if (!loaded.ok()) {
+      std::cerr << "tracehound: error: " << PrintableBytes(loaded.message()) << "\n";
+      *exit_code = 2;
+      server->Stop();
+      return;
+    }
+    std::cerr << "tracehound: run " << &run - &runs.front()
+              << " ready: " << PrintableBytes(run->name()) << " (" << run->graph().events.size()
+              << " events, index " << (run->index_from_cache() ? "from the cache" : "built")
+              << "; import " << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s)
+              << " s, index " << Fixed(times.index_s) << " s, cache write "
+              << Fixed(times.cache_write_s) << " s)\n";
+  }
+}
+
+void RunServe(const ServeOptions& opt, int* exit_code) {
+  std::vector<std::unique_ptr<serve::ServeRun>> runs;
+  for (const std::string& input : opt.inputs) {
+    std::string name = std::filesystem::path(input).filename().string();
+    if (name.empty()) name = input;
+    runs.push_back(std::make_unique<serve::ServeRun>(input, name));
+  }
+  serve::ServeServerOptions server_options;
+  server_options.bind = opt.bind;
+  server_options.port = opt.port;
+  server_options.access.token = opt.token;
+  if (opt.token.empty() && !serve::IsLoopbackAddress(opt.bind))
+    server_options.access.token = serve::RandomToken();
+  serve::ServeServer server(&runs, server_options);
+  Status bound = server.Bind();
+  if (!bound.ok()) {
+    std::cerr << "tracehound: error: " << PrintableBytes(bound.message()) << "\n";
+    *exit_code = 2;
+    return;
+  }
+  std::cout << "serving " << server.Url() << std::endl;
+  serve::ServeLoadOptions load;
+  load.cache_dir = opt.no_cache            ? ""
+                   : opt.cache_dir.empty() ? serve::DefaultIndexCacheDir()
+                                           : opt.cache_dir;
+  *exit_code = 0;
+  std::thread loader([&] { LoadRuns(runs, load, &server, exit_code); });
+  if (opt.open) OpenBrowser(server.Url());
+  server.Listen();
+  loader.join();
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, int* exit_code) {
+  auto opt = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "Serve a trace viewer over HTTP: any trace, any zoom, from the event graph");
+  cmd->add_option("inputs", opt->inputs,
+                  "trace files, directories or archives, one trace each (one run per INPUT)")
+      ->required();
+  cmd->add_option("--port", opt->port, "TCP port (0 = any free port)")->check(CLI::Range(0, 65535));
+  cmd->add_option("--bind", opt->bind,
+                  "address to listen on; any non-loopback address needs a token");
+  cmd->add_option("--token", opt->token,
+                  "access token every request must carry (generated when binding off loopback)");
+  cmd->add_flag("--open", opt->open, "open the viewer in a browser (xdg-open)");
+  cmd->add_option("--cache-dir", opt->cache_dir,
+                  "folder of cached indexes (default $XDG_CACHE_HOME/tracehound or "
+                  "~/.cache/tracehound)");
+  cmd->add_flag("--no-cache", opt->no_cache, "neither read nor write cached indexes");
+  cmd->callback([opt, exit_code] { RunServe(*opt, exit_code); });
+}
+
+}  // namespace th::cli

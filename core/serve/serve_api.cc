@@ -1,0 +1,174 @@
+#include "core/serve/serve_api.h"
+
+#include <limits>
+#include <sstream>
+
+#include "core/graph/utf8.h"
+#include "core/report/json_writer.h"
+#include "core/serve/lod_levels.h"
+#include "core/serve/lod_viewport.h"
+#include "core/serve/serve_binary.h"
+#include "core/serve/serve_event_details.h"
+#include "core/serve/serve_meta.h"
+#include "core/serve/serve_search.h"
+
+namespace th::serve {
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+bool IsUtf8(std::string_view s) {
+  size_t bad = 0;
+  return ValidUtf8(s, &bad);
+}
+
+// The ready run named by `text`, or the error response in *error.
+const ServeRun* FindRun(const Runs& runs, const std::string& text, ApiResponse* error) {
+  const auto n = ParseInt64(text);
+  if (!n || *n < 0 || static_cast<uint64_t>(*n) >= runs.size()) {
+    *error = ErrorResponse(404, "run: no run " + std::string(IsUtf8(text) ? text : "?") +
+                                    " (there are " + std::to_string(runs.size()) + ")");
+    return nullptr;
+  }
+  const ServeRun* run = runs[static_cast<size_t>(*n)].get();
+  if (!run->ready()) {
+    *error = ErrorResponse(503, "run: run " + text + " is still importing");
+    return nullptr;
+  }
+  return run;
+}
+
+ApiResponse Binary(std::string body) {
+  ApiResponse r;
+  r.body = std::move(body);
+  r.content_type = "application/octet-stream";
+  return r;
+}
+
+ApiResponse Json(std::string body) {
+  ApiResponse r;
+  r.body = std::move(body);
+  return r;
+}
+
+// A relative time parameter as absolute ns, or an error naming it.
+StatusOr<int64_t> AbsoluteParam(const ServeRun& run, const QueryParams& params,
+                                const std::string& name) {
+  auto rel = IntParam(params, name, kMin, kMax);
+  if (!rel.ok()) return rel.status();
+  const auto abs = run.Absolute(*rel);
+  if (!abs) return InvalidInput(name + ": out of range of the run's clock");
+  return *abs;
+}
+
+}  // namespace
+
+ApiResponse ErrorResponse(int status, const std::string& message) {
+  ApiResponse r;
+  r.status = status;
+  std::ostringstream out;
+  {
+    JsonWriter w(out, JsonStyle::kCompact);
+    w.BeginObject().Field("error", message).EndObject();
+  }
+  r.body = out.str();
+  return r;
+}
+
+ApiResponse RunsResponse(const Runs& runs) { return Json(RunsJson(runs)); }
+
+ApiResponse MetaResponse(const Runs& runs, const std::string& run_text) {
+  ApiResponse error;
+  const ServeRun* run = FindRun(runs, run_text, &error);
+  if (!run) return error;
+  return Json(MetaJson(*run, static_cast<size_t>(*ParseInt64(run_text))));
+}
+
+ApiResponse ViewportResponse(const Runs& runs, const std::string& run_text,
+                             const QueryParams& params) {
+  ApiResponse error;
+  const ServeRun* run = FindRun(runs, run_text, &error);
+  if (!run) return error;
+  auto t0 = AbsoluteParam(*run, params, "t0");
+  if (!t0.ok()) return ErrorResponse(400, t0.status().message());
+  auto t1 = AbsoluteParam(*run, params, "t1");
+  if (!t1.ok()) return ErrorResponse(400, t1.status().message());
+  if (*t1 <= *t0) return ErrorResponse(400, "t1: must be greater than t0");
+  auto width = IntParam(params, "width", 1, kMaxViewportWidth);
+  if (!width.ok()) return ErrorResponse(400, width.status().message());
+  auto rows = RowsParam(params, run->index().row_count());
+  if (!rows.ok()) return ErrorResponse(400, rows.status().message());
+  auto v = Viewport(run->index(), *rows, *t0, *t1, *width);
+  if (!v.ok()) return ErrorResponse(400, v.status().message());
+  return Binary(EncodeThvp(*run, *v));
+}
+
+ApiResponse TileResponse(const Runs& runs, const std::string& run_text, const QueryParams& params,
+                         const std::string& if_none_match) {
+  ApiResponse error;
+  const ServeRun* run = FindRun(runs, run_text, &error);
+  if (!run) return error;
+  const int64_t rows = static_cast<int64_t>(run->index().row_count());
+  if (rows == 0) return ErrorResponse(400, "row: the run has no rows");
+  auto row = IntParam(params, "row", 0, rows - 1);
+  if (!row.ok()) return ErrorResponse(400, row.status().message());
+  auto level = IntParam(params, "level", 0, kMaxLevel);
+  if (!level.ok()) return ErrorResponse(400, level.status().message());
+  auto tile = IntParam(params, "tile", kMin, kMax);
+  if (!tile.ok()) return ErrorResponse(400, tile.status().message());
+  ApiResponse r;
+  r.cache_control = "public, max-age=31536000, immutable";
+  r.etag = "\"" + run->content_key() + "-" + std::to_string(*row) + "-" + std::to_string(*level) +
+           "-" + std::to_string(*tile) + "\"";
+  if (!if_none_match.empty() && if_none_match == r.etag) {
+    r.status = 304;
+    return r;
+  }
+  auto data = run->index().Tile(static_cast<uint32_t>(*row), static_cast<int>(*level), *tile);
+  if (!data.ok()) return ErrorResponse(400, data.status().message());
+  r.body = EncodeThvp(*run, TileViewport(static_cast<uint32_t>(*row), static_cast<int>(*level),
+                                         *tile, std::move(*data)));
+  r.content_type = "application/octet-stream";
+  return r;
+}
+
+ApiResponse EventResponse(const Runs& runs, const std::string& run_text, const std::string& id) {
+  ApiResponse error;
+  const ServeRun* run = FindRun(runs, run_text, &error);
+  if (!run) return error;
+  const auto n = ParseInt64(id);
+  if (!n || *n < 0 || static_cast<uint64_t>(*n) >= run->graph().events.size())
+    return ErrorResponse(404, "id: no such event in run " + run_text);
+  return Json(EventDetailsJson(*run, static_cast<EventId>(*n)));
+}
+
+ApiResponse SearchResponse(const Runs& runs, const std::string& run_text,
+                           const QueryParams& params) {
+  ApiResponse error;
+  const ServeRun* run = FindRun(runs, run_text, &error);
+  if (!run) return error;
+  SearchQuery q;
+  auto text = params.find("q");
+  if (text == params.end() || text->second.empty()) return ErrorResponse(400, "q: missing");
+  if (!IsUtf8(text->second)) return ErrorResponse(400, "q: not valid UTF-8");
+  q.text = text->second;
+  auto mode = params.find("mode");
+  if (mode != params.end() && mode->second != "substring" && mode->second != "regex")
+    return ErrorResponse(400, "mode: substring or regex");
+  q.regex = mode != params.end() && mode->second == "regex";
+  auto bins = IntParam(params, "bins", 1, kMaxSearchBins, 1000);
+  if (!bins.ok()) return ErrorResponse(400, bins.status().message());
+  auto limit = IntParam(params, "limit", 0, kMaxSearchLimit, 100);
+  if (!limit.ok()) return ErrorResponse(400, limit.status().message());
+  auto after = IntParam(params, "after_ns", kMin, kMax, kMin);
+  if (!after.ok()) return ErrorResponse(400, after.status().message());
+  q.bins = static_cast<int>(*bins);
+  q.limit = static_cast<int>(*limit);
+  q.after_ns = *after;
+  auto result = Search(*run, q);
+  if (!result.ok()) return ErrorResponse(400, result.status().message());
+  return Json(SearchJson(*run, q, *result));
+}
+
+}  // namespace th::serve

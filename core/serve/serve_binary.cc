@@ -1,0 +1,109 @@
+#include "core/serve/serve_binary.h"
+
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+
+namespace th::serve {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "THVP is written as the host's bytes");
+
+// Writes into a buffer sized in advance (no growth, no per-value append).
+class Out {
+ public:
+  explicit Out(size_t bytes) : bytes_(bytes, '\0'), at_(bytes_.data()) {}
+  template <typename T>
+  void Put(T v) {
+    std::memcpy(at_, &v, sizeof(T));
+    at_ += sizeof(T);
+  }
+  void Raw(std::string_view s) {
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+  }
+  std::string Take() {
+    bytes_.resize(static_cast<size_t>(at_ - bytes_.data()));
+    return std::move(bytes_);
+  }
+
+ private:
+  std::string bytes_;
+  char* at_;
+};
+
+// Bytes of the tiles' part of the response.
+size_t TileBytes(const LodViewport& v) {
+  size_t n = 0;
+  for (const ViewportTile& t : v.tiles)
+    n += kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14;
+  return n;
+}
+
+}  // namespace
+
+std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
+  const EventColumns& ev = run.graph().events;
+  const StringPool& strings = run.graph().strings;
+  // The name dictionary, in order of first use.
+  std::unordered_map<StringId, uint32_t> local;
+  std::vector<uint32_t> name_index;  // per drawn event, in response order
+  std::vector<StringId> names;
+  size_t name_bytes = 0;
+  for (const ViewportTile& t : v.tiles) {
+    for (EventId e : t.data.drawn) {
+      auto [it, added] = local.try_emplace(ev.name[e], static_cast<uint32_t>(names.size()));
+      name_index.push_back(it->second);
+      if (added) {
+        names.push_back(ev.name[e]);
+        name_bytes += 4 + strings.Get(ev.name[e]).size();
+      }
+    }
+  }
+  Out out(kThvpHeaderBytes + name_bytes + TileBytes(v));
+  out.Raw("THVP");
+  out.Put<uint32_t>(kThvpVersion);
+  out.Put<int32_t>(v.level);
+  out.Put<uint32_t>(static_cast<uint32_t>(v.tiles.size()));
+  out.Put<int64_t>(v.first_tile);
+  out.Put<int64_t>(v.last_tile);
+  out.Put<uint64_t>(v.events_in_view);
+  out.Put<uint64_t>(v.events_drawn);
+  out.Put<uint32_t>(static_cast<uint32_t>(names.size()));
+  out.Put<uint32_t>(0);
+  for (StringId s : names) {
+    out.Put<uint32_t>(static_cast<uint32_t>(strings.Get(s).size()));
+    out.Raw(strings.Get(s));
+  }
+  const uint32_t* names_of = name_index.data();
+  for (const ViewportTile& t : v.tiles) {
+    const auto& drawn = t.data.drawn;
+    const auto& buckets = t.data.buckets;
+    out.Put<uint32_t>(t.row);
+    out.Put<uint32_t>(static_cast<uint32_t>(drawn.size()));
+    out.Put<uint32_t>(static_cast<uint32_t>(buckets.size()));
+    out.Put<uint32_t>(0);
+    out.Put<int64_t>(t.tile);
+    for (EventId e : drawn) out.Put<int64_t>(run.Relative(ev.ts[e]));
+    for (EventId e : drawn) out.Put<int64_t>(ev.dur[e] > 0 ? ev.dur[e] : 0);
+    for (EventId e : drawn) out.Put<uint32_t>(e);
+    for (size_t k = 0; k < drawn.size(); ++k) out.Put<uint32_t>(*names_of++);
+    for (const LodBucket& b : buckets) out.Put<uint16_t>(b.bucket);
+    for (const LodBucket& b : buckets) out.Put<uint32_t>(b.count);
+    for (const LodBucket& b : buckets) out.Put<int64_t>(b.busy_ns);
+  }
+  return out.Take();
+}
+
+LodViewport TileViewport(uint32_t row, int level, int64_t tile, LodTile data) {
+  LodViewport v;
+  v.level = level;
+  v.first_tile = v.last_tile = tile;
+  v.events_drawn = data.drawn.size();
+  v.events_in_view = v.events_drawn;
+  for (const LodBucket& b : data.buckets) v.events_in_view += b.count;
+  if (!data.empty()) v.tiles.push_back({row, tile, std::move(data)});
+  return v;
+}
+
+}  // namespace th::serve

@@ -1,0 +1,26 @@
+// The binary viewport/tile format of the HTTP API ("THVP", version 1,
+// little-endian; docs/serve.md): a 56-byte header, a dictionary of the names
+// of the drawn events local to the response, then per non-empty tile its
+// columns. Times are relative to the run's origin; tile numbers absolute.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/serve/lod_viewport.h"
+#include "core/serve/serve_run.h"
+
+namespace th::serve {
+
+inline constexpr uint32_t kThvpVersion = 1;
+inline constexpr size_t kThvpHeaderBytes = 56;
+inline constexpr size_t kThvpTileHeaderBytes = 24;
+
+std::string EncodeThvp(const ServeRun& run, const LodViewport& v);
+
+// One tile as a viewport of itself: level, first = last = tile, the tile
+// when non-empty, events_drawn = its drawn events, events_in_view = those
+// plus its bucket counts.
+LodViewport TileViewport(uint32_t row, int level, int64_t tile, LodTile data);
+
+}  // namespace th::serve

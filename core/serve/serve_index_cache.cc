@@ -1,0 +1,140 @@
+#include "core/serve/serve_index_cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+
+#include "core/import/trace_loader.h"
+#include "core/serve/lod_index_io.h"
+
+namespace th::serve {
+namespace {
+
+struct StateDeleter {
+  void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
+};
+
+std::string Hex(XXH128_hash_t h) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, h);
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[2 * i] = kDigits[c.digest[i] >> 4];
+    out[2 * i + 1] = kDigits[c.digest[i] & 15];
+  }
+  return out;
+}
+
+// Adds the size and bytes of `path` to `state`.
+Status HashFileInto(const std::string& path, XXH3_state_t* state) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
+  constexpr size_t kBlock = 1 << 20;
+  std::unique_ptr<char[]> buffer(new char[kBlock]);
+  uint64_t size = 0;
+  for (;;) {
+    ssize_t n = ::read(fd, buffer.get(), kBlock);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return IoError(path + ": cannot read: " + why);
+    }
+    if (n == 0) break;
+    XXH3_128bits_update(state, buffer.get(), static_cast<size_t>(n));
+    size += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
+  XXH3_128bits_update(state, &size, sizeof size);
+  return Ok();
+}
+
+}  // namespace
+
+std::string DefaultIndexCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/tracehound";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/tracehound";
+  return "";
+}
+
+StatusOr<std::string> InputContentKey(const std::string& input) {
+  auto files = ExpandInputs({input}, nullptr);
+  if (!files.ok()) return files.status();
+  std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
+  XXH3_128bits_reset(state.get());
+  const uint32_t version = kLodFormatVersion;
+  XXH3_128bits_update(state.get(), &version, sizeof version);
+  for (const InputFile& f : *files) TH_RETURN_IF_ERROR(HashFileInto(f.path, state.get()));
+  return Hex(XXH3_128bits_digest(state.get()));
+}
+
+std::string IndexCachePath(const std::string& dir, const std::string& key) {
+  return dir + "/lod-" + key + ".v" + std::to_string(kLodFormatVersion) + ".thidx";
+}
+
+StatusOr<LodIndex> ReadCachedIndex(const std::string& dir, const std::string& key,
+                                   const EventGraph& graph) {
+  // Mapped, not read: the index's arrays are copied out of the file once.
+  const std::string path = IndexCachePath(dir, key);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFound(path + ": no cached index");
+    return IoError(path + ": cannot open: " + std::strerror(errno));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return IoError(path + ": not a regular file");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return DeserializeLodIndex({}, graph, path);
+  }
+  void* bytes = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (bytes == MAP_FAILED) return IoError(path + ": cannot map: " + std::strerror(errno));
+  ::madvise(bytes, size, MADV_SEQUENTIAL);
+  auto index = DeserializeLodIndex({static_cast<const char*>(bytes), size}, graph, path);
+  ::munmap(bytes, size);
+  return index;
+}
+
+Status WriteCachedIndex(const std::string& dir, const std::string& key, const LodIndex& index) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return IoError(dir + ": cannot create the cache folder: " + ec.message());
+  const std::string path = IndexCachePath(dir, key);
+  const std::string temp = path + ".tmp" + std::to_string(std::random_device{}());
+  const std::string bytes = SerializeLodIndex(index);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temp, ec);
+      return IoError(temp + ": cannot write the cached index");
+    }
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    return IoError(path + ": cannot store the cached index");
+  }
+  return Ok();
+}
+
+}  // namespace th::serve

@@ -1,0 +1,143 @@
+#include "core/serve/serve_meta.h"
+
+#include <algorithm>
+#include <sstream>
+#include <tuple>
+
+#include "core/report/json_writer.h"
+
+namespace th::serve {
+namespace {
+
+enum class DisplayKind : uint8_t { kGpuStream, kCpu, kCounter, kOther };
+
+const char* KindName(DisplayKind k) {
+  switch (k) {
+    case DisplayKind::kGpuStream:
+      return "gpu_stream";
+    case DisplayKind::kCpu:
+      return "cpu";
+    case DisplayKind::kCounter:
+      return "counter";
+    case DisplayKind::kOther:
+      break;
+  }
+  return "other";
+}
+
+struct TrackLine {
+  TrackId track = 0;
+  DisplayKind kind = DisplayKind::kOther;
+  std::string name, process;
+  std::tuple<int, int64_t, int64_t, TrackId> order;
+};
+
+std::string IdText(const StringPool& s, StringId text, int64_t number) {
+  return text != kEmptyString ? std::string(s.Get(text)) : std::to_string(number);
+}
+
+TrackLine Describe(const EventGraph& g, TrackId id) {
+  const Track& t = g.tracks[id];
+  const StringPool& s = g.strings;
+  TrackLine line;
+  line.track = id;
+  auto events = g.TrackEvents(id);
+  const bool counter = events.size() && g.events.kind[events[0]] == EventKind::kCounter;
+  line.kind = t.kind == TrackKind::kGpuStream ? DisplayKind::kGpuStream
+              : t.kind == TrackKind::kCpu     ? DisplayKind::kCpu
+              : counter                       ? DisplayKind::kCounter
+                                              : DisplayKind::kOther;
+  if (line.kind == DisplayKind::kGpuStream) {
+    line.name = "stream " + std::to_string(t.stream);
+    line.process = "GPU " + std::to_string(t.device);
+    line.order = {0, t.device, t.stream, id};
+    return line;
+  }
+  line.name = t.thread_name != kEmptyString ? std::string(s.Get(t.thread_name))
+                                            : "thread " + IdText(s, t.tid_str, t.tid);
+  line.process = t.process_name != kEmptyString ? std::string(s.Get(t.process_name))
+                                                : "process " + IdText(s, t.pid_str, t.pid);
+  line.order = {static_cast<int>(line.kind), t.pid, t.tid, id};
+  return line;
+}
+
+void WriteTracks(const ServeRun& run, JsonWriter& w) {
+  const EventGraph& g = run.graph();
+  std::vector<TrackLine> lines;
+  for (uint32_t r = 0; r < run.index().row_count(); ++r) {
+    const TrackId t = run.index().row(r).track;
+    if (lines.empty() || lines.back().track != t) lines.push_back(Describe(g, t));
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const TrackLine& a, const TrackLine& b) { return a.order < b.order; });
+  const std::string rank = "rank " + std::to_string(run.trace().info.rank);
+  w.Key("tracks").BeginArray();
+  for (size_t k = 0; k < lines.size(); ++k) {
+    const TrackLine& l = lines[k];
+    w.BeginObject().Field("track", static_cast<int64_t>(l.track)).Field("name", l.name);
+    w.Field("kind", KindName(l.kind));
+    w.Key("group").BeginArray().String(rank).String(l.process).EndArray();
+    w.Field("sort", static_cast<int64_t>(k)).EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteRows(const LodIndex& index, JsonWriter& w) {
+  w.Key("rows").BeginArray();
+  for (uint32_t r = 0; r < index.row_count(); ++r) {
+    const LodRow row = index.row(r);
+    w.BeginObject().Field("row", static_cast<int64_t>(r)).Field("track", int64_t{row.track});
+    w.Field("depth", int64_t{row.depth}).Field("events", int64_t{row.events}).EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteSteps(const ServeRun& run, JsonWriter& w) {
+  w.Key("steps").BeginArray();
+  for (const Step& s : run.graph().steps) {
+    w.BeginObject().Field("number", s.number);
+    w.Field("start_ns", run.Relative(s.ts)).Field("dur_ns", s.dur).EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs) {
+  std::ostringstream out;
+  {
+    JsonWriter w(out, JsonStyle::kCompact);
+    w.BeginObject().Key("runs").BeginArray();
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const ServeRun& run = *runs[i];
+      const bool ready = run.ready();
+      w.BeginObject().Field("run", static_cast<int64_t>(i)).Field("name", run.name());
+      w.Field("events", ready ? static_cast<int64_t>(run.graph().events.size()) : int64_t{0});
+      w.Field("origin_ns", ready ? std::to_string(run.origin_ns()) : std::string("0"));
+      w.Field("end_ns", ready ? run.end_rel_ns() : int64_t{0});
+      w.Field("content_key", ready ? run.content_key() : std::string());
+      w.Field("ready", ready).EndObject();
+    }
+    w.EndArray().EndObject();
+  }
+  return out.str();
+}
+
+std::string MetaJson(const ServeRun& run, size_t number) {
+  std::ostringstream out;
+  {
+    JsonWriter w(out, JsonStyle::kCompact);
+    w.BeginObject().Field("run", static_cast<int64_t>(number)).Field("name", run.name());
+    w.Field("origin_ns", std::to_string(run.origin_ns())).Field("end_ns", run.end_rel_ns());
+    w.Field("events", static_cast<int64_t>(run.graph().events.size()));
+    w.Field("indexed_events", static_cast<int64_t>(run.index().indexed_events()));
+    w.Field("content_key", run.content_key());
+    WriteTracks(run, w);
+    WriteRows(run.index(), w);
+    WriteSteps(run, w);
+    w.EndObject();
+  }
+  return out.str();
+}
+
+}  // namespace th::serve

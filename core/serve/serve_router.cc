@@ -1,0 +1,113 @@
+#include "core/serve/serve_router.h"
+
+#include "core/serve/serve_api.h"
+#include "core/serve/web_assets.h"
+
+namespace th::serve {
+namespace {
+
+constexpr const char* kCsp =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const char* StatusText(int status) {
+  switch (status) {
+    case 401:
+      return "token: missing or wrong (send Authorization: Bearer TOKEN or ?token=TOKEN)";
+    case 404:
+      return "path: not found";
+    case 405:
+      return "method: only GET and HEAD are allowed";
+    case 414:
+      return "url: longer than 8 KiB";
+    case 429:
+      return "rate: too many requests from this client";
+    default:
+      return "request: refused";
+  }
+}
+
+HttpResponse ToHttp(ApiResponse a) {
+  HttpResponse r;
+  r.status = a.status;
+  r.headers.push_back({"Cache-Control", a.cache_control});
+  if (!a.etag.empty()) r.headers.push_back({"ETag", a.etag});
+  if (a.status != 304) {
+    r.body = std::move(a.body);
+    r.content_type = std::move(a.content_type);
+  }
+  return r;
+}
+
+HttpResponse Error(int status) { return ToHttp(ErrorResponse(status, StatusText(status))); }
+
+// The path's parts after "/api/v1/runs/", split at '/'.
+std::vector<std::string> RunPathParts(std::string_view path) {
+  std::vector<std::string> parts;
+  constexpr std::string_view kPrefix = "/api/v1/runs/";
+  if (!path.starts_with(kPrefix)) return parts;
+  path.remove_prefix(kPrefix.size());
+  while (true) {
+    const size_t slash = path.find('/');
+    parts.emplace_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return parts;
+}
+
+}  // namespace
+
+ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access)
+    : runs_(runs),
+      access_(std::move(access)),
+      limiter_(access_.requests_per_second, access_.request_burst) {}
+
+HttpResponse ServeRouter::Handle(const HttpRequest& req) {
+  HttpResponse r;
+  if (req.error_status)
+    r = Error(req.error_status);
+  else if (req.target.size() > kMaxUrlBytes)
+    r = Error(414);
+  else if (req.method != "GET" && req.method != "HEAD")
+    r = Error(405);
+  else if (!limiter_.Allow(req.remote_addr))
+    r = Error(429);
+  else if (!access_.token.empty()) {
+    std::string given;
+    if (req.authorization.starts_with("Bearer ")) given = req.authorization.substr(7);
+    auto param = req.params.find("token");
+    if (given.empty() && param != req.params.end()) given = param->second;
+    r = TokensEqual(given, access_.token) ? Route(req) : Error(401);
+  } else {
+    r = Route(req);
+  }
+  if (r.status == 405) r.headers.push_back({"Allow", "GET, HEAD"});
+  r.headers.push_back({"X-Content-Type-Options", "nosniff"});
+  return r;
+}
+
+HttpResponse ServeRouter::Route(const HttpRequest& req) const {
+  const Runs& runs = *runs_;
+  if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs));
+  const std::vector<std::string> parts = RunPathParts(req.path);
+  if (parts.size() == 2) {
+    const std::string& run = parts[0];
+    const std::string& what = parts[1];
+    if (what == "meta") return ToHttp(MetaResponse(runs, run));
+    if (what == "viewport") return ToHttp(ViewportResponse(runs, run, req.params));
+    if (what == "tile") return ToHttp(TileResponse(runs, run, req.params, req.if_none_match));
+    if (what == "search") return ToHttp(SearchResponse(runs, run, req.params));
+  } else if (parts.size() == 3 && parts[1] == "events") {
+    return ToHttp(EventResponse(runs, parts[0], parts[2]));
+  }
+  const WebAsset* asset = FindWebAsset(req.path);
+  if (!asset) return Error(404);
+  HttpResponse r;
+  r.body = std::string(asset->body);
+  r.content_type = std::string(asset->content_type);
+  r.headers = {{"Content-Security-Policy", kCsp}, {"Cache-Control", "no-cache"}};
+  return r;
+}
+
+}  // namespace th::serve

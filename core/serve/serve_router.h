@@ -1,0 +1,44 @@
+// ServeRouter: every HTTP request of `tracehound serve`, answered: access
+// checks, limits, routing to the API (serve_api.h) and the viewer's assets.
+//
+// Checked on every request, in this order: URL over kMaxUrlBytes (414),
+// a method other than GET/HEAD (405), the client's rate (429, a token
+// bucket per client address), the token when one is set (401: header
+// "Authorization: Bearer T" or query token=T). Unknown paths are 404.
+// Errors are {"error": "..."} naming the parameter. Every response has
+// X-Content-Type-Options: nosniff; the viewer's files the CSP of the API
+// contract. Thread-safe: handlers only read the runs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/serve/http_module.h"
+#include "core/serve/serve_access.h"
+#include "core/serve/serve_run.h"
+
+namespace th::serve {
+
+inline constexpr size_t kMaxUrlBytes = 8192;
+
+struct ServeAccess {
+  std::string token;  // "" = none
+  double requests_per_second = 500;
+  double request_burst = 1000;
+};
+
+class ServeRouter {
+ public:
+  // `runs` must outlive the router and not be resized while it answers.
+  ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access);
+  HttpResponse Handle(const HttpRequest& request);
+
+ private:
+  HttpResponse Route(const HttpRequest& request) const;
+  const std::vector<std::unique_ptr<ServeRun>>* runs_;
+  ServeAccess access_;
+  RateLimiter limiter_;
+};
+
+}  // namespace th::serve

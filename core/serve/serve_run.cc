@@ -1,0 +1,144 @@
+#include "core/serve/serve_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <limits>
+
+#include "core/import/trace_loader.h"
+#include "core/serve/lod_levels.h"
+#include "core/serve/serve_index_cache.h"
+
+namespace th::serve {
+namespace {
+
+using Pairs = std::vector<std::pair<EventId, EventId>>;
+
+// (kernel, call) for the last launch edge to each event, by kernel; and
+// (call, kernel) for every such pair, by call.
+void LaunchPairs(const EdgeTable& e, Pairs* launch_of, Pairs* launched_by) {
+  Pairs by_dst;  // (dst, edge)
+  for (size_t k = 0; k < e.size(); ++k)
+    if (e.kind[k] == EdgeKind::kLaunch) by_dst.push_back({e.dst[k], static_cast<EventId>(k)});
+  std::sort(by_dst.begin(), by_dst.end());
+  for (size_t k = 0; k < by_dst.size(); ++k) {
+    if (k + 1 < by_dst.size() && by_dst[k + 1].first == by_dst[k].first) continue;  // a later edge
+    const EventId call = e.src[by_dst[k].second];
+    launch_of->push_back({by_dst[k].first, call});
+    launched_by->push_back({call, by_dst[k].first});
+  }
+  std::sort(launched_by->begin(), launched_by->end());
+}
+
+}  // namespace
+
+std::optional<uint32_t> ServeRun::RowOf(TrackId track, uint16_t depth) const {
+  if (track >= track_first_row_.size() || track_first_row_[track] == kNoRow) return std::nullopt;
+  for (uint32_t r = track_first_row_[track]; r < index_.row_count(); ++r) {
+    const LodRow row = index_.row(r);
+    if (row.track != track) break;
+    if (row.depth == depth) return r;
+  }
+  return std::nullopt;
+}
+
+int64_t ServeRun::Relative(int64_t abs_ns) const {
+  const Int128 rel = static_cast<Int128>(abs_ns) - origin_ns_;
+  if (rel < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return SaturateToInt64(rel);
+}
+
+std::optional<int64_t> ServeRun::Absolute(int64_t rel_ns) const {
+  int64_t out;
+  if (__builtin_add_overflow(origin_ns_, rel_ns, &out)) return std::nullopt;
+  return out;
+}
+
+EventId ServeRun::LaunchOf(EventId event) const {
+  auto it = std::lower_bound(launch_of_.begin(), launch_of_.end(), std::pair{event, EventId{0}});
+  return it != launch_of_.end() && it->first == event ? it->second : kNoRow;
+}
+
+std::vector<EventId> ServeRun::LaunchedBy(EventId call) const {
+  std::vector<EventId> out;
+  auto it = std::lower_bound(launched_by_.begin(), launched_by_.end(), std::pair{call, EventId{0}});
+  for (; it != launched_by_.end() && it->first == call; ++it) out.push_back(it->second);
+  return out;
+}
+
+void ServeRun::Finish(std::unique_ptr<TraceSet> set, LodIndex index, std::string content_key,
+                      bool from_cache) {
+  set_ = std::move(set);
+  index_ = std::move(index);
+  content_key_ = std::move(content_key);
+  index_from_cache_ = from_cache;
+  const EventGraph& g = graph();
+  track_first_row_.assign(g.tracks.size(), kNoRow);
+  int64_t first = std::numeric_limits<int64_t>::max(), reach = std::numeric_limits<int64_t>::min();
+  for (uint32_t r = 0; r < index_.row_count(); ++r) {
+    const RowIndex& row = index_.row_index(r);
+    if (track_first_row_[row.track] == kNoRow) track_first_row_[row.track] = r;
+    if (row.size() == 0) continue;
+    first = std::min(first, row.first_start);
+    reach = std::max(reach, row.reach);
+  }
+  origin_ns_ = index_.row_count() && first != std::numeric_limits<int64_t>::max() ? first : 0;
+  end_rel_ns_ =
+      reach > first ? SaturateToInt64(static_cast<Int128>(reach) - static_cast<Int128>(first)) : 0;
+  LaunchPairs(g.edges, &launch_of_, &launched_by_);
+  ready_.store(true, std::memory_order_release);
+}
+
+Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
+                    ServeLoadTimes* times) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  ServeLoadTimes spent;
+  // The content key is read beside the import (the import leaves a core
+  // idle in its serial phases).
+  Clock::time_point start = Clock::now();
+  auto content = std::async(std::launch::async, [&] {
+    auto key = InputContentKey(run->input());
+    spent.hash_s = since(start);
+    return key;
+  });
+  auto set = LoadTraceSet({run->input()}, LoadOptions{});
+  spent.import_s = since(start);
+  auto key = content.get();
+  if (!set.ok()) return set.status();
+  if (set->traces.size() != 1) {
+    return InvalidInput(run->input() + ": holds " + std::to_string(set->traces.size()) +
+                        " traces; serve takes one trace per INPUT (name each rank's file)");
+  }
+  if (!key.ok()) return key.status();
+  auto owned = std::make_unique<TraceSet>(std::move(*set));
+  const EventGraph& graph = owned->traces.front()->graph;
+  start = Clock::now();
+  if (!options.cache_dir.empty()) {
+    auto cached = ReadCachedIndex(options.cache_dir, *key, graph);
+    if (cached.ok()) {
+      spent.index_s = since(start);
+      run->Finish(std::move(owned), std::move(*cached), *key, true);
+      if (times) *times = spent;
+      return Ok();
+    }
+    if (cached.status().code() != StatusCode::kNotFound)
+      *note += "warning: ignoring the cached index: " + cached.status().message() + "\n";
+  }
+  LodIndex index = BuildLodIndex(graph);
+  spent.index_s = since(start);
+  run->Finish(std::move(owned), std::move(index), *key, false);
+  // Stored once the run answers: the first view does not wait for the disk.
+  if (!options.cache_dir.empty()) {
+    start = Clock::now();
+    Status stored = WriteCachedIndex(options.cache_dir, *key, run->index());
+    if (!stored.ok()) *note += "warning: index not cached: " + stored.message() + "\n";
+    spent.cache_write_s = since(start);
+  }
+  if (times) *times = spent;
+  return Ok();
+}
+
+}  // namespace th::serve

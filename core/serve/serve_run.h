@@ -1,0 +1,93 @@
+// ServeRun: one trace `tracehound serve` holds (one per INPUT argument), with
+// its level-of-detail index and the lookups the HTTP API needs.
+//
+// A run is created with its name only (ready() false) and filled once by
+// LoadServeRun on the loader thread; request threads read it only after
+// ready() turns true (release/acquire), and never write it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/graph/status.h"
+#include "core/graph/trace.h"
+#include "core/serve/lod_index.h"
+
+namespace th::serve {
+
+class ServeRun {
+ public:
+  ServeRun(std::string input, std::string name)
+      : input_(std::move(input)), name_(std::move(name)) {}
+  ServeRun(const ServeRun&) = delete;
+  ServeRun& operator=(const ServeRun&) = delete;
+
+  const std::string& input() const { return input_; }
+  const std::string& name() const { return name_; }
+  bool ready() const { return ready_.load(std::memory_order_acquire); }
+
+  // Valid once ready().
+  const Trace& trace() const { return *set_->traces.front(); }
+  const EventGraph& graph() const { return trace().graph; }
+  const LodIndex& index() const { return index_; }
+  // Earliest start of an indexed event (absolute ns) and the latest end,
+  // relative to it.
+  int64_t origin_ns() const { return origin_ns_; }
+  int64_t end_rel_ns() const { return end_rel_ns_; }
+  // abs - origin, clamped to the int64 range.
+  int64_t Relative(int64_t abs_ns) const;
+  // origin + rel, or nullopt when it leaves the int64 range.
+  std::optional<int64_t> Absolute(int64_t rel_ns) const;
+  // Hex content key of the input (XXH3-128 of its files), for ETags and the cache.
+  const std::string& content_key() const { return content_key_; }
+  // Whether the index came from the on-disk cache.
+  bool index_from_cache() const { return index_from_cache_; }
+
+  // Row of (track, depth), or nullopt when the index has no such row.
+  std::optional<uint32_t> RowOf(TrackId track, uint16_t depth) const;
+  // The launch call of a GPU event (the last launch edge to it), or kNoRow.
+  EventId LaunchOf(EventId event) const;
+  // What a launch call launched, ascending.
+  std::vector<EventId> LaunchedBy(EventId call) const;
+
+  // Fills the run from a loaded trace set (exactly one trace) and its index;
+  // then ready() is true.
+  void Finish(std::unique_ptr<TraceSet> set, LodIndex index, std::string content_key,
+              bool from_cache);
+
+ private:
+  std::string input_, name_;
+  std::unique_ptr<TraceSet> set_;
+  LodIndex index_;
+  int64_t origin_ns_ = 0, end_rel_ns_ = 0;
+  std::string content_key_;
+  bool index_from_cache_ = false;
+  std::vector<uint32_t> track_first_row_;                 // per track, kNoRow if none
+  std::vector<std::pair<EventId, EventId>> launch_of_;    // (event, call), by event
+  std::vector<std::pair<EventId, EventId>> launched_by_;  // (call, event), by call
+  std::atomic<bool> ready_{false};
+};
+
+struct ServeLoadOptions {
+  std::string cache_dir;  // "" = no on-disk index cache
+};
+
+// Where loading a run went (seconds; the hash runs beside the import).
+struct ServeLoadTimes {
+  double import_s = 0, hash_s = 0, index_s = 0, cache_write_s = 0;
+};
+
+// Loads run->input() (files, directories, archives as `info` reads them; it
+// must hold one trace), takes its index from the cache or builds it, and
+// finishes the run (ready), then stores a built index in the cache. Errors
+// name the input; `note` receives warnings (a corrupt cache file) one per
+// line; `times`, when given, where the time went.
+Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
+                    ServeLoadTimes* times = nullptr);
+
+}  // namespace th::serve
