@@ -1,10 +1,12 @@
 #include "cli/scan_command.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "cli/pipeline_setup.h"
@@ -52,12 +54,24 @@ extern "C" void OnInterrupt(int sig) {
   }
 }
 
+// Runs follow one another in this process, each allocating and freeing much
+// the same buffers: blocks up to 32 MiB stay in the heap when freed and the
+// heap is never trimmed, so the next run reuses them instead of faulting
+// fresh pages in (page faults were a quarter of a small run's CPU). Peak
+// memory is unchanged; what is kept is at most the largest run's blocks per
+// allocator arena. Overrides main's 1 MiB mmap threshold for this command.
+void KeepFreedMemoryForNextRuns() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
 int Fail(const std::string& message) {
   std::cerr << "tracehound scan: error: " << PrintableBytes(message) << "\n";
   return kExitBadInput;
 }
 
 int Scan(const ScanCommandOptions& o) {
+  KeepFreedMemoryForNextRuns();
   TrustTable skipped;
   auto runs = scan::DiscoverRuns(o.inputs, &skipped);
   if (!runs.ok()) return Fail(runs.status().message());

@@ -3,6 +3,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -42,12 +43,19 @@ void OpenBrowser(const std::string& url) {
   std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
 }
 
+std::string Fixed(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", seconds);
+  return text;
+}
+
 // Loads every run in order; on an error stops the server and sets *exit_code.
 void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
               const serve::ServeLoadOptions& load, serve::ServeServer* server, int* exit_code) {
   for (const auto& run : runs) {
     std::string note;
-    Status loaded = serve::LoadServeRun(run.get(), load, &note);
+    serve::ServeLoadTimes times;
+    Status loaded = serve::LoadServeRun(run.get(), load, &note, &times);
     for (size_t at = 0, end; (end = note.find('\n', at)) != std::string::npos; at = end + 1)
       std::cerr << "tracehound: " << PrintableBytes(note.substr(at, end - at)) << "\n";
     if (!loaded.ok()) {
@@ -56,9 +64,12 @@ void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
       server->Stop();
       return;
     }
-    std::cerr << "tracehound: run " << &run - &runs.front() << " ready: " << run->name() << " ("
-              << run->graph().events.size() << " events, index "
-              << (run->index_from_cache() ? "from the cache" : "built") << ")\n";
+    std::cerr << "tracehound: run " << &run - &runs.front()
+              << " ready: " << PrintableBytes(run->name()) << " (" << run->graph().events.size()
+              << " events, index " << (run->index_from_cache() ? "from the cache" : "built")
+              << "; import " << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s)
+              << " s, index " << Fixed(times.index_s) << " s, cache write "
+              << Fixed(times.cache_write_s) << " s)\n";
   }
 }
 

@@ -87,26 +87,54 @@ std::string_view KernelClassName(KernelClass c) {
 
 std::string_view RuleSetName(RuleSet s) { return s == RuleSet::kHta ? "hta" : "tracehound"; }
 
+namespace {
+
+bool SameText(std::string_view a, std::string_view b, bool ignore_case) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (Fold(a[i], ignore_case) != Fold(b[i], ignore_case)) return false;
+  return true;
+}
+
+// The leftmost place of `literal` in name[from, to), or npos.
+size_t FindLiteral(std::string_view name, size_t from, size_t to, std::string_view literal,
+                   bool ignore_case) {
+  if (literal.empty()) return from;
+  const char first = Fold(literal[0], ignore_case);
+  for (size_t i = from; i + literal.size() <= to; ++i)
+    if (Fold(name[i], ignore_case) == first &&
+        SameText(name.substr(i, literal.size()), literal, ignore_case))
+      return i;
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 bool GlobMatch(std::string_view pattern, std::string_view name, bool ignore_case) {
-  // Greedy match with one backtrack point: the last `*` seen and where the
-  // name stood when it was met.
-  size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = n;
-    } else if (p < pattern.size() && Fold(pattern[p], ignore_case) == Fold(name[n], ignore_case)) {
-      ++p;
-      ++n;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
+  // The literals between stars: the first is a prefix, the last a suffix
+  // (unless the pattern starts or ends with a star), the others are found
+  // left to right, each at its leftmost place (which never loses a match).
+  const size_t first_star = pattern.find('*');
+  if (first_star == std::string_view::npos) return SameText(pattern, name, ignore_case);
+  const size_t last_star = pattern.rfind('*');
+  const std::string_view prefix = pattern.substr(0, first_star);
+  const std::string_view suffix = pattern.substr(last_star + 1);
+  if (prefix.size() + suffix.size() > name.size()) return false;
+  if (!SameText(prefix, name.substr(0, prefix.size()), ignore_case) ||
+      !SameText(suffix, name.substr(name.size() - suffix.size()), ignore_case))
+    return false;
+  size_t at = prefix.size();
+  const size_t limit = name.size() - suffix.size();
+  size_t p = first_star + 1;
+  while (p < last_star) {
+    const size_t star = pattern.find('*', p);
+    const std::string_view literal = pattern.substr(p, star - p);
+    const size_t found = FindLiteral(name, at, limit, literal, ignore_case);
+    if (found == std::string_view::npos) return false;
+    at = found + literal.size();
+    p = star + 1;
   }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return true;
 }
 
 const std::vector<KernelClassRule>& BuiltinKernelClassRules() {

@@ -3,13 +3,42 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "core/graph/median.h"
 #include "core/report/xla_summary.h"
 
 namespace th {
 namespace {
+
+// The first step (in the graph's order) whose window holds a time: a binary
+// search when the windows are in time order without overlap (ProfilerStep
+// windows are), else a scan. size() when none holds it.
+class StepFinder {
+ public:
+  explicit StepFinder(const std::vector<Step>& steps) : steps_(steps) {
+    for (size_t s = 1; s < steps.size() && ordered_; ++s)
+      ordered_ = steps[s - 1].dur >= 0 && steps[s - 1].ts + steps[s - 1].dur <= steps[s].ts;
+  }
+  size_t operator()(int64_t ts) const {
+    if (!ordered_) {
+      for (size_t s = 0; s < steps_.size(); ++s)
+        if (Holds(s, ts)) return s;
+      return steps_.size();
+    }
+    auto after = std::upper_bound(steps_.begin(), steps_.end(), ts,
+                                  [](int64_t t, const Step& s) { return t < s.ts; });
+    if (after == steps_.begin()) return steps_.size();
+    const auto s = static_cast<size_t>(after - steps_.begin()) - 1;
+    return Holds(s, ts) ? s : steps_.size();
+  }
+
+ private:
+  bool Holds(size_t s, int64_t ts) const {
+    return ts >= steps_[s].ts && ts < steps_[s].ts + steps_[s].dur;
+  }
+  const std::vector<Step>& steps_;
+  bool ordered_ = true;
+};
 
 int64_t MedianStep(const Trace& t) {
   std::vector<int64_t> d;
@@ -42,22 +71,13 @@ std::vector<Reconciliation> Reconcile(const TraceSet& set) {
       const EventGraph& g = t->graph;
       if (g.steps.size() < 3) continue;
       ++ranks;
-      std::unordered_map<EventId, EventId> launch_of;
-      for (size_t k = 0; k < g.edges.size(); ++k)
-        if (g.edges.kind[k] == EdgeKind::kLaunch) launch_of[g.edges.dst[k]] = g.edges.src[k];
       std::vector<int64_t> per_step(g.steps.size(), 0);
-      for (size_t r = 0; r < g.gpu_args.size(); ++r) {
-        EventId e = g.gpu_args.event[r];
-        if (g.events.kind[e] != EventKind::kKernel) continue;
-        auto it = launch_of.find(e);
-        if (it == launch_of.end()) continue;
-        int64_t ts = g.events.ts[it->second];
-        for (size_t s = 0; s < g.steps.size(); ++s) {
-          if (ts >= g.steps[s].ts && ts < g.steps[s].ts + g.steps[s].dur) {
-            ++per_step[s];
-            break;
-          }
-        }
+      const StepFinder find_step(g.steps);
+      for (size_t k = 0; k < g.edges.size(); ++k) {
+        if (g.edges.kind[k] != EdgeKind::kLaunch) continue;
+        if (g.events.kind[g.edges.dst[k]] != EventKind::kKernel) continue;
+        const size_t s = find_step(g.events.ts[g.edges.src[k]]);
+        if (s < per_step.size()) ++per_step[s];
       }
       for (size_t s = 1; s < per_step.size(); ++s) {
         lo = std::min(lo, per_step[s]);

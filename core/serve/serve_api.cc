@@ -18,13 +18,17 @@ namespace {
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
+bool IsUtf8(std::string_view s) {
+  size_t bad = 0;
+  return ValidUtf8(s, &bad);
+}
+
 // The ready run named by `text`, or the error response in *error.
 const ServeRun* FindRun(const Runs& runs, const std::string& text, ApiResponse* error) {
   const auto n = ParseInt64(text);
   if (!n || *n < 0 || static_cast<uint64_t>(*n) >= runs.size()) {
-    *error =
-        ErrorResponse(404, "run: no run " + std::string(ValidUtf8(text, nullptr) ? text : "?") +
-                               " (there are " + std::to_string(runs.size()) + ")");
+    *error = ErrorResponse(404, "run: no run " + std::string(IsUtf8(text) ? text : "?") +
+                                    " (there are " + std::to_string(runs.size()) + ")");
     return nullptr;
   }
   const ServeRun* run = runs[static_cast<size_t>(*n)].get();
@@ -147,7 +151,7 @@ ApiResponse SearchResponse(const Runs& runs, const std::string& run_text,
   SearchQuery q;
   auto text = params.find("q");
   if (text == params.end() || text->second.empty()) return ErrorResponse(400, "q: missing");
-  if (!ValidUtf8(text->second, nullptr)) return ErrorResponse(400, "q: not valid UTF-8");
+  if (!IsUtf8(text->second)) return ErrorResponse(400, "q: not valid UTF-8");
   q.text = text->second;
   auto mode = params.find("mode");
   if (mode != params.end() && mode->second != "substring" && mode->second != "regex")

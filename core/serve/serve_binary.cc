@@ -9,21 +9,36 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "THVP is written as the host's bytes");
 
+// Writes into a buffer sized in advance (no growth, no per-value append).
 class Out {
  public:
-  explicit Out(size_t reserve) { bytes_.reserve(reserve); }
+  explicit Out(size_t bytes) : bytes_(bytes, '\0'), at_(bytes_.data()) {}
   template <typename T>
   void Put(T v) {
-    char b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    bytes_.append(b, sizeof(T));
+    std::memcpy(at_, &v, sizeof(T));
+    at_ += sizeof(T);
   }
-  void Raw(std::string_view s) { bytes_.append(s); }
-  std::string Take() { return std::move(bytes_); }
+  void Raw(std::string_view s) {
+    std::memcpy(at_, s.data(), s.size());
+    at_ += s.size();
+  }
+  std::string Take() {
+    bytes_.resize(static_cast<size_t>(at_ - bytes_.data()));
+    return std::move(bytes_);
+  }
 
  private:
   std::string bytes_;
+  char* at_;
 };
+
+// Bytes of the tiles' part of the response.
+size_t TileBytes(const LodViewport& v) {
+  size_t n = 0;
+  for (const ViewportTile& t : v.tiles)
+    n += kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14;
+  return n;
+}
 
 }  // namespace
 
@@ -32,18 +47,20 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
   const StringPool& strings = run.graph().strings;
   // The name dictionary, in order of first use.
   std::unordered_map<StringId, uint32_t> local;
+  std::vector<uint32_t> name_index;  // per drawn event, in response order
   std::vector<StringId> names;
   size_t name_bytes = 0;
   for (const ViewportTile& t : v.tiles) {
     for (EventId e : t.data.drawn) {
       auto [it, added] = local.try_emplace(ev.name[e], static_cast<uint32_t>(names.size()));
+      name_index.push_back(it->second);
       if (added) {
         names.push_back(ev.name[e]);
         name_bytes += 4 + strings.Get(ev.name[e]).size();
       }
     }
   }
-  Out out(kThvpHeaderBytes + name_bytes + ViewportPayloadBytes(v));
+  Out out(kThvpHeaderBytes + name_bytes + TileBytes(v));
   out.Raw("THVP");
   out.Put<uint32_t>(kThvpVersion);
   out.Put<int32_t>(v.level);
@@ -58,6 +75,7 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
     out.Put<uint32_t>(static_cast<uint32_t>(strings.Get(s).size()));
     out.Raw(strings.Get(s));
   }
+  const uint32_t* names_of = name_index.data();
   for (const ViewportTile& t : v.tiles) {
     const auto& drawn = t.data.drawn;
     const auto& buckets = t.data.buckets;
@@ -69,7 +87,7 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
     for (EventId e : drawn) out.Put<int64_t>(run.Relative(ev.ts[e]));
     for (EventId e : drawn) out.Put<int64_t>(ev.dur[e] > 0 ? ev.dur[e] : 0);
     for (EventId e : drawn) out.Put<uint32_t>(e);
-    for (EventId e : drawn) out.Put<uint32_t>(local[ev.name[e]]);
+    for (size_t k = 0; k < drawn.size(); ++k) out.Put<uint32_t>(*names_of++);
     for (const LodBucket& b : buckets) out.Put<uint16_t>(b.bucket);
     for (const LodBucket& b : buckets) out.Put<uint32_t>(b.count);
     for (const LodBucket& b : buckets) out.Put<int64_t>(b.busy_ns);

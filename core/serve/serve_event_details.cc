@@ -178,7 +178,11 @@ std::string EventDetailsJson(const ServeRun& run, EventId id) {
     w.BeginObject().Field("id", static_cast<int64_t>(id)).Field("name", g.strings.Get(ev.name[id]));
     w.Field("start_ns", run.Relative(ev.ts[id])).Field("dur_ns", ev.dur[id] > 0 ? ev.dur[id] : 0);
     w.Field("track", static_cast<int64_t>(ev.track[id]));
-    const auto row = run.RowOf(ev.track[id], ev.depth[id]);
+    // Metadata, flow events and E markers are in no row (EventGraph::TrackEvents).
+    const EventKind kind = ev.kind[id];
+    const bool drawn = kind != EventKind::kMetadata && kind != EventKind::kFlow &&
+                       !(ev.flags[id] & kFlagEndMarker);
+    const auto row = drawn ? run.RowOf(ev.track[id], ev.depth[id]) : std::nullopt;
     w.Key("row");
     if (row)
       w.Int(*row);

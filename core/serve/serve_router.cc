@@ -27,14 +27,14 @@ const char* StatusText(int status) {
   }
 }
 
-HttpResponse ToHttp(const ApiResponse& a) {
+HttpResponse ToHttp(ApiResponse a) {
   HttpResponse r;
   r.status = a.status;
   r.headers.push_back({"Cache-Control", a.cache_control});
   if (!a.etag.empty()) r.headers.push_back({"ETag", a.etag});
   if (a.status != 304) {
-    r.body = a.body;
-    r.content_type = a.content_type;
+    r.body = std::move(a.body);
+    r.content_type = std::move(a.content_type);
   }
   return r;
 }

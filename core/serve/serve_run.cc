@@ -1,6 +1,8 @@
 #include "core/serve/serve_run.h"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <limits>
 
 #include "core/import/trace_loader.h"
@@ -87,33 +89,55 @@ void ServeRun::Finish(std::unique_ptr<TraceSet> set, LodIndex index, std::string
   ready_.store(true, std::memory_order_release);
 }
 
-Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note) {
+Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
+                    ServeLoadTimes* times) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  ServeLoadTimes spent;
+  // The content key is read beside the import (the import leaves a core
+  // idle in its serial phases).
+  Clock::time_point start = Clock::now();
+  auto content = std::async(std::launch::async, [&] {
+    auto key = InputContentKey(run->input());
+    spent.hash_s = since(start);
+    return key;
+  });
   auto set = LoadTraceSet({run->input()}, LoadOptions{});
+  spent.import_s = since(start);
+  auto key = content.get();
   if (!set.ok()) return set.status();
   if (set->traces.size() != 1) {
     return InvalidInput(run->input() + ": holds " + std::to_string(set->traces.size()) +
                         " traces; serve takes one trace per INPUT (name each rank's file)");
   }
+  if (!key.ok()) return key.status();
   auto owned = std::make_unique<TraceSet>(std::move(*set));
   const EventGraph& graph = owned->traces.front()->graph;
-  auto content = InputContentKey(run->input());
-  if (!content.ok()) return content.status();
-  const std::string key = *content;
+  start = Clock::now();
   if (!options.cache_dir.empty()) {
-    auto cached = ReadCachedIndex(options.cache_dir, key, graph);
+    auto cached = ReadCachedIndex(options.cache_dir, *key, graph);
     if (cached.ok()) {
-      run->Finish(std::move(owned), std::move(*cached), key, true);
+      spent.index_s = since(start);
+      run->Finish(std::move(owned), std::move(*cached), *key, true);
+      if (times) *times = spent;
       return Ok();
     }
     if (cached.status().code() != StatusCode::kNotFound)
       *note += "warning: ignoring the cached index: " + cached.status().message() + "\n";
   }
   LodIndex index = BuildLodIndex(graph);
+  spent.index_s = since(start);
+  run->Finish(std::move(owned), std::move(index), *key, false);
+  // Stored once the run answers: the first view does not wait for the disk.
   if (!options.cache_dir.empty()) {
-    Status stored = WriteCachedIndex(options.cache_dir, key, index);
+    start = Clock::now();
+    Status stored = WriteCachedIndex(options.cache_dir, *key, run->index());
     if (!stored.ok()) *note += "warning: index not cached: " + stored.message() + "\n";
+    spent.cache_write_s = since(start);
   }
-  run->Finish(std::move(owned), std::move(index), key, false);
+  if (times) *times = spent;
   return Ok();
 }
 

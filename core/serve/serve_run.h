@@ -77,10 +77,17 @@ struct ServeLoadOptions {
   std::string cache_dir;  // "" = no on-disk index cache
 };
 
+// Where loading a run went (seconds; the hash runs beside the import).
+struct ServeLoadTimes {
+  double import_s = 0, hash_s = 0, index_s = 0, cache_write_s = 0;
+};
+
 // Loads run->input() (files, directories, archives as `info` reads them; it
-// must hold one trace), takes its index from the cache or builds it (and
-// stores it), and finishes the run. Errors name the input; `note` receives
-// warnings (a corrupt cache file) one per line.
-Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note);
+// must hold one trace), takes its index from the cache or builds it, and
+// finishes the run (ready), then stores a built index in the cache. Errors
+// name the input; `note` receives warnings (a corrupt cache file) one per
+// line; `times`, when given, where the time went.
+Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
+                    ServeLoadTimes* times = nullptr);
 
 }  // namespace th::serve

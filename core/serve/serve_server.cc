@@ -35,7 +35,7 @@ std::string ServeServer::Url() const {
 
 void ServeServer::Listen() {
   listen_called_ = true;
-  if (http_) http_->Listen();
+  if (http_ && !stop_requested_) http_->Listen();
   listen_returned_ = true;
 }
 
@@ -47,6 +47,7 @@ void ServeServer::Start() {
 }
 
 void ServeServer::Stop() {
+  stop_requested_ = true;  // a Listen that has not begun returns at once
   if (http_) {
     while (listen_called_ && !http_->running() && !listen_returned_)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

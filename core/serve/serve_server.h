@@ -39,7 +39,8 @@ class ServeServer {
   void Listen();
   // Listens on a thread of its own, returning once it accepts connections.
   void Start();
-  // Stops listening (from any thread); joins the thread of Start.
+  // Stops listening (from any thread, also before Listen began: Listen then
+  // returns at once); joins the thread of Start.
   void Stop();
 
  private:
@@ -47,7 +48,7 @@ class ServeServer {
   ServeRouter router_;
   std::unique_ptr<HttpServer> http_;
   int port_ = 0;
-  std::atomic<bool> listen_called_{false}, listen_returned_{false};
+  std::atomic<bool> listen_called_{false}, listen_returned_{false}, stop_requested_{false};
   std::thread thread_;
 };
 

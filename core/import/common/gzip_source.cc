@@ -2,6 +2,7 @@
 
 #include <isa-l/igzip_lib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -70,8 +71,9 @@ class GzipSource final : public ByteSource {
   size_t Produced(char* out) const { return reinterpret_cast<char*>(state_.next_out) - out; }
 
   StatusOr<size_t> Refill() {
-    auto got = in_->Read(reinterpret_cast<char*>(buf_.get()), kBufferBytes);
+    auto got = in_->Read(reinterpret_cast<char*>(buf_.get()), refill_bytes_);
     if (!got.ok()) return got.status();
+    refill_bytes_ = std::min(kBufferBytes, refill_bytes_ * 4);
     state_.next_in = buf_.get();
     state_.avail_in = static_cast<uint32_t>(*got);
     return *got;
@@ -113,6 +115,9 @@ class GzipSource final : public ByteSource {
   // Compressed input, not zero-filled: only the bytes read are touched (a
   // zeroed MiB per source cost a memset and 256 page faults, twice per file).
   static constexpr size_t kBufferBytes = size_t{1} << 20;
+  // Reads start small and grow to the buffer: a sniff of the decoded head
+  // (4 KiB) reads 64 KiB of the file, not a whole MiB.
+  size_t refill_bytes_ = size_t{64} << 10;
   std::unique_ptr<ByteSource> in_;
   std::unique_ptr<uint8_t[]> buf_;
   inflate_state state_{};

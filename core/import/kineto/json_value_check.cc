@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/graph/text_escape.h"
 
 namespace th::kineto {
@@ -185,7 +189,23 @@ class TextValidator {
  private:
   static constexpr int kMaxDepth = 1024;  // simdjson's default
 
+  // Pretty-printed traces indent every nested value: runs of blanks are
+  // skipped 16 bytes at a time.
   const char* Space(const char* p) const {
+    if (p >= end_ || !IsJsonSpace(*p)) return p;
+#if defined(__SSE2__)
+    const __m128i blank = _mm_set1_epi8(' '), newline = _mm_set1_epi8('\n'),
+                  ret = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+    while (end_ - p >= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i space =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, blank), _mm_cmpeq_epi8(v, newline)),
+                       _mm_or_si128(_mm_cmpeq_epi8(v, ret), _mm_cmpeq_epi8(v, tab)));
+      const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(space)) & 0xffffu;
+      if (other != 0) return p + __builtin_ctz(other);
+      p += 16;
+    }
+#endif
     while (p < end_ && IsJsonSpace(*p)) ++p;
     return p;
   }

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace th {
 namespace {
@@ -45,6 +48,35 @@ TEST(GlobMatch, StarIsAnyRunAndTheWholeNameMustMatch) {
   EXPECT_FALSE(GlobMatch("*nccl*", "RCCL_NCCL_kernel", false));
   EXPECT_TRUE(GlobMatch("*nccl*", "RCCL_NCCL_kernel", true));
   EXPECT_TRUE(GlobMatch("*RCCL*", "rccl", true));
+}
+
+// The reference: dynamic programming over (pattern prefix, name prefix).
+bool GlobByTable(const std::string& pattern, const std::string& name, bool ignore_case) {
+  auto fold = [&](char c) { return ignore_case ? static_cast<char>(std::tolower(c)) : c; };
+  std::vector<std::vector<bool>> m(pattern.size() + 1, std::vector<bool>(name.size() + 1));
+  m[0][0] = true;
+  for (size_t p = 1; p <= pattern.size(); ++p)
+    for (size_t n = 0; n <= name.size(); ++n)
+      m[p][n] = pattern[p - 1] == '*'
+                    ? m[p - 1][n] || (n > 0 && m[p][n - 1])
+                    : n > 0 && m[p - 1][n - 1] && fold(pattern[p - 1]) == fold(name[n - 1]);
+  return m[pattern.size()][name.size()];
+}
+
+TEST(GlobMatch, AgreesWithTheReferenceOnRandomPatterns) {
+  std::mt19937 rng(7);
+  const std::string pattern_letters = "abAB**", name_letters = "abAB";
+  auto draw = [&](const std::string& letters, size_t max_len) {
+    std::string s(rng() % (max_len + 1), ' ');
+    for (char& c : s) c = letters[rng() % letters.size()];
+    return s;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const std::string pattern = draw(pattern_letters, 7), name = draw(name_letters, 9);
+    const bool ignore_case = i % 2 == 1;
+    ASSERT_EQ(GlobMatch(pattern, name, ignore_case), GlobByTable(pattern, name, ignore_case))
+        << "pattern '" << pattern << "' name '" << name << "' ignore_case " << ignore_case;
+  }
 }
 
 TEST(KernelClassTable, BuiltinRulesClassifyRealKernelNamesAndSayWhy) {

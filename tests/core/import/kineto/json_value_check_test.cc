@@ -80,6 +80,27 @@ TEST(CheckContainerText, NamesTheFirstMalformedByte) {
   }
 }
 
+// Runs of blanks of every length around the 16-byte steps of the blank skip,
+// ending at a valid or a malformed byte, and at the end of the text.
+TEST(CheckContainerText, LongBlankRunsAreSkippedExactly) {
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string blanks;
+    for (size_t i = 0; i < n; ++i) blanks += " \n\r\t"[i % 4];
+    ValueCheck ok;
+    EXPECT_EQ(CheckText("[" + blanks + "1," + blanks + "[" + blanks + "]" + blanks + "]", &ok),
+              simdjson::SUCCESS)
+        << n << ": " << ok.bad_what;
+    const std::string bad = "[1," + blanks + "x]";
+    ValueCheck check;
+    EXPECT_NE(CheckText(bad, &check), simdjson::SUCCESS) << n;
+    ASSERT_NE(check.bad_at, nullptr) << n;
+    EXPECT_EQ(static_cast<size_t>(check.bad_at - bad.data()), 3 + n) << n;
+    const std::string open = "[1," + blanks;
+    ValueCheck unterminated;
+    EXPECT_NE(CheckText(open, &unterminated), simdjson::SUCCESS) << n;
+  }
+}
+
 TEST(CheckContainerText, CountsNonFiniteNumbers) {
   ValueCheck check;
   EXPECT_EQ(CheckText("[NaN, {\"x\": -Infinity}, 1]", &check), simdjson::SUCCESS);

@@ -1,0 +1,151 @@
+// `tracehound serve` as a user runs it: the "serving URL" line (a free port
+// with --port 0), runs ready once imported, the index cached on the second
+// start, a token printed off loopback, and a bad input named with exit 2.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/core/serve/serve_fixture.h"
+#include "tests/support/command_runner.h"
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+// `tracehound serve ARGS...` in the background, its stdout line and stderr.
+class ServeProcess {
+ public:
+  explicit ServeProcess(const std::vector<std::string>& args) {
+    int out[2];
+    EXPECT_EQ(pipe(out), 0);
+    err_path_ = th::testing::TempDir() + "/serve_stderr_" + std::to_string(counter_++);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], 1);
+      FILE* err = freopen(err_path_.c_str(), "w", stderr);
+      (void)err;
+      close(out[0]);
+      std::vector<char*> argv{const_cast<char*>(TRACEHOUND_BINARY), const_cast<char*>("serve")};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(TRACEHOUND_BINARY, argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line_.push_back(c);
+    close(out[0]);
+  }
+  ~ServeProcess() {
+    if (pid_ > 0 && !exited_) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& line() const { return line_; }
+  int port() const {
+    std::smatch m;
+    return std::regex_search(line_, m, std::regex(R"(^serving http://[^/]+:(\d+)/)"))
+               ? std::stoi(m[1])
+               : -1;
+  }
+  std::string err() const { return th::testing::ReadFile(err_path_); }
+  // The exit status, waiting at most `seconds`; -1 if it is still running.
+  int Wait(int seconds) {
+    for (int i = 0; i < seconds * 100; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  std::string line_, err_path_;
+};
+
+// GET /api/v1/runs until run 0 is ready (at most 30 s).
+bool WaitReady(httplib::Client& client) {
+  for (int i = 0; i < 3000; ++i) {
+    auto r = client.Get("/api/v1/runs");
+    if (r && r->body.find("\"ready\":true") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(ServeCommand, ServesOnAFreePortAndCachesTheIndex) {
+  const std::string trace = serve::testing::WriteServeFixture("cli_serve.json");
+  const std::string cache = th::testing::TempDir() + "/cli_serve_cache";
+  for (bool cached : {false, true}) {
+    ServeProcess serve({"--port", "0", "--cache-dir", cache, trace});
+    ASSERT_GT(serve.port(), 0) << "no serving line: " << serve.line() << serve.err();
+    EXPECT_EQ(serve.line().rfind("serving http://127.0.0.1:", 0), 0u) << serve.line();
+    EXPECT_EQ(serve.line().find("token"), std::string::npos);
+    httplib::Client client("127.0.0.1", serve.port());
+    ASSERT_TRUE(WaitReady(client)) << serve.err();
+    auto meta = client.Get("/api/v1/runs/0/meta");
+    ASSERT_TRUE(meta);
+    EXPECT_EQ(meta->status, 200);
+    EXPECT_NE(meta->body.find("\"indexed_events\":3005"), std::string::npos);
+    auto page = client.Get("/");
+    ASSERT_TRUE(page);
+    EXPECT_EQ(page->status, 200);
+    EXPECT_NE(serve.err().find(cached ? "index from the cache" : "index built"), std::string::npos)
+        << serve.err();
+  }
+}
+
+TEST(ServeCommand, OffLoopbackPrintsAToken) {
+  const std::string trace = serve::testing::WriteServeFixture("cli_serve_token.json");
+  ServeProcess serve({"--port", "0", "--bind", "0.0.0.0", "--no-cache", trace});
+  EXPECT_TRUE(std::regex_search(
+      serve.line(), std::regex(R"(^serving http://0\.0\.0\.0:\d+/\?token=[0-9a-f]{32}$)")))
+      << serve.line();
+  const std::string token = serve.line().substr(serve.line().find("token=") + 6);
+  httplib::Client client("127.0.0.1", serve.port());
+  auto refused = client.Get("/api/v1/runs");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  auto allowed = client.Get(("/api/v1/runs?token=" + token).c_str());
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->status, 200);
+
+  ServeProcess given(
+      {"--port", "0", "--bind", "0.0.0.0", "--token", "s3cret", "--no-cache", trace});
+  EXPECT_NE(given.line().find("?token=s3cret"), std::string::npos) << given.line();
+}
+
+TEST(ServeCommand, BadInputIsNamedWithExitTwo) {
+  const std::string missing = th::testing::TempDir() + "/no_such_trace.json";
+  ServeProcess serve({"--port", "0", "--no-cache", missing});
+  EXPECT_EQ(serve.Wait(30), 2);
+  EXPECT_NE(serve.err().find("no_such_trace.json"), std::string::npos) << serve.err();
+  const std::string junk = th::testing::WriteTempFile("junk.json", "{\"not\": \"a trace\"}");
+  ServeProcess junk_serve({"--port", "0", "--no-cache", junk});
+  EXPECT_EQ(junk_serve.Wait(30), 2);
+  EXPECT_NE(junk_serve.err().find("junk.json"), std::string::npos) << junk_serve.err();
+}
+
+TEST(ServeCommand, RefusesABadPort) {
+  testing::CommandResult r = testing::Tracehound("serve --port 70000 x.json");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--port"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace th
