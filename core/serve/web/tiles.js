@@ -77,8 +77,10 @@ const TILE_PARALLEL = 6;
 
 export class TileLoader {
   // onLoaded(): called when tiles arrived; onError(message).
-  constructor(run, origin, rowCount, cache, onLoaded, onError) {
-    Object.assign(this, {run, origin, rowCount, cache, onLoaded, onError});
+  // contentKey: the trace's content hash (meta.content_key), added to tile
+  // URLs so the browser's HTTP cache never serves another trace's tiles.
+  constructor(run, origin, rowCount, contentKey, cache, onLoaded, onError) {
+    Object.assign(this, {run, origin, rowCount, contentKey, cache, onLoaded, onError});
     this.inflight = new Set();
     this.viewportBusy = false;
     this.queue = [];
@@ -151,7 +153,7 @@ export class TileLoader {
       const [row, level, k, key] = this.queue.shift();
       this.active++;
       this.requests++;
-      getTiles('runs/' + this.run + '/tile', {row, level, tile: k.toString()})
+      getTiles('runs/' + this.run + '/tile', {row, level, tile: k.toString(), v: this.contentKey || undefined})
         .then((resp) => { this.cache.set(key, resp.tiles[0] || null); })
         .catch((e) => this.failed(e.message))
         .finally(() => { this.inflight.delete(key); this.active--; this.pump(); this.onLoaded(); });

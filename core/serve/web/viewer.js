@@ -82,7 +82,7 @@ class Viewer {
     this.endNs = Math.max(1, meta.end_ns);
     this.layout = new Layout(meta);
     this.cache = new TileCache(TILE_CACHE_COST);
-    this.loader = new TileLoader(run, this.origin, meta.rows.length, this.cache, () => this.requestDraw(),
+    this.loader = new TileLoader(run, this.origin, meta.rows.length, meta.content_key, this.cache, () => this.requestDraw(),
       (m) => this.error(m));
     this.selection.clear();
     this.marker = null;
