@@ -14,6 +14,7 @@
 //
 // Usage: serve_browser_test.js --tracehound BIN --work DIR --artefacts DIR --case NAME
 //          (--generate | --input TRACE | --url URL_OF_A_RUNNING_SERVE) [--expect-launch] [--bench]
+//          [--token T]   (serve --token T: the page, its assets and the API all need it)
 'use strict';
 const childProcess = require('child_process');
 const fs = require('fs');
@@ -52,8 +53,9 @@ function prepareInput(work) {
 
 // Starts `tracehound serve --port 0 INPUT...` and reads the URL it prints.
 function startServer(inputs, work) {
-  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', '--cache-dir', path.join(work, 'index-cache'), ...inputs],
-    {stdio: ['ignore', 'pipe', 'pipe']});
+  const token = args.token ? ['--token', String(args.token)] : [];
+  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', '--cache-dir', path.join(work, 'index-cache'),
+    ...token, ...inputs], {stdio: ['ignore', 'pipe', 'pipe']});
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('serve printed no URL in 60 s: ' + out)), 60000);
@@ -68,9 +70,10 @@ function startServer(inputs, work) {
   });
 }
 
-function httpGet(url) {
+function httpGet(url, withoutToken) {
+  const headers = args.token && !withoutToken ? {Authorization: 'Bearer ' + args.token} : {};
   return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
+    http.get(url, {headers}, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({status: res.statusCode, body: Buffer.concat(chunks)}));
@@ -197,6 +200,12 @@ async function exercise(cdp, server, artefacts) {
   const shot = (p, name) => p.shot(path.join(artefacts, 'serve-' + args.case + '-' + name + '.png'));
   const p = await page(cdp, server.url);
   let st = await p.settle('overview', args.bench ? 400000 : 60000);  // the trace's import
+  if (args.token) {
+    check(server.url.includes('?token=' + args.token), 'serve printed no token in its URL: ' + server.url);
+    const bare = await httpGet(server.origin + '/api/v1/runs', true);
+    console.log('token: the page, its assets (cookie) and the API (header) answered; without it: ' + bare.status);
+    check(bare.status === 401, 'without the token the API answers ' + bare.status);
+  }
   const meta = await p.evaluate('window.__viewer.meta()');
   console.log('run 0: ' + meta.events + ' events, ' + meta.tracks.length + ' tracks, ' + meta.rows.length + ' rows, ' +
     meta.steps.length + ' steps; end ' + meta.end_ns + ' ns');

@@ -9,7 +9,13 @@ function headers() {
   return TOKEN ? {Authorization: 'Bearer ' + TOKEN} : {};
 }
 
-export class ApiError extends Error {}
+// An API error; `status` is the HTTP status (503: the run is still importing).
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status || 0;
+  }
+}
 
 async function get(path, params) {
   const q = new URLSearchParams();
@@ -19,7 +25,7 @@ async function get(path, params) {
   if (!r.ok) {
     let msg = r.status + ' ' + r.statusText;
     try { msg = (await r.json()).error || msg; } catch (e) { /* not JSON */ }
-    throw new ApiError(path + ': ' + msg);
+    throw new ApiError(path + ': ' + msg, r.status);
   }
   return r;
 }

@@ -28,7 +28,9 @@ export function renderEvent(pane, d, trackName, onJump) {
         jumpButton(d.launch.id, 'jump to launch', onJump)));
   }
   if (d.kernels && d.kernels.length) {
-    parts.push(el('h4', {}, 'Launched ' + d.kernels.length + (d.kernels.length === 1 ? ' kernel' : ' kernels')),
+    const total = d.kernels_total || d.kernels.length;
+    parts.push(el('h4', {}, 'Launched ' + fmtInt(total) + (total === 1 ? ' kernel' : ' kernels') +
+      (total > Math.min(50, d.kernels.length) ? ' (the first ' + Math.min(50, d.kernels.length) + ' listed)' : '')),
       el('ul', {class: 'kernels'}, d.kernels.slice(0, 50).map((k) => el('li', {},
         (k.name || '') + ' at ' + fmtDur(k.start_ns) + (k.dur_ns !== undefined ? ', ' + fmtDur(k.dur_ns) : '') + ' ',
         jumpButton(k.id, 'jump to kernel', onJump)))));

@@ -89,11 +89,13 @@ export class TileLoader {
   }
   get busy() { return this.viewportBusy || this.active > 0 || this.queue.length > 0; }
 
-  // After a failed request, none for a second (then the next frame asks again).
-  failed(message) {
-    this.retryAt = performance.now() + 1000;
-    setTimeout(() => this.onLoaded(), 1000);
-    this.onError(message);
+  // After a failed request, none for a while (then the next frame asks
+  // again); a run still importing (503) is not an error, only a wait.
+  failed(e) {
+    const wait = e.status === 503 ? 400 : 1000;
+    this.retryAt = performance.now() + wait;
+    setTimeout(() => this.onLoaded(), wait);
+    if (e.status !== 503) this.onError(e.message);
   }
 
   // Stores a decoded response: every (row, tile) it covers, empty ones as null.
@@ -144,7 +146,7 @@ export class TileLoader {
     this.requests++;
     getTiles('runs/' + this.run + '/viewport', {t0, t1, width, rows: rowsParam})
       .then((resp) => { this.store(resp, asked, false); })
-      .catch((e) => this.failed(e.message))
+      .catch((e) => this.failed(e))
       .finally(() => { this.viewportBusy = false; this.onLoaded(); });
   }
 
@@ -155,7 +157,7 @@ export class TileLoader {
       this.requests++;
       getTiles('runs/' + this.run + '/tile', {row, level, tile: k.toString(), v: this.contentKey || undefined})
         .then((resp) => { this.cache.set(key, resp.tiles[0] || null); })
-        .catch((e) => this.failed(e.message))
+        .catch((e) => this.failed(e))
         .finally(() => { this.inflight.delete(key); this.active--; this.pump(); this.onLoaded(); });
     }
   }

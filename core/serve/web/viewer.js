@@ -2,7 +2,7 @@
 // the view (relative ns), the selection, the timing marker and the search,
 // draws through Timeline on animation frames and asks TileLoader for the
 // tiles the view lacks. window.__viewer is the hook the browser test reads.
-import {getJson} from './api.js';
+import {ApiError, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
 import {fmtDur, fmtInt} from './format.js';
@@ -69,14 +69,7 @@ class Viewer {
     this.run = run;
     $('run').value = String(run);
     $('status').textContent = 'loading run ' + run + '…';
-    for (;;) {   // a trace still importing: wait until it is ready
-      const r = (await getJson('runs')).runs.find((x) => x.run === run);
-      if (!r) throw new Error('no run ' + run);
-      if (r.ready) break;
-      $('status').textContent = 'importing ' + r.name + '…';
-      await new Promise((res) => setTimeout(res, 400));
-    }
-    const meta = await getJson('runs/' + run + '/meta');
+    const meta = await this.waitForMeta(run);
     this.meta = meta;
     this.origin = BigInt(meta.origin_ns);
     this.endNs = Math.max(1, meta.end_ns);
@@ -91,11 +84,36 @@ class Viewer {
     this.view = {t0: 0, t1: this.endNs};
     const q = this.timeline.query();
     this.overviewLevel = q.level;
-    await this.loader.loadOverview(q.t0, q.t1, q.width);
+    for (;;) {  // the overview, pinned in the cache; 503: the run still imports
+      try {
+        await this.loader.loadOverview(q.t0, q.t1, q.width);
+        break;
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.status !== 503) throw e;
+        await new Promise((res) => setTimeout(res, 400));
+      }
+    }
     if (h && h.t0 !== null && h.t1 !== null && h.t1 > h.t0) this.view = {t0: h.t0, t1: h.t1};
     if (h && h.sel.length) await this.selectIds(h.sel, false);
     this.ready = true;
     this.requestDraw();
+  }
+
+  // The run's meta; while the run imports (503) the status line says so and
+  // this asks again. A server may answer meta (and coarse tiles) before the
+  // import ends: then the viewer draws what it gets and retries the rest.
+  async waitForMeta(run) {
+    for (;;) {
+      const r = (await getJson('runs')).runs.find((x) => x.run === run);
+      if (!r) throw new Error('no run ' + run);
+      try {
+        return await getJson('runs/' + run + '/meta');
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.status !== 503) throw e;
+      }
+      $('status').textContent = 'importing ' + r.name + '…';
+      await new Promise((res) => setTimeout(res, 400));
+    }
   }
 
   // --- the view ---------------------------------------------------------
