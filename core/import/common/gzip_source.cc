@@ -25,6 +25,7 @@ class GzipSource final : public ByteSource {
       const size_t k = std::min(n, whole_size_ - whole_read_);
       std::memcpy(out, whole_.get() + whole_read_, k);
       whole_read_ += k;
+      if (whole_read_ == whole_size_) whole_.reset();  // read out: the stream goes on
       return k;
     }
     return Inflate(out, n);
@@ -37,6 +38,9 @@ class GzipSource final : public ByteSource {
   char* MutableMapping(size_t* size) override {
     if (total_out_ != 0 || whole_tried_) return whole_mapped_ ? Mapping(size) : nullptr;
     whole_tried_ = true;
+    // Compressed JSON is 5-20x smaller than its text: a stream stored in more
+    // than a quarter of the limit would decode past it.
+    if (in_->stored_size() == 0 || in_->stored_size() > kWholeLimit / 4) return nullptr;
     size_t capacity = std::clamp<size_t>(in_->stored_size() * 16, size_t{1} << 16, kWholeLimit);
     whole_.reset(static_cast<char*>(std::malloc(capacity)));
     while (whole_) {
