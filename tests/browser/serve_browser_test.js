@@ -448,6 +448,14 @@ async function copiedUrl(cdp, p, server) {
   const inUrl = before.selection.slice(0, 200);  // the URL holds the first 200 selected ids
   check(JSON.stringify(after.selection.slice().sort()) === JSON.stringify(inUrl.sort()),
     'the copied URL lost the selection: ' + after.selection.length + ' of ' + inUrl.length + ' ids');
+  // The HTML report's links give the window on the trace's own clock (abs0/abs1).
+  const origin = BigInt((await apiJson(server.origin, 'runs/0/meta')).origin_ns);
+  const t0 = Math.floor(before.t0), t1 = Math.ceil(before.t1);
+  const abs = url.replace(/#.*$/, '') + '#run=0&abs0=' + (origin + BigInt(t0)) + '&abs1=' + (origin + BigInt(t1));
+  const r = await page(cdp, abs);
+  const viaAbs = await r.settle('a link with abs0/abs1');
+  check(Math.abs(viaAbs.t0 - t0) <= 1 && Math.abs(viaAbs.t1 - t1) <= 1,
+    'abs0/abs1 give another viewport: ' + JSON.stringify([t0, t1, viaAbs.t0, viaAbs.t1]));
 }
 
 // Heap after panning and zooming (8 rounds: 30 x W at a point, 12 x D, 30 x S),

@@ -11,7 +11,7 @@ import {Layout, LANE_H} from './layout.js';
 import {Search} from './search.js';
 import {TileCache, TileLoader} from './tiles.js';
 import {HEADER_H, Timeline} from './timeline.js';
-import {formatHash, readHash} from './url_state.js';
+import {formatHash, hashWindow, readHash} from './url_state.js';
 
 const $ = (id) => document.getElementById(id);
 const MIN_SPAN = 100;                 // ns: the deepest zoom
@@ -93,7 +93,8 @@ class Viewer {
         await new Promise((res) => setTimeout(res, 400));
       }
     }
-    if (h && h.t0 !== null && h.t1 !== null && h.t1 > h.t0) this.view = {t0: h.t0, t1: h.t1};
+    const w = h && hashWindow(h, this.origin);
+    if (w) this.view = w;
     if (h && h.sel.length) await this.selectIds(h.sel, false);
     this.ready = true;
     this.requestDraw();
@@ -187,7 +188,8 @@ class Viewer {
     if (location.hash === this.lastHash) return;
     const h = readHash();
     if (h.run !== null && h.run !== this.run) { this.guard(this.openRun(h.run, h)); return; }
-    if (h.t0 !== null && h.t1 !== null && h.t1 > h.t0) this.setView(h.t0, h.t1);
+    const w = hashWindow(h, this.origin);
+    if (w) this.setView(w.t0, w.t1);
     this.guard(this.selectIds(h.sel, false));
   }
   hover(p) {
