@@ -64,6 +64,10 @@ StatusOr<int64_t> AbsoluteParam(const ServeRun& run, const QueryParams& params,
 
 }  // namespace
 
+const ServeRun* FindReadyRun(const Runs& runs, const std::string& run, ApiResponse* error) {
+  return FindRun(runs, run, error);
+}
+
 ApiResponse ErrorResponse(int status, const std::string& message) {
   ApiResponse r;
   r.status = status;

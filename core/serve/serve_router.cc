@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "core/serve/serve_api.h"
+#include "core/serve/serve_counters_api.h"
+#include "core/serve/serve_flows_api.h"
 #include "core/serve/web_assets.h"
 
 namespace th::serve {
@@ -81,7 +83,9 @@ std::vector<std::string> RunPathParts(std::string_view path) {
 ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access)
     : runs_(runs),
       access_(std::move(access)),
-      limiter_(access_.requests_per_second, access_.request_burst) {}
+      limiter_(access_.requests_per_second, access_.request_burst) {
+  for (size_t k = 0; k < runs_->size(); ++k) extras_.push_back(std::make_unique<RunExtras>());
+}
 
 HttpResponse ServeRouter::Handle(const HttpRequest& req) {
   HttpResponse r;
@@ -111,6 +115,12 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
   return r;
 }
 
+RunExtras* ServeRouter::ExtrasOf(const std::string& run) const {
+  const auto n = ParseInt64(run);
+  if (!n || *n < 0 || static_cast<uint64_t>(*n) >= extras_.size()) return nullptr;
+  return extras_[static_cast<size_t>(*n)].get();
+}
+
 HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   const Runs& runs = *runs_;
   if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs));
@@ -122,6 +132,8 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
     if (what == "viewport") return ToHttp(ViewportResponse(runs, run, req.params));
     if (what == "tile") return ToHttp(TileResponse(runs, run, req.params, req.if_none_match));
     if (what == "search") return ToHttp(SearchResponse(runs, run, req.params));
+    if (what == "flows") return ToHttp(FlowsResponse(runs, run, ExtrasOf(run), req.params));
+    if (what == "counters") return ToHttp(CountersResponse(runs, run, ExtrasOf(run), req.params));
   } else if (parts.size() == 3 && parts[1] == "events") {
     return ToHttp(EventResponse(runs, parts[0], parts[2]));
   }

@@ -17,6 +17,7 @@
 #include "core/serve/http_module.h"
 #include "core/serve/serve_access.h"
 #include "core/serve/serve_run.h"
+#include "core/serve/serve_run_extras.h"
 
 namespace th::serve {
 
@@ -36,9 +37,12 @@ class ServeRouter {
 
  private:
   HttpResponse Route(const HttpRequest& request) const;
+  // The extras of run number `run`, or null when there is no such run.
+  RunExtras* ExtrasOf(const std::string& run) const;
   const std::vector<std::unique_ptr<ServeRun>>* runs_;
   ServeAccess access_;
   RateLimiter limiter_;
+  std::vector<std::unique_ptr<RunExtras>> extras_;  // one per run
 };
 
 }  // namespace th::serve

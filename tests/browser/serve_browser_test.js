@@ -289,10 +289,48 @@ async function exercise(cdp, server, artefacts) {
   check((await p.state()).tool === 'select', 'key 1 does not pick the select tool');
 
   await kernelAndLaunch(p, server, meta, shot);
+  await flowsToggle(p, server, shot);
   await searchOutside(p, server, meta, shot);
   await copiedUrl(cdp, p, server);
   await otherRun(p, server);
   if (args.bench) await bench(p, meta);
+}
+
+// `v` draws the flow arrows of the view (the server's bundles, counts summing
+// to its total), at the kernel's zoom and at the overview; `v` again hides them.
+async function flowsToggle(p, server, shot) {
+  const waitDrawn = async (what) => {
+    for (let i = 0; i < 100; i++) {
+      const n = await p.evaluate('window.__viewer.flowsDrawn()');
+      const a = await p.evaluate('window.__viewer.flows()');
+      if (a && n > 0) return {n, a};
+      await sleep(50);
+    }
+    check(!args['expect-launch'], 'no flow arrow drawn ' + what);
+    return null;
+  };
+  await p.key('v');
+  const near = await waitDrawn('near the kernel');
+  if (near) {
+    const q = await p.evaluate('window.__viewer.query()');
+    const a = await apiJson(server.origin, 'runs/' + (await p.state()).run + '/flows?t0=' + q.t0 + '&t1=' + q.t1 + '&width=' + q.width);
+    const sum = a.flows.reduce((s, f) => s + f.count, 0);
+    check(sum === a.total && a.total > 0, 'flow bundles count ' + sum + ' of ' + a.total);
+    check(near.a.total === a.total, 'the viewer drew flows of another window: ' + near.a.total + ' vs ' + a.total);
+    await shot(p, 'flows');
+  }
+  await p.evaluate('window.__viewer.scrollToRow(0)');
+  await p.key('s'); await p.key('s'); await p.key('s'); await p.key('s'); await p.key('s');
+  await sleep(400);
+  const far = await waitDrawn('zoomed out');
+  if (far) {
+    const sum = far.a.flows.reduce((s, f) => s + f.count, 0);
+    check(sum === far.a.total, 'zoomed out, the bundles count ' + sum + ' of ' + far.a.total);
+    console.log('flows: ' + far.a.total + ' in the zoomed-out view, ' + far.a.flows.length + ' bundles, ' + far.n + ' drawn');
+  }
+  await p.key('v');
+  await sleep(100);
+  check((await p.evaluate('window.__viewer.flowsDrawn()')) === 0, 'v does not hide the flows');
 }
 
 // With several inputs, the run selector opens another run (one per input).

@@ -1,5 +1,5 @@
 // Mouse and keyboard: W/S zoom, A/D pan, 1-4 pick the tool (select, pan,
-// zoom, timing), f frames the selection, m marks it, Esc clears; drags by
+// zoom, timing), f frames the selection, m marks it, v toggles flows, Esc clears; drags by
 // tool; the wheel scrolls lanes (Ctrl+wheel zooms, Shift+wheel pans).
 import {HEADER_H, LABEL_W} from './timeline.js';
 
@@ -22,6 +22,7 @@ export function attachInput(v, canvas) {
     else if (k === 'd') v.pan(PAN);
     else if (k === 'f') v.frameSelection();
     else if (k === 'm') v.markSelection();
+    else if (k === 'v') { document.getElementById('flows').checked = !v.flows.enabled; v.flows.toggle(!v.flows.enabled); }
     else if (k === 'Escape') v.clearSelection();
     else return;
     e.preventDefault();

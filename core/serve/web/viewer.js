@@ -5,6 +5,7 @@
 import {ApiError, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
+import {FlowLayer} from './flows.js';
 import {fmtDur, fmtInt} from './format.js';
 import {attachInput} from './input.js';
 import {Layout, LANE_H} from './layout.js';
@@ -31,6 +32,7 @@ class Viewer {
     this.lastHash = '';
     this.frameMs = 0;
     this.searcher = new Search(this);
+    this.flows = new FlowLayer(this);
   }
 
   async start() {
@@ -43,6 +45,7 @@ class Viewer {
     $('prev-hit').addEventListener('click', () => this.guard(this.searcher.step(-1)));
     $('select-hits').addEventListener('click', () => this.guard(this.searcher.selectAll()));
     $('regex').addEventListener('change', () => { this.searchKey = ''; });
+    $('flows').addEventListener('change', () => this.flows.toggle($('flows').checked));
     $('run').addEventListener('change', () => this.guard(this.openRun(Number($('run').value), null)));
     window.addEventListener('hashchange', () => this.onHashChange());
     this.setTool('select');
@@ -80,6 +83,7 @@ class Viewer {
     this.selection.clear();
     this.marker = null;
     this.search = null;
+    this.flows.reset();
     this.scrollY = 0;
     this.view = {t0: 0, t1: this.endNs};
     const q = this.timeline.query();
@@ -159,12 +163,14 @@ class Viewer {
   drawNow() {
     const t = performance.now();
     this.timeline.draw();
+    this.flows.draw(this.timeline);
     this.frameMs = performance.now() - t;
     // Tiles for the lanes on screen and half a screen around (scrolling
     // shows the pinned overview until they come); the status line counts
     // the lanes on screen.
     const h = this.timeline.lanesH;
     this.loader.request(this.timeline.query(), this.layout.rowsBetween(this.scrollY - h / 2, this.scrollY + 1.5 * h));
+    this.flows.request(this.timeline.query());
     this.updateStatus();
     this.writeHash();
   }
@@ -173,7 +179,7 @@ class Viewer {
     this.totals = s;
     $('status').textContent = fmtInt(s.inView) + ' events in view, ' + fmtInt(s.drawn) + ' drawn' +
       (s.complete ? '' : ' (loading…)') + ' · ' + fmtDur(this.view.t1 - this.view.t0) + ' shown · lanes on screen: ' +
-      s.rows + ' of ' + this.meta.rows.length;
+      s.rows + ' of ' + this.meta.rows.length + this.flows.label();
     $('marker').textContent = this.marker ? 'marked ' + fmtDur(this.marker.t1 - this.marker.t0) : '';
   }
   rowsOnScreen() { return this.layout.rowsBetween(this.scrollY, this.scrollY + this.timeline.lanesH); }
@@ -326,6 +332,10 @@ class Viewer {
         return (performance.now() - t) / n;
       },
       meta: () => v.meta,
+      // Flow arrows drawn in the last frame, and the flows answer they come from.
+      flowsDrawn: () => v.flows.drawn,
+      flows: () => v.flows.answer,
+      toggleFlows: (on) => { $('flows').checked = on === undefined ? !v.flows.enabled : on; v.flows.toggle($('flows').checked); },
       details: () => v.details || null,
     };
   }

@@ -436,5 +436,49 @@ TEST(ServeServerTest, RealTraceViewportsAndSearch) {
   }
 }
 
+TEST(ServeServerTest, FlowsAnswerTheLaunchEdgeInTheWindowAndRefuseBadParameters) {
+  Served s({Fixture()});
+  const ServeRun& run = *s.runs[0];
+  simdjson::dom::parser parser;
+  const std::string whole = "t0=0&t1=" + std::to_string(run.end_rel_ns() + 1);
+  auto doc = Json(parser, s.Get("/api/v1/runs/0/flows?" + whole + "&width=1000"));
+  ASSERT_EQ(int64_t(doc["total"]), 1);
+  simdjson::dom::element flow = doc["flows"].at(0);
+  EXPECT_EQ(std::string_view(flow["kind"]), "launch");
+  EXPECT_EQ(int64_t(flow["count"]), 1);
+  const auto from = static_cast<EventId>(int64_t(flow["from_id"]));
+  const auto to = static_cast<EventId>(int64_t(flow["to_id"]));
+  EXPECT_EQ(run.graph().strings.Get(run.graph().events.name[from]), "cudaLaunchKernel");
+  EXPECT_EQ(run.graph().strings.Get(run.graph().events.name[to]), "gemm_kernel");
+  EXPECT_EQ(int64_t(flow["from_ns"]), run.Relative(run.graph().events.ts[from]));
+  EXPECT_EQ(int64_t(flow["to_ns"]), run.Relative(run.graph().events.ts[to]));
+  EXPECT_EQ(uint64_t(flow["from_row"]),
+            *run.RowOf(run.graph().events.track[from], run.graph().events.depth[from]));
+  // A window holding neither end, and rows holding neither end, answer none.
+  const int64_t after = run.Relative(run.graph().events.ts[to]) + 1;
+  doc = Json(parser, s.Get("/api/v1/runs/0/flows?t0=" + std::to_string(after) +
+                           "&t1=" + std::to_string(after + 10) + "&width=10"));
+  EXPECT_EQ(int64_t(doc["total"]), 0);
+  const std::string huge = "9223372036854775807";
+  for (const auto& [path, names] : std::vector<std::pair<std::string, std::string>>{
+           {"/api/v1/runs/0/flows?t0=10&t1=10&width=10", "t1"},
+           {"/api/v1/runs/0/flows?t1=10&width=10", "t0"},
+           {"/api/v1/runs/0/flows?t0=0&t1=10&width=0", "width"},
+           {"/api/v1/runs/0/flows?t0=0&t1=10&width=-3", "width"},
+           {"/api/v1/runs/0/flows?t0=0&t1=10&width=40000", "width"},
+           {"/api/v1/runs/0/flows?t0=0&t1=10&width=10&rows=../etc", "rows"},
+           {"/api/v1/runs/0/flows?t0=0&t1=10&width=10&rows=99", "rows"},
+           {"/api/v1/runs/9/flows?t0=0&t1=10&width=10", "run"}}) {
+    auto r = s.Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, names == "run" ? 404 : 400) << path << " " << r->body;
+    EXPECT_NE(r->body.find("\"error\":\"" + names), std::string::npos) << path << " " << r->body;
+  }
+  auto wide = s.Get("/api/v1/runs/0/flows?t0=-" + huge + "&t1=" + huge + "&width=32768");
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->status, 200) << wide->body;
+  EXPECT_NE(wide->body.find("\"total\":1"), std::string::npos) << wide->body;
+}
+
 }  // namespace
 }  // namespace th::serve
