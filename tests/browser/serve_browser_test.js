@@ -290,6 +290,7 @@ async function exercise(cdp, server, artefacts) {
 
   await kernelAndLaunch(p, server, meta, shot);
   await flowsToggle(p, server, shot);
+  await counterLanes(p, server, shot);
   await searchOutside(p, server, meta, shot);
   await copiedUrl(cdp, p, server);
   await otherRun(p, server);
@@ -331,6 +332,41 @@ async function flowsToggle(p, server, shot) {
   await p.key('v');
   await sleep(100);
   check((await p.evaluate('window.__viewer.flowsDrawn()')) === 0, 'v does not hide the flows');
+}
+
+// Counter lanes: GPU utilisation (and the other series) are laid out, draw
+// their buckets once scrolled to, and the tooltip's value carries its unit
+// and kind; a series the trace lacks data for says why instead of drawing.
+async function counterLanes(p, server, shot) {
+  const st0 = await p.state();
+  const list = (await apiJson(server.origin, 'runs/' + st0.run + '/counters')).counters;
+  let lanes = [];
+  for (let i = 0; i < 100 && lanes.length < list.length; i++) {
+    lanes = await p.evaluate('window.__viewer.counterLanes()');
+    await sleep(50);
+  }
+  if (!check(lanes.length === list.length && list.length > 0, 'counter lanes ' + lanes.length + ' of ' + list.length)) return;
+  const util = lanes.find((l) => l.name === 'GPU utilisation');
+  if (!check(util, 'no GPU utilisation lane among ' + lanes.map((l) => l.name).join(', '))) return;
+  await p.evaluate('window.__viewer.scrollToY(' + Math.max(0, util.y - 100) + ')');
+  let drawn = null;
+  for (let i = 0; i < 100; i++) {
+    drawn = (await p.evaluate('window.__viewer.counterLanes()')).find((l) => l.track === util.track);
+    if (drawn.drawnBuckets > 0) break;
+    await sleep(50);
+  }
+  check(drawn.drawnBuckets > 0, 'the GPU utilisation lane draws no bucket');
+  const q = await p.evaluate('window.__viewer.query()');
+  const v = await p.evaluate('window.__viewer.counterValueAt(' + util.track + ', ' + (q.t0 + q.t1) / 2 + ')');
+  check(/\(measured, derived from the kernels\)/.test(v.text) && (/%/.test(v.text) || /no value/.test(v.text)),
+    'the utilisation value does not say its unit and kind: ' + v.text);
+  for (const l of lanes.filter((x) => x.unavailable)) {
+    const t = await p.evaluate('window.__viewer.counterValueAt(' + l.track + ', 0)');
+    check(/not available/.test(t.text), 'lane ' + l.name + ' lacks data but does not say so: ' + t.text);
+  }
+  console.log('counter lanes: ' + lanes.map((l) => l.name + (l.unavailable ? ' (not available)' : '')).join(', '));
+  await shot(p, 'counters');
+  await p.evaluate('window.__viewer.scrollToY(0)');
 }
 
 // With several inputs, the run selector opens another run (one per input).

@@ -1,6 +1,10 @@
 // The vertical layout: sections per group path (rank -> device -> stream,
 // rank -> process -> thread), collapsible, and one lane per row (track,
-// nesting depth) in the order the server lists tracks.
+// nesting depth) in the order the server lists tracks; then the counter
+// lanes (kind 'counter', one per series of /counters) under their groups.
+// Tracks of Chrome counter events get no box lanes: their series are drawn
+// as counter lanes instead.
+import {COUNTER_H} from './counters.js';
 
 export const LANE_H = 16;
 export const SECTION_H = 20;
@@ -18,7 +22,22 @@ export class Layout {
       this.rowInfo.set(r.row, r);
     }
     for (const rows of this.rowsByTrack.values()) rows.sort((a, b) => a.depth - b.depth);
-    this.order = meta.tracks.filter((t) => this.rowsByTrack.has(t.track));
+    this.trackOrder = meta.tracks.filter((t) => this.rowsByTrack.has(t.track) && t.kind !== 'counter');
+    this.setCounters([]);
+  }
+
+  // Lays out the counter series of /counters after the tracks, by group.
+  setCounters(counters) {
+    this.order = this.trackOrder.slice();
+    const byGroup = new Map();
+    for (const c of counters) {
+      const k = c.group.join('\u0001');
+      if (!byGroup.has(k)) byGroup.set(k, []);
+      byGroup.get(k).push(c);
+    }
+    for (const list of byGroup.values()) {
+      for (const c of list) this.order.push({counter: c.track, name: c.name + (c.unit ? ' (' + c.unit + ')' : ''), group: c.group});
+    }
     this.build();
   }
 
@@ -45,6 +64,11 @@ export class Layout {
       }
       prev = g;
       if (hidden) continue;
+      if (t.counter !== undefined) {
+        items.push({kind: 'counter', counter: t.counter, indent: g.length, label: t.name, y, h: COUNTER_H});
+        y += COUNTER_H + TRACK_GAP;
+        continue;
+      }
       const rows = this.rowsByTrack.get(t.track);
       rows.forEach((r, i) => {
         items.push({kind: 'lane', row: r.row, track: t.track, depth: r.depth, indent: g.length,
@@ -57,6 +81,7 @@ export class Layout {
     this.height = y;
     this.laneOfRow = new Map();
     for (const it of items) if (it.kind === 'lane') this.laneOfRow.set(it.row, it);
+    this.counterItems = items.filter((it) => it.kind === 'counter');
   }
 
   toggle(key) {
@@ -74,6 +99,9 @@ export class Layout {
     for (let n = 1; n <= g.length; n++) changed = this.collapsed.delete(Layout.sectionKey(g, n)) || changed;
     if (changed) this.build();
   }
+
+  // Counter lanes overlapping [y0, y1) (lane coordinates).
+  countersBetween(y0, y1) { return this.counterItems.filter((it) => it.y + it.h > y0 && it.y < y1); }
 
   // Rows whose lane overlaps [y0, y1) (lane coordinates), in display order.
   rowsBetween(y0, y1) {

@@ -58,6 +58,7 @@ export class Timeline {
       if (it.y + it.h < top || it.y > bottom) continue;
       const y = HEADER_H + it.y - top;
       if (it.kind === 'section') this.drawSection(it, y);
+      else if (it.kind === 'counter') this.drawCounter(it, y);
       else this.drawLane(it, y, q.level, first, last);
     }
     this.drawSteps(true);
@@ -73,6 +74,16 @@ export class Timeline {
     ctx.fillStyle = '#1d2330';
     ctx.font = 'bold 12px system-ui, sans-serif';
     ctx.fillText((it.collapsed ? '▸ ' : '▾ ') + it.label, 6 + it.indent * 12, y + 14);
+  }
+
+  drawCounter(it, y) {
+    const ctx = this.ctx;
+    ctx.fillStyle = '#f3f6f1';
+    ctx.fillRect(0, y, LABEL_W, it.h);
+    ctx.fillStyle = '#2a3140';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillText(clipText(it.label, LABEL_W - 16 - it.indent * 12), 6 + it.indent * 12, y + 13);
+    this.v.counters.drawLane(this, it, y);
   }
 
   drawLane(it, y, level, first, last) {
@@ -293,12 +304,13 @@ export class Timeline {
     }
   }
 
-  // What is under canvas point (x, y): {section} | {event} | {bucket} | null.
+  // What is under canvas point (x, y): {section} | {counter, t} | {event} | {bucket} | {lane} | null.
   hit(x, y) {
     if (y < HEADER_H || x < 0) return null;
     const it = this.v.layout.itemAt(y - HEADER_H + this.v.scrollY);
     if (!it) return null;
     if (it.kind === 'section') return {section: it};
+    if (it.kind === 'counter') return {counter: it, t: this.tOf(x)};
     if (x < LABEL_W) return {lane: it};
     const q = this.query();
     const t = this.tOf(x), slack = 3 * (this.v.view.t1 - this.v.view.t0) / this.plotW;

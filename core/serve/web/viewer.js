@@ -5,6 +5,7 @@
 import {ApiError, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
+import {CounterLayer} from './counters.js';
 import {FlowLayer} from './flows.js';
 import {fmtDur, fmtInt} from './format.js';
 import {attachInput} from './input.js';
@@ -33,6 +34,7 @@ class Viewer {
     this.frameMs = 0;
     this.searcher = new Search(this);
     this.flows = new FlowLayer(this);
+    this.counters = new CounterLayer(this);
   }
 
   async start() {
@@ -77,6 +79,8 @@ class Viewer {
     this.origin = BigInt(meta.origin_ns);
     this.endNs = Math.max(1, meta.end_ns);
     this.layout = new Layout(meta);
+    this.counters.reset([]);
+    this.guard(this.loadCounters(run));
     this.cache = new TileCache(TILE_CACHE_COST);
     this.loader = new TileLoader(run, this.origin, meta.rows.length, meta.content_key, this.cache, () => this.requestDraw(),
       (m) => this.error(m));
@@ -102,6 +106,23 @@ class Viewer {
     if (h && h.sel.length) await this.selectIds(h.sel, false);
     this.ready = true;
     this.requestDraw();
+  }
+
+  // The counter lanes, once the run is ready (503 while it imports).
+  async loadCounters(run) {
+    for (;;) {
+      try {
+        const c = (await getJson('runs/' + run + '/counters')).counters;
+        if (run !== this.run) return;
+        this.counters.reset(c);
+        this.layout.setCounters(c);
+        this.requestDraw();
+        return;
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.status !== 503) throw e;
+        await new Promise((res) => setTimeout(res, 400));
+      }
+    }
   }
 
   // The run's meta; while the run imports (503) the status line says so and
@@ -171,6 +192,7 @@ class Viewer {
     const h = this.timeline.lanesH;
     this.loader.request(this.timeline.query(), this.layout.rowsBetween(this.scrollY - h / 2, this.scrollY + 1.5 * h));
     this.flows.request(this.timeline.query());
+    this.counters.request(this.timeline.query(), this.layout.countersBetween(this.scrollY - h / 2, this.scrollY + 1.5 * h));
     this.updateStatus();
     this.writeHash();
   }
@@ -202,7 +224,8 @@ class Viewer {
     const tip = $('tooltip');
     const hit = p && this.layout ? this.timeline.hit(p.x, p.y) : null;
     let text = '';
-    if (hit && hit.event) text = hit.event.name + ' · ' + fmtDur(hit.event.dur);
+    if (hit && hit.counter) text = this.counters.valueAt(hit.counter.counter, hit.t).text;
+    else if (hit && hit.event) text = hit.event.name + ' · ' + fmtDur(hit.event.dur);
     else if (hit && hit.bucket) text = fmtInt(hit.bucket.count) + ' merged events, busy ' + fmtDur(hit.bucket.busy);
     else if (hit && hit.lane) text = this.layout.trackName(hit.lane.row) + ' (depth ' + hit.lane.depth + ')';
     tip.hidden = !text;
@@ -335,6 +358,11 @@ class Viewer {
       // Flow arrows drawn in the last frame, and the flows answer they come from.
       flowsDrawn: () => v.flows.drawn,
       flows: () => v.flows.answer,
+      // Counter lanes laid out: {track, name, unavailable, drawnBuckets, y} (y in lane coordinates).
+      counterLanes: () => v.layout.counterItems.map((it) => ({track: it.counter, name: v.counters.tracks[it.counter].name,
+        unavailable: v.counters.tracks[it.counter].unavailable, drawnBuckets: it.drawnBuckets || 0, y: it.y})),
+      counterValueAt: (track, t) => v.counters.valueAt(track, t),
+      scrollToY: (y) => v.scrollTo(y),
       toggleFlows: (on) => { $('flows').checked = on === undefined ? !v.flows.enabled : on; v.flows.toggle($('flows').checked); },
       details: () => v.details || null,
     };

@@ -480,5 +480,49 @@ TEST(ServeServerTest, FlowsAnswerTheLaunchEdgeInTheWindowAndRefuseBadParameters)
   EXPECT_NE(wide->body.find("\"total\":1"), std::string::npos) << wide->body;
 }
 
+TEST(ServeServerTest, CountersListTheGpuLanesAndAnswerBucketsOrSayWhatIsMissing) {
+  Served s({Fixture()});
+  simdjson::dom::parser parser;
+  auto list = Json(parser, s.Get("/api/v1/runs/0/counters"));
+  int64_t util = -1, eff = -1;
+  for (simdjson::dom::element t : list["counters"].get_array()) {
+    const std::string_view name = t["name"];
+    if (name == "GPU utilisation") util = int64_t(t["track"]);
+    if (name == "est. SM efficiency") {
+      eff = int64_t(t["track"]);
+      EXPECT_TRUE(t["unavailable"].is_string());  // the fixture has no device properties
+      EXPECT_EQ(std::string_view(t["kind"]), "inferred");
+    }
+  }
+  ASSERT_GE(util, 0);
+  ASSERT_GE(eff, 0);
+  const std::string window =
+      "&t0=0&t1=" + std::to_string(s.runs[0]->end_rel_ns() + 1) + "&width=50";
+  auto u = Json(parser, s.Get("/api/v1/runs/0/counters?track=" + std::to_string(util) + window));
+  EXPECT_EQ(std::string_view(u["unit"]), "%");
+  EXPECT_EQ(u["buckets"].get_array().size(), 50u);
+  auto e = Json(parser, s.Get("/api/v1/runs/0/counters?track=" + std::to_string(eff) + window));
+  EXPECT_EQ(e["buckets"].get_array().size(), 0u);
+  for (const auto& [path, names] : std::vector<std::pair<std::string, std::string>>{
+           {"/api/v1/runs/0/counters?track=999&t0=0&t1=10&width=10", "track"},
+           {"/api/v1/runs/0/counters?track=-1&t0=0&t1=10&width=10", "track"},
+           {"/api/v1/runs/0/counters?track=../x&t0=0&t1=10&width=10", "track"},
+           {"/api/v1/runs/0/counters?track=0&t0=5&t1=5&width=10", "t1"},
+           {"/api/v1/runs/0/counters?track=0&t1=5&width=10", "t0"},
+           {"/api/v1/runs/0/counters?track=0&t0=0&t1=5&width=0", "width"},
+           {"/api/v1/runs/0/counters?track=0&t0=0&t1=5&width=99999", "width"},
+           {"/api/v1/runs/3/counters", "run"}}) {
+    auto r = s.Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, names == "run" ? 404 : 400) << path << " " << r->body;
+    EXPECT_NE(r->body.find("\"error\":\"" + names), std::string::npos) << path << " " << r->body;
+  }
+  const std::string huge = "9223372036854775807";
+  auto wide = s.Get("/api/v1/runs/0/counters?track=" + std::to_string(util) + "&t0=-" + huge +
+                    "&t1=" + huge + "&width=32768");
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->status, 200) << wide->body.substr(0, 300);
+}
+
 }  // namespace
 }  // namespace th::serve
