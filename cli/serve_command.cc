@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "cli/serve_findings_source.h"
 #include "core/graph/text_escape.h"
 #include "core/serve/serve_access.h"
 #include "core/serve/serve_index_cache.h"
@@ -70,6 +71,7 @@ void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
               << "; import " << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s)
               << " s, index " << Fixed(times.index_s) << " s, cache write "
               << Fixed(times.cache_write_s) << " s)\n";
+    server->RunReady(static_cast<size_t>(&run - &runs.front()));
   }
 }
 
@@ -84,6 +86,7 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
   server_options.bind = opt.bind;
   server_options.port = opt.port;
   server_options.access.token = opt.token;
+  server_options.findings = DefaultPipelineFindings();
   if (opt.token.empty() && !serve::IsLoopbackAddress(opt.bind))
     server_options.access.token = serve::RandomToken();
   serve::ServeServer server(&runs, server_options);

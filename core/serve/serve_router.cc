@@ -5,6 +5,7 @@
 
 #include "core/serve/serve_api.h"
 #include "core/serve/serve_counters_api.h"
+#include "core/serve/serve_findings_api.h"
 #include "core/serve/serve_flows_api.h"
 #include "core/serve/web_assets.h"
 
@@ -80,10 +81,12 @@ std::vector<std::string> RunPathParts(std::string_view path) {
 
 }  // namespace
 
-ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access)
+ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access,
+                         FindingsSource findings)
     : runs_(runs),
       access_(std::move(access)),
-      limiter_(access_.requests_per_second, access_.request_burst) {
+      limiter_(access_.requests_per_second, access_.request_burst),
+      findings_(std::move(findings)) {
   for (size_t k = 0; k < runs_->size(); ++k) extras_.push_back(std::make_unique<RunExtras>());
 }
 
@@ -115,6 +118,11 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
   return r;
 }
 
+void ServeRouter::RunReady(size_t run) {
+  if (findings_ && run < extras_.size() && (*runs_)[run]->ready())
+    extras_[run]->findings().Start(findings_, *(*runs_)[run]);
+}
+
 RunExtras* ServeRouter::ExtrasOf(const std::string& run) const {
   const auto n = ParseInt64(run);
   if (!n || *n < 0 || static_cast<uint64_t>(*n) >= extras_.size()) return nullptr;
@@ -134,6 +142,7 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
     if (what == "search") return ToHttp(SearchResponse(runs, run, req.params));
     if (what == "flows") return ToHttp(FlowsResponse(runs, run, ExtrasOf(run), req.params));
     if (what == "counters") return ToHttp(CountersResponse(runs, run, ExtrasOf(run), req.params));
+    if (what == "findings") return ToHttp(FindingsResponse(runs, run, ExtrasOf(run), findings_));
   } else if (parts.size() == 3 && parts[1] == "events") {
     return ToHttp(EventResponse(runs, parts[0], parts[2]));
   }

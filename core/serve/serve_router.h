@@ -32,8 +32,11 @@ struct ServeAccess {
 class ServeRouter {
  public:
   // `runs` must outlive the router and not be resized while it answers.
-  ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access);
+  ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access,
+              FindingsSource findings = nullptr);
   HttpResponse Handle(const HttpRequest& request);
+  // Starts the findings of run `run` (now ready) in the background.
+  void RunReady(size_t run);
 
  private:
   HttpResponse Route(const HttpRequest& request) const;
@@ -42,6 +45,7 @@ class ServeRouter {
   const std::vector<std::unique_ptr<ServeRun>>* runs_;
   ServeAccess access_;
   RateLimiter limiter_;
+  FindingsSource findings_;
   std::vector<std::unique_ptr<RunExtras>> extras_;  // one per run
 };
 

@@ -8,7 +8,7 @@ namespace th::serve {
 
 ServeServer::ServeServer(const std::vector<std::unique_ptr<ServeRun>>* runs,
                          ServeServerOptions options)
-    : options_(std::move(options)), router_(runs, options_.access) {}
+    : options_(std::move(options)), router_(runs, options_.access, options_.findings) {}
 
 ServeServer::~ServeServer() { Stop(); }
 

@@ -17,8 +17,9 @@ namespace th::serve {
 
 struct ServeServerOptions {
   std::string bind = "127.0.0.1";
-  int port = 8765;     // 0: any free port
-  ServeAccess access;  // the token is required unless `bind` is a loopback address
+  int port = 8765;                    // 0: any free port
+  ServeAccess access;                 // the token is required unless `bind` is a loopback address
+  FindingsSource findings = nullptr;  // runs the pipeline for /findings; none: 404
 };
 
 class ServeServer {
@@ -39,6 +40,8 @@ class ServeServer {
   void Listen();
   // Listens on a thread of its own, returning once it accepts connections.
   void Start();
+  // Starts the findings of run `run`, now ready, in the background.
+  void RunReady(size_t run) { router_.RunReady(run); }
   // Stops listening (from any thread, also before Listen began: Listen then
   // returns at once); joins the thread of Start.
   void Stop();

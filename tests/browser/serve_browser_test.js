@@ -291,6 +291,7 @@ async function exercise(cdp, server, artefacts) {
   await kernelAndLaunch(p, server, meta, shot);
   await flowsToggle(p, server, shot);
   await counterLanes(p, server, shot);
+  await findingsLane(p, server, shot);
   await searchOutside(p, server, meta, shot);
   await copiedUrl(cdp, p, server);
   await otherRun(p, server);
@@ -367,6 +368,43 @@ async function counterLanes(p, server, shot) {
   console.log('counter lanes: ' + lanes.map((l) => l.name + (l.unavailable ? ' (not available)' : '')).join(', '));
   await shot(p, 'counters');
   await p.evaluate('window.__viewer.scrollToY(0)');
+}
+
+// The findings lane: once the pipeline has run, one mark per finding in view;
+// clicking one shows its text in the details pane and `f` frames its window.
+async function findingsLane(p, server, shot) {
+  await p.evaluate('window.__viewer.scrollToY(0)');
+  let fs = null;
+  for (let i = 0; i < 1200; i++) {  // the pipeline runs in the background (at most 60 s)
+    fs = await p.evaluate('window.__viewer.findings()');
+    if (fs.state !== 'running' && fs.state !== 'loading') break;
+    await sleep(50);
+  }
+  if (!check(fs.state === 'ready', 'the findings lane is ' + fs.state + ' ' + fs.message)) return;
+  const st0 = await p.state();
+  const api = await apiJson(server.origin, 'runs/' + st0.run + '/findings');
+  check(api.total === fs.list.length, 'the lane holds ' + fs.list.length + ' findings, the server ' + api.total);
+  console.log('findings: ' + api.total + ' (' + api.findings.map((f) => f.severity + ' ' + f.title.slice(0, 40) + ' [' + f.place + ']').join('; ') + ')');
+  if (!api.total) return;
+  // Show the whole run so that every finding has a mark.
+  await p.evaluate('window.__viewer.frameWhole()');
+  await sleep(300);
+  fs = await p.evaluate('window.__viewer.findings()');
+  if (!check(fs.marks.length === api.total, 'marks drawn ' + fs.marks.length + ' of ' + api.total)) return;
+  const m = fs.marks[fs.marks.length - 1];
+  await p.click(m.x, m.y);
+  await sleep(150);
+  fs = await p.evaluate('window.__viewer.findings()');
+  const f = api.findings[m.index];
+  check(fs.selected === m.index, 'clicking the mark of finding ' + m.index + ' selected ' + fs.selected);
+  const text = await p.evaluate('document.getElementById("details").textContent');
+  check(text.includes(f.title) && text.includes(f.what.slice(0, 40)), 'the details pane does not show the finding: ' + text.slice(0, 200));
+  await p.key('f');
+  await sleep(150);
+  const st = await p.state();
+  check(st.t0 <= f.start_ns && st.t1 >= f.end_ns && (st.t1 - st.t0) < 2 * Math.max(f.end_ns - f.start_ns, 200) + 1000,
+    'f does not frame the finding [' + f.start_ns + ', ' + f.end_ns + ']: ' + JSON.stringify([st.t0, st.t1]));
+  await shot(p, 'findings');
 }
 
 // With several inputs, the run selector opens another run (one per input).

@@ -1,10 +1,12 @@
 // The vertical layout: sections per group path (rank -> device -> stream,
 // rank -> process -> thread), collapsible, and one lane per row (track,
 // nesting depth) in the order the server lists tracks; then the counter
-// lanes (kind 'counter', one per series of /counters) under their groups.
+// lanes (kind 'counter', one per series of /counters) under their groups;
+// above all, the findings lane (kind 'findings').
 // Tracks of Chrome counter events get no box lanes: their series are drawn
 // as counter lanes instead.
 import {COUNTER_H} from './counters.js';
+import {FINDINGS_H} from './findings.js';
 
 export const LANE_H = 16;
 export const SECTION_H = 20;
@@ -41,12 +43,16 @@ export class Layout {
     this.build();
   }
 
+  // The findings lane's height (it grows with the levels of overlapping marks).
+  setFindingsHeight(h) { this.findingsH = h; this.build(); }
+
   static sectionKey(group, n) { return group.slice(0, n).join('\u0001'); }
 
   // Recomputes items [{kind: 'section'|'lane', y, h, ...}] and the total height.
   build() {
-    const items = [];
-    let y = 0;
+    const fh = this.findingsH || FINDINGS_H;
+    const items = [{kind: 'findings', y: 0, h: fh}];
+    let y = fh + TRACK_GAP;
     let prev = [];
     for (const t of this.order) {
       const g = t.group || [];

@@ -59,6 +59,7 @@ export class Timeline {
       const y = HEADER_H + it.y - top;
       if (it.kind === 'section') this.drawSection(it, y);
       else if (it.kind === 'counter') this.drawCounter(it, y);
+      else if (it.kind === 'findings') this.v.findings.drawLane(this, it, y);
       else this.drawLane(it, y, q.level, first, last);
     }
     this.drawSteps(true);
@@ -311,6 +312,7 @@ export class Timeline {
     if (!it) return null;
     if (it.kind === 'section') return {section: it};
     if (it.kind === 'counter') return {counter: it, t: this.tOf(x)};
+    if (it.kind === 'findings') { const f = x >= LABEL_W ? this.v.findings.hit(x, y) : null; return f ? {finding: f} : {lane: it}; }
     if (x < LABEL_W) return {lane: it};
     const q = this.query();
     const t = this.tOf(x), slack = 3 * (this.v.view.t1 - this.v.view.t0) / this.plotW;

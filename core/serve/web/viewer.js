@@ -6,6 +6,7 @@ import {ApiError, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
 import {CounterLayer} from './counters.js';
+import {FindingsLayer} from './findings.js';
 import {FlowLayer} from './flows.js';
 import {fmtDur, fmtInt} from './format.js';
 import {attachInput} from './input.js';
@@ -35,6 +36,7 @@ class Viewer {
     this.searcher = new Search(this);
     this.flows = new FlowLayer(this);
     this.counters = new CounterLayer(this);
+    this.findings = new FindingsLayer(this);
   }
 
   async start() {
@@ -81,6 +83,8 @@ class Viewer {
     this.layout = new Layout(meta);
     this.counters.reset([]);
     this.guard(this.loadCounters(run));
+    this.findings.reset();
+    this.guard(this.findings.load(run));
     this.cache = new TileCache(TILE_CACHE_COST);
     this.loader = new TileLoader(run, this.origin, meta.rows.length, meta.content_key, this.cache, () => this.requestDraw(),
       (m) => this.error(m));
@@ -224,7 +228,8 @@ class Viewer {
     const tip = $('tooltip');
     const hit = p && this.layout ? this.timeline.hit(p.x, p.y) : null;
     let text = '';
-    if (hit && hit.counter) text = this.counters.valueAt(hit.counter.counter, hit.t).text;
+    if (hit && hit.finding) text = hit.finding.severity + ' · ' + hit.finding.title + ' (' + fmtDur(hit.finding.end_ns - hit.finding.start_ns) + ')';
+    else if (hit && hit.counter) text = this.counters.valueAt(hit.counter.counter, hit.t).text;
     else if (hit && hit.event) text = hit.event.name + ' · ' + fmtDur(hit.event.dur);
     else if (hit && hit.bucket) text = fmtInt(hit.bucket.count) + ' merged events, busy ' + fmtDur(hit.bucket.busy);
     else if (hit && hit.lane) text = this.layout.trackName(hit.lane.row) + ' (depth ' + hit.lane.depth + ')';
@@ -240,6 +245,12 @@ class Viewer {
   click(x, y, additive) {
     const hit = this.timeline.hit(x, y);
     if (hit && hit.section) { this.layout.toggle(hit.section.key); this.scrollTo(this.scrollY); return; }
+    if (hit && hit.finding) {
+      this.selection.clear();
+      this.findings.select(hit.finding);
+      return;
+    }
+    this.findings.selected = null;
     if (hit && hit.event) {
       const e = hit.event;
       if (additive) {
@@ -258,6 +269,7 @@ class Viewer {
   }
   clearSelection() {
     this.selection.clear();
+    this.findings.selected = null;
     this.marker = null;
     $('details').replaceChildren(el('p', {class: 'muted'}, 'Nothing selected.'));
     this.requestDraw();
@@ -296,7 +308,12 @@ class Viewer {
     }
     return this.selection.size ? {lo, hi, row} : null;
   }
-  frameSelection() { const s = this.selectionSpan(); if (s) this.frame(s.lo, s.hi, s.row); }
+  // Frames the selected events, or else the selected finding's window.
+  frameSelection() {
+    const s = this.selectionSpan();
+    if (s) this.frame(s.lo, s.hi, s.row);
+    else this.findings.frame();
+  }
   markSelection() { const s = this.selectionSpan(); if (s) this.setMarker(s.lo, s.hi); }
   setMarker(t0, t1) { this.marker = {t0, t1}; this.requestDraw(); }
 
@@ -363,6 +380,10 @@ class Viewer {
         unavailable: v.counters.tracks[it.counter].unavailable, drawnBuckets: it.drawnBuckets || 0, y: it.y})),
       counterValueAt: (track, t) => v.counters.valueAt(track, t),
       scrollToY: (y) => v.scrollTo(y),
+      frameWhole: () => v.setView(0, v.endNs),
+      // The findings lane: its state, the findings, the marks drawn (page coordinates), the one selected.
+      findings: () => ({state: v.findings.state, message: v.findings.message, list: v.findings.list,
+        marks: v.findings.markPoints(), selected: v.findings.selected && v.findings.selected.index}),
       toggleFlows: (on) => { $('flows').checked = on === undefined ? !v.flows.enabled : on; v.flows.toggle($('flows').checked); },
       details: () => v.details || null,
     };

@@ -1,0 +1,52 @@
+// The findings of the default pipeline for one run, computed once in the
+// background after the run is ready: a FindingsSource (given by the command,
+// which knows where the pipeline and plugins are) runs the pipeline on the
+// run's input; the answer is kept as JSON with each finding's place on the
+// run's relative clock: its own range, else the span of its steps, else the
+// span of the events of its device (or stream), else the whole run.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/graph/analysis_results.h"
+#include "core/graph/status.h"
+#include "core/serve/serve_run.h"
+
+namespace th::serve {
+
+// Runs the default pipeline on a run's input and returns its findings.
+using FindingsSource = std::function<StatusOr<std::vector<Finding>>(const std::string& input)>;
+
+class FindingsTask {
+ public:
+  enum class State { kNotStarted, kRunning, kDone, kFailed };
+
+  FindingsTask() = default;
+  ~FindingsTask();  // waits for a running pipeline
+  FindingsTask(const FindingsTask&) = delete;
+  FindingsTask& operator=(const FindingsTask&) = delete;
+
+  // Starts the pipeline on a thread of its own (the first call only); `run`
+  // must be ready and outlive the task.
+  void Start(const FindingsSource& source, const ServeRun& run);
+  // The state and, when done, the JSON answer or, when failed, the error.
+  State state(std::string* json_or_error) const;
+
+ private:
+  mutable std::mutex mu_;
+  State state_ = State::kNotStarted;
+  std::string text_;
+  std::thread thread_;
+};
+
+// {"findings":[{"index","plugin","severity","title","what","suggestion",
+// "confidence","scope":{…},"start_ns","end_ns","place","evidence":[…]}],
+// "total"}; start_ns/end_ns relative to the run, `place` what they come from
+// ("range", "steps", "scope", "run").
+std::string FindingsJson(const ServeRun& run, const std::vector<Finding>& findings);
+
+}  // namespace th::serve
