@@ -69,7 +69,9 @@ void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
               << " events, index " << (run->index_from_cache() ? "from the cache" : "built")
               << "; import " << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s)
               << " s, index " << Fixed(times.index_s) << " s, cache write "
-              << Fixed(times.cache_write_s) << " s)\n";
+              << Fixed(times.cache_write_s) << " s; overview "
+              << (times.overview_early ? "from the cache, answered during the import" : "built")
+              << " " << Fixed(times.overview_s) << " s)\n";
   }
 }
 

@@ -22,6 +22,11 @@ class Out {
     std::memcpy(at_, s.data(), s.size());
     at_ += s.size();
   }
+  char* Skip(size_t n) {
+    char* at = at_;
+    at_ += n;
+    return at;
+  }
   std::string Take() {
     bytes_.resize(static_cast<size_t>(at_ - bytes_.data()));
     return std::move(bytes_);
@@ -38,6 +43,26 @@ size_t TileBytes(const LodViewport& v) {
   for (const ViewportTile& t : v.tiles)
     n += kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14;
   return n;
+}
+
+// One tile's part: its header and columns; names_of[k] is the name index of
+// its k-th drawn event.
+void PutTile(Out* out, const ServeRun& run, const ViewportTile& t, const uint32_t* names_of) {
+  const EventColumns& ev = run.graph().events;
+  const auto& drawn = t.data.drawn;
+  const auto& buckets = t.data.buckets;
+  out->Put<uint32_t>(t.row);
+  out->Put<uint32_t>(static_cast<uint32_t>(drawn.size()));
+  out->Put<uint32_t>(static_cast<uint32_t>(buckets.size()));
+  out->Put<uint32_t>(0);
+  out->Put<int64_t>(t.tile);
+  for (EventId e : drawn) out->Put<int64_t>(run.Relative(ev.ts[e]));
+  for (EventId e : drawn) out->Put<int64_t>(ev.dur[e] > 0 ? ev.dur[e] : 0);
+  for (EventId e : drawn) out->Put<uint32_t>(e);
+  for (size_t k = 0; k < drawn.size(); ++k) out->Put<uint32_t>(names_of[k]);
+  for (const LodBucket& b : buckets) out->Put<uint16_t>(b.bucket);
+  for (const LodBucket& b : buckets) out->Put<uint32_t>(b.count);
+  for (const LodBucket& b : buckets) out->Put<int64_t>(b.busy_ns);
 }
 
 }  // namespace
@@ -61,38 +86,46 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
     }
   }
   Out out(kThvpHeaderBytes + name_bytes + TileBytes(v));
-  out.Raw("THVP");
-  out.Put<uint32_t>(kThvpVersion);
-  out.Put<int32_t>(v.level);
-  out.Put<uint32_t>(static_cast<uint32_t>(v.tiles.size()));
-  out.Put<int64_t>(v.first_tile);
-  out.Put<int64_t>(v.last_tile);
-  out.Put<uint64_t>(v.events_in_view);
-  out.Put<uint64_t>(v.events_drawn);
-  out.Put<uint32_t>(static_cast<uint32_t>(names.size()));
-  out.Put<uint32_t>(0);
+  WriteThvpHeader(out.Skip(kThvpHeaderBytes), v.level, static_cast<uint32_t>(v.tiles.size()),
+                  v.first_tile, v.last_tile, v.events_in_view, v.events_drawn,
+                  static_cast<uint32_t>(names.size()));
   for (StringId s : names) {
     out.Put<uint32_t>(static_cast<uint32_t>(strings.Get(s).size()));
     out.Raw(strings.Get(s));
   }
   const uint32_t* names_of = name_index.data();
   for (const ViewportTile& t : v.tiles) {
-    const auto& drawn = t.data.drawn;
-    const auto& buckets = t.data.buckets;
-    out.Put<uint32_t>(t.row);
-    out.Put<uint32_t>(static_cast<uint32_t>(drawn.size()));
-    out.Put<uint32_t>(static_cast<uint32_t>(buckets.size()));
-    out.Put<uint32_t>(0);
-    out.Put<int64_t>(t.tile);
-    for (EventId e : drawn) out.Put<int64_t>(run.Relative(ev.ts[e]));
-    for (EventId e : drawn) out.Put<int64_t>(ev.dur[e] > 0 ? ev.dur[e] : 0);
-    for (EventId e : drawn) out.Put<uint32_t>(e);
-    for (size_t k = 0; k < drawn.size(); ++k) out.Put<uint32_t>(*names_of++);
-    for (const LodBucket& b : buckets) out.Put<uint16_t>(b.bucket);
-    for (const LodBucket& b : buckets) out.Put<uint32_t>(b.count);
-    for (const LodBucket& b : buckets) out.Put<int64_t>(b.busy_ns);
+    PutTile(&out, run, t, names_of);
+    names_of += t.data.drawn.size();
   }
   return out.Take();
+}
+
+std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t,
+                           std::span<const uint32_t> name_index) {
+  Out out(kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14);
+  PutTile(&out, run, t, name_index.data());
+  return out.Take();
+}
+
+void WriteThvpHeader(char* at, int level, uint32_t tile_count, int64_t first_tile,
+                     int64_t last_tile, uint64_t events_in_view, uint64_t events_drawn,
+                     uint32_t name_count) {
+  auto put = [&at](auto v) {
+    std::memcpy(at, &v, sizeof v);
+    at += sizeof v;
+  };
+  std::memcpy(at, "THVP", 4);
+  at += 4;
+  put(kThvpVersion);
+  put(static_cast<int32_t>(level));
+  put(tile_count);
+  put(first_tile);
+  put(last_tile);
+  put(events_in_view);
+  put(events_drawn);
+  put(name_count);
+  put(uint32_t{0});
 }
 
 LodViewport TileViewport(uint32_t row, int level, int64_t tile, LodTile data) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "core/serve/lod_viewport.h"
@@ -17,6 +18,16 @@ inline constexpr size_t kThvpHeaderBytes = 56;
 inline constexpr size_t kThvpTileHeaderBytes = 24;
 
 std::string EncodeThvp(const ServeRun& run, const LodViewport& v);
+
+// The bytes of one tile as EncodeThvp writes it, with name_index[k] as the
+// name index of its k-th drawn event.
+std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t,
+                           std::span<const uint32_t> name_index);
+
+// Writes the 56-byte header at `at`.
+void WriteThvpHeader(char* at, int level, uint32_t tile_count, int64_t first_tile,
+                     int64_t last_tile, uint64_t events_in_view, uint64_t events_drawn,
+                     uint32_t name_count);
 
 // One tile as a viewport of itself: level, first = last = tile, the tile
 // when non-empty, events_drawn = its drawn events, events_in_view = those

@@ -107,6 +107,9 @@ TEST(ServeCommand, ServesOnAFreePortAndCachesTheIndex) {
     EXPECT_EQ(page->status, 200);
     EXPECT_NE(serve.err().find(cached ? "index from the cache" : "index built"), std::string::npos)
         << serve.err();
+    EXPECT_NE(serve.err().find(cached ? "overview from the cache" : "overview built"),
+              std::string::npos)
+        << serve.err();
   }
 }
 
