@@ -37,32 +37,40 @@ class Out {
   char* at_;
 };
 
+size_t OneTileBytes(const ViewportTile& t) {
+  return kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14;
+}
+
 // Bytes of the tiles' part of the response.
 size_t TileBytes(const LodViewport& v) {
   size_t n = 0;
-  for (const ViewportTile& t : v.tiles)
-    n += kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14;
+  for (const ViewportTile& t : v.tiles) n += OneTileBytes(t);
   return n;
 }
 
-// One tile's part: its header and columns; names_of[k] is the name index of
-// its k-th drawn event.
-void PutTile(Out* out, const ServeRun& run, const ViewportTile& t, const uint32_t* names_of) {
+// Writes one tile's part (its header and columns; names_of[k] is the name
+// index of its k-th drawn event) at `at`, OneTileBytes(t) bytes. Through a
+// local cursor, which the compiler keeps in a register.
+void PutTile(char* at, const ServeRun& run, const ViewportTile& t, const uint32_t* names_of) {
+  auto put = [&at](auto v) {
+    std::memcpy(at, &v, sizeof v);
+    at += sizeof v;
+  };
   const EventColumns& ev = run.graph().events;
   const auto& drawn = t.data.drawn;
   const auto& buckets = t.data.buckets;
-  out->Put<uint32_t>(t.row);
-  out->Put<uint32_t>(static_cast<uint32_t>(drawn.size()));
-  out->Put<uint32_t>(static_cast<uint32_t>(buckets.size()));
-  out->Put<uint32_t>(0);
-  out->Put<int64_t>(t.tile);
-  for (EventId e : drawn) out->Put<int64_t>(run.Relative(ev.ts[e]));
-  for (EventId e : drawn) out->Put<int64_t>(ev.dur[e] > 0 ? ev.dur[e] : 0);
-  for (EventId e : drawn) out->Put<uint32_t>(e);
-  for (size_t k = 0; k < drawn.size(); ++k) out->Put<uint32_t>(names_of[k]);
-  for (const LodBucket& b : buckets) out->Put<uint16_t>(b.bucket);
-  for (const LodBucket& b : buckets) out->Put<uint32_t>(b.count);
-  for (const LodBucket& b : buckets) out->Put<int64_t>(b.busy_ns);
+  put(t.row);
+  put(static_cast<uint32_t>(drawn.size()));
+  put(static_cast<uint32_t>(buckets.size()));
+  put(uint32_t{0});
+  put(t.tile);
+  for (EventId e : drawn) put(run.Relative(ev.ts[e]));
+  for (EventId e : drawn) put(ev.dur[e] > 0 ? ev.dur[e] : int64_t{0});
+  for (EventId e : drawn) put(static_cast<uint32_t>(e));
+  for (size_t k = 0; k < drawn.size(); ++k) put(names_of[k]);
+  for (const LodBucket& b : buckets) put(static_cast<uint16_t>(b.bucket));
+  for (const LodBucket& b : buckets) put(static_cast<uint32_t>(b.count));
+  for (const LodBucket& b : buckets) put(static_cast<int64_t>(b.busy_ns));
 }
 
 }  // namespace
@@ -95,7 +103,7 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
   }
   const uint32_t* names_of = name_index.data();
   for (const ViewportTile& t : v.tiles) {
-    PutTile(&out, run, t, names_of);
+    PutTile(out.Skip(OneTileBytes(t)), run, t, names_of);
     names_of += t.data.drawn.size();
   }
   return out.Take();
@@ -103,9 +111,9 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
 
 std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t,
                            std::span<const uint32_t> name_index) {
-  Out out(kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14);
-  PutTile(&out, run, t, name_index.data());
-  return out.Take();
+  std::string out(OneTileBytes(t), '\0');
+  PutTile(out.data(), run, t, name_index.data());
+  return out;
 }
 
 void WriteThvpHeader(char* at, int level, uint32_t tile_count, int64_t first_tile,
