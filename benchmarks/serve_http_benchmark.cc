@@ -135,17 +135,20 @@ Server StartServe(const Options& o, const std::string& cache) {
   return s;
 }
 
-// Waits (at most 60 s) until the cold start has stored its index and overview.
+// Waits (at most 60 s) until the cold start has stored its index and
+// overview (a server that stores no overview: 2 s after its index).
 void WaitForCache(const std::string& dir) {
-  for (int i = 0; i < 6000; ++i) {
-    int stored = 0;
+  int after_index = 0;
+  for (int i = 0; i < 6000 && after_index < 200; ++i) {
+    bool index = false, overview = false;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
-      if (name.find(".tmp") == std::string::npos &&
-          (name.ends_with(".thidx") || name.ends_with(".thov")))
-        ++stored;
+      if (name.find(".tmp") != std::string::npos) continue;
+      index |= name.ends_with(".thidx");
+      overview |= name.ends_with(".thov");
     }
-    if (stored == 2) return;
+    if (index && overview) return;
+    if (index) ++after_index;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }

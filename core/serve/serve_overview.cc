@@ -183,27 +183,28 @@ std::string AssembleThvp(const OverviewLevel& l, std::span<const uint32_t> rows,
       }
     }
   }
-  // Pass 2: header, dictionary, tiles with their name indexes renumbered.
-  std::string out(bytes, '\0');
-  char* at = out.data();
-  WriteThvpHeader(at, l.level, static_cast<uint32_t>(tiles.size()), first_tile, last_tile,
+  // Pass 2: header, dictionary, tiles with their name indexes renumbered
+  // (appended into reserved memory: nothing is written twice).
+  std::string out;
+  out.reserve(bytes);
+  char header[kThvpHeaderBytes];
+  WriteThvpHeader(header, l.level, static_cast<uint32_t>(tiles.size()), first_tile, last_tile,
                   drawn + counted, drawn, static_cast<uint32_t>(names.size()));
-  at += kThvpHeaderBytes;
+  out.append(header, kThvpHeaderBytes);
   for (uint32_t n : names) {
     const uint32_t size = static_cast<uint32_t>(l.names[n].size());
-    std::memcpy(at, &size, 4);
-    std::memcpy(at + 4, l.names[n].data(), size);
-    at += 4 + size;
+    out.append(reinterpret_cast<const char*>(&size), 4);
+    out.append(l.names[n]);
   }
   for (const OverviewTile* t : tiles) {
-    std::memcpy(at, l.bytes.data() + t->offset, t->size);
-    char* column = NameColumn(at, t->drawn);
+    const size_t at = out.size();
+    out.append(l.bytes, t->offset, t->size);
+    char* column = NameColumn(out.data() + at, t->drawn);
     for (uint32_t k = 0; k < t->drawn; ++k) {
       uint32_t n;
       std::memcpy(&n, column + 4 * k, 4);
       std::memcpy(column + 4 * k, &local[n], 4);
     }
-    at += t->size;
   }
   return out;
 }
