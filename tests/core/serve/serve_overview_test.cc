@@ -1,7 +1,8 @@
 // The encoded overview: every viewport and tile at a level it holds,
 // assembled from it, is byte for byte what EncodeThvp computes from the
 // index (the whole trace, random windows, some rows in another order, and
-// every tile of every row), on the generated fixture and real traces.
+// every tile of every row), on the generated fixture and real traces; and
+// so is the overview read back from its cache file.
 #include "core/serve/serve_overview.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "core/serve/lod_levels.h"
 #include "core/serve/lod_viewport.h"
 #include "core/serve/serve_binary.h"
+#include "core/serve/serve_overview_io.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/support/test_files.h"
 
@@ -79,6 +81,16 @@ void CheckOverview(const ServeRun& run) {
       }
     }
     if (::testing::Test::HasFailure()) return;
+  }
+  // As read back from its cache file: the same answers.
+  auto read = DeserializeOverview(SerializeOverview(o), "overview.thov");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->levels.size(), o.levels.size());
+  for (size_t k = 0; k < o.levels.size(); ++k) {
+    const int shift = o.levels[k].level + kTileBucketsLog2;
+    const int64_t first = FloorShift(origin, shift), last = FloorShift(end, shift);
+    EXPECT_EQ(AssembleThvp(read->levels[k], all, first, last),
+              AssembleThvp(o.levels[k], all, first, last));
   }
 }
 
