@@ -20,8 +20,9 @@ struct RowTiles {
   std::string bytes;
 };
 
-// Row r's non-empty tiles of `level` over [first, last], names numbered in
-// `dictionary` (filled in row order afterwards: per tile its StringIds).
+// Row r's non-empty tiles of `level` over [first, last], encoded with name
+// indexes 0; per tile the StringIds of its drawn events go to *tile_names
+// (EncodeLevel numbers them, in row order, once every row is encoded).
 RowTiles EncodeRow(const ServeRun& run, uint32_t r, int level, int64_t first, int64_t last,
                    std::vector<std::vector<StringId>>* tile_names) {
   RowTiles out;

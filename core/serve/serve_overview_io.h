@@ -19,6 +19,8 @@
 
 namespace th::serve {
 
+// Bump it when the layout, the THVP tile bytes or the choice of levels change:
+// an entry of another version is ignored (and rebuilt).
 inline constexpr uint32_t kOverviewFormatVersion = 1;
 
 std::string SerializeOverview(const RunOverview& overview);
