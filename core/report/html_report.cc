@@ -85,6 +85,20 @@ void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits&
 
 // Where a finding lies on the swimlane: the lanes of its scope and the span
 // of their events in the shown window.
+// The same place for `tracehound serve` run on the report's traces in their
+// order: the trace (the viewer's run) and the window on that trace's own clock,
+// as decimal strings (nanoseconds since the epoch do not fit a JS number).
+void WriteServePlace(JsonWriter& w, const Finding& f, const Swimlane& s, int64_t t0, int64_t t1) {
+  const RankWindow* window = nullptr;
+  for (const RankWindow& x : s.windows)
+    if (x.rank == f.scope.rank) window = &x;
+  if (!window && !s.windows.empty()) window = &s.windows.front();
+  if (!window) return;
+  w.Key("serve").BeginObject().Field("run", static_cast<int64_t>(window->trace));
+  w.Field("abs0", std::to_string(t0 + window->shift_ns));
+  w.Field("abs1", std::to_string(t1 + window->shift_ns)).EndObject();
+}
+
 void WritePlace(JsonWriter& w, const Finding& f, const Swimlane& s) {
   w.BeginObject();
   if (!s.available) {
@@ -145,6 +159,7 @@ void WritePlace(JsonWriter& w, const Finding& f, const Swimlane& s) {
   for (uint32_t l : lanes) w.Int(l);
   w.EndArray();
   if (!note.empty()) w.Field("note", note);
+  WriteServePlace(w, f, s, t0, t1);
   w.EndObject();
 }
 

@@ -18,7 +18,7 @@ namespace th::serve {
 struct HttpRequest {
   std::string method, target, path;  // path percent-decoded, without the query
   std::multimap<std::string, std::string> params;
-  std::string authorization, if_none_match, remote_addr;
+  std::string authorization, if_none_match, cookie, remote_addr;
   int error_status = 0;  // non-zero: httplib refused the request with this status
 };
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <random>
 
+#include "core/graph/xxh128_hex.h"
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_index_io.h"
 
@@ -24,18 +25,6 @@ namespace {
 struct StateDeleter {
   void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
 };
-
-std::string Hex(XXH128_hash_t h) {
-  XXH128_canonical_t c;
-  XXH128_canonicalFromHash(&c, h);
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out(32, '0');
-  for (int i = 0; i < 16; ++i) {
-    out[2 * i] = kDigits[c.digest[i] >> 4];
-    out[2 * i + 1] = kDigits[c.digest[i] & 15];
-  }
-  return out;
-}
 
 // Adds the size and bytes of `path` to `state`.
 Status HashFileInto(const std::string& path, XXH3_state_t* state) {
@@ -111,7 +100,7 @@ StatusOr<std::string> InputContentKey(const std::string& input) {
   const uint32_t version = kLodFormatVersion;
   XXH3_128bits_update(state.get(), &version, sizeof version);
   for (const InputFile& f : *files) TH_RETURN_IF_ERROR(HashFileInto(f.path, state.get()));
-  return Hex(XXH3_128bits_digest(state.get()));
+  return Xxh128Hex(XXH3_128bits_digest(state.get()));
 }
 
 StatusOr<std::string> InputFastKey(const std::string& input) {
@@ -122,7 +111,7 @@ StatusOr<std::string> InputFastKey(const std::string& input) {
   const uint32_t version = kLodFormatVersion;
   XXH3_128bits_update(state.get(), &version, sizeof version);
   for (const InputFile& f : *files) TH_RETURN_IF_ERROR(FastHashFileInto(f.path, state.get()));
-  return Hex(XXH3_128bits_digest(state.get()));
+  return Xxh128Hex(XXH3_128bits_digest(state.get()));
 }
 
 std::string IndexCachePath(const std::string& dir, const std::string& key) {

@@ -1,5 +1,8 @@
 #include "core/serve/serve_router.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "core/serve/serve_api.h"
 #include "core/serve/web_assets.h"
 
@@ -25,6 +28,23 @@ const char* StatusText(int status) {
     default:
       return "request: refused";
   }
+}
+
+// The page's scripts and styles cannot send the token: the page's answer
+// sets it as a cookie (HttpOnly, SameSite=Strict) that their requests carry.
+constexpr std::string_view kTokenCookie = "th_token";
+
+// The value of cookie `name` in a Cookie header ("a=1; b=2"), or "".
+std::string_view CookieValue(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const size_t end = std::min(header.find(';'), header.size());
+    std::string_view pair = header.substr(0, end);
+    header.remove_prefix(std::min(end + 1, header.size()));
+    while (pair.starts_with(' ')) pair.remove_prefix(1);
+    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=')
+      return pair.substr(name.size() + 1);
+  }
+  return {};
 }
 
 HttpResponse ToHttp(ApiResponse a) {
@@ -78,7 +98,11 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
     if (req.authorization.starts_with("Bearer ")) given = req.authorization.substr(7);
     auto param = req.params.find("token");
     if (given.empty() && param != req.params.end()) given = param->second;
+    if (given.empty()) given = std::string(CookieValue(req.cookie, kTokenCookie));
     r = TokensEqual(given, access_.token) ? Route(req) : Error(401);
+    if (r.status == 200 && req.path == "/")
+      r.headers.push_back({"Set-Cookie", std::string(kTokenCookie) + "=" + access_.token +
+                                             "; Path=/; HttpOnly; SameSite=Strict"});
   } else {
     r = Route(req);
   }

@@ -3,6 +3,7 @@
 #include <isa-l/igzip_lib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -19,6 +20,58 @@ class GzipSource final : public ByteSource {
   }
 
   StatusOr<size_t> Read(char* out, size_t n) override {
+    if (!whole_error_.ok()) return whole_error_;
+    if (whole_read_ < whole_size_) {  // decoded by MutableMapping, not mapped
+      const size_t k = std::min(n, whole_size_ - whole_read_);
+      std::memcpy(out, whole_.get() + whole_read_, k);
+      whole_read_ += k;
+      if (whole_read_ == whole_size_) whole_.reset();  // read out: the stream goes on
+      return k;
+    }
+    return Inflate(out, n);
+  }
+
+  // A small stream is decoded whole into memory on the first call, before any
+  // read, and handed out as a mapping (the reader then parses in place instead
+  // of copying every chunk). A stream that decodes to more than kWholeLimit
+  // stays a stream: what was decoded is read first, then the rest.
+  char* MutableMapping(size_t* size) override {
+    if (total_out_ != 0 || whole_tried_) return whole_mapped_ ? Mapping(size) : nullptr;
+    whole_tried_ = true;
+    // Compressed JSON is 5-20x smaller than its text: a stream stored in more
+    // than a quarter of the limit would decode past it.
+    if (in_->stored_size() == 0 || in_->stored_size() > kWholeLimit / 4) return nullptr;
+    size_t capacity = std::clamp<size_t>(in_->stored_size() * 16, size_t{1} << 16, kWholeLimit);
+    whole_.reset(static_cast<char*>(std::malloc(capacity)));
+    while (whole_) {
+      auto got = Inflate(whole_.get() + whole_size_, capacity - whole_size_);
+      if (!got.ok()) {
+        whole_error_ = got.status();
+        return nullptr;
+      }
+      whole_size_ += *got;
+      if (*got == 0 || done_) break;
+      if (whole_size_ < capacity) continue;
+      if (capacity == kWholeLimit) return nullptr;  // too big: read as a stream
+      capacity = std::min(capacity * 2, kWholeLimit);
+      char* grown = static_cast<char*>(std::realloc(whole_.get(), capacity));
+      if (!grown) return nullptr;
+      (void)whole_.release();
+      whole_.reset(grown);
+    }
+    if (!whole_ || whole_size_ == 0) return nullptr;
+    whole_mapped_ = true;
+    whole_read_ = whole_size_;
+    return Mapping(size);
+  }
+
+ private:
+  char* Mapping(size_t* size) {
+    *size = whole_size_;
+    return whole_.get();
+  }
+
+  StatusOr<size_t> Inflate(char* out, size_t n) {
     if (done_ || n == 0) return size_t{0};
     state_.next_out = reinterpret_cast<uint8_t*>(out);
     state_.avail_out = static_cast<uint32_t>(std::min<size_t>(n, 1u << 30));
@@ -62,6 +115,8 @@ class GzipSource final : public ByteSource {
     total_out_ += produced;
     return produced;
   }
+
+ public:
   const std::string& name() const override { return in_->name(); }
   uint64_t stored_bytes_read() const override { return in_->stored_bytes_read(); }
   uint64_t stored_size() const override { return in_->stored_size(); }
@@ -118,6 +173,15 @@ class GzipSource final : public ByteSource {
   // Reads start small and grow to the buffer: a sniff of the decoded head
   // (4 KiB) reads 64 KiB of the file, not a whole MiB.
   size_t refill_bytes_ = size_t{64} << 10;
+  // Decoded content held whole (MutableMapping), up to 64 MiB.
+  static constexpr size_t kWholeLimit = size_t{64} << 20;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> whole_;
+  size_t whole_size_ = 0, whole_read_ = 0;
+  bool whole_tried_ = false, whole_mapped_ = false;
+  Status whole_error_;
   std::unique_ptr<ByteSource> in_;
   std::unique_ptr<uint8_t[]> buf_;
   inflate_state state_{};

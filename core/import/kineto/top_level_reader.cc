@@ -15,6 +15,8 @@ namespace {
 // The text window holds at most one element (or top-level value) beyond a
 // chunk; a larger one is refused. Real events are a few hundred bytes.
 constexpr size_t kMaxWindow = size_t{256} << 20;
+// Pages of a mapping behind the parse are given back above this size.
+constexpr size_t kReleaseAbove = size_t{64} << 20;
 inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
 
@@ -177,7 +179,9 @@ void TopLevelReader::EmitChunk(size_t from, size_t to, bool final_chunk, TextChu
 }
 
 void TopLevelReader::ReleaseBefore(size_t offset) {
-  if (!mapped_) return;
+  // Small mappings are freed whole soon after; pages given back early would
+  // only be faulted in again by the next allocation (a scan's next run).
+  if (!mapped_ || end_ < kReleaseAbove) return;
   uintptr_t base = reinterpret_cast<uintptr_t>(buf_);
   uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t first = (base + page - 1) & ~(page - 1);

@@ -59,6 +59,15 @@
     if (html != null) e.innerHTML = html;
     return e;
   }
+  // The finding's place in `tracehound serve` started on this report's traces,
+  // in their order, on its default port (the viewer reads run and window from the hash).
+  var SERVE_URL = 'http://127.0.0.1:8765/';
+  function serveLink(p) {
+    var cmd = 'tracehound serve ' + (D.traces || []).map(function (t) { return t.path; }).join(' ');
+    return el('a', {'class': 'serve', href: SERVE_URL + '#run=' + p.run + '&abs0=' + p.abs0 + '&abs1=' + p.abs1,
+      target: '_blank', rel: 'noopener noreferrer', title: 'the same place in the trace viewer, once `' + cmd + '` runs'},
+      'open in tracehound serve');
+  }
   function table(name) {
     var t = D.tables && D.tables[name];
     if (!t || !t.columns || !t.shown) return null;
@@ -282,6 +291,7 @@
       var jump = el('button', {'class': 'jump', type: 'button'}, place.shown ? 'show on the swimlane' : 'not on the swimlane');
       if (!place.shown) jump.disabled = true;
       card.appendChild(jump);
+      if (place.serve) card.appendChild(serveLink(place.serve));
       if (place.note) card.appendChild(el('span', {'class': 'note'}, ' ' + esc(place.note)));
       var go = function () { if (place.shown) Swim.jumpTo(f); };
       h.addEventListener('click', go);

@@ -198,6 +198,16 @@ TEST(HtmlReport, FindingPlaceIsItsScopeOnTheSwimlane) {
   int64_t t0 = place["t0"], t1 = place["t1"];
   EXPECT_LT(t0, t1);
   EXPECT_LE(t1, s.span_ns);
+  // The same window for `tracehound serve`: the rank's trace, on its own clock.
+  const RankWindow* window = nullptr;
+  for (const RankWindow& x : s.windows)
+    if (x.rank == 1) window = &x;
+  ASSERT_NE(window, nullptr);
+  simdjson::dom::element serve = place["serve"];
+  EXPECT_EQ(int64_t(serve["run"]), static_cast<int64_t>(window->trace));
+  EXPECT_EQ(std::string_view(serve["abs0"]), std::to_string(t0 + window->shift_ns));
+  EXPECT_EQ(std::string_view(serve["abs1"]), std::to_string(t1 + window->shift_ns));
+  EXPECT_EQ(set.traces[window->trace]->info.rank, 1);
 }
 
 TEST(HtmlReport, CapsBoundTheBlobAndAreReported) {

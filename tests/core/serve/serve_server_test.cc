@@ -368,6 +368,22 @@ TEST(ServeServerTest, TokenIsRequiredOffLoopback) {
   auto query = s.Get("/?token=" + options.access.token);
   ASSERT_TRUE(query);
   EXPECT_EQ(query->status, 200);
+  // The page sets the token as a cookie, which its assets' requests carry.
+  EXPECT_EQ(query->get_header_value("Set-Cookie"),
+            "th_token=" + options.access.token + "; Path=/; HttpOnly; SameSite=Strict");
+  auto asset = s.Get("/assets/viewer.js", {{"Cookie", "a=1; th_token=" + options.access.token}});
+  ASSERT_TRUE(asset);
+  EXPECT_EQ(asset->status, 200);
+  for (const std::string& cookie :
+       {std::string("th_token=0123456789abcdef0123456789abcdee"), std::string("th_token="),
+        std::string("xth_token=") + options.access.token}) {
+    auto refused = s.Get("/assets/viewer.js", {{"Cookie", cookie}});
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 401) << cookie;
+  }
+  auto unauthorised = s.Get("/");
+  ASSERT_TRUE(unauthorised);
+  EXPECT_EQ(unauthorised->get_header_value("Set-Cookie"), "");
 }
 
 TEST(ServeServerTest, RateBoundAnswers429) {

@@ -1,0 +1,90 @@
+// The viewer's side of the HTTP API v1 (docs/serve.md): JSON and binary
+// fetches carrying the access token, and the decoder of the binary
+// viewport/tile format. Times are int64 ns relative to the run's origin;
+// tile numbers are absolute (BigInt here), as the server sends them.
+
+const TOKEN = new URLSearchParams(location.search).get('token');
+
+function headers() {
+  return TOKEN ? {Authorization: 'Bearer ' + TOKEN} : {};
+}
+
+// An API error; `status` is the HTTP status (503: the run is still importing).
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status || 0;
+  }
+}
+
+async function get(path, params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null) q.set(k, String(v));
+  const url = '/api/v1/' + path + (q.toString() ? '?' + q : '');
+  const r = await fetch(url, {headers: headers()});
+  if (!r.ok) {
+    let msg = r.status + ' ' + r.statusText;
+    try { msg = (await r.json()).error || msg; } catch (e) { /* not JSON */ }
+    throw new ApiError(path + ': ' + msg, r.status);
+  }
+  return r;
+}
+
+export async function getJson(path, params) {
+  return (await get(path, params)).json();
+}
+
+export async function getTiles(path, params) {
+  return decodeTiles(await (await get(path, params)).arrayBuffer());
+}
+
+// Reads a little-endian i64 that fits a double exactly (relative times, durations).
+function i64(dv, at) {
+  return dv.getInt32(at + 4, true) * 4294967296 + dv.getUint32(at, true);
+}
+
+// Decodes "THVP" version 1: {level, firstTile, lastTile (BigInt), eventsInView,
+// eventsDrawn, tiles: [{row, tile (BigInt), n, start, dur (Float64Array),
+// id (Uint32Array), names (string per event), nb, bucket (Uint16Array),
+// count (Uint32Array), busy (Float64Array)}]}.
+export function decodeTiles(buf) {
+  const dv = new DataView(buf);
+  const magic = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
+  if (buf.byteLength < 56 || magic !== 'THVP') throw new ApiError('not a THVP response');
+  if (dv.getUint32(4, true) !== 1) throw new ApiError('THVP version ' + dv.getUint32(4, true) + ' is not 1');
+  const out = {
+    level: dv.getInt32(8, true),
+    firstTile: dv.getBigInt64(16, true),
+    lastTile: dv.getBigInt64(24, true),
+    eventsInView: Number(dv.getBigUint64(32, true)),
+    eventsDrawn: Number(dv.getBigUint64(40, true)),
+    tiles: [],
+  };
+  const tileCount = dv.getUint32(12, true);
+  const nameCount = dv.getUint32(48, true);
+  const utf8 = new TextDecoder();
+  let at = 56;
+  const dict = new Array(nameCount);
+  for (let i = 0; i < nameCount; i++) {
+    const len = dv.getUint32(at, true);
+    dict[i] = utf8.decode(new Uint8Array(buf, at + 4, len));
+    at += 4 + len;
+  }
+  for (let t = 0; t < tileCount; t++) {
+    const row = dv.getUint32(at, true), n = dv.getUint32(at + 4, true), nb = dv.getUint32(at + 8, true);
+    const tile = dv.getBigInt64(at + 16, true);
+    at += 24;
+    const start = new Float64Array(n), dur = new Float64Array(n), id = new Uint32Array(n), names = new Array(n);
+    for (let i = 0; i < n; i++, at += 8) start[i] = i64(dv, at);
+    for (let i = 0; i < n; i++, at += 8) dur[i] = i64(dv, at);
+    for (let i = 0; i < n; i++, at += 4) id[i] = dv.getUint32(at, true);
+    for (let i = 0; i < n; i++, at += 4) names[i] = dict[dv.getUint32(at, true)];
+    const bucket = new Uint16Array(nb), count = new Uint32Array(nb), busy = new Float64Array(nb);
+    for (let i = 0; i < nb; i++, at += 2) bucket[i] = dv.getUint16(at, true);
+    for (let i = 0; i < nb; i++, at += 4) count[i] = dv.getUint32(at, true);
+    for (let i = 0; i < nb; i++, at += 8) busy[i] = i64(dv, at);
+    out.tiles.push({row, tile, n, start, dur, id, names, nb, bucket, count, busy});
+  }
+  if (at !== buf.byteLength) throw new ApiError('THVP response has ' + (buf.byteLength - at) + ' trailing bytes');
+  return out;
+}

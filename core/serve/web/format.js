@@ -1,0 +1,46 @@
+// Formatting of times and counts for the viewer's labels.
+
+// A duration in ns with a unit that keeps 3 significant digits.
+export function fmtDur(ns) {
+  const a = Math.abs(ns);
+  if (a < 1e3) return Math.round(ns) + ' ns';
+  if (a < 1e6) return (ns / 1e3).toPrecision(3) + ' µs';
+  if (a < 1e9) return (ns / 1e6).toPrecision(3) + ' ms';
+  return (ns / 1e9).toPrecision(4) + ' s';
+}
+
+// An axis label for relative time t with a tick step of `step` ns.
+export function fmtTick(t, step) {
+  const units = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
+  for (const [scale, unit] of units) {
+    if (step >= scale || scale === 1) {
+      const digits = Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9));
+      return (t / scale).toFixed(Math.min(digits, 6)) + ' ' + unit;
+    }
+  }
+  return String(t);
+}
+
+export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+
+// A nice tick step (1, 2, 5 x 10^k ns) for about `px` pixels per tick.
+export function tickStep(spanNs, widthPx, px) {
+  const raw = spanNs * px / Math.max(1, widthPx);
+  const p = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+const colorCache = new Map();
+// A stable colour per event name (the colour carries no meaning, as in XProf).
+export function nameColor(name) {
+  let c = colorCache.get(name);
+  if (c) return c;
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+  h >>>= 0;
+  c = 'hsl(' + (h % 360) + ',52%,' + (56 + (h >>> 9) % 16) + '%)';
+  if (colorCache.size > 20000) colorCache.clear();
+  colorCache.set(name, c);
+  return c;
+}

@@ -1,0 +1,32 @@
+// The URL's hash holds the run, the viewport and the selection
+// (#run=0&t0=REL&t1=REL&sel=ID,ID), so a copied link reopens the same view.
+// A link may give the window as abs0=NS&abs1=NS on the trace's own clock.
+
+const MAX_SEL_IN_URL = 200;
+
+export function readHash() {
+  const p = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const num = (k) => (p.has(k) && /^-?\d+$/.test(p.get(k)) ? Number(p.get(k)) : null);
+  const sel = (p.get('sel') || '').split(',').filter((s) => /^\d+$/.test(s)).map(Number).slice(0, MAX_SEL_IN_URL);
+  const big = (k) => (p.has(k) && /^-?\d+$/.test(p.get(k)) ? BigInt(p.get(k)) : null);
+  return {run: num('run'), t0: num('t0'), t1: num('t1'), abs0: big('abs0'), abs1: big('abs1'), sel};
+}
+
+// The window a hash names, relative to the run's origin: t0/t1 as written, or
+// abs0/abs1 (nanoseconds on the trace's clock, as the HTML report links them);
+// null when it names none.
+export function hashWindow(h, origin) {
+  if (h.t0 !== null && h.t1 !== null && h.t1 > h.t0) return {t0: h.t0, t1: h.t1};
+  if (h.abs0 !== null && h.abs1 !== null && h.abs1 > h.abs0)
+    return {t0: Number(h.abs0 - origin), t1: Number(h.abs1 - origin)};
+  return null;
+}
+
+export function formatHash(run, view, selIds) {
+  const p = new URLSearchParams();
+  p.set('run', String(run));
+  p.set('t0', String(Math.floor(view.t0)));
+  p.set('t1', String(Math.ceil(view.t1)));
+  if (selIds.length) p.set('sel', selIds.slice(0, MAX_SEL_IN_URL).join(','));
+  return '#' + p.toString().replace(/%2C/g, ',');
+}

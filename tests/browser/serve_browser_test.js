@@ -1,0 +1,498 @@
+#!/usr/bin/env node
+// Opens `tracehound serve`'s viewer in headless Chromium and uses it as a user
+// would: the overview draws with a status line whose counts match the
+// server's /viewport totals; W/S/A/D and each tool (select, pan, zoom,
+// timing) change the view; clicking a kernel shows its launching call and the
+// jumps go both ways; a search finds an event outside the visible range and
+// frames it; a copied URL reopens the same view in a new page; no console
+// error and no request to any other origin. Screenshots go to --artefacts.
+// With --bench, prints the JS heap after panning and zooming and the frame
+// time on cached tiles (for benchmarks/RESULTS.md).
+//
+// Exit 77 (ctest SKIP_RETURN_CODE) when chromium or the input is absent, with
+// the reason on stdout.
+//
+// Usage: serve_browser_test.js --tracehound BIN --work DIR --artefacts DIR --case NAME
+//          (--generate | --input TRACE | --url URL_OF_A_RUNNING_SERVE) [--expect-launch] [--bench]
+//          [--token T]   (serve --token T: the page, its assets and the API all need it)
+'use strict';
+const childProcess = require('child_process');
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+const {findChromium, launch, openPage} = require('./devtools_pipe.js');
+
+const SKIP = 77;
+const W = 1400, H = 900;
+const args = {};
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (!a.startsWith('--')) continue;
+  const next = process.argv[i + 1];
+  if (next === undefined || next.startsWith('--')) args[a.slice(2)] = true;
+  else args[a.slice(2)] = process.argv[++i];
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let failures = 0;
+function fail(msg) { console.log('FAIL: ' + msg); failures++; }
+function check(ok, msg) { if (!ok) fail(msg); return ok; }
+
+function prepareInput(work) {
+  if (args.generate) {
+    const out = path.join(work, 'traces');
+    const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', out, '--ranks', '4', '--steps', '4'], {encoding: 'utf8'});
+    if (g.status !== 0) throw new Error('tracehound generate failed: ' + g.stdout + g.stderr);
+    return fs.readdirSync(out).sort().map((f) => path.join(out, f));  // one run per rank
+  }
+  if (!args.input || !fs.existsSync(args.input)) {
+    console.log('SKIP: input trace absent: ' + args.input + ' (../shared/data is not on this machine)');
+    process.exit(SKIP);
+  }
+  return [args.input];
+}
+
+// Starts `tracehound serve --port 0 INPUT...` and reads the URL it prints.
+function startServer(inputs, work) {
+  const token = args.token ? ['--token', String(args.token)] : [];
+  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', '--cache-dir', path.join(work, 'index-cache'),
+    ...token, ...inputs], {stdio: ['ignore', 'pipe', 'pipe']});
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('serve printed no URL in 60 s: ' + out)), 60000);
+    const onData = (d) => {
+      out += d;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\S*/);
+      if (m) { clearTimeout(timer); resolve({proc, url: m[0], origin: new URL(m[0]).origin}); }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => reject(new Error('serve exited (' + code + '): ' + out)));
+  });
+}
+
+function httpGet(url, withoutToken) {
+  const headers = args.token && !withoutToken ? {Authorization: 'Bearer ' + args.token} : {};
+  return new Promise((resolve, reject) => {
+    http.get(url, {headers}, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({status: res.statusCode, body: Buffer.concat(chunks)}));
+    }).on('error', reject);
+  });
+}
+async function api(origin, p) {
+  const r = await httpGet(origin + '/api/v1/' + p);
+  if (r.status !== 200) throw new Error('GET ' + p + ': ' + r.status + ' ' + r.body.toString().slice(0, 200));
+  return r.body;
+}
+const apiJson = async (origin, p) => JSON.parse((await api(origin, p)).toString('utf8'));
+
+// The first drawn events of the THVP response (enough to pick test targets).
+function drawnEvents(buf) {
+  const names = [], events = [];
+  let at = 56;
+  const nameCount = buf.readUInt32LE(48), tileCount = buf.readUInt32LE(12);
+  for (let i = 0; i < nameCount; i++) { const n = buf.readUInt32LE(at); names.push(buf.toString('utf8', at + 4, at + 4 + n)); at += 4 + n; }
+  for (let t = 0; t < tileCount; t++) {
+    const row = buf.readUInt32LE(at), n = buf.readUInt32LE(at + 4), nb = buf.readUInt32LE(at + 8);
+    at += 24;
+    for (let i = 0; i < n; i++) {
+      events.push({row, start: Number(buf.readBigInt64LE(at + 8 * i)), dur: Number(buf.readBigInt64LE(at + 8 * (n + i))),
+        id: buf.readUInt32LE(at + 16 * n + 4 * i), name: names[buf.readUInt32LE(at + 20 * n + 4 * i)]});
+    }
+    at += 24 * n + 14 * nb;
+  }
+  return {eventsInView: Number(buf.readBigUInt64LE(32)), eventsDrawn: Number(buf.readBigUInt64LE(40)), events};
+}
+
+async function main() {
+  const chromium = findChromium();
+  if (!chromium) {
+    console.log('SKIP: chromium is not installed (apt-get install chromium; scripts/dev.sh installs it)');
+    process.exit(SKIP);
+  }
+  const work = path.resolve(args.work);
+  fs.rmSync(work, {recursive: true, force: true});
+  fs.mkdirSync(work, {recursive: true});
+  const artefacts = path.resolve(args.artefacts);
+  fs.mkdirSync(artefacts, {recursive: true});
+  let server;
+  if (args.url) {  // a server already running (benchmarks)
+    server = {url: args.url, origin: new URL(args.url).origin, proc: {kill: () => {}}};
+  } else {
+    const inputs = prepareInput(work);
+    server = await startServer(inputs, work);
+    console.log('serving ' + inputs.length + ' file(s) at ' + server.url);
+  }
+  const {proc, cdp, stderr} = launch(chromium, path.join(work, 'profile'), W, H);
+  const watchdog = setTimeout(() => {
+    fail('timed out; chromium said:\n' + stderr().slice(-2000));
+    proc.kill('SIGKILL'); server.proc.kill('SIGKILL');
+    process.exit(1);
+  }, args.bench ? 600000 : 110000);
+  const requests = [], errors = [];
+  let importing = 0;
+  cdp.on((m) => {
+    if (m.method === 'Network.requestWillBeSent') requests.push(m.params.request.url);
+    if (m.method === 'Runtime.exceptionThrown') errors.push('exception: ' + JSON.stringify(m.params.exceptionDetails).slice(0, 800));
+    if (m.method === 'Runtime.consoleAPICalled' && (m.params.type === 'error' || m.params.type === 'assert')) {
+      errors.push('console.' + m.params.type + ': ' + m.params.args.map((a) => a.value || a.description).join(' '));
+    }
+    if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error') {
+      // 503 is the API's "still importing": the viewer polls through it (not an error).
+      if (/status of 503/.test(m.params.entry.text)) { importing++; return; }
+      errors.push('log (' + m.params.entry.source + '): ' + m.params.entry.text + ' ' + (m.params.entry.url || ''));
+    }
+  });
+  try {
+    await exercise(cdp, server, artefacts);
+  } catch (e) {
+    fail(e && e.stack || e);
+  } finally {
+    clearTimeout(watchdog);
+    await cdp.send('Browser.close').catch(() => {});
+    proc.kill();
+    server.proc.kill();
+  }
+  const outside = requests.filter((u) => !u.startsWith(server.origin + '/') && u !== 'about:blank' && !u.startsWith('data:'));
+  console.log('requests: ' + requests.length + ', to another origin: ' + outside.length);
+  check(!outside.length, 'requests to another origin: ' + outside.slice(0, 5).join(', '));
+  if (importing) console.log('503 answers while the run imported: ' + importing);
+  check(!errors.length, 'console errors:\n  ' + errors.join('\n  '));
+  if (failures) process.exitCode = 1;
+  else console.log('PASS');
+}
+
+// One page: navigation, waiting for the viewer to settle, input.
+async function page(cdp, url) {
+  const p = await openPage(cdp, W, H);
+  p.state = () => p.evaluate('window.__viewer ? window.__viewer.state() : null');
+  p.settle = async (what, maxMs) => {
+    let st = null;
+    for (let i = 0; i < (maxMs || 15000) / 50; i++) {
+      st = await p.state();
+      if (st && st.idle) { await sleep(60); st = await p.state(); if (st.idle) return st; }
+      await sleep(50);
+    }
+    throw new Error('the viewer did not settle (' + what + '): ' + JSON.stringify(st));
+  };
+  p.key = async (k) => {
+    const code = /^\d$/.test(k) ? 'Digit' + k : 'Key' + k.toUpperCase();
+    await p.s('Input.dispatchKeyEvent', {type: 'keyDown', key: k, code, text: k, windowsVirtualKeyCode: k.toUpperCase().charCodeAt(0)});
+    await p.s('Input.dispatchKeyEvent', {type: 'keyUp', key: k, code, windowsVirtualKeyCode: k.toUpperCase().charCodeAt(0)});
+  };
+  p.mouse = async (type, x, y, modifiers) => p.s('Input.dispatchMouseEvent', {type, x, y, button: 'left', clickCount: 1, modifiers: modifiers || 0});
+  p.click = async (x, y, modifiers) => { await p.mouse('mouseMoved', x, y); await p.mouse('mousePressed', x, y, modifiers); await p.mouse('mouseReleased', x, y, modifiers); };
+  p.dragX = async (x0, x1, y) => {
+    await p.mouse('mouseMoved', x0, y); await p.mouse('mousePressed', x0, y);
+    for (let i = 1; i <= 5; i++) await p.mouse('mouseMoved', x0 + (x1 - x0) * i / 5, y);
+    await p.mouse('mouseReleased', x1, y);
+  };
+  p.shot = async (file) => {
+    const shot = await p.s('Page.captureScreenshot', {format: 'png'});
+    fs.writeFileSync(file, Buffer.from(shot.data, 'base64'));
+    console.log('screenshot: ' + file);
+  };
+  p.goto = async (u) => p.s('Page.navigate', {url: u});
+  await p.goto(url);
+  return p;
+}
+
+const span = (st) => st.t1 - st.t0;
+
+async function exercise(cdp, server, artefacts) {
+  const shot = (p, name) => p.shot(path.join(artefacts, 'serve-' + args.case + '-' + name + '.png'));
+  const p = await page(cdp, server.url);
+  let st = await p.settle('overview', args.bench ? 400000 : 60000);  // the trace's import
+  if (args.token) {
+    check(server.url.includes('?token=' + args.token), 'serve printed no token in its URL: ' + server.url);
+    const bare = await httpGet(server.origin + '/api/v1/runs', true);
+    console.log('token: the page, its assets (cookie) and the API (header) answered; without it: ' + bare.status);
+    check(bare.status === 401, 'without the token the API answers ' + bare.status);
+  }
+  const meta = await p.evaluate('window.__viewer.meta()');
+  console.log('run 0: ' + meta.events + ' events, ' + meta.tracks.length + ' tracks, ' + meta.rows.length + ' rows, ' +
+    meta.steps.length + ' steps; end ' + meta.end_ns + ' ns');
+
+  // The overview: status line with counts > 0, equal to the server's totals.
+  const status = await p.evaluate('document.getElementById("status").textContent');
+  console.log('status: ' + status);
+  const m = status.match(/^([\d,]+) events in view, ([\d,]+) drawn/);
+  if (check(m, 'no status line "N events in view, M drawn": ' + status)) {
+    const inView = Number(m[1].replace(/,/g, '')), drawn = Number(m[2].replace(/,/g, ''));
+    check(inView > 0, 'the overview shows no events: ' + status);
+    const q = await p.evaluate('window.__viewer.query()');
+    const rows = await p.evaluate('window.__viewer.rowsOnScreen()');
+    const vp = drawnEvents(await api(server.origin, 'runs/0/viewport?t0=' + q.t0 + '&t1=' + q.t1 + '&width=' + q.width +
+      '&rows=' + (rows.length === meta.rows.length ? 'all' : rows.join(','))));
+    check(vp.eventsInView === inView && vp.eventsDrawn === drawn, 'status line ' + inView + '/' + drawn +
+      ' differs from the server\'s viewport totals ' + vp.eventsInView + '/' + vp.eventsDrawn);
+  }
+  const colors = await p.evaluate(`(() => { const c = document.getElementById('timeline');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; const s = new Set();
+    for (let k = 0; k < d.length && s.size < 12; k += 4 * 97) s.add(d[k] << 16 | d[k + 1] << 8 | d[k + 2]); return s.size; })()`);
+  check(colors >= 6, 'the timeline canvas looks blank (' + colors + ' colours)');
+  await shot(p, 'overview');
+
+  // Keys: W/S zoom, A/D pan.
+  const q0 = await p.evaluate('window.__viewer.query()');
+  await p.mouse('mouseMoved', 262 + Math.round(0.3 * q0.width), 300);  // W zooms at the pointer
+  const v0 = await p.state();
+  for (let i = 0; i < 8; i++) await p.key('w');
+  // Never a blank frame: drawn at once (finer tiles still loading) it shows
+  // as much as the settled frame does, from coarser cached tiles.
+  const plotInk = `(() => { const c = document.getElementById('timeline'), x0 = 262, y0 = 52;
+    const d = c.getContext('2d').getImageData(x0, y0, c.width - x0, c.height - y0).data; let n = 0;
+    for (let k = 0; k < d.length; k += 4 * 5) if (d[k] < 200 || d[k + 1] < 200 || d[k + 2] < 200) n++; return n; })()`;
+  const early = await p.evaluate(`(() => { window.__viewer.drawMs(1); return {ink: ${plotInk}, state: window.__viewer.state()}; })()`);
+  const v1 = await p.settle('W');
+  const settledInk = await p.evaluate(plotInk);
+  console.log('plot ink right after W: ' + early.ink + ' (' + (early.state.idle ? 'tiles loaded' : 'tiles loading') + '), settled: ' + settledInk);
+  check(early.ink > 0.5 * settledInk, 'a blank frame while tiles load: ' + early.ink + ' vs ' + settledInk + ' inked pixels');
+  check(span(v1) < 0.2 * span(v0), 'W does not zoom in: ' + span(v0) + ' -> ' + span(v1));
+  check(v1.level < v0.level, 'zooming in does not change the level: ' + v0.level + ' -> ' + v1.level);
+  await p.key('d');
+  const v2 = await p.state();
+  check(v2.t0 > v1.t0, 'D does not pan right');
+  await p.key('a'); await p.key('a');
+  const v3 = await p.state();
+  check(v3.t0 < v2.t0, 'A does not pan left');
+  await p.key('s');
+  const v4 = await p.settle('S');
+  check(span(v4) > span(v3), 'S does not zoom out');
+  await shot(p, 'zoomed');
+
+  // Tools: 2 pan (drag), 3 zoom (drag a range), 4 timing (drag measures), 1 select.
+  const laneY = 200;
+  await p.key('2');
+  check((await p.state()).tool === 'pan', 'key 2 does not pick the pan tool');
+  const b = await p.state();
+  await p.dragX(900, 700, laneY);
+  const a = await p.state();
+  check(a.t0 > b.t0 && Math.abs(span(a) - span(b)) < 1e-6 * span(b), 'the pan tool does not pan: ' + JSON.stringify([b.t0, a.t0]));
+  await p.key('3');
+  const bz = await p.state();
+  await p.dragX(600, 800, laneY);
+  const az = await p.state();
+  check((await p.state()).tool === 'zoom', 'key 3 does not pick the zoom tool');
+  const expected = span(bz) * 200 / (await p.evaluate('window.__viewer.query().width'));
+  check(Math.abs(span(az) - expected) < 0.05 * expected, 'the zoom tool does not zoom to the dragged range: ' + span(az) + ' vs ' + expected);
+  await p.key('4');
+  await p.dragX(500, 700, laneY);
+  const at = await p.settle('timing');
+  check(at.tool === 'timing' && at.marker && at.marker.t1 > at.marker.t0, 'the timing tool marks nothing');
+  const markerText = await p.evaluate('document.getElementById("marker").textContent');
+  check(/^marked \d/.test(markerText), 'the timing tool shows no length: ' + markerText);
+  check(Math.abs(at.t0 - az.t0) < 1e-9 * span(az) + 1, 'the timing tool moved the view');
+  await shot(p, 'timing');
+  await p.key('1');
+  check((await p.state()).tool === 'select', 'key 1 does not pick the select tool');
+
+  await kernelAndLaunch(p, server, meta, shot);
+  await searchOutside(p, server, meta, shot);
+  await copiedUrl(cdp, p, server);
+  await otherRun(p, server);
+  if (args.bench) await bench(p, meta);
+}
+
+// With several inputs, the run selector opens another run (one per input).
+async function otherRun(p, server) {
+  const runs = (await apiJson(server.origin, 'runs')).runs;
+  if (runs.length < 2) return;
+  await p.s('Page.bringToFront');  // a background page draws no frame
+  await p.evaluate(`(() => { const s = document.getElementById('run'); s.value = '${runs.length - 1}';
+    s.dispatchEvent(new Event('change')); })()`);
+  for (let i = 0; i < 40 && (await p.state()).run !== runs.length - 1; i++) await sleep(50);
+  const st = await p.settle('run ' + (runs.length - 1));
+  check(st.run === runs.length - 1 && st.totals.inView > 0, 'the run selector did not open run ' + (runs.length - 1));
+  await sleep(300);
+  const hash = await p.evaluate('location.hash');
+  check(hash.includes('run=' + (runs.length - 1)), 'the URL does not name the run: ' + hash);
+  console.log('run ' + st.run + ' of ' + runs.length + ': ' + st.totals.inView + ' events in view');
+}
+
+// A kernel with a launching call: click it, see "Launched by", jump there and back.
+async function kernelAndLaunch(p, server, meta, shot) {
+  const gpuTracks = new Set(meta.tracks.filter((t) => t.kind === 'gpu_stream').map((t) => t.track));
+  const gpuRows = meta.rows.filter((r) => gpuTracks.has(r.track)).map((r) => r.row);
+  if (!gpuRows.length) {
+    check(!args['expect-launch'], 'no GPU stream track in the meta');
+    console.log('no GPU stream track: launch check not applicable');
+    return;
+  }
+  const vp = drawnEvents(await api(server.origin, 'runs/0/viewport?t0=0&t1=' + meta.end_ns + '&width=20000&rows=' + gpuRows.join(',')));
+  let kernel = null, details = null;
+  const candidates = vp.events.filter((e) => e.dur > 0).slice(0, 400);
+  for (let i = 0; i < candidates.length && !kernel; i += Math.max(1, Math.floor(candidates.length / 40))) {
+    const d = await apiJson(server.origin, 'runs/0/events/' + candidates[i].id);
+    if (d.launch) { kernel = candidates[i]; details = d; }
+  }
+  if (!kernel) {
+    check(!args['expect-launch'], 'no kernel with a launching call among ' + candidates.length + ' drawn GPU events');
+    console.log('no kernel with a launching call: launch check not applicable');
+    return;
+  }
+  // Put the kernel and its launch in view through the URL, then click on the kernel.
+  const launch = await apiJson(server.origin, 'runs/0/events/' + details.launch.id);
+  const lo = Math.min(kernel.start, launch.start_ns), hi = Math.max(kernel.start + kernel.dur, launch.start_ns + launch.dur_ns);
+  const pad = Math.max((hi - lo) / 4, 1000);
+  await p.evaluate(`location.hash = 'run=0&t0=${Math.floor(lo - pad)}&t1=${Math.ceil(hi + pad)}'`);
+  const clickEvent = async (e, modifiers) => {
+    await p.evaluate(`window.__viewer.scrollToRow(${e.row})`);
+    await p.settle('event ' + e.id + ' in view');
+    const xy = await p.evaluate(`window.__viewer.pagePoint(${e.start + e.dur / 2}, ${e.row})`);
+    await p.click(xy.x, xy.y, modifiers);
+    await sleep(300);
+    return xy;
+  };
+  const xy = await clickEvent(kernel);
+  let st = await p.state();
+  check(st.selection.length === 1 && st.selection[0] === kernel.id, 'clicking kernel ' + kernel.id + ' at ' + JSON.stringify(xy) +
+    ' selected ' + JSON.stringify(st.selection));
+  const text = await p.evaluate('document.getElementById("details").innerText');
+  check(/launched by/i.test(text) && text.includes(details.launch.name), 'the details pane does not show the launch: ' + text.slice(0, 300));
+  await shot(p, 'kernel');
+  // Ctrl+click adds the launch: a summary table (name, count, total, min, max).
+  await clickEvent({id: launch.id, row: launch.row, start: launch.start_ns, dur: launch.dur_ns}, 2);
+  st = await p.state();
+  check(st.selection.length === 2 && st.selection.includes(launch.id), 'Ctrl+click did not add the launch: ' + JSON.stringify(st.selection));
+  const rows = await p.evaluate('document.querySelectorAll("#details table.summary tr").length');
+  check(rows >= 2, 'no summary table for two selected events');
+  await shot(p, 'summary');
+  await clickEvent(kernel);
+  const box = await p.evaluate(`(() => { const b = document.querySelector('button.jump[data-jump="${details.launch.id}"]');
+    if (!b) return null; const r = b.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`);
+  if (!check(box, 'no "jump to launch" button')) return;
+  await p.click(box.x, box.y);
+  await sleep(300);
+  st = await p.settle('jump to launch');
+  check(st.selection[0] === details.launch.id, 'the jump did not select the launch ' + details.launch.id + ': ' + JSON.stringify(st.selection));
+  check(st.t0 <= details.launch.start_ns && st.t1 >= details.launch.start_ns, 'the jump did not bring the launch into view');
+  const launchText = await p.evaluate('document.getElementById("details").innerText');
+  check(launchText.includes(details.name), 'the launch\'s details do not list the kernel ' + details.name);
+  const back = await p.evaluate(`(() => { const b = document.querySelector('button.jump[data-jump="${kernel.id}"]');
+    if (!b) return null; const r = b.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`);
+  if (check(back, 'no "jump to kernel" button on the launch')) {
+    await p.click(back.x, back.y);
+    await sleep(300);
+    st = await p.settle('jump to kernel');
+    check(st.selection[0] === kernel.id && st.t0 <= kernel.start && st.t1 >= kernel.start, 'the jump back to the kernel failed');
+  }
+  console.log('kernel ' + kernel.id + ' "' + kernel.name.slice(0, 60) + '" launched by ' + details.launch.id + ' "' + details.launch.name + '"');
+}
+
+// A search for a name whose first hit lies after the view frames that hit:
+// among names drawn in the run, the one whose first hit starts latest; the
+// view is the run's start up to half way to that hit.
+async function searchOutside(p, server, meta, shot) {
+  const end = meta.end_ns;
+  let names = [];
+  for (const [a, b] of [[0, end], [Math.floor(end / 2), Math.floor(end / 2) + Math.max(1000, Math.floor(end / 1000))]]) {
+    const vp = drawnEvents(await api(server.origin, 'runs/0/viewport?t0=' + a + '&t1=' + b + '&width=4000&rows=all'));
+    names = names.concat(vp.events.map((e) => e.name));
+  }
+  names = [...new Set(names)].slice(0, 80);
+  let target = null;
+  for (const name of names) {
+    const r = await apiJson(server.origin, 'runs/0/search?q=' + encodeURIComponent(name) + '&mode=substring&bins=10&limit=1');
+    // Names with several hits first (so "select all" selects several), then the latest first hit.
+    const better = (c) => !target || (c.total > 1) > (target.total > 1) ||
+      ((c.total > 1) === (target.total > 1) && c.hit.start_ns > target.hit.start_ns);
+    const c = r.hits.length && {name, hit: r.hits[0], total: r.hits_total};
+    if (c && c.hit.start_ns >= 400 && better(c)) target = c;
+  }
+  if (!check(target && target.hit.start_ns >= 400, 'no name whose first hit starts after 400 ns')) return;
+  await p.evaluate(`location.hash = 'run=0&t0=0&t1=${Math.floor(target.hit.start_ns / 2)}'`);
+  let st = await p.settle('start of the trace');
+  check(st.t1 < target.hit.start_ns, 'the hit is in view before the search');
+  await p.evaluate(`(() => { const i = document.getElementById('search'); i.focus(); i.value = ''; })()`);
+  await p.s('Input.insertText', {text: target.name});
+  await p.s('Input.dispatchKeyEvent', {type: 'keyDown', key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, text: '\r'});
+  await p.s('Input.dispatchKeyEvent', {type: 'keyUp', key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13});
+  for (let i = 0; i < 60 && !((await p.state()).search || {}).total; i++) await sleep(50);
+  st = await p.settle('search');
+  console.log('search "' + target.name.slice(0, 60) + '": ' + target.total + ' hits, first at ' + target.hit.start_ns + ' ns');
+  check(st.search && st.search.total === target.total, 'the search shows ' + JSON.stringify(st.search) + ', the server has ' + target.total);
+  check(st.selection[0] === target.hit.id, 'the first hit is not selected');
+  check(st.t0 <= target.hit.start_ns && st.t1 >= target.hit.start_ns + target.hit.dur_ns, 'the first hit is not framed');
+  await shot(p, 'search');
+  // "select all hits" selects them (up to its limit) with a summary table.
+  await p.evaluate('document.getElementById("select-hits").click()');
+  for (let i = 0; i < 40 && (await p.state()).selection.length < Math.min(2, target.total); i++) await sleep(50);
+  st = await p.state();
+  check(st.selection.length === Math.min(target.total, 5000), 'select all hits selected ' + st.selection.length + ' of ' + target.total);
+  if (target.total > 1) {
+    const summary = await p.evaluate('document.querySelectorAll("#details table.summary tr").length');
+    check(summary >= 2, 'no summary table for the selected hits');
+  }
+  // f frames the selection; m marks it.
+  await p.evaluate('document.activeElement.blur()');
+  await p.key('f');
+  await p.key('m');
+  st = await p.settle('f and m');
+  check(st.marker && st.marker.t0 <= target.hit.start_ns, 'm does not mark the selection');
+}
+
+// The page's URL opened in a new page gives the same viewport and selection.
+async function copiedUrl(cdp, p, server) {
+  await p.key('w');
+  const before = await p.settle('before copying the URL');
+  await sleep(300);
+  const url = await p.evaluate('location.href');
+  check(url.startsWith(server.origin + '/'), 'odd URL ' + url);
+  const q = await page(cdp, url);
+  const after = await q.settle('the copied URL');
+  console.log('copied URL ' + url.replace(server.origin, '') + ' -> view ' + after.t0 + '..' + after.t1);
+  check(Math.abs(after.t0 - Math.floor(before.t0)) <= 1 && Math.abs(after.t1 - Math.ceil(before.t1)) <= 1,
+    'the copied URL gives another viewport: ' + JSON.stringify([before.t0, before.t1, after.t0, after.t1]));
+  const inUrl = before.selection.slice(0, 200);  // the URL holds the first 200 selected ids
+  check(JSON.stringify(after.selection.slice().sort()) === JSON.stringify(inUrl.sort()),
+    'the copied URL lost the selection: ' + after.selection.length + ' of ' + inUrl.length + ' ids');
+  // The HTML report's links give the window on the trace's own clock (abs0/abs1).
+  const origin = BigInt((await apiJson(server.origin, 'runs/0/meta')).origin_ns);
+  const t0 = Math.floor(before.t0), t1 = Math.ceil(before.t1);
+  const abs = url.replace(/#.*$/, '') + '#run=0&abs0=' + (origin + BigInt(t0)) + '&abs1=' + (origin + BigInt(t1));
+  const r = await page(cdp, abs);
+  const viaAbs = await r.settle('a link with abs0/abs1');
+  check(Math.abs(viaAbs.t0 - t0) <= 1 && Math.abs(viaAbs.t1 - t1) <= 1,
+    'abs0/abs1 give another viewport: ' + JSON.stringify([t0, t1, viaAbs.t0, viaAbs.t1]));
+}
+
+// Heap after panning and zooming (8 rounds: 30 x W at a point, 12 x D, 30 x S),
+// and the frame time on cached tiles at the overview and zoomed in.
+async function bench(p, meta) {
+  const heap = async () => {
+    await p.s('HeapProfiler.collectGarbage').catch(() => {});
+    const h = await p.s('Runtime.getHeapUsage');
+    const mem = await p.evaluate('performance.memory ? performance.memory.usedJSHeapSize : 0');
+    console.log('heap: ' + JSON.stringify(h) + ' performance.memory.usedJSHeapSize=' + mem);
+    return h.usedSize / 1048576;
+  };
+  await p.evaluate(`location.hash = 'run=0&t0=0&t1=${meta.end_ns}'`);
+  await p.settle('bench overview');
+  const frameOverview = await p.evaluate('window.__viewer.drawMs(40)');
+  const heapStart = await heap();
+  let frameZoomed = 0, drawnZoomed = 0;
+  for (let round = 0; round < 8; round++) {
+    await p.mouse('mouseMoved', 300 + 80 * round, 300);
+    for (let i = 0; i < 30; i++) await p.key('w');
+    await p.settle('bench zoom');
+    for (let i = 0; i < 12; i++) { await p.key('d'); await p.settle('bench pan'); }
+    if (round === 0) {
+      frameZoomed = await p.evaluate('window.__viewer.drawMs(40)');
+      drawnZoomed = (await p.state()).totals.drawn;
+    }
+    for (let i = 0; i < 30; i++) await p.key('s');
+    await p.settle('bench zoom out');
+  }
+  const heapEnd = await heap();
+  const st = await p.state();
+  console.log('BENCH events=' + meta.events + ' rows=' + meta.rows.length + ' heap_mb_start=' + heapStart.toFixed(1) +
+    ' heap_mb_end=' + heapEnd.toFixed(1) + ' tiles_cached=' + st.tiles + ' tile_columns_mb=' + st.tileMb.toFixed(2) + ' requests=' + st.requests +
+    ' frame_ms_overview=' + frameOverview.toFixed(2) + ' frame_ms_zoomed=' + frameZoomed.toFixed(2) + ' drawn_zoomed=' + drawnZoomed);
+}
+
+main().catch((e) => {
+  console.log('FAIL: ' + (e && e.stack || e));
+  process.exit(1);
+});
