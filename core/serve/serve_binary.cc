@@ -1,5 +1,6 @@
 #include "core/serve/serve_binary.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <unordered_map>
@@ -37,21 +38,66 @@ class Out {
   char* at_;
 };
 
-size_t OneTileBytes(const ViewportTile& t) {
-  return kThvpTileHeaderBytes + t.data.drawn.size() * 24 + t.data.buckets.size() * 14;
+// The bucket section (version 2): a 256-bit map of the non-empty buckets
+// (bit b of byte b / 8), then their counts, then their busy times, each an
+// unsigned LEB128 varint. A busy time b of a bucket of w = 2^L ns is written
+// as (w - b) << 1 | 1 when 0 <= w - b < b (a busy bucket: a short number),
+// else as b << 1. Empty when the tile has no bucket.
+constexpr size_t kBucketMapBytes = kTileBuckets / 8;
+
+uint64_t BusyCode(int64_t busy, int level) {
+  const uint64_t b = static_cast<uint64_t>(std::max<int64_t>(busy, 0));
+  const uint64_t w = uint64_t{1} << level;
+  return b <= w && w - b < b ? (w - b) << 1 | 1 : b << 1;
+}
+
+size_t VarintBytes(uint64_t v) { return (static_cast<size_t>(std::bit_width(v | 1)) + 6) / 7; }
+
+size_t BucketBytes(const std::vector<LodBucket>& buckets, int level) {
+  if (buckets.empty()) return 0;
+  size_t n = kBucketMapBytes;
+  for (const LodBucket& b : buckets)
+    n += VarintBytes(b.count) + VarintBytes(BusyCode(b.busy_ns, level));
+  return n;
+}
+
+char* PutVarint(char* at, uint64_t v) {
+  while (v >= 0x80) {
+    *at++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *at++ = static_cast<char>(v);
+  return at;
+}
+
+char* PutBuckets(char* at, const std::vector<LodBucket>& buckets, int level) {
+  if (buckets.empty()) return at;
+  unsigned char map[kBucketMapBytes] = {};
+  for (const LodBucket& b : buckets)
+    map[b.bucket >> 3] |= static_cast<unsigned char>(1u << (b.bucket & 7));
+  std::memcpy(at, map, kBucketMapBytes);
+  at += kBucketMapBytes;
+  for (const LodBucket& b : buckets) at = PutVarint(at, b.count);
+  for (const LodBucket& b : buckets) at = PutVarint(at, BusyCode(b.busy_ns, level));
+  return at;
+}
+
+size_t OneTileBytes(const ViewportTile& t, int level) {
+  return kThvpTileHeaderBytes + t.data.drawn.size() * 24 + BucketBytes(t.data.buckets, level);
 }
 
 // Bytes of the tiles' part of the response.
 size_t TileBytes(const LodViewport& v) {
   size_t n = 0;
-  for (const ViewportTile& t : v.tiles) n += OneTileBytes(t);
+  for (const ViewportTile& t : v.tiles) n += OneTileBytes(t, v.level);
   return n;
 }
 
 // Writes one tile's part (its header and columns; names_of[k] is the name
-// index of its k-th drawn event) at `at`, OneTileBytes(t) bytes. Through a
-// local cursor, which the compiler keeps in a register.
-void PutTile(char* at, const ServeRun& run, const ViewportTile& t, const uint32_t* names_of) {
+// index of its k-th drawn event) at `at`, OneTileBytes(t, level) bytes.
+// Through a local cursor, which the compiler keeps in a register.
+void PutTile(char* at, const ServeRun& run, const ViewportTile& t, int level,
+             const uint32_t* names_of) {
   auto put = [&at](auto v) {
     std::memcpy(at, &v, sizeof v);
     at += sizeof v;
@@ -62,15 +108,13 @@ void PutTile(char* at, const ServeRun& run, const ViewportTile& t, const uint32_
   put(t.row);
   put(static_cast<uint32_t>(drawn.size()));
   put(static_cast<uint32_t>(buckets.size()));
-  put(uint32_t{0});
+  put(static_cast<uint32_t>(BucketBytes(buckets, level)));
   put(t.tile);
   for (EventId e : drawn) put(run.Relative(ev.ts[e]));
   for (EventId e : drawn) put(ev.dur[e] > 0 ? ev.dur[e] : int64_t{0});
   for (EventId e : drawn) put(static_cast<uint32_t>(e));
   for (size_t k = 0; k < drawn.size(); ++k) put(names_of[k]);
-  for (const LodBucket& b : buckets) put(static_cast<uint16_t>(b.bucket));
-  for (const LodBucket& b : buckets) put(static_cast<uint32_t>(b.count));
-  for (const LodBucket& b : buckets) put(static_cast<int64_t>(b.busy_ns));
+  PutBuckets(at, buckets, level);
 }
 
 }  // namespace
@@ -103,16 +147,16 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
   }
   const uint32_t* names_of = name_index.data();
   for (const ViewportTile& t : v.tiles) {
-    PutTile(out.Skip(OneTileBytes(t)), run, t, names_of);
+    PutTile(out.Skip(OneTileBytes(t, v.level)), run, t, v.level, names_of);
     names_of += t.data.drawn.size();
   }
   return out.Take();
 }
 
-std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t,
+std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t, int level,
                            std::span<const uint32_t> name_index) {
-  std::string out(OneTileBytes(t), '\0');
-  PutTile(out.data(), run, t, name_index.data());
+  std::string out(OneTileBytes(t, level), '\0');
+  PutTile(out.data(), run, t, level, name_index.data());
   return out;
 }
 

@@ -1,7 +1,8 @@
-// The binary viewport/tile format of the HTTP API ("THVP", version 1,
+// The binary viewport/tile format of the HTTP API ("THVP", version 2,
 // little-endian; docs/serve.md): a 56-byte header, a dictionary of the names
 // of the drawn events local to the response, then per non-empty tile its
-// columns. Times are relative to the run's origin; tile numbers absolute.
+// header, its drawn events' columns and its buckets (a map and varints). Times are relative to the
+// run's origin; tile numbers absolute.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 namespace th::serve {
 
-inline constexpr uint32_t kThvpVersion = 1;
+inline constexpr uint32_t kThvpVersion = 2;
 inline constexpr size_t kThvpHeaderBytes = 56;
 inline constexpr size_t kThvpTileHeaderBytes = 24;
 
@@ -21,7 +22,7 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v);
 
 // The bytes of one tile as EncodeThvp writes it, with name_index[k] as the
 // name index of its k-th drawn event.
-std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t,
+std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t, int level,
                            std::span<const uint32_t> name_index);
 
 // Writes the 56-byte header at `at`.

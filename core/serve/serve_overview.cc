@@ -45,7 +45,7 @@ RowTiles EncodeRow(const ServeRun& run, uint32_t r, int level, int64_t first, in
       for (const LodBucket& b : data.buckets) t.counted += b.count;
       // Name indexes are patched once the level's dictionary is known.
       const std::vector<uint32_t> zeros(data.drawn.size(), 0);
-      out.bytes += EncodeThvpTile(run, {r, k, std::move(data)}, zeros);
+      out.bytes += EncodeThvpTile(run, {r, k, std::move(data)}, level, zeros);
       t.size = static_cast<uint32_t>(out.bytes.size() - t.offset);
       out.tiles.push_back(t);
       tile_names->push_back(std::move(names));

@@ -102,7 +102,10 @@ bool TileFits(const OverviewLevel& l, const OverviewTile& t) {
       At<int64_t>(l.bytes, t.offset + 16) != t.tile || t.started > t.drawn)
     return false;
   const uint64_t buckets = At<uint32_t>(l.bytes, t.offset + 8);
-  if (t.size != kThvpTileHeaderBytes + uint64_t{t.drawn} * 24 + buckets * 14) return false;
+  const uint64_t bucket_bytes = At<uint32_t>(l.bytes, t.offset + 12);
+  if ((buckets == 0) != (bucket_bytes == 0) || (buckets > 0 && bucket_bytes < 32 + 2 * buckets))
+    return false;
+  if (t.size != kThvpTileHeaderBytes + uint64_t{t.drawn} * 24 + bucket_bytes) return false;
   const uint64_t names = t.offset + kThvpTileHeaderBytes + uint64_t{t.drawn} * 20;
   for (uint32_t k = 0; k < t.drawn; ++k)
     if (At<uint32_t>(l.bytes, names + 4 * k) >= l.names.size()) return false;
