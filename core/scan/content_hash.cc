@@ -8,21 +8,11 @@
 #include <cstring>
 #include <memory>
 
+#include "core/graph/xxh128_hex.h"
+
 namespace th::scan {
 
 namespace {
-
-std::string Hex(XXH128_hash_t h) {
-  XXH128_canonical_t c;
-  XXH128_canonicalFromHash(&c, h);
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out(32, '0');
-  for (int i = 0; i < 16; ++i) {
-    out[2 * i] = kDigits[c.digest[i] >> 4];
-    out[2 * i + 1] = kDigits[c.digest[i] & 15];
-  }
-  return out;
-}
 
 struct StateDeleter {
   void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
@@ -31,7 +21,7 @@ struct StateDeleter {
 }  // namespace
 
 std::string HashBytes(std::string_view bytes) {
-  return Hex(XXH3_128bits(bytes.data(), bytes.size()));
+  return Xxh128Hex(XXH3_128bits(bytes.data(), bytes.size()));
 }
 
 StatusOr<std::string> HashFile(const std::string& path) {
@@ -53,7 +43,7 @@ StatusOr<std::string> HashFile(const std::string& path) {
     XXH3_128bits_update(state.get(), buffer.get(), static_cast<size_t>(n));
   }
   ::close(fd);
-  return Hex(XXH3_128bits_digest(state.get()));
+  return Xxh128Hex(XXH3_128bits_digest(state.get()));
 }
 
 std::string CombineFileHashes(const std::vector<std::pair<std::string, std::string>>& files) {

@@ -10,6 +10,7 @@
 #include "core/serve/serve_binary.h"
 #include "core/serve/serve_event_details.h"
 #include "core/serve/serve_meta.h"
+#include "core/serve/serve_overview.h"
 #include "core/serve/serve_search.h"
 
 namespace th::serve {
@@ -39,6 +40,50 @@ const ServeRun* FindRun(const Runs& runs, const std::string& text, ApiResponse* 
   return run;
 }
 
+// The run named by `text` when it is ready or has an overview (which may
+// answer before it is ready), or the error response in *error.
+const ServeRun* FindEarlyRun(const Runs& runs, const std::string& text, ApiResponse* error) {
+  const ServeRun* run = FindRun(runs, text, error);
+  if (run || error->status != 503) return run;
+  const ServeRun* early = runs[static_cast<size_t>(*ParseInt64(text))].get();
+  return early->overview() ? early : nullptr;
+}
+
+// What a viewport or tile request needs of a run, from its overview when
+// it is not ready.
+struct RunFacts {
+  const RunOverview* overview = nullptr;  // may be null once ready
+  bool ready = false;
+  size_t row_count = 0;
+  int64_t origin_ns = 0;
+  std::string content_key;
+};
+
+// Readiness is read first: once it is seen, an overview read after it is
+// one of the run's content. Nullopt when the run has neither (its overview
+// was just dropped).
+std::optional<RunFacts> Facts(const ServeRun& run) {
+  RunFacts f;
+  f.ready = run.ready();
+  f.overview = run.overview();
+  if (f.ready) {
+    f.row_count = run.index().row_count();
+    f.origin_ns = run.origin_ns();
+    f.content_key = run.content_key();
+  } else if (f.overview) {
+    f.row_count = f.overview->row_count;
+    f.origin_ns = f.overview->origin_ns;
+    f.content_key = f.overview->content_key;
+  } else {
+    return std::nullopt;
+  }
+  return f;
+}
+
+ApiResponse StillImporting(const std::string& run) {
+  return ErrorResponse(503, "run: run " + run + " is still importing (only the overview answers)");
+}
+
 ApiResponse Binary(std::string body) {
   ApiResponse r;
   r.body = std::move(body);
@@ -53,13 +98,14 @@ ApiResponse Json(std::string body) {
 }
 
 // A relative time parameter as absolute ns, or an error naming it.
-StatusOr<int64_t> AbsoluteParam(const ServeRun& run, const QueryParams& params,
+StatusOr<int64_t> AbsoluteParam(int64_t origin_ns, const QueryParams& params,
                                 const std::string& name) {
   auto rel = IntParam(params, name, kMin, kMax);
   if (!rel.ok()) return rel.status();
-  const auto abs = run.Absolute(*rel);
-  if (!abs) return InvalidInput(name + ": out of range of the run's clock");
-  return *abs;
+  int64_t abs;
+  if (__builtin_add_overflow(origin_ns, *rel, &abs))
+    return InvalidInput(name + ": out of range of the run's clock");
+  return abs;
 }
 
 }  // namespace
@@ -84,25 +130,37 @@ ApiResponse RunsResponse(const Runs& runs) { return Json(RunsJson(runs)); }
 
 ApiResponse MetaResponse(const Runs& runs, const std::string& run_text) {
   ApiResponse error;
-  const ServeRun* run = FindRun(runs, run_text, &error);
+  const ServeRun* run = FindEarlyRun(runs, run_text, &error);
   if (!run) return error;
-  return Json(MetaJson(*run, static_cast<size_t>(*ParseInt64(run_text))));
+  const size_t number = static_cast<size_t>(*ParseInt64(run_text));
+  const RunOverview* overview = run->overview();
+  if (overview) return Json(MetaJsonHead(number, run->name()) + overview->meta_tail);
+  return Json(MetaJson(*run, number));
 }
 
 ApiResponse ViewportResponse(const Runs& runs, const std::string& run_text,
                              const QueryParams& params) {
   ApiResponse error;
-  const ServeRun* run = FindRun(runs, run_text, &error);
+  const ServeRun* run = FindEarlyRun(runs, run_text, &error);
   if (!run) return error;
-  auto t0 = AbsoluteParam(*run, params, "t0");
+  const auto found = Facts(*run);
+  if (!found) return StillImporting(run_text);
+  const RunFacts& facts = *found;
+  auto t0 = AbsoluteParam(facts.origin_ns, params, "t0");
   if (!t0.ok()) return ErrorResponse(400, t0.status().message());
-  auto t1 = AbsoluteParam(*run, params, "t1");
+  auto t1 = AbsoluteParam(facts.origin_ns, params, "t1");
   if (!t1.ok()) return ErrorResponse(400, t1.status().message());
   if (*t1 <= *t0) return ErrorResponse(400, "t1: must be greater than t0");
   auto width = IntParam(params, "width", 1, kMaxViewportWidth);
   if (!width.ok()) return ErrorResponse(400, width.status().message());
-  auto rows = RowsParam(params, run->index().row_count());
+  auto rows = RowsParam(params, facts.row_count);
   if (!rows.ok()) return ErrorResponse(400, rows.status().message());
+  const int level = ViewportLevel(static_cast<Int128>(*t1) - *t0, *width);
+  if (const OverviewLevel* held = facts.overview ? facts.overview->Level(level) : nullptr) {
+    return Binary(AssembleThvp(*held, *rows, FloorShift(*t0, level + kTileBucketsLog2),
+                               FloorShift(*t1 - 1, level + kTileBucketsLog2)));
+  }
+  if (!facts.ready) return StillImporting(run_text);
   auto v = Viewport(run->index(), *rows, *t0, *t1, *width);
   if (!v.ok()) return ErrorResponse(400, v.status().message());
   return Binary(EncodeThvp(*run, *v));
@@ -111,9 +169,12 @@ ApiResponse ViewportResponse(const Runs& runs, const std::string& run_text,
 ApiResponse TileResponse(const Runs& runs, const std::string& run_text, const QueryParams& params,
                          const std::string& if_none_match) {
   ApiResponse error;
-  const ServeRun* run = FindRun(runs, run_text, &error);
+  const ServeRun* run = FindEarlyRun(runs, run_text, &error);
   if (!run) return error;
-  const int64_t rows = static_cast<int64_t>(run->index().row_count());
+  const auto found = Facts(*run);
+  if (!found) return StillImporting(run_text);
+  const RunFacts& facts = *found;
+  const int64_t rows = static_cast<int64_t>(facts.row_count);
   if (rows == 0) return ErrorResponse(400, "row: the run has no rows");
   auto row = IntParam(params, "row", 0, rows - 1);
   if (!row.ok()) return ErrorResponse(400, row.status().message());
@@ -121,19 +182,27 @@ ApiResponse TileResponse(const Runs& runs, const std::string& run_text, const Qu
   if (!level.ok()) return ErrorResponse(400, level.status().message());
   auto tile = IntParam(params, "tile", kMin, kMax);
   if (!tile.ok()) return ErrorResponse(400, tile.status().message());
+  const OverviewLevel* held =
+      facts.overview ? facts.overview->Level(static_cast<int>(*level)) : nullptr;
+  if (!held && !facts.ready) return StillImporting(run_text);
   ApiResponse r;
   r.cache_control = "public, max-age=31536000, immutable";
-  r.etag = "\"" + run->content_key() + "-" + std::to_string(*row) + "-" + std::to_string(*level) +
+  r.etag = "\"" + facts.content_key + "-" + std::to_string(*row) + "-" + std::to_string(*level) +
            "-" + std::to_string(*tile) + "\"";
   if (!if_none_match.empty() && if_none_match == r.etag) {
     r.status = 304;
+    return r;
+  }
+  r.content_type = "application/octet-stream";
+  if (held) {
+    const uint32_t one_row[] = {static_cast<uint32_t>(*row)};
+    r.body = AssembleThvp(*held, one_row, *tile, *tile);
     return r;
   }
   auto data = run->index().Tile(static_cast<uint32_t>(*row), static_cast<int>(*level), *tile);
   if (!data.ok()) return ErrorResponse(400, data.status().message());
   r.body = EncodeThvp(*run, TileViewport(static_cast<uint32_t>(*row), static_cast<int>(*level),
                                          *tile, std::move(*data)));
-  r.content_type = "application/octet-stream";
   return r;
 }
 

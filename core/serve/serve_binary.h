@@ -1,10 +1,12 @@
-// The binary viewport/tile format of the HTTP API ("THVP", version 1,
+// The binary viewport/tile format of the HTTP API ("THVP", version 2,
 // little-endian; docs/serve.md): a 56-byte header, a dictionary of the names
 // of the drawn events local to the response, then per non-empty tile its
-// columns. Times are relative to the run's origin; tile numbers absolute.
+// header, its drawn events' columns and its buckets (a map and varints). Times are relative to the
+// run's origin; tile numbers absolute.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "core/serve/lod_viewport.h"
@@ -12,11 +14,21 @@
 
 namespace th::serve {
 
-inline constexpr uint32_t kThvpVersion = 1;
+inline constexpr uint32_t kThvpVersion = 2;
 inline constexpr size_t kThvpHeaderBytes = 56;
 inline constexpr size_t kThvpTileHeaderBytes = 24;
 
 std::string EncodeThvp(const ServeRun& run, const LodViewport& v);
+
+// The bytes of one tile as EncodeThvp writes it, with name_index[k] as the
+// name index of its k-th drawn event.
+std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t, int level,
+                           std::span<const uint32_t> name_index);
+
+// Writes the 56-byte header at `at`.
+void WriteThvpHeader(char* at, int level, uint32_t tile_count, int64_t first_tile,
+                     int64_t last_tile, uint64_t events_in_view, uint64_t events_drawn,
+                     uint32_t name_count);
 
 // One tile as a viewport of itself: level, first = last = tile, the tile
 // when non-empty, events_drawn = its drawn events, events_in_view = those

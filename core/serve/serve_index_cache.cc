@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <random>
 
+#include "core/graph/xxh128_hex.h"
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_index_io.h"
 
@@ -23,18 +25,6 @@ namespace {
 struct StateDeleter {
   void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
 };
-
-std::string Hex(XXH128_hash_t h) {
-  XXH128_canonical_t c;
-  XXH128_canonicalFromHash(&c, h);
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out(32, '0');
-  for (int i = 0; i < 16; ++i) {
-    out[2 * i] = kDigits[c.digest[i] >> 4];
-    out[2 * i + 1] = kDigits[c.digest[i] & 15];
-  }
-  return out;
-}
 
 // Adds the size and bytes of `path` to `state`.
 Status HashFileInto(const std::string& path, XXH3_state_t* state) {
@@ -60,6 +50,38 @@ Status HashFileInto(const std::string& path, XXH3_state_t* state) {
   return Ok();
 }
 
+// Adds what the fast key takes of `path` to `state`.
+Status FastHashFileInto(const std::string& path, XXH3_state_t* state) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return IoError(path + ": cannot stat: " + std::strerror(errno));
+  }
+  const int64_t facts[] = {
+      static_cast<int64_t>(st.st_size),
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+      static_cast<int64_t>(st.st_dev), static_cast<int64_t>(st.st_ino)};
+  XXH3_128bits_update(state, facts, sizeof facts);
+  constexpr int64_t kMiB = 1 << 20;
+  std::unique_ptr<char[]> buffer(new char[kMiB]);
+  for (int64_t at : {int64_t{0}, std::max<int64_t>(0, st.st_size - kMiB)}) {
+    ssize_t n;
+    do n = ::pread(fd, buffer.get(), static_cast<size_t>(kMiB), at);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return IoError(path + ": cannot read: " + why);
+    }
+    const XXH64_hash_t part = XXH3_64bits(buffer.get(), static_cast<size_t>(n));
+    XXH3_128bits_update(state, &part, sizeof part);
+  }
+  ::close(fd);
+  return Ok();
+}
+
 }  // namespace
 
 std::string DefaultIndexCacheDir() {
@@ -78,7 +100,18 @@ StatusOr<std::string> InputContentKey(const std::string& input) {
   const uint32_t version = kLodFormatVersion;
   XXH3_128bits_update(state.get(), &version, sizeof version);
   for (const InputFile& f : *files) TH_RETURN_IF_ERROR(HashFileInto(f.path, state.get()));
-  return Hex(XXH3_128bits_digest(state.get()));
+  return Xxh128Hex(XXH3_128bits_digest(state.get()));
+}
+
+StatusOr<std::string> InputFastKey(const std::string& input) {
+  auto files = ExpandInputs({input}, nullptr);
+  if (!files.ok()) return files.status();
+  std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
+  XXH3_128bits_reset(state.get());
+  const uint32_t version = kLodFormatVersion;
+  XXH3_128bits_update(state.get(), &version, sizeof version);
+  for (const InputFile& f : *files) TH_RETURN_IF_ERROR(FastHashFileInto(f.path, state.get()));
+  return Xxh128Hex(XXH3_128bits_digest(state.get()));
 }
 
 std::string IndexCachePath(const std::string& dir, const std::string& key) {
@@ -113,28 +146,31 @@ StatusOr<LodIndex> ReadCachedIndex(const std::string& dir, const std::string& ke
   return index;
 }
 
-Status WriteCachedIndex(const std::string& dir, const std::string& key, const LodIndex& index) {
+Status WriteFileAtomically(const std::string& dir, const std::string& path,
+                           const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return IoError(dir + ": cannot create the cache folder: " + ec.message());
-  const std::string path = IndexCachePath(dir, key);
   const std::string temp = path + ".tmp" + std::to_string(std::random_device{}());
-  const std::string bytes = SerializeLodIndex(index);
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.close();
     if (!out) {
       std::filesystem::remove(temp, ec);
-      return IoError(temp + ": cannot write the cached index");
+      return IoError(temp + ": cannot write");
     }
   }
   std::filesystem::rename(temp, path, ec);
   if (ec) {
     std::filesystem::remove(temp, ec);
-    return IoError(path + ": cannot store the cached index");
+    return IoError(path + ": cannot store");
   }
   return Ok();
+}
+
+Status WriteCachedIndex(const std::string& dir, const std::string& key, const LodIndex& index) {
+  return WriteFileAtomically(dir, IndexCachePath(dir, key), SerializeLodIndex(index));
 }
 
 }  // namespace th::serve

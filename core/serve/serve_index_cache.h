@@ -22,6 +22,17 @@ std::string DefaultIndexCacheDir();
 // The content key of an input (file, directory, glob, archive); an error names it.
 StatusOr<std::string> InputContentKey(const std::string& input);
 
+// The fast key of an input: XXH3-128 over, per file (as ExpandInputs lists
+// them), its size, modification time (ns), device, inode and the XXH3 of its
+// first and last MiB; 32 hex digits. It reads at most 2 MiB per file, so it
+// can find a cache entry before the import; the content key confirms it.
+StatusOr<std::string> InputFastKey(const std::string& input);
+
+// Writes `bytes` to `path` (in `dir`, created if needed) through a
+// temporary name and a rename: a reader never sees half a file.
+Status WriteFileAtomically(const std::string& dir, const std::string& path,
+                           const std::string& bytes);
+
 std::string IndexCachePath(const std::string& dir, const std::string& key);
 
 // The cached index of `graph` under `key`: NotFound when there is none,

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/report/json_writer.h"
+#include "core/serve/serve_overview.h"
 
 namespace th::serve {
 namespace {
@@ -111,23 +112,46 @@ std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs) {
     for (size_t i = 0; i < runs.size(); ++i) {
       const ServeRun& run = *runs[i];
       const bool ready = run.ready();
+      const RunOverview* early = ready ? nullptr : run.overview();
       w.BeginObject().Field("run", static_cast<int64_t>(i)).Field("name", run.name());
-      w.Field("events", ready ? static_cast<int64_t>(run.graph().events.size()) : int64_t{0});
-      w.Field("origin_ns", ready ? std::to_string(run.origin_ns()) : std::string("0"));
-      w.Field("end_ns", ready ? run.end_rel_ns() : int64_t{0});
-      w.Field("content_key", ready ? run.content_key() : std::string());
-      w.Field("ready", ready).EndObject();
+      int64_t events = 0, origin = 0, end = 0;
+      std::string key;
+      if (ready) {
+        events = static_cast<int64_t>(run.graph().events.size());
+        origin = run.origin_ns();
+        end = run.end_rel_ns();
+        key = run.content_key();
+      } else if (early) {
+        events = static_cast<int64_t>(early->events);
+        origin = early->origin_ns;
+        end = early->end_rel_ns;
+        key = early->content_key;
+      }
+      w.Field("events", events).Field("origin_ns", std::to_string(origin));
+      w.Field("end_ns", end).Field("content_key", key);
+      w.Field("ready", ready).Field("overview_ready", ready || early != nullptr).EndObject();
     }
     w.EndArray().EndObject();
   }
   return out.str();
 }
 
-std::string MetaJson(const ServeRun& run, size_t number) {
+std::string MetaJsonHead(size_t number, const std::string& name) {
   std::ostringstream out;
   {
     JsonWriter w(out, JsonStyle::kCompact);
-    w.BeginObject().Field("run", static_cast<int64_t>(number)).Field("name", run.name());
+    w.BeginObject().Field("run", static_cast<int64_t>(number)).Field("name", name).EndObject();
+  }
+  std::string head = out.str();
+  head.back() = ',';  // the closing brace
+  return head;
+}
+
+std::string MetaJsonTail(const ServeRun& run) {
+  std::ostringstream out;
+  {
+    JsonWriter w(out, JsonStyle::kCompact);
+    w.BeginObject().Field("run", int64_t{0}).Field("name", "");
     w.Field("origin_ns", std::to_string(run.origin_ns())).Field("end_ns", run.end_rel_ns());
     w.Field("events", static_cast<int64_t>(run.graph().events.size()));
     w.Field("indexed_events", static_cast<int64_t>(run.index().indexed_events()));
@@ -137,7 +161,11 @@ std::string MetaJson(const ServeRun& run, size_t number) {
     WriteSteps(run, w);
     w.EndObject();
   }
-  return out.str();
+  return out.str().substr(MetaJsonHead(0, "").size());
+}
+
+std::string MetaJson(const ServeRun& run, size_t number) {
+  return MetaJsonHead(number, run.name()) + MetaJsonTail(run);
 }
 
 }  // namespace th::serve

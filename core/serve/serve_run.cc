@@ -8,6 +8,8 @@
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_levels.h"
 #include "core/serve/serve_index_cache.h"
+#include "core/serve/serve_overview.h"
+#include "core/serve/serve_overview_io.h"
 
 namespace th::serve {
 namespace {
@@ -31,6 +33,16 @@ void LaunchPairs(const EdgeTable& e, Pairs* launch_of, Pairs* launched_by) {
 }
 
 }  // namespace
+
+ServeRun::ServeRun(std::string input, std::string name)
+    : input_(std::move(input)), name_(std::move(name)) {}
+
+ServeRun::~ServeRun() = default;
+
+void ServeRun::SetOverview(std::unique_ptr<RunOverview> overview) {
+  overviews_.push_back(std::move(overview));
+  overview_.store(overviews_.back().get(), std::memory_order_release);
+}
 
 std::optional<uint32_t> ServeRun::RowOf(TrackId track, uint16_t depth) const {
   if (track >= track_first_row_.size() || track_first_row_[track] == kNoRow) return std::nullopt;
@@ -89,23 +101,67 @@ void ServeRun::Finish(std::unique_ptr<TraceSet> set, LodIndex index, std::string
   ready_.store(true, std::memory_order_release);
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The input's fast key and the overview cached under it, which the run then
+// answers with; "" when there is no cache or the key cannot be computed.
+std::string ReadEarlyOverview(ServeRun* run, const std::string& dir, std::string* note,
+                              ServeLoadTimes* spent) {
+  if (dir.empty()) return "";
+  const Clock::time_point start = Clock::now();
+  auto fast = InputFastKey(run->input());
+  if (!fast.ok()) return "";  // the import names the problem
+  auto cached = ReadCachedOverview(dir, *fast);
+  if (cached.ok()) {
+    run->SetOverview(std::make_unique<RunOverview>(std::move(*cached)));
+    spent->overview_early = true;
+  } else if (cached.status().code() != StatusCode::kNotFound) {
+    *note += "warning: ignoring the cached overview: " + cached.status().message() + "\n";
+  }
+  spent->overview_s = Since(start);
+  return *fast;
+}
+
+// The index of `graph`, from the cache when it is there; *from_cache says which.
+LodIndex CachedOrBuiltIndex(const std::string& dir, const std::string& key, const EventGraph& graph,
+                            std::string* note, bool* from_cache) {
+  *from_cache = false;
+  if (!dir.empty()) {
+    auto cached = ReadCachedIndex(dir, key, graph);
+    if (cached.ok()) {
+      *from_cache = true;
+      return std::move(*cached);
+    }
+    if (cached.status().code() != StatusCode::kNotFound)
+      *note += "warning: ignoring the cached index: " + cached.status().message() + "\n";
+  }
+  return BuildLodIndex(graph);
+}
+
+}  // namespace
+
 Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
                     ServeLoadTimes* times) {
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
   ServeLoadTimes spent;
+  const std::string& dir = options.cache_dir;
+  const std::string fast_key = ReadEarlyOverview(run, dir, note, &spent);
+  if (options.before_import) options.before_import();
   // The content key is read beside the import (the import leaves a core
   // idle in its serial phases).
   Clock::time_point start = Clock::now();
   auto content = std::async(std::launch::async, [&] {
     auto key = InputContentKey(run->input());
-    spent.hash_s = since(start);
+    spent.hash_s = Since(start);
     return key;
   });
   auto set = LoadTraceSet({run->input()}, LoadOptions{});
-  spent.import_s = since(start);
+  spent.import_s = Since(start);
   auto key = content.get();
   if (!set.ok()) return set.status();
   if (set->traces.size() != 1) {
@@ -113,29 +169,32 @@ Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string*
                         " traces; serve takes one trace per INPUT (name each rank's file)");
   }
   if (!key.ok()) return key.status();
-  auto owned = std::make_unique<TraceSet>(std::move(*set));
-  const EventGraph& graph = owned->traces.front()->graph;
-  start = Clock::now();
-  if (!options.cache_dir.empty()) {
-    auto cached = ReadCachedIndex(options.cache_dir, *key, graph);
-    if (cached.ok()) {
-      spent.index_s = since(start);
-      run->Finish(std::move(owned), std::move(*cached), *key, true);
-      if (times) *times = spent;
-      return Ok();
-    }
-    if (cached.status().code() != StatusCode::kNotFound)
-      *note += "warning: ignoring the cached index: " + cached.status().message() + "\n";
+  if (run->overview() && run->overview()->content_key != *key) {
+    *note += "warning: ignoring the cached overview " + OverviewCachePath(dir, fast_key) +
+             ": it is of other content (the trace changed in place)\n";
+    run->DropOverview();
   }
-  LodIndex index = BuildLodIndex(graph);
-  spent.index_s = since(start);
-  run->Finish(std::move(owned), std::move(index), *key, false);
+  auto owned = std::make_unique<TraceSet>(std::move(*set));
+  start = Clock::now();
+  bool from_cache = false;
+  LodIndex index = CachedOrBuiltIndex(dir, *key, owned->traces.front()->graph, note, &from_cache);
+  spent.index_s = Since(start);
+  run->Finish(std::move(owned), std::move(index), *key, from_cache);
   // Stored once the run answers: the first view does not wait for the disk.
-  if (!options.cache_dir.empty()) {
+  if (!run->overview()) {
     start = Clock::now();
-    Status stored = WriteCachedIndex(options.cache_dir, *key, run->index());
+    run->SetOverview(std::make_unique<RunOverview>(BuildOverview(*run)));
+    if (!fast_key.empty()) {
+      Status stored = WriteCachedOverview(dir, fast_key, *run->overview());
+      if (!stored.ok()) *note += "warning: overview not cached: " + stored.message() + "\n";
+    }
+    spent.overview_s += Since(start);
+  }
+  if (!dir.empty() && !from_cache) {
+    start = Clock::now();
+    Status stored = WriteCachedIndex(dir, *key, run->index());
     if (!stored.ok()) *note += "warning: index not cached: " + stored.message() + "\n";
-    spent.cache_write_s = since(start);
+    spent.cache_write_s = Since(start);
   }
   if (times) *times = spent;
   return Ok();

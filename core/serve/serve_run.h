@@ -3,11 +3,14 @@
 //
 // A run is created with its name only (ready() false) and filled once by
 // LoadServeRun on the loader thread; request threads read it only after
-// ready() turns true (release/acquire), and never write it.
+// ready() turns true (release/acquire), and never write it. Its overview
+// (serve_overview.h) may come earlier: read from the cache before the
+// import, it answers /runs, meta and the overview's levels meanwhile.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,10 +23,12 @@
 
 namespace th::serve {
 
+struct RunOverview;
+
 class ServeRun {
  public:
-  ServeRun(std::string input, std::string name)
-      : input_(std::move(input)), name_(std::move(name)) {}
+  ServeRun(std::string input, std::string name);
+  ~ServeRun();
   ServeRun(const ServeRun&) = delete;
   ServeRun& operator=(const ServeRun&) = delete;
 
@@ -48,6 +53,14 @@ class ServeRun {
   // Whether the index came from the on-disk cache.
   bool index_from_cache() const { return index_from_cache_; }
 
+  // The run's overview, or null: before ready() one read from the cache (its
+  // content key not checked yet), after it one whose content key is the run's.
+  const RunOverview* overview() const { return overview_.load(std::memory_order_acquire); }
+  // Loader thread only. The run keeps every overview it was given until it
+  // ends (a request may still read a dropped one).
+  void SetOverview(std::unique_ptr<RunOverview> overview);
+  void DropOverview() { overview_.store(nullptr, std::memory_order_release); }
+
   // Row of (track, depth), or nullopt when the index has no such row.
   std::optional<uint32_t> RowOf(TrackId track, uint16_t depth) const;
   // The launch call of a GPU event (the last launch edge to it), or kNoRow.
@@ -71,20 +84,30 @@ class ServeRun {
   std::vector<std::pair<EventId, EventId>> launch_of_;    // (event, call), by event
   std::vector<std::pair<EventId, EventId>> launched_by_;  // (call, event), by call
   std::atomic<bool> ready_{false};
+  std::vector<std::unique_ptr<RunOverview>> overviews_;
+  std::atomic<const RunOverview*> overview_{nullptr};
 };
 
 struct ServeLoadOptions {
   std::string cache_dir;  // "" = no on-disk index cache
+  // Called after the cached overview is read, before the import (tests: to
+  // look at the run while it imports).
+  std::function<void()> before_import = nullptr;
 };
 
 // Where loading a run went (seconds; the hash runs beside the import).
 struct ServeLoadTimes {
   double import_s = 0, hash_s = 0, index_s = 0, cache_write_s = 0;
+  double overview_s = 0;        // reading the cached overview, or building and storing it
+  bool overview_early = false;  // answered from the cache before the import
 };
 
 // Loads run->input() (files, directories, archives as `info` reads them; it
 // must hold one trace), takes its index from the cache or builds it, and
-// finishes the run (ready), then stores a built index in the cache. Errors
+// finishes the run (ready), then stores a built index in the cache. With a
+// cache, the run's overview is first looked up by the input's fast key and
+// answers at once; once the content key is known, an overview of other
+// content is dropped with a warning, and a missing one is built and stored. Errors
 // name the input; `note` receives warnings (a corrupt cache file) one per
 // line; `times`, when given, where the time went.
 Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,

@@ -16,6 +16,7 @@
 // Usage: redact_browser_test.js --tracehound BIN --work DIR [--input REAL_TRACE]
 'use strict';
 const childProcess = require('child_process');
+const {findChromium, Cdp} = require('./devtools_pipe.js');
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
@@ -32,14 +33,6 @@ for (let i = 2; i < process.argv.length; i++) {
 function fail(msg) {
   console.log('FAIL: ' + msg);
   process.exitCode = 1;
-}
-function findChromium() {
-  for (const name of [process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome']) {
-    if (!name) continue;
-    const r = childProcess.spawnSync('sh', ['-c', 'command -v "$0"', name], {encoding: 'utf8'});
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-  }
-  return null;
 }
 
 // Phase 1: inputs (a generated 2-rank job, a trace with planted secrets, a
@@ -98,38 +91,7 @@ const text = (p) => {
   return (p.endsWith('.gz') ? zlib.gunzipSync(b) : b).toString('utf8');
 };
 
-// Phase 2: a DevTools-protocol client on the pipe.
-class Cdp {
-  constructor(proc) {
-    this.out = proc.stdio[3];
-    this.nextId = 1;
-    this.pending = new Map();
-    let buf = '';
-    proc.stdio[4].on('data', (chunk) => {
-      buf += chunk.toString('utf8');
-      let end;
-      while ((end = buf.indexOf('\0')) >= 0) {
-        const msg = JSON.parse(buf.slice(0, end));
-        buf = buf.slice(end + 1);
-        if (msg.id && this.pending.has(msg.id)) {
-          const {resolve, reject, method} = this.pending.get(msg.id);
-          this.pending.delete(msg.id);
-          if (msg.error) reject(new Error(method + ': ' + JSON.stringify(msg.error)));
-          else resolve(msg.result);
-        }
-      }
-    });
-  }
-  send(method, params, sessionId) {
-    const id = this.nextId++;
-    const msg = {id, method, params: params || {}};
-    if (sessionId) msg.sessionId = sessionId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, {resolve, reject, method});
-      this.out.write(JSON.stringify(msg) + '\0');
-    });
-  }
-}
+// Phase 2: DevTools over the pipe (devtools_pipe.js).
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // What Chrome's importer makes of one trace text (run in the DevTools page).

@@ -16,6 +16,7 @@
 //          [--expect-click] [--expect-links] [--section-shots]
 'use strict';
 const childProcess = require('child_process');
+const {findChromium, Cdp} = require('./devtools_pipe.js');
 const fs = require('fs');
 const path = require('path');
 
@@ -34,14 +35,6 @@ const SECTIONS = ['verdict', 'findings', 'breakdown', 'swimlane', 'efficiency', 
 function fail(msg) {
   console.log('FAIL: ' + msg);
   process.exitCode = 1;
-}
-function findChromium() {
-  for (const name of [process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome']) {
-    if (!name) continue;
-    const r = childProcess.spawnSync('sh', ['-c', 'command -v "$0"', name], {encoding: 'utf8'});
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-  }
-  return null;
 }
 
 // Phase 1: the report.
@@ -72,44 +65,7 @@ function makeReport() {
   return report;
 }
 
-// Phase 2: a DevTools-protocol client on the pipe.
-class Cdp {
-  constructor(proc) {
-    this.proc = proc;
-    this.out = proc.stdio[3];
-    this.nextId = 1;
-    this.pending = new Map();
-    this.listeners = [];
-    let buf = '';
-    proc.stdio[4].on('data', (chunk) => {
-      buf += chunk.toString('utf8');
-      let end;
-      while ((end = buf.indexOf('\0')) >= 0) {
-        const msg = JSON.parse(buf.slice(0, end));
-        buf = buf.slice(end + 1);
-        if (msg.id && this.pending.has(msg.id)) {
-          const {resolve, reject, method} = this.pending.get(msg.id);
-          this.pending.delete(msg.id);
-          if (msg.error) reject(new Error(method + ': ' + JSON.stringify(msg.error)));
-          else resolve(msg.result);
-        } else if (msg.method) {
-          this.listeners.forEach((l) => l(msg));
-        }
-      }
-    });
-  }
-  send(method, params, sessionId) {
-    const id = this.nextId++;
-    const msg = {id, method, params: params || {}};
-    if (sessionId) msg.sessionId = sessionId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, {resolve, reject, method});
-      this.out.write(JSON.stringify(msg) + '\0');
-    });
-  }
-  on(fn) { this.listeners.push(fn); }
-}
-
+// Phase 2: DevTools over the pipe (devtools_pipe.js).
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {

@@ -94,13 +94,13 @@ function drawnEvents(buf) {
   const nameCount = buf.readUInt32LE(48), tileCount = buf.readUInt32LE(12);
   for (let i = 0; i < nameCount; i++) { const n = buf.readUInt32LE(at); names.push(buf.toString('utf8', at + 4, at + 4 + n)); at += 4 + n; }
   for (let t = 0; t < tileCount; t++) {
-    const row = buf.readUInt32LE(at), n = buf.readUInt32LE(at + 4), nb = buf.readUInt32LE(at + 8);
+    const row = buf.readUInt32LE(at), n = buf.readUInt32LE(at + 4), bucketBytes = buf.readUInt32LE(at + 12);
     at += 24;
     for (let i = 0; i < n; i++) {
       events.push({row, start: Number(buf.readBigInt64LE(at + 8 * i)), dur: Number(buf.readBigInt64LE(at + 8 * (n + i))),
         id: buf.readUInt32LE(at + 16 * n + 4 * i), name: names[buf.readUInt32LE(at + 20 * n + 4 * i)]});
     }
-    at += 24 * n + 14 * nb;
+    at += 24 * n + bucketBytes;
   }
   return {eventsInView: Number(buf.readBigUInt64LE(32)), eventsDrawn: Number(buf.readBigUInt64LE(40)), events};
 }

@@ -105,7 +105,13 @@ TEST(ServeCommand, ServesOnAFreePortAndCachesTheIndex) {
     auto page = client.Get("/");
     ASSERT_TRUE(page);
     EXPECT_EQ(page->status, 200);
+    // The line is written once the caches are stored, after the run answers.
+    for (int i = 0; i < 500 && serve.err().find("run 0 ready") == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_NE(serve.err().find(cached ? "index from the cache" : "index built"), std::string::npos)
+        << serve.err();
+    EXPECT_NE(serve.err().find(cached ? "overview from the cache" : "overview built"),
+              std::string::npos)
         << serve.err();
   }
 }

@@ -43,7 +43,40 @@ function i64(dv, at) {
   return dv.getInt32(at + 4, true) * 4294967296 + dv.getUint32(at, true);
 }
 
-// Decodes "THVP" version 1: {level, firstTile, lastTile (BigInt), eventsInView,
+// A tile's buckets (THVP version 2): a 256-bit map of the non-empty ones, then
+// their counts, then their busy codes, as LEB128 varints; a code c is the busy
+// time c / 2 when even, 2^level - (c - 1) / 2 when odd. Returns the end.
+function decodeBuckets(bytes, at, level, nb, size, bucket, count, busy) {
+  if (nb === 0) {
+    if (size !== 0) throw new ApiError('THVP tile without buckets has a bucket section');
+    return at;
+  }
+  const end = at + size;
+  let k = 0;
+  for (let b = 0; b < 256; b++) if (bytes[at + (b >> 3)] >> (b & 7) & 1) bucket[k++] = b;
+  if (k !== nb) throw new ApiError('THVP bucket map holds ' + k + ' buckets, not ' + nb);
+  at += 32;
+  const varint = () => {
+    let v = 0, scale = 1, byte;
+    do {
+      if (at >= end) throw new ApiError('THVP bucket varint runs past its section');
+      byte = bytes[at++];
+      v += (byte & 0x7f) * scale;
+      scale *= 128;
+    } while (byte & 0x80);
+    return v;
+  };
+  for (let i = 0; i < nb; i++) count[i] = varint();
+  const width = 2 ** level;
+  for (let i = 0; i < nb; i++) {
+    const c = varint();
+    busy[i] = c % 2 === 1 ? width - (c - 1) / 2 : c / 2;
+  }
+  if (at !== end) throw new ApiError('THVP bucket section is ' + size + ' bytes, not ' + (size - (end - at)));
+  return at;
+}
+
+// Decodes "THVP" version 2: {level, firstTile, lastTile (BigInt), eventsInView,
 // eventsDrawn, tiles: [{row, tile (BigInt), n, start, dur (Float64Array),
 // id (Uint32Array), names (string per event), nb, bucket (Uint16Array),
 // count (Uint32Array), busy (Float64Array)}]}.
@@ -51,7 +84,8 @@ export function decodeTiles(buf) {
   const dv = new DataView(buf);
   const magic = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (buf.byteLength < 56 || magic !== 'THVP') throw new ApiError('not a THVP response');
-  if (dv.getUint32(4, true) !== 1) throw new ApiError('THVP version ' + dv.getUint32(4, true) + ' is not 1');
+  if (dv.getUint32(4, true) !== 2) throw new ApiError('THVP version ' + dv.getUint32(4, true) + ' is not 2');
+  const bytes = new Uint8Array(buf);
   const out = {
     level: dv.getInt32(8, true),
     firstTile: dv.getBigInt64(16, true),
@@ -72,6 +106,7 @@ export function decodeTiles(buf) {
   }
   for (let t = 0; t < tileCount; t++) {
     const row = dv.getUint32(at, true), n = dv.getUint32(at + 4, true), nb = dv.getUint32(at + 8, true);
+    const bucketBytes = dv.getUint32(at + 12, true);
     const tile = dv.getBigInt64(at + 16, true);
     at += 24;
     const start = new Float64Array(n), dur = new Float64Array(n), id = new Uint32Array(n), names = new Array(n);
@@ -80,9 +115,7 @@ export function decodeTiles(buf) {
     for (let i = 0; i < n; i++, at += 4) id[i] = dv.getUint32(at, true);
     for (let i = 0; i < n; i++, at += 4) names[i] = dict[dv.getUint32(at, true)];
     const bucket = new Uint16Array(nb), count = new Uint32Array(nb), busy = new Float64Array(nb);
-    for (let i = 0; i < nb; i++, at += 2) bucket[i] = dv.getUint16(at, true);
-    for (let i = 0; i < nb; i++, at += 4) count[i] = dv.getUint32(at, true);
-    for (let i = 0; i < nb; i++, at += 8) busy[i] = i64(dv, at);
+    at = decodeBuckets(bytes, at, out.level, nb, bucketBytes, bucket, count, busy);
     out.tiles.push({row, tile, n, start, dur, id, names, nb, bucket, count, busy});
   }
   if (at !== buf.byteLength) throw new ApiError('THVP response has ' + (buf.byteLength - at) + ' trailing bytes');

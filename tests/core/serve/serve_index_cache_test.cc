@@ -49,8 +49,11 @@ TEST(ServeIndexCacheTest, ReopeningReadsTheCachedIndex) {
   EXPECT_EQ(note, "");
   const std::string file = IndexCachePath(cache, built->content_key());
   ASSERT_TRUE(std::filesystem::exists(file));
-  for (const auto& entry : std::filesystem::directory_iterator(cache))
-    EXPECT_EQ(entry.path().string(), file) << "a temporary file was left behind";
+  for (const auto& entry : std::filesystem::directory_iterator(cache)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(entry.path().string() == file || name.starts_with("overview-"))
+        << "a temporary file was left behind: " << name;
+  }
   auto cached = Load(input, cache, &note);
   EXPECT_TRUE(cached->index_from_cache());
   EXPECT_EQ(note, "");
@@ -117,6 +120,27 @@ TEST(ServeIndexCacheTest, DefaultFolderFollowsXdg) {
     EXPECT_EQ(DefaultIndexCacheDir(), std::string(home) + "/.cache/tracehound");
   }
   if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+TEST(ServeIndexCacheTest, FastKeyFollowsTheFileNotItsName) {
+  const std::string a = testing::WriteServeFixture("fast_key_a.json");
+  auto first = InputFastKey(a), again = InputFastKey(a);
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(first->size(), 32u);
+  EXPECT_EQ(*first, *again);
+  // A copy is another inode: another fast key (its content key is the same).
+  const std::string b = a + ".copy";
+  std::filesystem::copy_file(a, b, std::filesystem::copy_options::overwrite_existing);
+  auto copy = InputFastKey(b), copy_content = InputContentKey(b), content = InputContentKey(a);
+  ASSERT_TRUE(copy.ok() && copy_content.ok() && content.ok());
+  EXPECT_NE(*copy, *first);
+  EXPECT_EQ(*copy_content, *content);
+  // Rewritten in place: another size and time.
+  std::ofstream(a, std::ios::app) << "\n";
+  auto changed = InputFastKey(a);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_NE(*changed, *first);
+  EXPECT_FALSE(InputFastKey(th::testing::TempDir() + "/no_such_trace.json").ok());
 }
 
 }  // namespace

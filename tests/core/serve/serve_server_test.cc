@@ -13,6 +13,7 @@
 
 #include "core/serve/lod_levels.h"
 #include "core/serve/lod_viewport.h"
+#include "core/serve/serve_binary.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/core/serve/thvp_decoder.h"
 #include "tests/support/test_files.h"
@@ -85,7 +86,7 @@ void ExpectViewportMatches(Served& s, int64_t t0, int64_t t1, int64_t width) {
   std::iota(rows.begin(), rows.end(), 0u);
   auto want = Viewport(run.index(), rows, run.origin_ns() + t0, run.origin_ns() + t1, width);
   ASSERT_TRUE(want.ok());
-  EXPECT_EQ(got->version, 1u);
+  EXPECT_EQ(got->version, kThvpVersion);
   EXPECT_EQ(got->level, want->level);
   EXPECT_EQ(got->first_tile, want->first_tile);
   EXPECT_EQ(got->last_tile, want->last_tile);

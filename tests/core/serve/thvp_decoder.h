@@ -53,12 +53,48 @@ class ThvpReader {
     at_ += n;
     return true;
   }
+  bool Varint(uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      uint8_t byte = 0;
+      if (!Get(&byte)) return false;
+      *v |= uint64_t{byte & 0x7fu} << shift;
+      if (!(byte & 0x80)) return true;
+    }
+    return false;
+  }
   bool done() const { return at_ == b_.size(); }
+  size_t at() const { return at_; }
 
  private:
   std::string_view b_;
   size_t at_ = 0;
 };
+
+// The bucket section of version 2: a 256-bit map, then the counts, then the
+// busy codes (varints); false when it does not fill exactly `bytes`.
+inline bool DecodeBuckets(ThvpReader& r, int32_t level, uint32_t n, uint32_t bytes, ThvpTile* t) {
+  if (n == 0) return bytes == 0;
+  const size_t begin = r.at();
+  uint8_t map[32];
+  for (uint8_t& m : map)
+    if (!r.Get(&m)) return false;
+  for (int b = 0; b < 256; ++b)
+    if (map[b >> 3] >> (b & 7) & 1) t->bucket.push_back(static_cast<uint16_t>(b));
+  if (t->bucket.size() != n) return false;
+  for (uint32_t k = 0; k < n; ++k) {
+    uint64_t c = 0;
+    if (!r.Varint(&c)) return false;
+    t->count.push_back(static_cast<uint32_t>(c));
+  }
+  const uint64_t width = uint64_t{1} << level;
+  for (uint32_t k = 0; k < n; ++k) {
+    uint64_t code = 0;
+    if (!r.Varint(&code)) return false;
+    t->busy.push_back(static_cast<int64_t>(code & 1 ? width - (code >> 1) : code >> 1));
+  }
+  return r.at() - begin == bytes;
+}
 
 // nullopt when the bytes are not a complete THVP response.
 inline std::optional<Thvp> DecodeThvp(std::string_view bytes) {
@@ -78,11 +114,11 @@ inline std::optional<Thvp> DecodeThvp(std::string_view bytes) {
   }
   for (uint32_t i = 0; i < tiles; ++i) {
     ThvpTile t;
-    uint32_t drawn = 0, buckets = 0;
-    if (!r.Get(&t.row) || !r.Get(&drawn) || !r.Get(&buckets) || !r.Get(&reserved) ||
+    uint32_t drawn = 0, buckets = 0, bucket_bytes = 0;
+    if (!r.Get(&t.row) || !r.Get(&drawn) || !r.Get(&buckets) || !r.Get(&bucket_bytes) ||
         !r.Get(&t.tile) || !r.Column(drawn, &t.start) || !r.Column(drawn, &t.dur) ||
-        !r.Column(drawn, &t.id) || !r.Column(drawn, &t.name) || !r.Column(buckets, &t.bucket) ||
-        !r.Column(buckets, &t.count) || !r.Column(buckets, &t.busy))
+        !r.Column(drawn, &t.id) || !r.Column(drawn, &t.name) ||
+        !DecodeBuckets(r, v.level, buckets, bucket_bytes, &t))
       return std::nullopt;
     v.tiles.push_back(std::move(t));
   }
