@@ -102,7 +102,10 @@ Server StartServe(const Options& o, const std::string& cache) {
   int out[2];
   if (pipe(out) != 0) return s;
   const Clock::time_point start = Clock::now();
-  s.pid = Spawn({o.tracehound, "serve", "--port", "0", "--cache-dir", cache, o.trace}, out[1]);
+  // --no-findings: the pipeline would share the cores with the timed requests.
+  s.pid =
+      Spawn({o.tracehound, "serve", "--port", "0", "--cache-dir", cache, "--no-findings", o.trace},
+            out[1]);
   close(out[1]);
   std::string line;
   char c;

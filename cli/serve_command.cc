@@ -31,6 +31,7 @@ struct ServeOptions {
   bool open = false;
   std::string cache_dir;
   bool no_cache = false;
+  bool no_findings = false;
 };
 
 // Opens `url` with xdg-open, without a shell; failure is only a note.
@@ -93,7 +94,7 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
   server_options.bind = opt.bind;
   server_options.port = opt.port;
   server_options.access.token = opt.token;
-  server_options.findings = DefaultPipelineFindings();
+  if (!opt.no_findings) server_options.findings = DefaultPipelineFindings();
   if (opt.token.empty() && !serve::IsLoopbackAddress(opt.bind))
     server_options.access.token = serve::RandomToken();
   serve::ServeServer server(&runs, server_options);
@@ -134,6 +135,8 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
                   "folder of cached indexes (default $XDG_CACHE_HOME/tracehound or "
                   "~/.cache/tracehound)");
   cmd->add_flag("--no-cache", opt->no_cache, "neither read nor write cached indexes");
+  cmd->add_flag("--no-findings", opt->no_findings,
+                "do not run the default pipeline for the findings lane (it then says so)");
   cmd->callback([opt, exit_code] { RunServe(*opt, exit_code); });
 }
 

@@ -116,6 +116,38 @@ TEST(ServeCommand, ServesOnAFreePortAndCachesTheIndex) {
   }
 }
 
+// The findings lane's answer: the default pipeline, run after the run is
+// ready (503 meanwhile, at most 60 s here); none with --no-findings.
+TEST(ServeCommand, RunsTheDefaultPipelineForTheFindingsUnlessToldNot) {
+  const std::string trace = serve::testing::WriteServeFixture("cli_serve_findings.json");
+  for (bool findings : {true, false}) {
+    std::vector<std::string> args = {"--port", "0", "--no-cache", trace};
+    if (!findings) args.insert(args.begin(), "--no-findings");
+    ServeProcess serve(args);
+    ASSERT_GT(serve.port(), 0) << serve.line() << serve.err();
+    httplib::Client client("127.0.0.1", serve.port());
+    ASSERT_TRUE(WaitReady(client)) << serve.err();
+    int status = 0;
+    std::string body;
+    for (int i = 0; i < 600; ++i) {
+      auto r = client.Get("/api/v1/runs/0/findings");
+      ASSERT_TRUE(r);
+      status = r->status;
+      body = r->body;
+      if (status != 503) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (findings) {
+      EXPECT_EQ(status, 200) << body << serve.err();
+      EXPECT_NE(body.find("\"findings\":["), std::string::npos) << body;
+      EXPECT_NE(body.find("\"place\":"), std::string::npos) << body;  // the fixture has findings
+    } else {
+      EXPECT_EQ(status, 404) << body;
+      EXPECT_NE(body.find("\"error\":\"findings"), std::string::npos) << body;
+    }
+  }
+}
+
 TEST(ServeCommand, OffLoopbackPrintsAToken) {
   const std::string trace = serve::testing::WriteServeFixture("cli_serve_token.json");
   ServeProcess serve({"--port", "0", "--bind", "0.0.0.0", "--no-cache", trace});
