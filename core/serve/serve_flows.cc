@@ -1,6 +1,7 @@
 #include "core/serve/serve_flows.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -13,13 +14,19 @@ namespace {
 
 auto Order(const FlowEdge& e) { return std::tuple(e.from_ns, e.to_ns, e.from, e.to); }
 
-// floor((t - t0) · width / (t1 - t0)), clamped to [-1, width].
-int64_t Pixel(int64_t t, const FlowQuery& q) {
-  if (t < q.t0) return -1;
-  if (t >= q.t1) return q.width;
-  const Int128 num = (static_cast<Int128>(t) - q.t0) * q.width;
-  return static_cast<int64_t>(num / (static_cast<Int128>(q.t1) - q.t0));
-}
+// floor((t - t0) · width / (t1 - t0)), clamped to [-1, width]; in int64
+// when span · width fits (the usual case), else in 128 bits.
+struct PixelScale {
+  const FlowQuery& q;
+  Int128 span = static_cast<Int128>(q.t1) - q.t0;
+  bool fits64 = span * q.width <= std::numeric_limits<int64_t>::max();
+  int64_t operator()(int64_t t) const {
+    if (t < q.t0) return -1;
+    if (t >= q.t1) return q.width;
+    if (fits64) return (t - q.t0) * q.width / static_cast<int64_t>(span);
+    return static_cast<int64_t>((static_cast<Int128>(t) - q.t0) * q.width / span);
+  }
+};
 
 struct CellKey {
   uint64_t rows;  // from_row << 32 | to_row
@@ -42,13 +49,35 @@ using Cells = std::unordered_map<CellKey, FlowBundle, CellHash>;
 // Pixel of an end at the bundle size: -1 and width stay apart from the window's pixels.
 int64_t Cell(int64_t px, int64_t bundle_px) { return px < 0 ? -1 : px / bundle_px; }
 
-void Add(Cells* cells, const FlowEdge& e, const FlowQuery& q, int64_t bundle_px) {
-  const CellKey key{static_cast<uint64_t>(e.from_row) << 32 | e.to_row,
-                    Cell(Pixel(e.from_ns, q), bundle_px), Cell(Pixel(e.to_ns, q), bundle_px),
-                    e.kind};
+struct Placed {
+  const FlowEdge* edge;
+  int64_t from_px, to_px;
+};
+
+void Add(Cells* cells, const Placed& p, int64_t bundle_px) {
+  const FlowEdge& e = *p.edge;
+  const CellKey key{static_cast<uint64_t>(e.from_row) << 32 | e.to_row, Cell(p.from_px, bundle_px),
+                    Cell(p.to_px, bundle_px), e.kind};
   auto [it, added] = cells->try_emplace(key, FlowBundle{e, 0});
   if (!added && Order(e) < Order(it->second.first)) it->second.first = e;
   ++it->second.count;
+}
+
+// The cells at twice the bundle size: pairs of pixels merged, counts summed,
+// the earliest edge kept.
+Cells Coarser(Cells cells) {
+  auto half = [](int64_t cell) { return cell < 0 ? cell : cell / 2; };
+  Cells out;
+  for (auto& [key, bundle] : cells) {
+    CellKey k = key;
+    k.from_px = half(k.from_px);
+    k.to_px = half(k.to_px);
+    auto [it, added] = out.try_emplace(k, bundle);
+    if (added) continue;
+    it->second.count += bundle.count;
+    if (Order(bundle.first) < Order(it->second.first)) it->second.first = bundle.first;
+  }
+  return out;
 }
 
 }  // namespace
@@ -74,27 +103,23 @@ FlowIndex::FlowIndex(const ServeRun& run) {
 }
 
 FlowAnswer QueryFlows(const FlowIndex& index, const FlowQuery& q) {
-  std::vector<const FlowEdge*> in_window;
-  const auto& mask = q.row_mask;
-  index.ForEachInWindow(q.t0, q.t1, [&](const FlowEdge& e) {
-    if (mask.empty() || mask[e.from_row] || mask[e.to_row]) in_window.push_back(&e);
-  });
+  // One pass, each edge hashed once: when the cells pass the bound, they
+  // merge in pairs of pixels (floor(floor(px / b) / 2) = floor(px / 2b)).
   FlowAnswer answer;
-  answer.total = in_window.size();
+  const auto& mask = q.row_mask;
+  const PixelScale pixel{q};
   Cells cells;
-  for (int64_t bundle_px = 1;; bundle_px *= 2) {
-    cells.clear();
-    bool fits = true;
-    for (const FlowEdge* e : in_window) {
-      Add(&cells, *e, q, bundle_px);
-      if (cells.size() > kMaxFlowBundles && bundle_px <= q.width) {
-        fits = false;
-        break;
-      }
+  int64_t bundle_px = 1;
+  index.ForEachInWindow(q.t0, q.t1, [&](const FlowEdge& e) {
+    if (!mask.empty() && !mask[e.from_row] && !mask[e.to_row]) return;
+    ++answer.total;
+    Add(&cells, {&e, pixel(e.from_ns), pixel(e.to_ns)}, bundle_px);
+    while (cells.size() > kMaxFlowBundles && bundle_px <= q.width) {
+      bundle_px *= 2;
+      cells = Coarser(std::move(cells));
     }
-    answer.bundle_px = bundle_px;
-    if (fits) break;
-  }
+  });
+  answer.bundle_px = bundle_px;
   answer.bundles.reserve(cells.size());
   for (auto& [key, bundle] : cells) answer.bundles.push_back(bundle);
   std::sort(
