@@ -112,46 +112,39 @@ void MergeResults(PluginResults&& from, PluginResults* into) {
   for (auto& [name, table] : from.tables) into->tables[name] = std::move(table);
 }
 
-}  // namespace
 
-StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
-                                                   const PluginRegistry& plugins,
-                                                   const std::vector<std::string>& inputs,
-                                                   const LoadOptions& load) {
-  const std::vector<std::string>& use = inputs.empty() ? pipeline.inputs : inputs;
-  if (use.empty()) {
-    return InvalidInput(pipeline.source +
-                        ": no inputs: name trace files on the command line or "
-                        "under 'inputs:' in the pipeline");
-  }
+// The backend the pipeline names, checked: an absent GPU backend fails before
+// anything runs.
+StatusOr<kernels::BackendChoice> PipelineBackend(const Pipeline& pipeline) {
   kernels::BackendChoice backend = kernels::BackendChoice::kAuto;
   if (!kernels::ParseBackendChoice(pipeline.backend, &backend)) {
     return InvalidInput(pipeline.source + ": unknown backend '" + pipeline.backend + "'");
   }
   if (backend != kernels::BackendChoice::kAuto && backend != kernels::BackendChoice::kCpu) {
-    // Asking for an absent GPU backend fails before anything runs.
     kernels::Engine* engine = nullptr;
     kernels::KernelStatus s = kernels::SelectEngine(backend, 0, &engine);
     if (!s.ok()) return Unsupported(pipeline.source + ": execution.backend: " + s.message());
   }
-  std::unique_ptr<tbb::global_control> threads;
-  if (pipeline.threads > 0) {
-    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                    static_cast<size_t>(pipeline.threads));
-  }
-  auto run = std::make_unique<PipelineRun>();
+  return backend;
+}
+
+std::unique_ptr<tbb::global_control> ThreadBound(const Pipeline& pipeline) {
+  if (pipeline.threads <= 0) return nullptr;
+  return std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                               static_cast<size_t>(pipeline.threads));
+}
+
+// The host facts, the plugins and what follows them, on `traces` (which
+// run->report.traces points to), into run->report and run->exit_code.
+Status Analyze(const Pipeline& pipeline, const PluginRegistry& plugins,
+               kernels::BackendChoice backend, const TraceSet& traces, PipelineRun* run) {
   AnalysisReport& report = run->report;
   PhaseTimes& timing = report.timing;
-  auto started = std::chrono::steady_clock::now();
-  auto set = LoadTraceSet(use, load);
-  if (!set.ok()) return set.status();
-  run->traces = std::move(*set);
-  timing.import_seconds = SecondsSince(started);
   report.pipeline = pipeline.source;
-  report.traces = &run->traces;
+  report.traces = &traces;
   // Kernel classes and graph capture, worked out once for every plugin.
-  started = std::chrono::steady_clock::now();
-  const HostFacts facts(run->traces, KernelClassTable::WithPipelineRules(pipeline.kernel_classes));
+  auto started = std::chrono::steady_clock::now();
+  const HostFacts facts(traces, KernelClassTable::WithPipelineRules(pipeline.kernel_classes));
   timing.facts_seconds = SecondsSince(started);
 
   std::vector<const LoadedPlugin*> loaded;
@@ -165,9 +158,8 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
     steps.push_back(&step);
   }
   started = std::chrono::steady_clock::now();
-  std::vector<StepRun> ran = RunSteps(loaded, steps, run->traces, backend, facts);
+  std::vector<StepRun> ran = RunSteps(loaded, steps, traces, backend, facts);
   timing.plugins_seconds = SecondsSince(started);
-
   // Merged in pipeline order, so reports do not depend on which plugin
   // finished first; a later publisher of a table replaces an earlier one.
   for (size_t k = 0; k < ran.size(); ++k) {
@@ -197,8 +189,8 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
   }
 
   // What each trace that captures CUDA/HIP graphs is, and who skipped it.
-  for (size_t i = 0; i < run->traces.traces.size(); ++i) {
-    const Trace& t = *run->traces.traces[i];
+  for (size_t i = 0; i < traces.traces.size(); ++i) {
+    const Trace& t = *traces.traces[i];
     if (!facts.capture(i).present()) continue;
     std::vector<std::string> skipped_by;
     for (const Skip& skip : report.results.skips)
@@ -214,6 +206,42 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
     for (const Finding& f : report.results.findings)
       if (AtLeastAsSevere(f.severity, *pipeline.fail_on)) run->exit_code = kExitFindingAtFailOn;
   }
+  return Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
+                                                   const PluginRegistry& plugins,
+                                                   const std::vector<std::string>& inputs,
+                                                   const LoadOptions& load) {
+  const std::vector<std::string>& use = inputs.empty() ? pipeline.inputs : inputs;
+  if (use.empty()) {
+    return InvalidInput(pipeline.source +
+                        ": no inputs: name trace files on the command line or "
+                        "under 'inputs:' in the pipeline");
+  }
+  auto backend = PipelineBackend(pipeline);
+  if (!backend.ok()) return backend.status();
+  const std::unique_ptr<tbb::global_control> threads = ThreadBound(pipeline);
+  auto run = std::make_unique<PipelineRun>();
+  auto started = std::chrono::steady_clock::now();
+  auto set = LoadTraceSet(use, load);
+  if (!set.ok()) return set.status();
+  run->traces = std::move(*set);
+  run->report.timing.import_seconds = SecondsSince(started);
+  TH_RETURN_IF_ERROR(Analyze(pipeline, plugins, *backend, run->traces, run.get()));
+  return run;
+}
+
+StatusOr<std::unique_ptr<PipelineRun>> RunPipelineOn(const Pipeline& pipeline,
+                                                     const PluginRegistry& plugins,
+                                                     const TraceSet& traces) {
+  auto backend = PipelineBackend(pipeline);
+  if (!backend.ok()) return backend.status();
+  const std::unique_ptr<tbb::global_control> threads = ThreadBound(pipeline);
+  auto run = std::make_unique<PipelineRun>();
+  TH_RETURN_IF_ERROR(Analyze(pipeline, plugins, *backend, traces, run.get()));
   return run;
 }
 

@@ -35,6 +35,13 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
                                                    const std::vector<std::string>& inputs,
                                                    const LoadOptions& load = {});
 
+// The same on traces already loaded: `traces` must outlive the result (its
+// report.traces points there; its own `traces` stays empty, and
+// report.timing.import_seconds 0).
+StatusOr<std::unique_ptr<PipelineRun>> RunPipelineOn(const Pipeline& pipeline,
+                                                     const PluginRegistry& plugins,
+                                                     const TraceSet& traces);
+
 // Writes every output of the pipeline: the files in pipeline order
 // (atomically), each listing the seconds of those written before it
 // (run.report.timing.outputs), then the terminal summary to `terminal`. The

@@ -91,6 +91,27 @@ INSTANTIATE_TEST_SUITE_P(
         "tracelens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb"),
     [](const auto& info) { return testing::ParamName(info.param); });
 
+// On traces already loaded (what `serve` does with a run's traces): the same
+// report as RunPipeline's from the files, but for the import's seconds.
+TEST(RunPipelineOn, LoadedTracesGiveTheReportOfTheFiles) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent: no real trace to run";
+  const std::string input = data + "/param/et_replay/tests/data/dlrm_kineto.tar.gz";
+  auto from_files = RunPipeline(Default().pipeline, Default().registry, {input});
+  ASSERT_TRUE(from_files.ok()) << from_files.status().message();
+  auto set = LoadTraceSet({input}, {});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  auto loaded = RunPipelineOn(Default().pipeline, Default().registry, *set);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE((*loaded)->traces.traces.empty());
+  EXPECT_EQ((*loaded)->report.traces, &*set);
+  EXPECT_GT((*loaded)->report.results.findings.size(), 0u);
+  std::ostringstream a, b;
+  WriteReportJson((*from_files)->report, a);
+  WriteReportJson((*loaded)->report, b);
+  EXPECT_EQ(WithoutSeconds(b.str()), WithoutSeconds(a.str()));
+}
+
 TEST(PipelineTiming, EveryPhaseIsTimedAndTheTerminalListsEveryFile) {
   const std::string data = testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "../shared/data is absent: no real trace to run";
