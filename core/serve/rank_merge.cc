@@ -120,7 +120,7 @@ void AppendTracks(EventGraph& out, const EventGraph& g, const Offsets& o) {
 
 }  // namespace
 
-MergedRanks MergeRanks(TraceSet set) {
+MergedRanks MergeRanks(const TraceSet& set) {
   MergedRanks merged;
   auto trace = std::make_unique<Trace>();
   EventGraph& out = trace->graph;
@@ -141,9 +141,9 @@ MergedRanks MergeRanks(TraceSet set) {
                             o.track, static_cast<uint32_t>(g.tracks.size())});
     trace->trust.Merge(rank->trust);
   }
-  trace->info = std::move(set.traces.front()->info);
+  trace->info = set.traces.front()->info;
   merged.set = std::make_unique<TraceSet>();
-  merged.set->trust = std::move(set.trust);
+  merged.set->trust.Merge(set.trust);
   merged.set->traces.push_back(std::move(trace));
   return merged;
 }

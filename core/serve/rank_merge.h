@@ -30,7 +30,8 @@ struct MergedRanks {
   std::vector<RankSpan> ranks;    // in rank order
 };
 
-// Merges `set` (two traces or more). Moves rank 0's info into the result.
-MergedRanks MergeRanks(TraceSet set);
+// Merges `set` (two traces or more); the result holds rank 0's info and the
+// trust rows of the set and of every rank.
+MergedRanks MergeRanks(const TraceSet& set);
 
 }  // namespace th::serve

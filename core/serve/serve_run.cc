@@ -206,7 +206,8 @@ Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string*
   std::unique_ptr<TraceSet> owned;
   if (set->traces.size() > 1) {
     EstimateClockOffsets(options.clock_offsets, *set, run);
-    MergedRanks merged = MergeRanks(std::move(*set));
+    MergedRanks merged = MergeRanks(*set);
+    set->traces.clear();  // the ranks' own graphs are not needed any more
     owned = std::move(merged.set);
     ranks = std::move(merged.ranks);
   } else {

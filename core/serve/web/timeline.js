@@ -362,9 +362,10 @@ export class Timeline {
   // cached tiles (the server's Viewport totals); complete=false while tiles load.
   totals(rows) {
     const q = this.query();
-    const {first, last} = tileRange(this.v.origin, q.level, q.t0, q.t1);
     let drawn = 0, merged = 0, complete = true;
     for (const r of rows) {
+      const shift = this.v.shiftOf(r);  // the row's tiles on its own clock
+      const {first, last} = tileRange(this.v.origin, q.level, q.t0 + shift, q.t1 + shift);
       for (let k = first; k <= last; k++) {
         const t = this.v.cache.get(tileKey(r, q.level, k));
         if (t === undefined) { complete = false; continue; }

@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
+#include <set>
 
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_index.h"
 #include "core/serve/serve_api.h"
+#include "core/serve/serve_flows_api.h"
 #include "core/serve/serve_run.h"
 #include "core/synth/kineto_generator.h"
 #include "tests/support/test_files.h"
@@ -38,9 +41,7 @@ TEST(RankMergeTest, EachRanksTilesAreItsOwnIndexsTilesWithIdsShifted) {
   ASSERT_EQ(set->traces.size(), 4u);
   std::vector<LodIndex> own;
   for (const auto& t : set->traces) own.push_back(BuildLodIndex(t->graph));
-  auto again = LoadTraceSet({dir}, LoadOptions{});  // the ranks, kept to compare
-  ASSERT_TRUE(again.ok());
-  MergedRanks merged = MergeRanks(std::move(*set));
+  MergedRanks merged = MergeRanks(*set);
   ASSERT_EQ(merged.ranks.size(), 4u);
   const EventGraph& g = merged.set->traces.front()->graph;
   const LodIndex index = BuildLodIndex(g);
@@ -54,7 +55,7 @@ TEST(RankMergeTest, EachRanksTilesAreItsOwnIndexsTilesWithIdsShifted) {
       EXPECT_EQ(index.row(row).track, own[k].row(local).track + r.first_track);
       EXPECT_EQ(index.row(row).depth, own[k].row(local).depth);
       for (int level : {0, 10, 20}) {
-        const EventGraph& rg = again->traces[k]->graph;
+        const EventGraph& rg = set->traces[k]->graph;
         const RowIndex& ri = own[k].row_index(local);
         if (ri.size() == 0) continue;
         const int64_t tile = (rg.events.ts[rg.TrackEvents(ri.track)[0]] >> level) >> 8;
@@ -102,8 +103,29 @@ TEST(RankMergeTest, ADirectoryOfRanksIsOneRunAnsweringAcrossRanks) {
   EXPECT_EQ(EventResponse(runs, "0", std::to_string(run.graph().events.size())).status, 404);
   // Steps of every rank.
   EXPECT_EQ(run.graph().steps.size(), 4u * 2u);
+  // Search: the steps of every rank, on one row per rank.
   ApiResponse found = SearchResponse(runs, "0", {{"q", "ProfilerStep"}});
-  EXPECT_EQ(found.status, 200);
+  ASSERT_EQ(found.status, 200);
+  EXPECT_NE(found.body.find("\"hits_total\":8,"), std::string::npos) << found.body.substr(0, 200);
+  std::set<size_t> ranks_hit;
+  const std::regex row_re("\\{\"row\":(\\d+),\"hits\":");
+  for (std::sregex_iterator m(found.body.begin(), found.body.end(), row_re), end; m != end; ++m)
+    ranks_hit.insert(run.RankOfTrack(run.index().row(std::stoul((*m)[1])).track));
+  EXPECT_EQ(ranks_hit.size(), 4u);
+  // Flows: bundles over the whole run join rows of one rank.
+  RunExtras extras;
+  ApiResponse flows =
+      FlowsResponse(runs, "0", &extras,
+                    {{"t0", "0"}, {"t1", std::to_string(run.end_rel_ns() + 1)}, {"width", "200"}});
+  ASSERT_EQ(flows.status, 200) << flows.body;
+  const std::regex flow_re("\"from_row\":(\\d+),\"to_row\":(\\d+)");
+  std::set<size_t> ranks_with_flows;
+  for (std::sregex_iterator m(flows.body.begin(), flows.body.end(), flow_re), end; m != end; ++m) {
+    const size_t a = run.RankOfTrack(run.index().row(std::stoul((*m)[1])).track);
+    EXPECT_EQ(a, run.RankOfTrack(run.index().row(std::stoul((*m)[2])).track));
+    ranks_with_flows.insert(a);
+  }
+  EXPECT_EQ(ranks_with_flows.size(), 4u);
 }
 
 }  // namespace
