@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "cli/serve_clock_offsets.h"
 #include "cli/serve_findings_source.h"
 #include "core/graph/text_escape.h"
 #include "core/serve/serve_access.h"
@@ -109,6 +110,7 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
   load.cache_dir = opt.no_cache            ? ""
                    : opt.cache_dir.empty() ? serve::DefaultIndexCacheDir()
                                            : opt.cache_dir;
+  load.clock_offsets = StragglersClockOffsets();
   *exit_code = 0;
   std::thread loader([&] { LoadRuns(runs, load, &server, exit_code); });
   if (opt.open) OpenBrowser(server.Url());
@@ -123,7 +125,8 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve", "Serve a trace viewer over HTTP: any trace, any zoom, from the event graph");
   cmd->add_option("inputs", opt->inputs,
-                  "trace files, directories or archives, one trace each (one run per INPUT)")
+                  "trace files, directories or archives (one run per INPUT; the ranks of a "
+                  "directory or archive share one run and time axis)")
       ->required();
   cmd->add_option("--port", opt->port, "TCP port (0 = any free port)")->check(CLI::Range(0, 65535));
   cmd->add_option("--bind", opt->bind,

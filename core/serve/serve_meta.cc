@@ -69,12 +69,15 @@ void WriteTracks(const ServeRun& run, JsonWriter& w) {
     const TrackId t = run.index().row(r).track;
     if (lines.empty() || lines.back().track != t) lines.push_back(Describe(g, t));
   }
-  std::stable_sort(lines.begin(), lines.end(),
-                   [](const TrackLine& a, const TrackLine& b) { return a.order < b.order; });
-  const std::string rank = "rank " + std::to_string(run.trace().info.rank);
+  // Ranks in rank order, each rank's tracks as for one trace.
+  std::stable_sort(lines.begin(), lines.end(), [&](const TrackLine& a, const TrackLine& b) {
+    const size_t ra = run.RankOfTrack(a.track), rb = run.RankOfTrack(b.track);
+    return ra != rb ? ra < rb : a.order < b.order;
+  });
   w.Key("tracks").BeginArray();
   for (size_t k = 0; k < lines.size(); ++k) {
     const TrackLine& l = lines[k];
+    const std::string rank = "rank " + std::to_string(run.ranks()[run.RankOfTrack(l.track)].rank);
     w.BeginObject().Field("track", static_cast<int64_t>(l.track)).Field("name", l.name);
     w.Field("kind", KindName(l.kind));
     w.Key("group").BeginArray().String(rank).String(l.process).EndArray();
@@ -100,6 +103,25 @@ void WriteSteps(const ServeRun& run, JsonWriter& w) {
     w.Field("start_ns", run.Relative(s.ts)).Field("dur_ns", s.dur).EndObject();
   }
   w.EndArray();
+}
+
+// Several ranks only (a single trace's meta is unchanged): each rank's
+// offsets in the job-wide ids, and the clock offsets (or why there are none).
+void WriteRanks(const ServeRun& run, JsonWriter& w) {
+  w.Key("ranks").BeginArray();
+  for (const RankSpan& r : run.ranks()) {
+    w.BeginObject().Field("rank", r.rank).Field("first_event", int64_t{r.first_event});
+    w.Field("events", int64_t{r.events}).Field("first_track", int64_t{r.first_track});
+    w.Field("tracks", int64_t{r.tracks}).EndObject();
+  }
+  w.EndArray();
+  w.Key("clock_offsets").BeginArray();
+  for (size_t k = 0; k < run.clock_offsets().size(); ++k) {
+    w.BeginObject().Field("rank", run.ranks()[k].rank).Field("offset_ns", run.clock_offsets()[k]);
+    w.Field("source", "stragglers").EndObject();
+  }
+  w.EndArray();
+  if (run.clock_offsets().empty()) w.Field("clock_offsets_note", run.clock_note());
 }
 
 }  // namespace
@@ -159,6 +181,7 @@ std::string MetaJsonTail(const ServeRun& run) {
     WriteTracks(run, w);
     WriteRows(run.index(), w);
     WriteSteps(run, w);
+    if (run.ranks().size() > 1) WriteRanks(run, w);
     w.EndObject();
   }
   return out.str().substr(MetaJsonHead(0, "").size());

@@ -7,6 +7,7 @@
 
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_levels.h"
+#include "core/serve/rank_merge.h"
 #include "core/serve/serve_index_cache.h"
 #include "core/serve/serve_overview.h"
 #include "core/serve/serve_overview_io.h"
@@ -78,9 +79,21 @@ std::vector<EventId> ServeRun::LaunchedBy(EventId call) const {
   return out;
 }
 
+size_t ServeRun::RankOfTrack(TrackId track) const {
+  auto it = std::upper_bound(ranks_.begin(), ranks_.end(), track,
+                             [](TrackId t, const RankSpan& r) { return t < r.first_track; });
+  return it == ranks_.begin() ? 0 : static_cast<size_t>(it - ranks_.begin() - 1);
+}
+
 void ServeRun::Finish(std::unique_ptr<TraceSet> set, LodIndex index, std::string content_key,
-                      bool from_cache) {
+                      bool from_cache, std::vector<RankSpan> ranks) {
   set_ = std::move(set);
+  ranks_ = std::move(ranks);
+  if (ranks_.empty()) {
+    const EventGraph& g = set_->traces.front()->graph;
+    ranks_.push_back({set_->traces.front()->info.rank, 0, static_cast<uint32_t>(g.events.size()), 0,
+                      static_cast<uint32_t>(g.tracks.size())});
+  }
   index_ = std::move(index);
   content_key_ = std::move(content_key);
   index_from_cache_ = from_cache;
@@ -144,6 +157,24 @@ LodIndex CachedOrBuiltIndex(const std::string& dir, const std::string& key, cons
   return BuildLodIndex(graph);
 }
 
+// The offsets of every rank of `set` in its order, or none with the reason.
+void EstimateClockOffsets(const ClockOffsetSource& source, const TraceSet& set, ServeRun* run) {
+  if (!source) return run->SetClockOffsets({}, "no clock offset estimate was asked for");
+  auto found = source(set);
+  if (!found.ok()) return run->SetClockOffsets({}, found.status().message());
+  std::vector<int64_t> offsets;
+  for (const auto& trace : set.traces) {
+    auto it = std::find_if(found->begin(), found->end(),
+                           [&](const RankClockOffset& o) { return o.rank == trace->info.rank; });
+    if (it == found->end())
+      return run->SetClockOffsets(
+          {}, "no clock offset for rank " + std::to_string(trace->info.rank) +
+                  " (the stragglers plugin needs collectives on two ranks or more)");
+    offsets.push_back(it->offset_ns);
+  }
+  run->SetClockOffsets(std::move(offsets), "");
+}
+
 }  // namespace
 
 Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
@@ -164,22 +195,29 @@ Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string*
   spent.import_s = Since(start);
   auto key = content.get();
   if (!set.ok()) return set.status();
-  if (set->traces.size() != 1) {
-    return InvalidInput(run->input() + ": holds " + std::to_string(set->traces.size()) +
-                        " traces; serve takes one trace per INPUT (name each rank's file)");
-  }
+  if (set->traces.empty()) return InvalidInput(run->input() + ": holds no trace");
   if (!key.ok()) return key.status();
   if (run->overview() && run->overview()->content_key != *key) {
     *note += "warning: ignoring the cached overview " + OverviewCachePath(dir, fast_key) +
              ": it is of other content (the trace changed in place)\n";
     run->DropOverview();
   }
-  auto owned = std::make_unique<TraceSet>(std::move(*set));
+  std::vector<RankSpan> ranks;
+  std::unique_ptr<TraceSet> owned;
+  if (set->traces.size() > 1) {
+    EstimateClockOffsets(options.clock_offsets, *set, run);
+    MergedRanks merged = MergeRanks(*set);
+    set->traces.clear();  // the ranks' own graphs are not needed any more
+    owned = std::move(merged.set);
+    ranks = std::move(merged.ranks);
+  } else {
+    owned = std::make_unique<TraceSet>(std::move(*set));
+  }
   start = Clock::now();
   bool from_cache = false;
   LodIndex index = CachedOrBuiltIndex(dir, *key, owned->traces.front()->graph, note, &from_cache);
   spent.index_s = Since(start);
-  run->Finish(std::move(owned), std::move(index), *key, from_cache);
+  run->Finish(std::move(owned), std::move(index), *key, from_cache, std::move(ranks));
   // Stored once the run answers: the first view does not wait for the disk.
   if (!run->overview()) {
     start = Clock::now();

@@ -1,5 +1,7 @@
 // ServeRun: one trace `tracehound serve` holds (one per INPUT argument), with
-// its level-of-detail index and the lookups the HTTP API needs.
+// its level-of-detail index and the lookups the HTTP API needs. An INPUT of
+// several ranks is one run over their merged graph (rank_merge.h): its event
+// and track ids are job-wide (the rank's offset + the rank's own id).
 //
 // A run is created with its name only (ready() false) and filled once by
 // LoadServeRun on the loader thread; request threads read it only after
@@ -20,6 +22,7 @@
 #include "core/graph/status.h"
 #include "core/graph/trace.h"
 #include "core/serve/lod_index.h"
+#include "core/serve/rank_merge.h"
 
 namespace th::serve {
 
@@ -61,6 +64,15 @@ class ServeRun {
   void SetOverview(std::unique_ptr<RunOverview> overview);
   void DropOverview() { overview_.store(nullptr, std::memory_order_release); }
 
+  // The ranks of the run in rank order (one for a single trace), and the
+  // position in ranks() of a track's rank.
+  const std::vector<RankSpan>& ranks() const { return ranks_; }
+  size_t RankOfTrack(TrackId track) const;
+  // Per-rank clock offsets (ns, same order as ranks()): the rank's clock minus
+  // the job's (aligned = raw - offset); empty with clock_note() saying why.
+  const std::vector<int64_t>& clock_offsets() const { return clock_offsets_; }
+  const std::string& clock_note() const { return clock_note_; }
+
   // Row of (track, depth), or nullopt when the index has no such row.
   std::optional<uint32_t> RowOf(TrackId track, uint16_t depth) const;
   // The launch call of a GPU event (the last launch edge to it), or kNoRow.
@@ -68,10 +80,16 @@ class ServeRun {
   // What a launch call launched, ascending.
   std::vector<EventId> LaunchedBy(EventId call) const;
 
-  // Fills the run from a loaded trace set (exactly one trace) and its index;
-  // then ready() is true.
+  // Fills the run from a loaded trace set (exactly one trace: a merged one for
+  // several ranks, described by `ranks`; empty = the trace's own rank) and its
+  // index; then ready() is true.
   void Finish(std::unique_ptr<TraceSet> set, LodIndex index, std::string content_key,
-              bool from_cache);
+              bool from_cache, std::vector<RankSpan> ranks = {});
+  // Loader thread, before Finish.
+  void SetClockOffsets(std::vector<int64_t> offsets, std::string note) {
+    clock_offsets_ = std::move(offsets);
+    clock_note_ = std::move(note);
+  }
 
  private:
   std::string input_, name_;
@@ -80,6 +98,9 @@ class ServeRun {
   int64_t origin_ns_ = 0, end_rel_ns_ = 0;
   std::string content_key_;
   bool index_from_cache_ = false;
+  std::vector<RankSpan> ranks_;
+  std::vector<int64_t> clock_offsets_;
+  std::string clock_note_;
   std::vector<uint32_t> track_first_row_;                 // per track, kNoRow if none
   std::vector<std::pair<EventId, EventId>> launch_of_;    // (event, call), by event
   std::vector<std::pair<EventId, EventId>> launched_by_;  // (call, event), by call
@@ -88,8 +109,20 @@ class ServeRun {
   std::atomic<const RunOverview*> overview_{nullptr};
 };
 
+struct RankClockOffset {
+  int64_t rank = 0;
+  int64_t offset_ns = 0;  // the rank's clock minus the job's: aligned = raw - offset
+};
+
+// Estimates the clock offsets of the ranks of a set (two or more); an error
+// or an empty answer says why there are none.
+using ClockOffsetSource =
+    std::function<StatusOr<std::vector<RankClockOffset>>(const TraceSet& set)>;
+
 struct ServeLoadOptions {
   std::string cache_dir;  // "" = no on-disk index cache
+  // For inputs of several ranks; null = none (meta says so).
+  ClockOffsetSource clock_offsets = nullptr;
   // Called after the cached overview is read, before the import (tests: to
   // look at the run while it imports).
   std::function<void()> before_import = nullptr;
@@ -103,13 +136,12 @@ struct ServeLoadTimes {
 };
 
 // Loads run->input() (files, directories, archives as `info` reads them; it
-// must hold one trace), takes its index from the cache or builds it, and
-// finishes the run (ready), then stores a built index in the cache. With a
-// cache, the run's overview is first looked up by the input's fast key and
-// answers at once; once the content key is known, an overview of other
-// content is dropped with a warning, and a missing one is built and stored. Errors
-// name the input; `note` receives warnings (a corrupt cache file) one per
-// line; `times`, when given, where the time went.
+// one trace or several ranks, merged into one run), takes its index from the cache or builds it,
+// and finishes the run (ready), then stores a built index in the cache. With a cache, the run's
+// overview is first looked up by the input's fast key and answers at once; once the content key is
+// known, an overview of other content is dropped with a warning, and a missing one is built and
+// stored. Errors name the input; `note` receives warnings (a corrupt cache file) one per line;
+// `times`, when given, where the time went.
 Status LoadServeRun(ServeRun* run, const ServeLoadOptions& options, std::string* note,
                     ServeLoadTimes* times = nullptr);
 

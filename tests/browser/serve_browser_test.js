@@ -42,7 +42,8 @@ function prepareInput(work) {
     const out = path.join(work, 'traces');
     const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', out, '--ranks', '4', '--steps', '4'], {encoding: 'utf8'});
     if (g.status !== 0) throw new Error('tracehound generate failed: ' + g.stdout + g.stderr);
-    return fs.readdirSync(out).sort().map((f) => path.join(out, f));  // one run per rank
+    // One run per rank, then the directory: all ranks as one run (the last).
+    return [...fs.readdirSync(out).sort().map((f) => path.join(out, f)), out];
   }
   if (!args.input || !fs.existsSync(args.input)) {
     console.log('SKIP: input trace absent: ' + args.input + ' (../shared/data is not on this machine)');
@@ -297,6 +298,7 @@ async function exercise(cdp, server, artefacts) {
   await searchOutside(p, server, meta, shot);
   await copiedUrl(cdp, p, server);
   await otherRun(p, server);
+  if (args.generate) await ranksInOneRun(p, server, shot);
   if (args.bench) await bench(p, meta);
 }
 
@@ -430,6 +432,39 @@ async function otherRun(p, server) {
 }
 
 // A kernel with a launching call: click it, see "Launched by", jump there and back.
+// The last run of the generated case holds the 4 ranks on one time axis:
+// meta's groups name every rank, and "align clocks" draws a rank's lanes
+// shifted by its clock offset (off again: raw clocks).
+async function ranksInOneRun(p, server, shot) {
+  const st = await p.state();
+  const meta = await apiJson(server.origin, 'runs/' + st.run + '/meta');
+  check((meta.ranks || []).length === 4, 'the directory of 4 ranks is not one run of 4 ranks: ' + JSON.stringify(meta.ranks));
+  for (let k = 0; k < 4; k++) {
+    check(meta.tracks.some((t) => t.group[0] === 'rank ' + k), 'no lane of rank ' + k + ' in the job run');
+  }
+  const offsets = meta.clock_offsets || [];
+  console.log('job run: ' + meta.ranks.length + ' ranks, ' + meta.rows.length + ' rows, clock offsets ' +
+    JSON.stringify(offsets.map((o) => o.offset_ns)) + (meta.clock_offsets_note ? ' (' + meta.clock_offsets_note + ')' : ''));
+  if (!check(offsets.length === 4, 'no clock offsets for the job run: ' + meta.clock_offsets_note)) return;
+  const moved = offsets.find((o) => o.offset_ns !== 0);
+  if (!check(moved, 'every clock offset is 0')) return;
+  const span = meta.ranks.find((r) => r.rank === moved.rank);
+  const row = meta.rows.findIndex((r) => r.track >= span.first_track && r.track < span.first_track + span.tracks);
+  const t = Math.floor(meta.end_ns / 2);
+  const raw = await p.evaluate('window.__viewer.rowX(' + row + ', ' + t + ')');
+  check(await p.evaluate('window.__viewer.rowShift(' + row + ')') === 0, 'clocks are aligned by default');
+  await p.evaluate('window.__viewer.setAligned(true)');
+  const q = await p.evaluate('window.__viewer.query()');
+  const expected = moved.offset_ns * q.width / (q.t1 - q.t0);
+  const aligned = await p.evaluate('window.__viewer.rowX(' + row + ', ' + t + ')');
+  check(Math.abs((raw - aligned) - expected) < 1e-6 * Math.max(1, Math.abs(expected)),
+    'align clocks moved rank ' + moved.rank + ' by ' + (raw - aligned) + ' px, not ' + expected);
+  await p.settle('aligned');
+  await shot(p, 'aligned');
+  await p.evaluate('window.__viewer.setAligned(false)');
+  check(await p.evaluate('window.__viewer.rowShift(' + row + ')') === 0, 'align clocks off does not restore raw clocks');
+}
+
 async function kernelAndLaunch(p, server, meta, shot) {
   const gpuTracks = new Set(meta.tracks.filter((t) => t.kind === 'gpu_stream').map((t) => t.track));
   const gpuRows = meta.rows.filter((r) => gpuTracks.has(r.track)).map((r) => r.row);

@@ -19,6 +19,7 @@ export class Timeline {
     this.v = viewer;
     this.ctx = canvas.getContext('2d', {alpha: false});
     this.w = 0; this.h = 0;
+    this.shift = 0;
   }
 
   resize() {
@@ -33,8 +34,9 @@ export class Timeline {
 
   get plotW() { return this.w - LABEL_W; }
   get lanesH() { return this.h - HEADER_H; }
-  xOf(t) { const {t0, t1} = this.v.view; return LABEL_W + (t - t0) * this.plotW / (t1 - t0); }
-  tOf(x) { const {t0, t1} = this.v.view; return t0 + (x - LABEL_W) * (t1 - t0) / this.plotW; }
+  // `shift` (raw minus drawn ns) is the lane's while it is drawn or hit-tested, else 0.
+  xOf(t) { const {t0, t1} = this.v.view; return LABEL_W + (t - this.shift - t0) * this.plotW / (t1 - t0); }
+  tOf(x) { const {t0, t1} = this.v.view; return t0 + this.shift + (x - LABEL_W) * (t1 - t0) / this.plotW; }
 
   // The query the current view asks of the server (integer ns, level).
   query() {
@@ -60,7 +62,7 @@ export class Timeline {
       if (it.kind === 'section') this.drawSection(it, y);
       else if (it.kind === 'counter') this.drawCounter(it, y);
       else if (it.kind === 'findings') this.v.findings.drawLane(this, it, y);
-      else this.drawLane(it, y, q.level, first, last);
+      else this.drawShiftedLane(it, y, q);
     }
     this.drawSteps(true);
     this.drawOverlays();
@@ -85,6 +87,14 @@ export class Timeline {
     ctx.font = '11px system-ui, sans-serif';
     ctx.fillText(clipText(it.label, LABEL_W - 16 - it.indent * 12), 6 + it.indent * 12, y + 13);
     this.v.counters.drawLane(this, it, y);
+  }
+
+  // A lane on its rank's clock: tiles of [t0 + shift, t1 + shift) drawn shifted.
+  drawShiftedLane(it, y, q) {
+    this.shift = this.v.shiftOf(it.row);
+    const {first, last} = tileRange(this.v.origin, q.level, q.t0 + this.shift, q.t1 + this.shift);
+    this.drawLane(it, y, q.level, first, last);
+    this.shift = 0;
   }
 
   drawLane(it, y, level, first, last) {
@@ -314,6 +324,12 @@ export class Timeline {
     if (it.kind === 'counter') return {counter: it, t: this.tOf(x)};
     if (it.kind === 'findings') { const f = x >= LABEL_W ? this.v.findings.hit(x, y) : null; return f ? {finding: f} : {lane: it}; }
     if (x < LABEL_W) return {lane: it};
+    this.shift = this.v.shiftOf(it.row);
+    try { return this.hitLane(it, x); } finally { this.shift = 0; }
+  }
+
+  // The event or bucket of lane `it` under x, on the lane's clock.
+  hitLane(it, x) {
     const q = this.query();
     const t = this.tOf(x), slack = 3 * (this.v.view.t1 - this.v.view.t0) / this.plotW;
     const origin = this.v.origin;
@@ -346,9 +362,10 @@ export class Timeline {
   // cached tiles (the server's Viewport totals); complete=false while tiles load.
   totals(rows) {
     const q = this.query();
-    const {first, last} = tileRange(this.v.origin, q.level, q.t0, q.t1);
     let drawn = 0, merged = 0, complete = true;
     for (const r of rows) {
+      const shift = this.v.shiftOf(r);  // the row's tiles on its own clock
+      const {first, last} = tileRange(this.v.origin, q.level, q.t0 + shift, q.t1 + shift);
       for (let k = first; k <= last; k++) {
         const t = this.v.cache.get(tileKey(r, q.level, k));
         if (t === undefined) { complete = false; continue; }

@@ -39,6 +39,26 @@ class Viewer {
     this.findings = new FindingsLayer(this);
   }
 
+  // Aligned clocks: each rank's lanes drawn shifted by its offset (the server
+  // stays on raw clocks; the shift is the viewer's).
+  setAligned(on) {
+    this.aligned = !!on && !!this.rowOffsets;
+    this.requestDraw();
+  }
+  // Raw minus drawn time of a row's events: 0 on raw clocks.
+  shiftOf(row) { return this.aligned ? this.rowOffsets[row] : 0; }
+
+  // Asks each group of rows of one shift for the view moved by that shift.
+  requestTiles(q, rows) {
+    const groups = new Map();
+    for (const r of rows) {
+      const s = this.shiftOf(r);
+      if (!groups.has(s)) groups.set(s, []);
+      groups.get(s).push(r);
+    }
+    for (const [s, list] of groups) this.loader.request(s ? {...q, t0: q.t0 + s, t1: q.t1 + s} : q, list);
+  }
+
   async start() {
     attachInput(this, this.canvas);
     new ResizeObserver(() => { this.timeline.resize(); this.requestDraw(); }).observe($('timeline-wrap'));
@@ -50,6 +70,7 @@ class Viewer {
     $('select-hits').addEventListener('click', () => this.guard(this.searcher.selectAll()));
     $('regex').addEventListener('change', () => { this.searchKey = ''; });
     $('flows').addEventListener('change', () => this.flows.toggle($('flows').checked));
+    $('align').addEventListener('change', () => this.setAligned($('align').checked));
     $('run').addEventListener('change', () => this.guard(this.openRun(Number($('run').value), null)));
     window.addEventListener('hashchange', () => this.onHashChange());
     this.setTool('select');
@@ -81,6 +102,9 @@ class Viewer {
     this.origin = BigInt(meta.origin_ns);
     this.endNs = Math.max(1, meta.end_ns);
     this.layout = new Layout(meta);
+    this.rowOffsets = rowClockOffsets(meta);
+    $('align-label').hidden = !this.rowOffsets;
+    this.setAligned($('align').checked);
     this.counters.reset([]);
     this.guard(this.loadCounters(run));
     this.findings.reset();
@@ -194,7 +218,7 @@ class Viewer {
     // shows the pinned overview until they come); the status line counts
     // the lanes on screen.
     const h = this.timeline.lanesH;
-    this.loader.request(this.timeline.query(), this.layout.rowsBetween(this.scrollY - h / 2, this.scrollY + 1.5 * h));
+    this.requestTiles(this.timeline.query(), this.layout.rowsBetween(this.scrollY - h / 2, this.scrollY + 1.5 * h));
     this.flows.request(this.timeline.query());
     this.counters.request(this.timeline.query(), this.layout.countersBetween(this.scrollY - h / 2, this.scrollY + 1.5 * h));
     this.updateStatus();
@@ -384,10 +408,26 @@ class Viewer {
       // The findings lane: its state, the findings, the marks drawn (page coordinates), the one selected.
       findings: () => ({state: v.findings.state, message: v.findings.message, list: v.findings.list,
         marks: v.findings.markPoints(), selected: v.findings.selected && v.findings.selected.index}),
+      // Clock alignment: set it, and the shift (ns) a row is drawn with.
+      setAligned: (on) => { $('align').checked = on; v.setAligned(on); },
+      rowShift: (row) => v.shiftOf(row),
+      rowX: (row, t) => { v.timeline.shift = v.shiftOf(row); const x = v.timeline.xOf(t); v.timeline.shift = 0; return x; },
       toggleFlows: (on) => { $('flows').checked = on === undefined ? !v.flows.enabled : on; v.flows.toggle($('flows').checked); },
       details: () => v.details || null,
     };
   }
+}
+
+// Per row, the clock offset of its rank (meta.clock_offsets, ns: the rank's
+// clock minus the job's), or null when the run has none.
+function rowClockOffsets(meta) {
+  if (!meta.ranks || !meta.clock_offsets || !meta.clock_offsets.length) return null;
+  const byRank = new Map(meta.clock_offsets.map((o) => [o.rank, o.offset_ns]));
+  const trackOffset = (track) => {
+    for (const r of meta.ranks) if (track >= r.first_track && track < r.first_track + r.tracks) return byRank.get(r.rank) || 0;
+    return 0;
+  };
+  return meta.rows.map((r) => trackOffset(r.track));
 }
 
 const viewer = new Viewer();
