@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "core/import/kineto/xprof_json.h"
 
@@ -569,6 +570,39 @@ void GraphBuilder::NameTracks() {
     auto it = process_names.find(pid_key(t));
     if (it != process_names.end()) t.process_name = it->second;
   }
+}
+
+std::vector<TrackKey> GraphBuilder::NumberTracksByFirstEvent(const std::vector<TrackKey>& tracks) {
+  const size_t n = tracks.size();
+  PodColumn<TrackId>& column = trace_->graph.events.track;
+  std::vector<EventId> first(n, kNoRow);
+  for (EventId i = 0; i < column.size(); ++i)
+    if (first[column[i]] == kNoRow) first[column[i]] = i;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  // Tracks without events (named only) after the others, by their key.
+  const StringPool& strings = trace_->graph.strings;
+  auto key = [&](uint32_t t) {
+    const TrackKey& k = tracks[t];
+    return std::tuple(first[t], k.pid, k.tid, strings.Get(k.pid_str), strings.Get(k.tid_str));
+  };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  bool identity = true;
+  for (uint32_t k = 0; k < n && identity; ++k) identity = order[k] == k;
+  if (identity) return tracks;
+  std::vector<TrackId> renumbered(n);
+  std::vector<TrackKey> out(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    renumbered[order[k]] = k;
+    out[k] = tracks[order[k]];
+  }
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, column.size(), 1 << 16),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i < r.end(); ++i)
+                        column[i] = renumbered[column[i]];
+                    });
+  for (NameRecord& r : names_) r.track = renumbered[r.track];
+  return out;
 }
 
 void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {

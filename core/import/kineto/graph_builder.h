@@ -24,6 +24,12 @@ class GraphBuilder {
   void SetXprofJson() { xprof_json_ = true; }
   // Phase 1: chunks must arrive in sequence order.
   void Append(ParsedChunk&& chunk);
+  // Between the phases: parse threads number tracks in the order they first
+  // meet them, which differs between runs. This renumbers them by their first
+  // event (then, tracks without events, by key), in the events' track column
+  // and the name records, and returns the tracks by their new ids: the same
+  // file then always gives the same track ids.
+  std::vector<TrackKey> NumberTracksByFirstEvent(const std::vector<TrackKey>& tracks);
   // Phase 2. `tracks`: every track id the chunks used, by id.
   void Finish(const std::vector<TrackKey>& tracks);
 

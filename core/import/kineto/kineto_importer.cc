@@ -171,7 +171,7 @@ std::vector<std::unique_ptr<Trace>> TracesOfRanks(Trace& file, GraphBuilder& who
     }
     GraphBuilder builder(t.get());
     builder.Append(std::move(part.chunk));
-    builder.Finish(part.tracks);
+    builder.Finish(builder.NumberTracksByFirstEvent(part.tracks));
     out.push_back(std::move(t));
   }
   return out;
@@ -302,7 +302,7 @@ StatusOr<std::vector<std::unique_ptr<Trace>>> Import(ByteSource& text, const Imp
     trace->info.format = "xprof_json";
     builder.SetXprofJson();
   }
-  builder.Finish(shared.tracks());
+  builder.Finish(builder.NumberTracksByFirstEvent(shared.tracks()));
   if (xprof) AddXprofDevices(trace.get());
   trace->info.finish_seconds = seconds(finish_start);
   trace->info.read_seconds = read_s;

@@ -3,7 +3,9 @@
 // parse thread keeps a ThreadTables cache in front of it, so a string or track
 // already seen by the thread costs one hash probe and no lock. Merging a chunk
 // is then a plain append. Ids follow first sight across threads, so they can
-// differ between runs; everything read from them (names, counts) does not.
+// differ between runs; everything read from them (names, counts) does not,
+// and the graph's track ids are renumbered by first event after the parse
+// (GraphBuilder::NumberTracksByFirstEvent).
 #pragma once
 
 #include <cstdint>

@@ -276,6 +276,37 @@ namespace {
 
 // A plain file is parsed in place from a private mapping; chunk boundaries
 // with and without whitespace around the commas must give the same graph.
+// Chunks are parsed on several threads, each meeting tracks in its own order:
+// the graph's track ids still follow each track's first event, on every run.
+TEST(ImportKinetoJson, TrackIdsFollowTheFirstEventOfEachTrack) {
+  std::string text = "{\"traceEvents\": [\n";
+  for (int i = 0; i < 6000; ++i) {
+    const int tid = (i / 50) % 97;  // new tracks keep appearing in every chunk
+    text += (i ? ",\n" : "") + std::string("{\"ph\": \"X\", \"name\": \"op\", \"pid\": 1, ") +
+            "\"tid\": " + std::to_string(tid) + ", \"ts\": " + std::to_string(i) + ", \"dur\": 1}";
+  }
+  text += "\n]}\n";
+  std::vector<int64_t> first_run;
+  for (int run = 0; run < 8; ++run) {
+    auto t = Import(text, 4096);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    const EventGraph& g = (*t)->graph;
+    TrackId next = 0;
+    std::vector<bool> seen(g.tracks.size(), false);
+    for (EventId i = 0; i < g.events.size(); ++i) {
+      const TrackId track = g.events.track[i];
+      if (seen[track]) continue;
+      seen[track] = true;
+      ASSERT_EQ(track, next++) << "run " << run << ", event " << i;
+    }
+    std::vector<int64_t> tids;
+    for (const Track& k : g.tracks) tids.push_back(k.tid);
+    if (run == 0) first_run = tids;
+    EXPECT_EQ(tids, first_run) << "run " << run;
+  }
+  EXPECT_EQ(first_run.size(), 97u);
+}
+
 TEST(ImportKinetoJson, MappedFileMatchesStreamedText) {
   std::string pretty = "{\"traceEvents\": [\n";
   std::string compact = "{\"traceEvents\":[";
