@@ -9,8 +9,8 @@
 namespace th::cli {
 namespace {
 
-// The pipeline and its plugins, loaded once; runs are serialised (each one
-// imports its trace again: one at a time bounds the memory).
+// The pipeline and its plugins, loaded once; runs are serialised (a run of
+// several ranks imports its traces again: one at a time bounds the memory).
 struct LoadedPipeline {
   std::mutex mu;
   bool loaded = false;
@@ -23,7 +23,8 @@ struct LoadedPipeline {
 
 serve::FindingsSource DefaultPipelineFindings() {
   auto state = std::make_shared<LoadedPipeline>();
-  return [state](const std::string& input) -> StatusOr<std::vector<Finding>> {
+  return [state](const std::string& input,
+                 const TraceSet* loaded) -> StatusOr<std::vector<Finding>> {
     std::lock_guard lock(state->mu);
     if (!state->loaded) {
       state->loaded = true;
@@ -34,7 +35,8 @@ serve::FindingsSource DefaultPipelineFindings() {
         state->status = pipeline.status();
     }
     if (!state->pipeline) return state->status;
-    auto run = RunPipeline(*state->pipeline, state->registry, {input});
+    auto run = loaded ? RunPipelineOn(*state->pipeline, state->registry, *loaded)
+                      : RunPipeline(*state->pipeline, state->registry, {input});
     if (!run.ok()) return run.status();
     return std::move((*run)->report.results.findings);
   };

@@ -66,7 +66,7 @@ void FindingsTask::Start(const FindingsSource& source, const ServeRun& run) {
   if (state_ != State::kNotStarted || !source) return;
   state_ = State::kRunning;
   thread_ = std::thread([this, source, &run] {
-    auto findings = source(run.input());
+    auto findings = source(run.input(), run.imported());
     std::string text = findings.ok() ? FindingsJson(run, *findings) : findings.status().message();
     std::lock_guard done(mu_);
     state_ = findings.ok() ? State::kDone : State::kFailed;

@@ -18,8 +18,11 @@
 
 namespace th::serve {
 
-// Runs the default pipeline on a run's input and returns its findings.
-using FindingsSource = std::function<StatusOr<std::vector<Finding>>(const std::string& input)>;
+// Runs the default pipeline on a run and returns its findings: on `loaded`,
+// the run's traces as imported, when not null; else on its input, imported
+// again (a run of several ranks holds their merged graph, not theirs).
+using FindingsSource =
+    std::function<StatusOr<std::vector<Finding>>(const std::string& input, const TraceSet* loaded)>;
 
 class FindingsTask {
  public:

@@ -41,6 +41,9 @@ class ServeRun {
 
   // Valid once ready().
   const Trace& trace() const { return *set_->traces.front(); }
+  // The traces as imported, when the run is one trace; null for a run of
+  // several ranks (their graphs were merged into one: trace()).
+  const TraceSet* imported() const { return ranks_.size() == 1 ? set_.get() : nullptr; }
   const EventGraph& graph() const { return trace().graph; }
   const LodIndex& index() const { return index_; }
   // Earliest start of an indexed event (absolute ns) and the latest end,
