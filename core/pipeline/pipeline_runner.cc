@@ -112,7 +112,6 @@ void MergeResults(PluginResults&& from, PluginResults* into) {
   for (auto& [name, table] : from.tables) into->tables[name] = std::move(table);
 }
 
-
 // The backend the pipeline names, checked: an absent GPU backend fails before
 // anything runs.
 StatusOr<kernels::BackendChoice> PipelineBackend(const Pipeline& pipeline) {

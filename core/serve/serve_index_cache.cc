@@ -92,26 +92,30 @@ std::string DefaultIndexCacheDir() {
   return "";
 }
 
-StatusOr<std::string> InputContentKey(const std::string& input) {
+namespace {
+
+// XXH3-128 over the index format version and, per file of `input` in the
+// order ExpandInputs lists them, what `hash_file` adds.
+StatusOr<std::string> KeyOfInput(const std::string& input,
+                                 Status (*hash_file)(const std::string&, XXH3_state_t*)) {
   auto files = ExpandInputs({input}, nullptr);
   if (!files.ok()) return files.status();
   std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
   XXH3_128bits_reset(state.get());
   const uint32_t version = kLodFormatVersion;
   XXH3_128bits_update(state.get(), &version, sizeof version);
-  for (const InputFile& f : *files) TH_RETURN_IF_ERROR(HashFileInto(f.path, state.get()));
+  for (const InputFile& f : *files) TH_RETURN_IF_ERROR(hash_file(f.path, state.get()));
   return Xxh128Hex(XXH3_128bits_digest(state.get()));
 }
 
+}  // namespace
+
+StatusOr<std::string> InputContentKey(const std::string& input) {
+  return KeyOfInput(input, HashFileInto);
+}
+
 StatusOr<std::string> InputFastKey(const std::string& input) {
-  auto files = ExpandInputs({input}, nullptr);
-  if (!files.ok()) return files.status();
-  std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
-  XXH3_128bits_reset(state.get());
-  const uint32_t version = kLodFormatVersion;
-  XXH3_128bits_update(state.get(), &version, sizeof version);
-  for (const InputFile& f : *files) TH_RETURN_IF_ERROR(FastHashFileInto(f.path, state.get()));
-  return Xxh128Hex(XXH3_128bits_digest(state.get()));
+  return KeyOfInput(input, FastHashFileInto);
 }
 
 std::string IndexCachePath(const std::string& dir, const std::string& key) {
