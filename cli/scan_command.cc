@@ -161,8 +161,11 @@ int Scan(const ScanCommandOptions& o) {
     for (const std::string& f : summary->failures) std::cerr << "  " << f << "\n";
   }
   std::cout << "scanned " << summary->scanned << ", skipped " << summary->skipped << " (already in "
-            << db_name << "), failed " << summary->failed << ", not traces " << summary->not_traces
-            << "\n";
+            << db_name << "), failed " << summary->failed;
+  if (summary->failed_stored > 0)
+    std::cout << " (" << summary->failed_stored
+              << " stored by an earlier scan; --retry-failed scans them again)";
+  std::cout << ", not traces " << summary->not_traces << "\n";
   return scan::ScanExitCode(*summary);
 }
 

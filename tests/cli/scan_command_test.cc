@@ -170,6 +170,16 @@ TEST(ScanCommand, ACorruptTraceAmongAHundredIsTheOnlyFailure) {
   EXPECT_NE(scan::SqlText(failed->rows[0][1]).find(bad), std::string::npos);
   // Plain progress lines (not a terminal), one per run.
   EXPECT_NE(r.out.find("[100/100]"), std::string::npos) << r.out;
+  // A rescan scans nothing and still reports the failure the database holds.
+  CommandResult again = Tracehound("scan " + fleet + " --jobs 2 --progress none --db " + url);
+  EXPECT_EQ(again.status, 11) << again.out;
+  EXPECT_NE(again.out.find("1 of 100 runs failed"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(bad), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("scanned 0, skipped 99 (already in " + url +
+                           "), failed 1 (1 stored by an earlier scan; --retry-failed scans them "
+                           "again), not traces 0"),
+            std::string::npos)
+      << again.out;
 }
 
 TEST(ScanCommand, EveryRealTraceGetsOneRowWithThePipelinesMetrics) {
