@@ -540,6 +540,61 @@ TEST_P(ScannerTest, BaselineByFolderLocationOrName) {
       << report.status().message();
 }
 
+// Two job shapes scanned by one pipeline are two job families; a run of one
+// is not a regression of the other, though its steps are much longer.
+TEST_P(ScannerTest, JobShapesAreFamiliesAndRegressionsStayWithinOne) {
+  const std::string dir = th::testing::TempDir() + "/" + Name("fleet-h");
+  for (int i = 0; i < 4; ++i) {
+    synth::Scenario s;
+    const bool large = i >= 2;
+    s.ranks = large ? 4 : 2;
+    s.steps = 3;
+    s.kernels_per_step = 12;
+    s.collectives_per_step = 2;
+    s.seed = static_cast<uint64_t>(100 + i);
+    if (large) {
+      s.straggler_rank = 1;  // every rank waits for it: longer steps
+      s.straggler_slowdown = 3.0;
+    }
+    std::string sub = std::string(large ? "/large" : "/small") + std::to_string(i % 2);
+    ASSERT_TRUE(synth::WriteKinetoTraces(s, dir + sub, true, nullptr).ok());
+  }
+  auto runs = DiscoverRuns({dir});
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 4u);
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  ASSERT_TRUE(RunScan(Options(2), *runs, dispatcher, *db, nullptr).ok());
+  auto families = db->Query(
+      "SELECT job_family, COUNT(*), MIN(signature) FROM runs GROUP BY job_family ORDER BY 3");
+  ASSERT_TRUE(families.ok());
+  ASSERT_EQ(families->rows.size(), 2u);
+  EXPECT_EQ(SqlInt(families->rows[0][1]), 2);
+  EXPECT_EQ(SqlText(families->rows[0][2]).rfind("{\"ranks\": 2, \"devices\": 2,", 0), 0u);
+  EXPECT_EQ(SqlText(families->rows[1][2]).rfind("{\"ranks\": 4, \"devices\": 4,", 0), 0u);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(DISTINCT job_family) FROM runs WHERE name LIKE 'large%'"), 1);
+
+  FleetReportOptions o;
+  o.baseline_run = dir + "/small0";
+  auto report = BuildFleetReport(*db, o);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->baseline_families, 1);
+  EXPECT_EQ(report->runs_compared, 1);      // small1
+  EXPECT_EQ(report->runs_other_family, 2);  // large0, large1
+  for (const RunStepTime& x : report->regressions) EXPECT_EQ(x.name, "small1");
+  // One global baseline would have flagged both large runs.
+  for (const char* large : {"large0", "large1"}) {
+    SCOPED_TRACE(large);
+    FleetReportOptions global = o;
+    global.baseline_run = large;
+    auto other = BuildFleetReport(*db, global);
+    ASSERT_TRUE(other.ok());
+    EXPECT_GT(other->baseline_median_ns, 1.1 * report->baseline_median_ns);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, ScannerTest,
                          ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
                          [](const auto& info) {
