@@ -78,7 +78,8 @@ int Scan(const ScanCommandOptions& o) {
   if (runs->empty()) return Fail("no trace files found in the inputs given");
   if (o.list) {
     for (const scan::Run& r : *runs)
-      std::cout << r.location << "\t" << r.files.size() << " files\t" << r.bytes << " B\n";
+      std::cout << r.location << "\t" << r.files.size() << " files\t" << r.bytes << " B\t" << r.name
+                << "\n";
     return 0;
   }
   LoadPipelineOptions load;
@@ -196,7 +197,7 @@ void AddScanCommand(CLI::App& app, int* exit_code) {
                   "auto (a bar on a terminal, lines otherwise), bar, lines or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
-  cmd->add_flag("--list", o->list, "print the runs found (location, files, bytes) and exit");
+  cmd->add_flag("--list", o->list, "print the runs found (location, files, bytes, name) and exit");
   cmd->add_option("--shard", o->shard,
                   "scan one shard of a scheduler array: i/N, /N (index from SLURM_ARRAY_TASK_ID "
                   "or JOB_COMPLETION_INDEX) or auto; --db may hold {shard}");

@@ -260,6 +260,7 @@ TEST(ScanCommand, ListsRunsAndDrawsABarWhenAsked) {
   ASSERT_EQ(list.status, 0) << list.out;
   EXPECT_NE(list.out.find(fleet + "/run000/rank*\t2 files\t"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find(fleet + "/run002/rank*\t2 files\t"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(" B\trun001\n"), std::string::npos) << list.out;  // its name
   std::string url = "sqlite:" + testing::TempDir() + "/bar.db";
   CommandResult bar = Tracehound("scan " + fleet + " --progress bar --db " + url);
   ASSERT_EQ(bar.status, 0) << bar.out;
