@@ -75,11 +75,10 @@ void NameRuns(std::vector<Run>& runs, const std::set<std::string>& archives) {
   for (size_t i = 0; i < runs.size(); ++i) {
     const bool by_folder =
         !archives.count(runs[i].location) && per_folder[folders[i].string()] == 1;
-    fs::path path = by_folder ? folders[i] : fs::path(runs[i].location);
-    std::string name = path.lexically_relative(root).string();
+    fs::path path = by_folder && !folders[i].empty() ? folders[i] : fs::path(runs[i].location);
+    std::string name = root.empty() ? path.string() : path.lexically_relative(root).string();
     if (name.empty() || name == ".") name = root.filename().string();
-    if (name.empty() || name == ".") name = root.string();
-    if (name.empty()) name = ".";
+    if (name.empty() || name == "." || name == "..") name = runs[i].location;
     runs[i].name = name;
   }
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "tests/support/test_files.h"
 
 namespace th::scan {
@@ -65,6 +67,26 @@ TEST(DiscoverRunsTest, RunsSharingAFileNameInDifferentFoldersGetDifferentNames) 
   ASSERT_TRUE(one.ok());
   ASSERT_EQ(one->size(), 1u);
   EXPECT_EQ((*one)[0].name, "job7");
+}
+
+TEST(DiscoverRunsTest, RelativeInputsInTheWorkingFolderAreNamed) {
+  WriteTempFile("disc4/x.json", "x");
+  WriteTempFile("disc4/y/rank0.json", "x");
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(TempDir() + "/disc4");
+  auto one = DiscoverRuns({"x.json"});
+  auto two = DiscoverRuns({"x.json", "y"});
+  auto dot = DiscoverRuns({"."});
+  std::filesystem::current_path(cwd);
+  ASSERT_TRUE(one.ok() && two.ok() && dot.ok());
+  EXPECT_EQ((*one)[0].name, "x.json");
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ((*two)[0].name, "x.json");
+  EXPECT_EQ((*two)[1].name, "y");
+  ASSERT_EQ(dot->size(), 2u);
+  EXPECT_EQ((*dot)[0].location, "x.json");
+  EXPECT_EQ((*dot)[0].name, "x.json");
+  EXPECT_EQ((*dot)[1].name, "y");
 }
 
 TEST(DiscoverRunsTest, SameListWhateverTheInputOrderAndRepeats) {
