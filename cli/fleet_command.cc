@@ -90,7 +90,9 @@ void AddFleetCommand(CLI::App& app, int* exit_code) {
                   "report the runs of this pipeline_hash (a prefix) when the database holds "
                   "several (default: the one with the most runs)");
   auto* baseline = cmd->add_option(
-      "--baseline", o->baseline, "baseline run for step-time regressions: run_id, prefix or name");
+      "--baseline", o->baseline,
+      "baseline run for step-time regressions (compared with its job family): run_id, a "
+      "location or folder it was found at, its name, or a run_id prefix");
   auto* since = cmd->add_option("--since", o->since,
                                 "baseline = runs captured from this time (UTC "
                                 "YYYY-MM-DD[THH:MM[:SS]][Z] or epoch seconds)");

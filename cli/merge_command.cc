@@ -26,7 +26,12 @@ int Merge(const std::string& out_url, const std::vector<std::string>& inputs) {
     auto stats = scan::MergeResults(**in, **out);
     if (!stats.ok()) return fail(stats.status().message());
     std::cout << (*in)->name() << ": " << stats->runs_in << " runs, " << stats->runs_copied
-              << " copied, " << stats->runs_present << " already in " << (*out)->name() << "\n";
+              << " copied, " << stats->runs_present << " already in " << (*out)->name();
+    if (stats->runs_replaced > 0)
+      std::cout << " (" << stats->runs_replaced << " replaced by the copy at a smaller location)";
+    if (stats->locations_added > 0)
+      std::cout << ", " << stats->locations_added << " locations added";
+    std::cout << "\n";
     copied += stats->runs_copied;
     present += stats->runs_present;
   }

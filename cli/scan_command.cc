@@ -78,7 +78,8 @@ int Scan(const ScanCommandOptions& o) {
   if (runs->empty()) return Fail("no trace files found in the inputs given");
   if (o.list) {
     for (const scan::Run& r : *runs)
-      std::cout << r.location << "\t" << r.files.size() << " files\t" << r.bytes << " B\n";
+      std::cout << r.location << "\t" << r.files.size() << " files\t" << r.bytes << " B\t" << r.name
+                << "\n";
     return 0;
   }
   LoadPipelineOptions load;
@@ -161,8 +162,11 @@ int Scan(const ScanCommandOptions& o) {
     for (const std::string& f : summary->failures) std::cerr << "  " << f << "\n";
   }
   std::cout << "scanned " << summary->scanned << ", skipped " << summary->skipped << " (already in "
-            << db_name << "), failed " << summary->failed << ", not traces " << summary->not_traces
-            << "\n";
+            << db_name << "), failed " << summary->failed;
+  if (summary->failed_stored > 0)
+    std::cout << " (" << summary->failed_stored
+              << " stored by an earlier scan; --retry-failed scans them again)";
+  std::cout << ", not traces " << summary->not_traces << "\n";
   return scan::ScanExitCode(*summary);
 }
 
@@ -193,7 +197,7 @@ void AddScanCommand(CLI::App& app, int* exit_code) {
                   "auto (a bar on a terminal, lines otherwise), bar, lines or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
-  cmd->add_flag("--list", o->list, "print the runs found (location, files, bytes) and exit");
+  cmd->add_flag("--list", o->list, "print the runs found (location, files, bytes, name) and exit");
   cmd->add_option("--shard", o->shard,
                   "scan one shard of a scheduler array: i/N, /N (index from SLURM_ARRAY_TASK_ID "
                   "or JOB_COMPLETION_INDEX) or auto; --db may hold {shard}");

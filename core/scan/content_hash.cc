@@ -55,14 +55,18 @@ std::string CombineFileHashes(const std::vector<std::pair<std::string, std::stri
   return HashBytes(text);
 }
 
-std::string PipelineHash(const Pipeline& pipeline, const PluginRegistry& registry) {
+std::string EffectivePipelineText(const Pipeline& pipeline) {
   Pipeline p = pipeline;
   p.source.clear();
   p.inputs.clear();
   p.outputs.clear();
   p.threads = 0;
   p.plugin_paths.clear();
-  std::string text = DumpEffectivePipeline(p);
+  return DumpEffectivePipeline(p);
+}
+
+std::string PipelineHash(const Pipeline& pipeline, const PluginRegistry& registry) {
+  std::string text = EffectivePipelineText(pipeline);
   text += "\n# plugins\n";
   for (const PluginStep& s : pipeline.plugins) {
     if (!s.enabled) continue;

@@ -24,9 +24,12 @@ StatusOr<std::string> HashFile(const std::string& path);
 // The hash of a run from (base name, file hash) pairs in the run's file order.
 std::string CombineFileHashes(const std::vector<std::pair<std::string, std::string>>& files);
 
-// The hash of the effective pipeline (DumpEffectivePipeline with inputs,
-// outputs, source path and thread count cleared) and of each enabled plugin's
-// id and version as loaded in `registry`.
+// The effective pipeline as YAML: DumpEffectivePipeline with inputs, outputs,
+// source path, plugin paths and thread count cleared.
+std::string EffectivePipelineText(const Pipeline& pipeline);
+
+// The hash of EffectivePipelineText and of each enabled plugin's id and
+// version as loaded in `registry`.
 std::string PipelineHash(const Pipeline& pipeline, const PluginRegistry& registry);
 
 }  // namespace th::scan

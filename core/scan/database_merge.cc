@@ -42,47 +42,121 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
-// Copies one run and its child rows inside one transaction of `out`.
-Status CopyRun(Database& in, Database& out, const std::string& run_id, MergeStats* stats,
-               bool* copied) {
+// Inserts `rows` into `table` of `out` (columns as `rows` names them) with
+// multi-row INSERTs, under both servers' parameter limits (SQLite 32766,
+// PostgreSQL 65535): one round trip per chunk, not per row.
+Status InsertAll(Database& out, const std::string& table, const SqlRows& rows) {
+  const size_t cols = rows.columns.size();
+  const size_t per_chunk = std::max<size_t>(1, std::min<size_t>(500, 30000 / cols));
+  for (size_t first = 0; first < rows.rows.size(); first += per_chunk) {
+    const size_t n = std::min(per_chunk, rows.rows.size() - first);
+    std::string sql = "INSERT INTO " + table + " (" + Join(rows.columns) + ") VALUES ";
+    std::vector<SqlValue> params;
+    params.reserve(n * cols);
+    for (size_t r = 0; r < n; ++r) {
+      sql += (r ? ", (" : "(") + Placeholders(cols, r * cols) + ")";
+      params.insert(params.end(), rows.rows[first + r].begin(), rows.rows[first + r].end());
+    }
+    TH_RETURN_IF_ERROR(out.Exec(sql, params));
+  }
+  return Ok();
+}
+
+// Copies one run and its child rows inside one transaction of `out`. With
+// `replace`, the run `out` holds is deleted first (its locations kept): the
+// input's copy lies at a smaller location, the one a single scan keeps.
+Status CopyRun(Database& in, Database& out, const std::string& run_id, bool replace,
+               MergeStats* stats, bool* copied) {
   *copied = false;
   TH_RETURN_IF_ERROR(out.Exec(out.dialect() == SqlDialect::kSqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
   auto fail = [&](Status s) {
     (void)out.Rollback();
     return s;
   };
+  const std::vector<SqlValue> id = {SqlValue{run_id}};
   // Checked again under the transaction: another merge may have copied it.
-  auto present = out.Query("SELECT 1 FROM runs WHERE run_id = $1", {SqlValue{run_id}});
+  auto present = out.Query("SELECT 1 FROM runs WHERE run_id = $1", id);
   if (!present.ok()) return fail(present.status());
-  if (!present->rows.empty()) return fail(Ok());
-  std::map<std::string, size_t> rows_copied;
-  for (const std::string& table : ResultTables()) {
-    auto rows = in.Query("SELECT * FROM " + table + " WHERE run_id = $1", {SqlValue{run_id}});
-    if (!rows.ok()) return fail(rows.status());
-    if (rows->rows.empty()) continue;
-    // Multi-row INSERTs, under both servers' parameter limits (SQLite
-    // 32766, PostgreSQL 65535): one round trip per chunk, not per row.
-    const size_t cols = rows->columns.size();
-    const size_t per_chunk = std::max<size_t>(1, std::min<size_t>(500, 30000 / cols));
-    for (size_t first = 0; first < rows->rows.size(); first += per_chunk) {
-      const size_t n = std::min(per_chunk, rows->rows.size() - first);
-      std::string sql = "INSERT INTO " + table + " (" + Join(rows->columns) + ") VALUES ";
-      std::vector<SqlValue> params;
-      params.reserve(n * cols);
-      for (size_t r = 0; r < n; ++r) {
-        sql += (r ? ", (" : "(") + Placeholders(cols, r * cols) + ")";
-        params.insert(params.end(), rows->rows[first + r].begin(), rows->rows[first + r].end());
-      }
-      Status s = out.Exec(sql, params);
-      if (!s.ok())
-        return fail(Status(s.code(), "run " + run_id + ", table " + table + ": " + s.message()));
+  if (!present->rows.empty() && !replace) return fail(Ok());
+  SqlRows kept_locations;
+  if (replace) {
+    auto kept = out.Query("SELECT * FROM run_locations WHERE run_id = $1", id);
+    if (!kept.ok()) return fail(kept.status());
+    kept_locations = std::move(*kept);
+    const auto& tables = ResultTables();
+    for (auto t = tables.rbegin(); t != tables.rend(); ++t) {
+      Status s = out.Exec("DELETE FROM " + *t + " WHERE run_id = $1", id);
+      if (!s.ok()) return fail(s);
     }
+  }
+  std::map<std::string, size_t> rows_copied;
+  std::set<std::string> locations;
+  for (const std::string& table : ResultTables()) {
+    auto rows = in.Query("SELECT * FROM " + table + " WHERE run_id = $1", id);
+    if (!rows.ok()) return fail(rows.status());
+    if (table == "run_locations") {
+      auto col = std::find(rows->columns.begin(), rows->columns.end(), "location");
+      for (const SqlRow& r : rows->rows)
+        locations.insert(SqlText(r[static_cast<size_t>(col - rows->columns.begin())]));
+    }
+    if (rows->rows.empty()) continue;
+    Status s = InsertAll(out, table, *rows);
+    if (!s.ok())
+      return fail(Status(s.code(), "run " + run_id + ", table " + table + ": " + s.message()));
     rows_copied[table] += rows->rows.size();
+  }
+  if (!kept_locations.rows.empty()) {
+    auto col = std::find(kept_locations.columns.begin(), kept_locations.columns.end(), "location");
+    std::erase_if(kept_locations.rows, [&](const SqlRow& r) {
+      return locations.count(SqlText(r[static_cast<size_t>(col - kept_locations.columns.begin())]));
+    });
+    Status s = InsertAll(out, "run_locations", kept_locations);
+    if (!s.ok()) return fail(s);
   }
   TH_RETURN_IF_ERROR(out.Commit());
   for (const auto& [table, n] : rows_copied) stats->rows_copied[table] += n;
   *copied = true;
   return Ok();
+}
+
+// The locations `in` knows of runs `out` holds and lacks them at, then the
+// pipelines `out` lacks: one transaction.
+Status MergeLocationsAndPipelines(Database& in, Database& out, MergeStats* stats) {
+  auto in_locations = in.Query("SELECT run_id, location, name, first_seen FROM run_locations");
+  if (!in_locations.ok()) return in_locations.status();
+  auto in_pipelines = in.Query("SELECT * FROM pipelines");
+  if (!in_pipelines.ok()) return in_pipelines.status();
+  TH_RETURN_IF_ERROR(out.Exec(out.dialect() == SqlDialect::kSqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  auto fail = [&](Status s) {
+    (void)out.Rollback();
+    return s;
+  };
+  auto out_runs = out.Query("SELECT run_id FROM runs");
+  auto out_locations = out.Query("SELECT run_id, location FROM run_locations");
+  auto out_pipelines = out.Query("SELECT pipeline_hash FROM pipelines");
+  if (!out_runs.ok()) return fail(out_runs.status());
+  if (!out_locations.ok()) return fail(out_locations.status());
+  if (!out_pipelines.ok()) return fail(out_pipelines.status());
+  std::set<std::string> runs, hashes;
+  std::set<std::pair<std::string, std::string>> have;
+  for (const SqlRow& r : out_runs->rows) runs.insert(SqlText(r[0]));
+  for (const SqlRow& r : out_locations->rows) have.insert({SqlText(r[0]), SqlText(r[1])});
+  for (const SqlRow& r : out_pipelines->rows) hashes.insert(SqlText(r[0]));
+  SqlRows add{in_locations->columns, {}};
+  for (SqlRow& r : in_locations->rows)
+    if (runs.count(SqlText(r[0])) && have.insert({SqlText(r[0]), SqlText(r[1])}).second)
+      add.rows.push_back(std::move(r));
+  Status s = InsertAll(out, "run_locations", add);
+  if (!s.ok()) return fail(s);
+  stats->locations_added = add.rows.size();
+  auto hash_col = std::find(in_pipelines->columns.begin(), in_pipelines->columns.end(),
+                            std::string("pipeline_hash"));
+  const size_t h = static_cast<size_t>(hash_col - in_pipelines->columns.begin());
+  std::erase_if(in_pipelines->rows,
+                [&](const SqlRow& r) { return !hashes.insert(SqlText(r[h])).second; });
+  s = InsertAll(out, "pipelines", *in_pipelines);
+  if (!s.ok()) return fail(s);
+  return out.Commit();
 }
 
 std::string FormatValue(const SqlValue& v) {
@@ -160,25 +234,33 @@ StatusOr<MergeStats> MergeResults(Database& in, Database& out) {
                        "tracehound's scan to migrate it first");
 
   MergeStats stats;
-  auto in_runs = in.Query("SELECT run_id FROM runs ORDER BY run_id");
+  auto in_runs = in.Query("SELECT run_id, location FROM runs ORDER BY run_id");
   if (!in_runs.ok()) return in_runs.status();
-  auto out_runs = out.Query("SELECT run_id FROM runs");
+  auto out_runs = out.Query("SELECT run_id, location FROM runs");
   if (!out_runs.ok()) return out_runs.status();
-  std::set<std::string> present;
-  for (const SqlRow& r : out_runs->rows) present.insert(SqlText(r[0]));
+  std::map<std::string, std::string> present;  // run_id -> location
+  for (const SqlRow& r : out_runs->rows) present[SqlText(r[0])] = SqlText(r[1]);
   stats.runs_in = in_runs->rows.size();
   for (const SqlRow& r : in_runs->rows) {
     std::string run_id = SqlText(r[0]);
+    auto it = present.find(run_id);
+    // As in one scan, a run's rows are those of its smallest location.
+    const bool replace = it != present.end() && SqlText(r[1]) < it->second;
     bool copied = false;
-    if (!present.count(run_id)) TH_RETURN_IF_ERROR(CopyRun(in, out, run_id, &stats, &copied));
-    ++(copied ? stats.runs_copied : stats.runs_present);
+    if (it == present.end() || replace)
+      TH_RETURN_IF_ERROR(CopyRun(in, out, run_id, replace, &stats, &copied));
+    ++(copied && !replace ? stats.runs_copied : stats.runs_present);
+    stats.runs_replaced += copied && replace;
   }
+  TH_RETURN_IF_ERROR(MergeLocationsAndPipelines(in, out, &stats));
   return stats;
 }
 
 StatusOr<std::string> DumpResultsContent(Database& db) {
   std::string out;
-  for (const std::string& table : ResultTables()) {
+  std::vector<std::string> tables = ResultTables();
+  tables.push_back("pipelines");
+  for (const std::string& table : tables) {
     auto rows = db.Query("SELECT * FROM " + table);
     if (!rows.ok()) return rows.status();
     std::vector<size_t> keep;
@@ -188,6 +270,7 @@ StatusOr<std::string> DumpResultsContent(Database& db) {
       if (table == "runs" && std::find(skip.begin(), skip.end(), rows->columns[c]) != skip.end())
         continue;
       if (table == "phases" && rows->columns[c] == "seconds") continue;  // bookkeeping
+      if (table == "run_locations" && rows->columns[c] == "first_seen") continue;
       keep.push_back(c);
       names.push_back(rows->columns[c]);
     }

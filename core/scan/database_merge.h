@@ -6,7 +6,11 @@
 //   its rows in the child tables (ResultTables()), in one transaction per run:
 //   a run is wholly copied or not at all. Runs `out` already has are left as
 //   they are (the run_id is the hash of the content and of the pipeline, so
-//   the same id means the same results). Merging again copies nothing.
+//   the same id means the same results), unless `in` holds the run at a
+//   smaller location: then `in`'s rows replace them, as one scan keeps the
+//   smallest location's rows. Every location of a run is kept (run_locations
+//   of both), and the pipelines rows `out` lacks are copied. Merging again
+//   copies nothing.
 // - `out` gets the current results schema when it has none. Databases of
 //   different schema versions are refused, naming both versions; `in` is
 //   never written.
@@ -27,9 +31,11 @@
 namespace th::scan {
 
 struct MergeStats {
-  size_t runs_in = 0;                         // runs in the input
-  size_t runs_copied = 0;                     // of those, copied
-  size_t runs_present = 0;                    // of those, already in the output (left alone)
+  size_t runs_in = 0;          // runs in the input
+  size_t runs_copied = 0;      // of those, copied
+  size_t runs_present = 0;     // of those, already in the output
+  size_t runs_replaced = 0;    // of the present, replaced: the input's location is smaller
+  size_t locations_added = 0;  // run_locations rows added to runs the output holds
   std::map<std::string, size_t> rows_copied;  // per table, runs included
 };
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -23,6 +24,12 @@ struct RunRow {
   std::string run_id, name, location, host, status, error;
   std::optional<int64_t> captured_at_ns;
   int64_t ranks = 0;
+  std::string job_family;  // "" = NULL (rows of schema v2 and older: one family)
+};
+
+// A place a run was found at: its location and location-based name.
+struct RunPlace {
+  std::string run_id, location, name;
 };
 
 // Capture order (runs without a capture time first), then run_id.
@@ -31,24 +38,51 @@ bool Later(const RunRow& a, const RunRow& b) {
          std::make_tuple(b.captured_at_ns.value_or(INT64_MIN), b.run_id);
 }
 
-StatusOr<std::string> ResolveBaseline(const std::vector<RunRow>& runs, const std::string& want) {
-  std::vector<std::string> by_prefix, by_name;
+// A location as given on the command line: normal form, no trailing '/'.
+std::string NormalPath(const std::string& path) {
+  std::string p = std::filesystem::path(path).lexically_normal().string();
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+// The run --baseline names: a run_id; else a location where the run was
+// found or the folder holding it; else a run name; else a run_id prefix.
+// Within each kind, more than one run is an error listing them.
+StatusOr<std::string> ResolveBaseline(const std::vector<RunRow>& runs,
+                                      const std::vector<RunPlace>& places,
+                                      const std::string& want) {
+  std::set<std::string> by_location, by_name, by_prefix;
+  std::set<std::string> wanted = {NormalPath(want)};
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(want, ec);
+  if (!ec) wanted.insert(NormalPath(absolute.string()));
+  auto place = [&](const std::string& run_id, const std::string& location,
+                   const std::string& name) {
+    if (wanted.count(NormalPath(location)) ||
+        wanted.count(NormalPath(std::filesystem::path(location).parent_path().string())))
+      by_location.insert(run_id);
+    if (name == want) by_name.insert(run_id);
+  };
   for (const RunRow& r : runs) {
     if (r.run_id == want) return r.run_id;
-    if (r.run_id.rfind(want, 0) == 0) by_prefix.push_back(r.run_id);
-    if (r.name == want) by_name.push_back(r.run_id);
+    if (r.run_id.rfind(want, 0) == 0) by_prefix.insert(r.run_id);
+    place(r.run_id, r.location, r.name);
   }
-  for (const auto* matches : {&by_prefix, &by_name}) {
-    if (matches->size() == 1) return matches->front();
+  for (const RunPlace& p : places) place(p.run_id, p.location, p.name);
+  for (const auto* matches : {&by_location, &by_name, &by_prefix}) {
+    if (matches->size() == 1) return *matches->begin();
     if (matches->size() > 1) {
       std::string list;
-      for (size_t i = 0; i < matches->size() && i < 5; ++i) list += (i ? ", " : "") + (*matches)[i];
+      size_t i = 0;
+      for (auto it = matches->begin(); it != matches->end() && i < 5; ++it, ++i)
+        list += (i ? ", " : "") + *it;
       return InvalidInput("--baseline '" + want + "' matches " + std::to_string(matches->size()) +
                           " runs (" + list + (matches->size() > 5 ? ", ..." : "") +
                           "): give a full run_id");
     }
   }
-  return NotFound("--baseline '" + want + "': no run has this run_id, run_id prefix or name");
+  return NotFound("--baseline '" + want +
+                  "': no run has this run_id, location, folder, name or run_id prefix");
 }
 
 // ---- formatting ----
@@ -243,24 +277,32 @@ std::vector<Section> Sections(const FleetReport& r) {
   if (r.baseline_kind.empty()) {
     reg.intro = "No baseline given (--baseline RUN or --since/--until).";
   } else {
-    reg.intro = "Baseline: " + r.baseline_label + ", median step " +
-                Duration(r.baseline_median_ns) + " (measured, " + std::to_string(r.baseline_runs) +
-                " run" + (r.baseline_runs == 1 ? "" : "s") +
-                "). Threshold: ratio >= " + Fixed(1 + r.threshold, 2) + ". " +
-                std::to_string(r.regressions_total) + " of " + std::to_string(r.runs_compared) +
-                " runs compared regress" +
-                (r.regressions_total > static_cast<int64_t>(r.regressions.size())
-                     ? " (the worst " + std::to_string(r.regressions.size()) + " below)"
-                     : std::string()) +
-                (r.runs_without_steps
-                     ? "; " + std::to_string(r.runs_without_steps) + " ok runs have no steps"
-                     : std::string()) +
-                ".";
-    Table t{{"run", "captured", "median step (measured)", "ratio", "steps"}, {}};
+    reg.intro =
+        "Baseline: " + r.baseline_label + ", median step " + Duration(r.baseline_median_ns) +
+        " (measured, " + std::to_string(r.baseline_runs) + " run" +
+        (r.baseline_runs == 1 ? "" : "s") + "). Threshold: ratio >= " + Fixed(1 + r.threshold, 2) +
+        ". " + std::to_string(r.regressions_total) + " of " + std::to_string(r.runs_compared) +
+        " runs compared regress" +
+        (r.regressions_total > static_cast<int64_t>(r.regressions.size())
+             ? " (the worst " + std::to_string(r.regressions.size()) + " below)"
+             : std::string()) +
+        (r.runs_without_steps
+             ? "; " + std::to_string(r.runs_without_steps) + " ok runs have no steps"
+             : std::string()) +
+        (r.runs_other_family ? "; " + std::to_string(r.runs_other_family) +
+                                   " ok runs are of a job family the baseline lacks (not compared)"
+                             : std::string()) +
+        ". Each run is compared with the baseline of its job family (same pipeline, "
+        "ranks, devices and top kernels; " +
+        std::to_string(r.baseline_families) + " in the baseline).";
+    Table t{{"run", "captured", "median step (measured)", "ratio", "steps",
+             "family baseline (measured)"},
+            {}};
     for (const RunStepTime& x : r.regressions)
-      t.rows.push_back(
-          {RunLabel(x.run_id, x.name), x.captured_at_ns ? Utc(*x.captured_at_ns) : "unknown",
-           Duration(x.median_step_ns), Fixed(x.ratio, 3) + "x", std::to_string(x.steps)});
+      t.rows.push_back({RunLabel(x.run_id, x.name),
+                        x.captured_at_ns ? Utc(*x.captured_at_ns) : "unknown",
+                        Duration(x.median_step_ns), Fixed(x.ratio, 3) + "x",
+                        std::to_string(x.steps), Duration(x.baseline_median_ns)});
     if (!t.rows.empty()) reg.table = t;
     reg.empty = "No regression.";
   }
@@ -284,6 +326,107 @@ std::string SummaryLine(const FleetReport& r) {
   if (r.first_capture_ns)
     s += ", captured " + Utc(*r.first_capture_ns) + " to " + Utc(*r.last_capture_ns);
   return s;
+}
+
+// Step-time regressions: each ok run's median step against the baseline of
+// its job family (runs.job_family): the baseline run when it is of that
+// family, else the median of the per-run medians of the family's runs in the
+// window. Runs of a family without a baseline are counted, not compared.
+Status AddStepRegressions(Database& db, const std::vector<RunRow>& runs,
+                          const std::vector<RunPlace>& places, const FleetReportOptions& options,
+                          FleetReport& report) {
+  const bool window = options.since_ns || options.until_ns;
+  if (!options.baseline_run.empty() && window)
+    return InvalidInput("give either --baseline RUN or a --since/--until window, not both");
+  if (options.baseline_run.empty() && !window) return Ok();
+  // Per ok run: (steps, median step ns), one query per run so memory stays
+  // bounded by the largest run, not the fleet.
+  std::map<std::string, std::pair<int64_t, double>> medians;
+  for (const RunRow& r : runs) {
+    if (r.status != "ok") continue;
+    auto rows = db.Query("SELECT dur_ns FROM steps WHERE run_id = $1", {SqlValue{r.run_id}});
+    if (!rows.ok()) return rows.status();
+    if (rows->rows.empty()) continue;
+    std::vector<double> d;
+    d.reserve(rows->rows.size());
+    for (const SqlRow& row : rows->rows) d.push_back(static_cast<double>(SqlInt(row[0])));
+    medians[r.run_id] = {static_cast<int64_t>(d.size()),
+                         Median(std::move(d), EvenMedian::kMeanOfMiddles)};
+  }
+  std::set<std::string> baseline;
+  if (window) {
+    const int64_t since = options.since_ns.value_or(INT64_MIN);
+    const int64_t until = options.until_ns.value_or(INT64_MAX);
+    for (const RunRow& r : runs)
+      if (r.status == "ok" && r.captured_at_ns && *r.captured_at_ns >= since &&
+          *r.captured_at_ns < until && medians.count(r.run_id))
+        baseline.insert(r.run_id);
+    report.baseline_kind = "window";
+    report.baseline_label =
+        "runs captured in [" + (options.since_ns ? Utc(*options.since_ns) : std::string("-inf")) +
+        ", " + (options.until_ns ? Utc(*options.until_ns) : std::string("+inf")) + ")";
+    if (baseline.empty())
+      return NotFound("no ok run with steps was captured in the baseline window " +
+                      report.baseline_label.substr(report.baseline_label.find('[')));
+  } else {
+    auto id = ResolveBaseline(runs, places, options.baseline_run);
+    if (!id.ok()) return id.status();
+    const RunRow& b =
+        *std::find_if(runs.begin(), runs.end(), [&](const RunRow& r) { return r.run_id == *id; });
+    if (b.status != "ok")
+      return InvalidInput("--baseline " + *id + ": the run failed to scan (" + b.error + ")");
+    if (!medians.count(*id))
+      return InvalidInput("--baseline " + *id + ": the run has no rows in the steps table");
+    baseline.insert(*id);
+    report.baseline_kind = "run";
+    report.baseline_label = "run " + RunLabel(b.run_id, b.name);
+  }
+  // Baseline median per job family, and over all baseline runs (the summary).
+  std::map<std::string, std::vector<double>> family_medians;
+  std::vector<double> all_medians;
+  for (const RunRow& r : runs) {
+    if (!baseline.count(r.run_id)) continue;
+    family_medians[r.job_family].push_back(medians[r.run_id].second);
+    all_medians.push_back(medians[r.run_id].second);
+  }
+  std::map<std::string, double> family_baseline;
+  for (auto& [family, v] : family_medians)
+    family_baseline[family] = Median(std::move(v), EvenMedian::kMeanOfMiddles);
+  report.baseline_runs = static_cast<int64_t>(baseline.size());
+  report.baseline_families = static_cast<int64_t>(family_baseline.size());
+  report.baseline_median_ns = Median(std::move(all_medians), EvenMedian::kMeanOfMiddles);
+  for (const RunRow& r : runs) {
+    if (r.status != "ok" || baseline.count(r.run_id)) continue;
+    auto it = medians.find(r.run_id);
+    if (it == medians.end()) {
+      ++report.runs_without_steps;
+      continue;
+    }
+    auto family = family_baseline.find(r.job_family);
+    if (family == family_baseline.end()) {
+      ++report.runs_other_family;
+      continue;
+    }
+    ++report.runs_compared;
+    RunStepTime x;
+    x.run_id = r.run_id;
+    x.name = r.name;
+    x.captured_at_ns = r.captured_at_ns;
+    x.steps = it->second.first;
+    x.median_step_ns = it->second.second;
+    x.job_family = r.job_family;
+    x.baseline_median_ns = family->second;
+    x.ratio = x.baseline_median_ns > 0 ? x.median_step_ns / x.baseline_median_ns : 0;
+    if (x.ratio >= 1 + options.regression_threshold) report.regressions.push_back(x);
+  }
+  std::sort(report.regressions.begin(), report.regressions.end(),
+            [](const RunStepTime& a, const RunStepTime& b) {
+              if (a.ratio != b.ratio) return a.ratio > b.ratio;
+              return a.run_id < b.run_id;
+            });
+  report.regressions_total = static_cast<int64_t>(report.regressions.size());
+  if (report.regressions.size() > options.top) report.regressions.resize(options.top);
+  return Ok();
 }
 
 }  // namespace
@@ -370,16 +513,16 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
 
   // Runs.
   auto run_rows = db.Query(
-      "SELECT run_id, name, location, host, status, error, captured_at_ns, ranks FROM runs "
-      "WHERE pipeline_hash = $1",
+      "SELECT run_id, name, location, host, status, error, captured_at_ns, ranks, job_family "
+      "FROM runs WHERE pipeline_hash = $1",
       pipeline_param);
   if (!run_rows.ok()) return run_rows.status();
   std::vector<RunRow> runs;
   std::unordered_map<std::string, size_t> run_index;
   std::set<std::string> hosts;
   for (const SqlRow& row : run_rows->rows) {
-    RunRow r{SqlText(row[0]), SqlText(row[1]), SqlText(row[2]), SqlText(row[3]),
-             SqlText(row[4]), SqlText(row[5]), std::nullopt,    SqlInt(row[7])};
+    RunRow r{SqlText(row[0]), SqlText(row[1]), SqlText(row[2]), SqlText(row[3]), SqlText(row[4]),
+             SqlText(row[5]), std::nullopt,    SqlInt(row[7]),  SqlText(row[8])};
     if (!SqlIsNull(row[6])) r.captured_at_ns = SqlInt(row[6]);
     run_index[r.run_id] = runs.size();
     runs.push_back(std::move(r));
@@ -403,6 +546,16 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
           std::max(report.last_capture_ns.value_or(INT64_MIN), *r.captured_at_ns);
     }
   }
+
+  // Every location of the runs (for --baseline by location or name).
+  auto place_rows = db.Query(
+      "SELECT l.run_id, l.location, l.name FROM run_locations l JOIN runs r ON r.run_id = "
+      "l.run_id WHERE r.pipeline_hash = $1",
+      pipeline_param);
+  if (!place_rows.ok()) return place_rows.status();
+  std::vector<RunPlace> places;
+  for (const SqlRow& row : place_rows->rows)
+    places.push_back({SqlText(row[0]), SqlText(row[1]), SqlText(row[2])});
 
   // Traces: which (rank -> host) each run had.
   auto trace_rows = db.Query(
@@ -561,75 +714,7 @@ StatusOr<FleetReport> BuildFleetReport(Database& db, const FleetReportOptions& o
   std::sort(report.straggler_ranks.begin(), report.straggler_ranks.end(), straggler_order);
   std::sort(report.straggler_hosts.begin(), report.straggler_hosts.end(), straggler_order);
 
-  // Step-time regressions.
-  const bool window = options.since_ns || options.until_ns;
-  if (!options.baseline_run.empty() && window)
-    return InvalidInput("give either --baseline RUN or a --since/--until window, not both");
-  if (options.baseline_run.empty() && !window) return report;
-  // Per ok run: (steps, median step ns), one query per run so memory stays
-  // bounded by the largest run, not the fleet.
-  std::map<std::string, std::pair<int64_t, double>> medians;
-  for (const RunRow& r : runs) {
-    if (r.status != "ok") continue;
-    auto rows = db.Query("SELECT dur_ns FROM steps WHERE run_id = $1", {SqlValue{r.run_id}});
-    if (!rows.ok()) return rows.status();
-    if (rows->rows.empty()) continue;
-    std::vector<double> d;
-    d.reserve(rows->rows.size());
-    for (const SqlRow& row : rows->rows) d.push_back(static_cast<double>(SqlInt(row[0])));
-    medians[r.run_id] = {static_cast<int64_t>(d.size()),
-                         Median(std::move(d), EvenMedian::kMeanOfMiddles)};
-  }
-  std::set<std::string> baseline;
-  if (window) {
-    const int64_t since = options.since_ns.value_or(INT64_MIN);
-    const int64_t until = options.until_ns.value_or(INT64_MAX);
-    for (const RunRow& r : runs)
-      if (r.status == "ok" && r.captured_at_ns && *r.captured_at_ns >= since &&
-          *r.captured_at_ns < until && medians.count(r.run_id))
-        baseline.insert(r.run_id);
-    report.baseline_kind = "window";
-    report.baseline_label =
-        "runs captured in [" + (options.since_ns ? Utc(*options.since_ns) : std::string("-inf")) +
-        ", " + (options.until_ns ? Utc(*options.until_ns) : std::string("+inf")) + ")";
-    if (baseline.empty())
-      return NotFound("no ok run with steps was captured in the baseline window " +
-                      report.baseline_label.substr(report.baseline_label.find('[')));
-  } else {
-    auto id = ResolveBaseline(runs, options.baseline_run);
-    if (!id.ok()) return id.status();
-    const RunRow& b = runs[run_index[*id]];
-    if (b.status != "ok")
-      return InvalidInput("--baseline " + *id + ": the run failed to scan (" + b.error + ")");
-    if (!medians.count(*id))
-      return InvalidInput("--baseline " + *id + ": the run has no rows in the steps table");
-    baseline.insert(*id);
-    report.baseline_kind = "run";
-    report.baseline_label = "run " + RunLabel(b.run_id, b.name);
-  }
-  std::vector<double> baseline_medians;
-  for (const std::string& id : baseline) baseline_medians.push_back(medians[id].second);
-  report.baseline_runs = static_cast<int64_t>(baseline.size());
-  report.baseline_median_ns = Median(std::move(baseline_medians), EvenMedian::kMeanOfMiddles);
-  for (const RunRow& r : runs) {
-    if (r.status != "ok" || baseline.count(r.run_id)) continue;
-    auto it = medians.find(r.run_id);
-    if (it == medians.end()) {
-      ++report.runs_without_steps;
-      continue;
-    }
-    ++report.runs_compared;
-    RunStepTime x{r.run_id, r.name, r.captured_at_ns, it->second.first, it->second.second, 0};
-    x.ratio = report.baseline_median_ns > 0 ? x.median_step_ns / report.baseline_median_ns : 0;
-    if (x.ratio >= 1 + options.regression_threshold) report.regressions.push_back(x);
-  }
-  std::sort(report.regressions.begin(), report.regressions.end(),
-            [](const RunStepTime& a, const RunStepTime& b) {
-              if (a.ratio != b.ratio) return a.ratio > b.ratio;
-              return a.run_id < b.run_id;
-            });
-  report.regressions_total = static_cast<int64_t>(report.regressions.size());
-  if (report.regressions.size() > options.top) report.regressions.resize(options.top);
+  TH_RETURN_IF_ERROR(AddStepRegressions(db, runs, places, options, report));
   return report;
 }
 
@@ -740,6 +825,8 @@ std::string FleetReportJson(const FleetReport& r) {
            "}, \"threshold_ratio\": " + Figure(1 + r.threshold, "x", "read") +
            ", \"runs_compared\": " + count(r.runs_compared) +
            ", \"runs_without_steps\": " + count(r.runs_without_steps) +
+           ", \"baseline_families\": " + count(r.baseline_families) +
+           ", \"runs_other_family\": " + count(r.runs_other_family) +
            ", \"regressions_total\": " + count(r.regressions_total) + ", \"regressions\": [";
     for (size_t i = 0; i < r.regressions.size(); ++i) {
       const RunStepTime& x = r.regressions[i];
@@ -748,7 +835,9 @@ std::string FleetReportJson(const FleetReport& r) {
              ", \"captured\": " + (x.captured_at_ns ? JsonString(Utc(*x.captured_at_ns)) : "null") +
              ", \"steps\": " + count(x.steps) +
              ", \"median_step\": " + Figure(x.median_step_ns, "ns", "measured") +
-             ", \"ratio\": " + Figure(x.ratio, "x", "measured") + "}";
+             ", \"ratio\": " + Figure(x.ratio, "x", "measured") +
+             ", \"job_family\": " + (x.job_family.empty() ? "null" : JsonString(x.job_family)) +
+             ", \"baseline_median_step\": " + Figure(x.baseline_median_ns, "ns", "measured") + "}";
     }
     out += r.regressions.empty() ? "]},\n" : "\n  ]},\n";
   }

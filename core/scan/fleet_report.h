@@ -9,10 +9,14 @@
 //                     scope) in at least `min_straggler_runs` runs, with the
 //                     share of the runs they took part in (from `traces`)
 //   step regressions  each ok run's median step time (over every rank's rows
-//                     in `steps`) against a baseline: one run (--baseline), or
-//                     the median of the per-run medians of the runs captured
-//                     in a time window (--since/--until, on captured_at_ns);
-//                     ratio >= 1 + threshold is a regression
+//                     in `steps`) against the baseline of its job family
+//                     (runs.job_family: same pipeline and trace signature,
+//                     run_signature.h): one run (--baseline, compared with
+//                     its family only), or per family the median of the
+//                     per-run medians of its runs captured in a time window
+//                     (--since/--until, on captured_at_ns); ratio >= 1 +
+//                     threshold is a regression. Runs of a family without a
+//                     baseline are counted (runs_other_family), not compared.
 //   failures          runs whose scan failed, with the error
 // One pipeline per report (runs.pipeline_hash): the one asked for, else the
 // one with the most runs (ties: the smallest hash); the summary says when the
@@ -32,8 +36,10 @@
 namespace th::scan {
 
 struct FleetReportOptions {
-  std::string pipeline;      // pipeline_hash prefix; "" = the pipeline with the most runs
-  std::string baseline_run;  // run_id, a unique run_id prefix, or a unique run name
+  std::string pipeline;  // pipeline_hash prefix; "" = the pipeline with the most runs
+  // run_id; a location the run was found at or its folder; a run name; or a
+  // run_id prefix (the first kind that matches must match one run).
+  std::string baseline_run;
   std::optional<int64_t> since_ns, until_ns;  // baseline window [since, until), epoch ns
   double regression_threshold = 0.10;         // regression when ratio >= 1 + threshold
   size_t top = 10;                            // rows per table (findings, regressions)
@@ -66,7 +72,9 @@ struct RunStepTime {
   std::optional<int64_t> captured_at_ns;
   int64_t steps = 0;
   double median_step_ns = 0;
-  double ratio = 0;  // median / baseline
+  double ratio = 0;               // median / baseline_median_ns
+  std::string job_family;         // "" = none stored (schema v2 rows)
+  double baseline_median_ns = 0;  // the baseline of its job family
 };
 
 struct FailedRun {
@@ -87,9 +95,11 @@ struct FleetReport {
   std::string baseline_kind;  // "run" | "window"
   std::string baseline_label;
   int64_t baseline_runs = 0;
-  double baseline_median_ns = 0;
+  int64_t baseline_families = 0;  // job families the baseline runs belong to
+  double baseline_median_ns = 0;  // over every baseline run, whatever its family
   double threshold = 0;
   int64_t runs_compared = 0, runs_without_steps = 0;
+  int64_t runs_other_family = 0;         // ok runs with steps of a family the baseline lacks
   int64_t regressions_total = 0;         // runs with ratio >= 1 + threshold
   std::vector<RunStepTime> regressions;  // the worst `top` of them, worst first
   std::vector<FailedRun> failures;

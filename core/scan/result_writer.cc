@@ -10,6 +10,7 @@
 #include "core/import/importer_registry.h"
 #include "core/report/finding_json.h"
 #include "core/report/report_panels.h"
+#include "core/scan/run_signature.h"
 
 namespace th::scan {
 
@@ -94,6 +95,10 @@ std::optional<double> FindingTimeLostNs(const Finding& finding) {
   return std::nullopt;
 }
 
+std::string FindingGroupKey(const Finding& finding) {
+  return finding.group.empty() ? finding.title : finding.group;
+}
+
 void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
                    const PipelineRun& result, RunRecord* record) {
   const AnalysisReport& report = result.report;
@@ -138,6 +143,8 @@ void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
   record->ranks = static_cast<int64_t>(ranks.size());
   record->events = events;
   record->captured_at_ns = captured;
+  record->signature = SignatureJson(ComputeRunSignature(result.traces));
+  record->job_family = JobFamily(record->pipeline_hash, record->signature);
   record->metrics = report.results.metrics;
   record->findings = report.results.findings;
   const PhaseTimes& t = report.timing;
@@ -165,21 +172,25 @@ void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
   }
 }
 
-StatusOr<StoredRun> CheckStoredRun(Database& db, const RunRecord& record, bool retry_failed) {
-  auto rows = db.Query("SELECT location, status FROM runs WHERE run_id = $1", {record.run_id});
+StatusOr<StoredRun> CheckStoredRun(Database& db, const RunRecord& record, bool retry_failed,
+                                   std::string* stored_error) {
+  auto rows =
+      db.Query("SELECT location, status, error FROM runs WHERE run_id = $1", {record.run_id});
   if (!rows.ok()) return rows.status();
   if (rows->rows.empty()) return StoredRun::kAbsent;
   std::string location = SqlText(rows->rows[0][0]);
   bool failed = SqlText(rows->rows[0][1]) == "failed";
   if (failed && retry_failed) return StoredRun::kReplace;
-  if (location <= record.location) return StoredRun::kKeep;
-  return StoredRun::kReplace;
+  if (location > record.location) return StoredRun::kReplace;
+  if (failed && stored_error) *stored_error = SqlText(rows->rows[0][2]);
+  return failed ? StoredRun::kKeepFailed : StoredRun::kKeep;
 }
 
 namespace {
 
 Status DeleteRun(Database& db, const std::string& run_id) {
-  for (const char* table : {"traces", "metrics", "findings", "steps", "phases", "runs"}) {
+  for (const char* table :
+       {"traces", "metrics", "findings", "steps", "phases", "run_locations", "runs"}) {
     TH_RETURN_IF_ERROR(
         db.Exec(std::string("DELETE FROM ") + table + " WHERE run_id = $1", {run_id}));
   }
@@ -201,12 +212,31 @@ Status WriteRows(Database& db, const RunRecord& r) {
   TH_RETURN_IF_ERROR(db.Exec(
       "INSERT INTO runs (run_id, content_hash, pipeline_hash, location, name, host, status, "
       "error, verdict, exit_code, traces, ranks, bytes, events, captured_at_ns, scanned_at, "
-      "scan_seconds, worker) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-      "$14, $15, $16, $17, $18)",
-      {id, r.content_hash, r.pipeline_hash, r.location, r.name, Text(r.host),
-       std::string(r.failed ? "failed" : "ok"), Text(r.error), Text(r.verdict), Int(r.exit_code),
-       static_cast<int64_t>(r.traces.size()), Int(r.ranks), r.bytes, Int(r.events),
-       Int(r.captured_at_ns), Text(r.scanned_at), Real(r.scan_seconds), Text(r.worker)}));
+      "scan_seconds, worker, signature, job_family) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+      "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+      {id,
+       r.content_hash,
+       r.pipeline_hash,
+       r.location,
+       r.name,
+       Text(r.host),
+       std::string(r.failed ? "failed" : "ok"),
+       Text(r.error),
+       Text(r.verdict),
+       Int(r.exit_code),
+       static_cast<int64_t>(r.traces.size()),
+       Int(r.ranks),
+       r.bytes,
+       Int(r.events),
+       Int(r.captured_at_ns),
+       Text(r.scanned_at),
+       Real(r.scan_seconds),
+       Text(r.worker),
+       Text(r.signature),
+       Text(r.job_family)}));
+  TH_RETURN_IF_ERROR(db.Exec(
+      "INSERT INTO run_locations (run_id, location, name, first_seen) VALUES ($1, $2, $3, $4)",
+      {id, r.location, r.name, Text(r.scanned_at)}));
   std::vector<SqlValue> v;
   for (const TraceRow& t : r.traces) {
     v.insert(v.end(), {id, t.path, Int(t.rank), Text(t.host), t.file_hash, t.bytes, Int(t.events),
@@ -232,16 +262,17 @@ Status WriteRows(Database& db, const RunRecord& r) {
   for (const Finding& f : r.findings) {
     const ReportScope& s = f.scope;
     auto lost = FindingTimeLostNs(f);
-    v.insert(v.end(), {id, seq++, f.plugin, SeverityCode(f.severity), f.title, Text(f.what),
-                       Text(f.suggestion), Real(f.confidence), EvidenceJson(f.evidence),
-                       lost ? SqlValue{*lost} : SqlValue{}, Scope(s.rank), Scope(s.device),
-                       Scope(s.stream), Scope(s.step_first), Scope(s.step_last)});
+    v.insert(v.end(),
+             {id, seq++, f.plugin, SeverityCode(f.severity), f.title, Text(f.what),
+              Text(f.suggestion), Real(f.confidence), EvidenceJson(f.evidence),
+              lost ? SqlValue{*lost} : SqlValue{}, Scope(s.rank), Scope(s.device), Scope(s.stream),
+              Scope(s.step_first), Scope(s.step_last), FindingGroupKey(f)});
   }
-  TH_RETURN_IF_ERROR(InsertRows(
-      db, "findings",
-      {"run_id", "seq", "plugin", "severity", "title", "what", "suggestion", "confidence",
-       "evidence", "time_lost_ns", "rank", "device", "stream", "step_first", "step_last"},
-      v));
+  TH_RETURN_IF_ERROR(InsertRows(db, "findings",
+                                {"run_id", "seq", "plugin", "severity", "title", "what",
+                                 "suggestion", "confidence", "evidence", "time_lost_ns", "rank",
+                                 "device", "stream", "step_first", "step_last", "group_key"},
+                                v));
   v.clear();
   // (rank, step) is the key: a step number seen twice on a rank keeps its
   // first window (table order).
@@ -258,6 +289,19 @@ Status WriteRows(Database& db, const RunRecord& r) {
   return InsertRows(db, "phases", {"run_id", "seq", "phase", "name", "seconds"}, v);
 }
 
+// Inserts (run_id, location) into run_locations unless present; the caller
+// holds the transaction.
+Status AddLocation(Database& db, const std::string& run_id, const std::string& location,
+                   const std::string& name, const std::string& first_seen) {
+  auto present = db.Query("SELECT 1 FROM run_locations WHERE run_id = $1 AND location = $2",
+                          {run_id, location});
+  if (!present.ok()) return present.status();
+  if (!present->rows.empty()) return Ok();
+  return db.Exec(
+      "INSERT INTO run_locations (run_id, location, name, first_seen) VALUES ($1, $2, $3, $4)",
+      {run_id, location, name, Text(first_seen)});
+}
+
 StatusOr<bool> WriteOnce(Database& db, const RunRecord& record, bool retry_failed) {
   // SQLite: take the write lock at BEGIN (a deferred transaction that
   // upgrades later can fail with SQLITE_BUSY without waiting).
@@ -268,21 +312,60 @@ StatusOr<bool> WriteOnce(Database& db, const RunRecord& record, bool retry_faile
   };
   auto stored = CheckStoredRun(db, record, retry_failed);
   if (!stored.ok()) return fail(stored.status());
-  if (*stored == StoredRun::kKeep) {
-    TH_RETURN_IF_ERROR(db.Rollback());
+  if (*stored == StoredRun::kKeep || *stored == StoredRun::kKeepFailed) {
+    Status s = AddLocation(db, record.run_id, record.location, record.name, record.scanned_at);
+    if (!s.ok()) return fail(s);
+    TH_RETURN_IF_ERROR(db.Commit());
     return false;
   }
+  // The locations of a replaced row stay with the run.
+  SqlRows kept;
   if (*stored == StoredRun::kReplace) {
+    auto rows = db.Query(
+        "SELECT location, name, first_seen FROM run_locations WHERE run_id = $1 AND location <> "
+        "$2",
+        {record.run_id, record.location});
+    if (!rows.ok()) return fail(rows.status());
+    kept = std::move(*rows);
     Status s = DeleteRun(db, record.run_id);
     if (!s.ok()) return fail(s);
   }
   Status s = WriteRows(db, record);
   if (!s.ok()) return fail(s);
+  for (const SqlRow& row : kept.rows) {
+    s = db.Exec(
+        "INSERT INTO run_locations (run_id, location, name, first_seen) VALUES ($1, $2, $3, $4)",
+        {record.run_id, row[0], row[1], row[2]});
+    if (!s.ok()) return fail(s);
+  }
   TH_RETURN_IF_ERROR(db.Commit());
   return true;
 }
 
 }  // namespace
+
+StatusOr<bool> RecordRunLocation(Database& db, const RunRecord& record,
+                                 const std::string& first_seen) {
+  // Read first, outside a transaction: a rescan finds every location there.
+  const char* kPresent =
+      "SELECT (SELECT COUNT(*) FROM runs WHERE run_id = $1), (SELECT COUNT(*) FROM run_locations "
+      "WHERE run_id = $1 AND location = $2)";
+  auto present = db.Query(kPresent, {record.run_id, record.location});
+  if (!present.ok()) return present.status();
+  if (SqlInt(present->rows[0][0]) == 0 || SqlInt(present->rows[0][1]) > 0) return false;
+  TH_RETURN_IF_ERROR(db.Exec(db.dialect() == SqlDialect::kSqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  // Checked again inside the transaction (another writer may have added it).
+  present = db.Query(kPresent, {record.run_id, record.location});
+  Status s = present.ok() ? Ok() : present.status();
+  if (s.ok() && SqlInt(present->rows[0][0]) > 0 && SqlInt(present->rows[0][1]) == 0)
+    s = AddLocation(db, record.run_id, record.location, record.name, first_seen);
+  if (!s.ok()) {
+    (void)db.Rollback();
+    return s;
+  }
+  TH_RETURN_IF_ERROR(db.Commit());
+  return true;
+}
 
 StatusOr<bool> WriteRunRecord(Database& db, const RunRecord& record, bool retry_failed) {
   // A concurrent writer (another process) may insert the same run between our

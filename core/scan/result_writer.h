@@ -6,7 +6,8 @@
 // copies of one run in a fleet end as the same row whatever order they were
 // scanned in); a failed row is replaced when retrying failures. An ok run
 // also replaces the failed rows of its location under the same pipeline (the
-// file was corrupt or unreadable then, and has been fixed since).
+// file was corrupt or unreadable then, and has been fixed since). Every
+// location a run was found at is kept in run_locations, whichever row wins.
 #pragma once
 
 #include <optional>
@@ -44,6 +45,8 @@ struct PhaseRow {
 struct RunRecord {
   std::string run_id, content_hash, pipeline_hash, location, name;
   std::string host;  // "" = NULL
+  // runs.signature and runs.job_family (run_signature.h); "" = NULL (failed).
+  std::string signature, job_family;
   bool failed = false;
   std::string error;  // failed: the message, naming the file
   std::string verdict;
@@ -65,21 +68,35 @@ struct RunRecord {
 // or that value is negative or not finite.
 std::optional<double> FindingTimeLostNs(const Finding& finding);
 
-// Fills the content rows of `record` (verdict, counts, traces, metrics,
-// findings, steps) and its phases from a pipeline run. `file_hashes` are the run's files'
+// The key core/report/finding_groups.h groups a run's findings by (with the
+// plugin): the finding's group, else its title. Stored as findings.group_key.
+std::string FindingGroupKey(const Finding& finding);
+
+// Fills the content rows of `record` (verdict, counts, signature and job
+// family, traces, metrics, findings, steps) and its phases from a pipeline
+// run; record->pipeline_hash must be set. `file_hashes` are the run's files'
 // hashes in run.files order.
 void FillRunRecord(const Run& run, const std::vector<std::string>& file_hashes,
                    const PipelineRun& result, RunRecord* record);
 
-enum class StoredRun { kAbsent, kKeep, kReplace };
+enum class StoredRun { kAbsent, kKeep, kKeepFailed, kReplace };
 
 // What the database holds for `record.run_id`: kAbsent; kKeep (skip this run:
-// the stored row is ok, or failed and !retry_failed, and its location is not
-// after ours); kReplace.
-StatusOr<StoredRun> CheckStoredRun(Database& db, const RunRecord& record, bool retry_failed);
+// the stored row is ok and its location is not after ours); kKeepFailed (the
+// same, the stored row is failed and !retry_failed; `stored_error`, when
+// given, gets its error); kReplace.
+StatusOr<StoredRun> CheckStoredRun(Database& db, const RunRecord& record, bool retry_failed,
+                                   std::string* stored_error = nullptr);
 
-// Writes the record in one transaction (re-checking the stored row inside it);
-// returns false when a stored row is kept instead.
+// Adds (record.run_id, record.location, record.name, first_seen) to
+// run_locations unless it is there, in one transaction; nothing when `db`
+// holds no row of the run. Returns whether a row was added.
+StatusOr<bool> RecordRunLocation(Database& db, const RunRecord& record,
+                                 const std::string& first_seen);
+
+// Writes the record in one transaction (re-checking the stored row inside it),
+// its location included; returns false when a stored row is kept instead
+// (its location is then added to that row's run_locations).
 StatusOr<bool> WriteRunRecord(Database& db, const RunRecord& record, bool retry_failed);
 
 }  // namespace th::scan

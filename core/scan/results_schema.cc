@@ -1,5 +1,7 @@
 #include "core/scan/results_schema.h"
 
+#include <algorithm>
+
 namespace th::scan {
 
 namespace {
@@ -84,6 +86,29 @@ CREATE TABLE IF NOT EXISTS phases (
   seconds DOUBLE PRECISION NOT NULL,
   PRIMARY KEY (run_id, seq));
 )sql",
+      // v3: fleet identity and provenance. Rows of older scans get their
+      // stored location; group_key, signature and job_family stay NULL.
+      R"sql(
+CREATE TABLE IF NOT EXISTS run_locations (
+  run_id TEXT NOT NULL REFERENCES runs(run_id),
+  location TEXT NOT NULL,
+  name TEXT NOT NULL,
+  first_seen TEXT,
+  PRIMARY KEY (run_id, location));
+CREATE TABLE IF NOT EXISTS pipelines (
+  pipeline_hash TEXT PRIMARY KEY,
+  yaml TEXT NOT NULL,
+  plugin_versions TEXT NOT NULL,
+  tracehound_version TEXT NOT NULL);
+ALTER TABLE findings ADD COLUMN group_key TEXT;
+ALTER TABLE runs ADD COLUMN signature TEXT;
+ALTER TABLE runs ADD COLUMN job_family TEXT;
+INSERT INTO run_locations (run_id, location, name, first_seen)
+  SELECT run_id, location, name, scanned_at FROM runs;
+CREATE INDEX IF NOT EXISTS run_locations_location ON run_locations (location);
+CREATE INDEX IF NOT EXISTS runs_job_family ON runs (job_family);
+CREATE INDEX IF NOT EXISTS findings_group ON findings (plugin, group_key);
+)sql",
   };
   return kMigrations;
 }
@@ -91,8 +116,8 @@ CREATE TABLE IF NOT EXISTS phases (
 }  // namespace
 
 const std::vector<std::string>& ResultTables() {
-  static const std::vector<std::string> kTables = {"runs",     "traces", "metrics",
-                                                   "findings", "steps",  "phases"};
+  static const std::vector<std::string> kTables = {"runs",  "traces", "metrics",      "findings",
+                                                   "steps", "phases", "run_locations"};
   return kTables;
 }
 
@@ -104,7 +129,7 @@ StatusOr<int> ResultsSchemaVersion(Database& db) {
   return static_cast<int>(SqlInt(rows->rows[0][0]));
 }
 
-Status MigrateResultsSchema(Database& db) {
+Status MigrateResultsSchema(Database& db, int to_version) {
   const bool sqlite = db.dialect() == SqlDialect::kSqlite;
   // SQLite: take the write lock up front; PostgreSQL: a transaction-scoped
   // advisory lock, so two scanners starting together migrate once.
@@ -124,7 +149,8 @@ Status MigrateResultsSchema(Database& db) {
     return fail(Unsupported("database " + db.name() + " has results schema v" +
                             std::to_string(*version) + ", newer than this tracehound (v" +
                             std::to_string(migrations.size()) + "): upgrade tracehound"));
-  for (size_t v = *version; v < migrations.size(); ++v) {
+  const size_t last = std::min(migrations.size(), static_cast<size_t>(std::max(to_version, 0)));
+  for (size_t v = *version; v < last; ++v) {
     Status s = db.Exec(migrations[v]);
     if (!s.ok()) return fail(s);
     s = db.Exec("INSERT INTO th_schema (version) VALUES ($1)",

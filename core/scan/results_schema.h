@@ -29,6 +29,18 @@
 //            in seq order, phase import, facts (catalogs and kernel classes),
 //            plugins (all of them, running at the same time where they can),
 //            then one row per plugin (phase plugin, name = its id).
+//   run_locations (v3) every location where the run's content was found,
+//            with the location-based name (run_discovery.h) and first_seen
+//            (bookkeeping: when a scan first recorded it). runs.location
+//            and runs.name are the smallest of them.
+//   pipelines (v3, not per run) one row per pipeline_hash: the effective
+//            pipeline as YAML (the text the hash covers, plugin versions
+//            aside), plugin_versions as one-line JSON {"id": "version", ...}
+//            in pipeline order, and the tracehound version that wrote it.
+// v3 also adds findings.group_key (the key core/report/finding_groups.h
+// groups by: the finding's group, else its title), runs.signature (one-line
+// JSON {"ranks": N, "devices": N, "top_kernels": [...]}) and runs.job_family
+// (XXH3-128 of the pipeline hash and the signature; run_signature.h).
 #pragma once
 
 #include <string>
@@ -39,17 +51,20 @@
 
 namespace th::scan {
 
-inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kResultsSchemaVersion = 3;
 
 // Brings `db` to kResultsSchemaVersion (creating it when empty), inside one
 // transaction that concurrent scanners serialise on. A database written by a
 // newer tracehound (higher version) is refused with a message naming both.
-Status MigrateResultsSchema(Database& db);
+// `to_version` (tests: a database as an older tracehound left it) stops
+// there instead.
+Status MigrateResultsSchema(Database& db, int to_version = kResultsSchemaVersion);
 
 // The schema version stored in `db` (0 when it has none).
 StatusOr<int> ResultsSchemaVersion(Database& db);
 
-// Result tables in dependency order (runs first), e.g. for merge and tests.
+// Result tables with a run_id, in dependency order (runs first), e.g. for
+// merge and tests; `pipelines` (keyed by pipeline_hash) is not among them.
 const std::vector<std::string>& ResultTables();
 
 }  // namespace th::scan

@@ -21,29 +21,66 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// The run a file belongs to: (location, name).
-std::pair<std::string, std::string> RunKey(const std::string& path) {
+struct RunKey {
+  std::string location;
+  bool archive = false;  // the location is an archive file
+};
+
+// The run a file belongs to.
+RunKey KeyOf(const std::string& path) {
   fs::path p(path);
   std::string dir = p.parent_path().string();
   std::string base = p.filename().string();
   std::string prefix = dir.empty() ? "" : dir + "/";
-  std::string dir_name = p.parent_path().filename().string();
-  if (dir_name.empty()) dir_name = ".";
   Detection detected = Registry().Detect(path);
-  if (detected.kind == Detection::Kind::kArchive) return {path, base};
+  if (detected.kind == Detection::Kind::kArchive) return {path, true};
   if (detected.kind == Detection::Kind::kFormat && detected.importer->DirectoryIsOneCapture()) {
     std::vector<std::string_view> hints = detected.importer->name_hints();
-    std::string pattern = "*" + std::string(hints.empty() ? "" : hints.front());
-    return {prefix + pattern, dir_name};
+    return {prefix + "*" + std::string(hints.empty() ? "" : hints.front())};
   }
   // Same marker as the loader's rank-from-name (core/import/trace_loader.cc).
   static const std::regex kRank(R"((rank|worker)[-_]?(\d+))", std::regex::icase);
   std::smatch m;
-  if (std::regex_search(base, m, kRank)) {
-    std::string stem = m.prefix().str() + Lower(m[1].str());
-    return {prefix + stem + "*", dir_name + "/" + stem + "*"};
+  if (std::regex_search(base, m, kRank))
+    return {prefix + m.prefix().str() + Lower(m[1].str()) + "*"};
+  return {path};
+}
+
+// The deepest folder holding every one of `folders` ("" when they share none).
+fs::path CommonFolder(const std::vector<fs::path>& folders) {
+  if (folders.empty()) return {};
+  std::vector<fs::path> common(folders[0].begin(), folders[0].end());
+  for (const fs::path& f : folders) {
+    size_t k = 0;
+    for (auto it = f.begin(); it != f.end() && k < common.size() && *it == common[k]; ++it) ++k;
+    common.resize(k);
   }
-  return {path, base};
+  fs::path out;
+  for (const fs::path& part : common) out /= part;
+  return out;
+}
+
+// Location-based names: a run alone in its folder is named by the folder, an
+// archive or a run sharing its folder by its location; the path is taken
+// relative to the folder that holds every run (its own name when a run is
+// named by that folder itself).
+void NameRuns(std::vector<Run>& runs, const std::set<std::string>& archives) {
+  std::vector<fs::path> folders;
+  std::map<std::string, int> per_folder;
+  for (const Run& r : runs) {
+    folders.push_back(fs::path(r.location).parent_path());
+    ++per_folder[folders.back().string()];
+  }
+  const fs::path root = CommonFolder(folders);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const bool by_folder =
+        !archives.count(runs[i].location) && per_folder[folders[i].string()] == 1;
+    fs::path path = by_folder && !folders[i].empty() ? folders[i] : fs::path(runs[i].location);
+    std::string name = root.empty() ? path.string() : path.lexically_relative(root).string();
+    if (name.empty() || name == ".") name = root.filename().string();
+    if (name.empty() || name == "." || name == "..") name = runs[i].location;
+    runs[i].name = name;
+  }
 }
 
 }  // namespace
@@ -54,17 +91,17 @@ StatusOr<std::vector<Run>> DiscoverRuns(const std::vector<std::string>& inputs,
   auto files = ExpandInputs(inputs, skipped ? skipped : &local);
   if (!files.ok()) return files.status();
   std::map<std::string, Run> runs;
-  std::set<std::string> seen;
+  std::set<std::string> seen, archives;
   for (const InputFile& f : *files) {
     std::string path = fs::path(f.path).lexically_normal().string();
     if (!seen.insert(path).second) continue;
     std::error_code ec;
     uint64_t bytes = fs::file_size(path, ec);
     if (ec) bytes = 0;  // unreadable: the scan records the failure
-    auto [location, name] = RunKey(path);
-    Run& run = runs[location];
-    run.location = location;
-    run.name = name;
+    RunKey key = KeyOf(path);
+    if (key.archive) archives.insert(key.location);
+    Run& run = runs[key.location];
+    run.location = key.location;
     run.files.push_back({path, bytes});
     run.bytes += bytes;
   }
@@ -75,6 +112,7 @@ StatusOr<std::vector<Run>> DiscoverRuns(const std::vector<std::string>& inputs,
               [](const RunFile& a, const RunFile& b) { return a.path < b.path; });
     out.push_back(std::move(run));
   }
+  NameRuns(out, archives);
   return out;
 }
 

@@ -14,6 +14,14 @@
 //   - any other file is a run of its own, named by its path.
 // Runs are sorted by location; files within a run by path. A file named twice
 // is taken once.
+//
+// Names are location-based and unique within a discovery: a run alone in its
+// folder is named by the folder, an archive or a run that shares its folder
+// by its location, as a path relative to the deepest folder holding every run
+// found (that folder's own name for a run it holds alone). /data/a/rank*,
+// /data/b/trace.json and /data/c/x.tar.gz are "a", "b" and "c/x.tar.gz".
+// Names depend on the set of runs found: every process of a split scan finds
+// the same set, so they agree.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +40,7 @@ struct RunFile {
 
 struct Run {
   std::string location;  // unique within a discovery; see grouping above
-  std::string name;      // short label: the folder or file name
+  std::string name;      // location-based, unique within a discovery (above)
   std::vector<RunFile> files;
   uint64_t bytes = 0;  // sum over files
 };

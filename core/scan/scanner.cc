@@ -14,6 +14,7 @@
 #include "core/pipeline/pipeline_runner.h"
 #include "core/scan/content_hash.h"
 #include "core/scan/memory_budget.h"
+#include "core/scan/pipeline_record.h"
 #include "core/scan/result_writer.h"
 
 namespace th::scan {
@@ -53,6 +54,8 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
   int jobs = options.jobs > 0 ? options.jobs
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   MemoryBudget budget(options.memory_bytes ? options.memory_bytes : DefaultMemoryBudget());
+  TH_RETURN_IF_ERROR(WritePipelineRecord(
+      db, MakePipelineRecord(*options.pipeline, *options.registry, pipeline_hash)));
 
   auto started = std::chrono::steady_clock::now();
   if (progress) {
@@ -100,24 +103,40 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
         read_error.empty() ? CombineFileHashes(named) : "unreadable-" + HashBytes(run.location);
     record.run_id = record.content_hash + ":" + pipeline_hash;
 
-    // 2. Already stored?
+    // 2. Already stored? Its location is recorded; a stored failure still
+    // counts as failed.
     {
       std::lock_guard<std::mutex> lock(db_mu);
-      auto stored = CheckStoredRun(db, record, options.retry_failed);
+      std::string stored_error;
+      auto stored = CheckStoredRun(db, record, options.retry_failed, &stored_error);
       if (!stored.ok()) return set_fatal(stored.status());
-      if (*stored == StoredRun::kAbsent && options.skip_db) {
-        stored = CheckStoredRun(*options.skip_db, record, options.retry_failed);
-        if (!stored.ok()) return set_fatal(stored.status());
-        if (*stored != StoredRun::kKeep) stored = StoredRun::kAbsent;
+      if (*stored == StoredRun::kKeep || *stored == StoredRun::kKeepFailed) {
+        auto added = RecordRunLocation(db, record, UtcNow());
+        if (!added.ok()) return set_fatal(added.status());
       }
-      if (*stored == StoredRun::kKeep) {
+      if (*stored == StoredRun::kAbsent && options.skip_db) {
+        stored = CheckStoredRun(*options.skip_db, record, options.retry_failed, &stored_error);
+        if (!stored.ok()) return set_fatal(stored.status());
+        if (*stored == StoredRun::kReplace) stored = StoredRun::kAbsent;
+      }
+      if (*stored == StoredRun::kKeep || *stored == StoredRun::kKeepFailed) {
+        const bool failed = *stored == StoredRun::kKeepFailed;
         {
           std::lock_guard<std::mutex> s(summary_mu);
-          ++summary.skipped;
+          if (failed) {
+            ++summary.failed;
+            ++summary.failed_stored;
+            failures[index] = run.location + ": " + stored_error + " (stored by an earlier scan)";
+          } else {
+            ++summary.skipped;
+          }
         }
-        dispatcher.Done(index, false);
+        dispatcher.Done(index, failed);
         if (progress)
-          progress->RunDone(run.location, run.bytes, ScanProgress::Outcome::kSkipped, 0);
+          progress->RunDone(
+              run.location, run.bytes,
+              failed ? ScanProgress::Outcome::kFailed : ScanProgress::Outcome::kSkipped, 0,
+              failed ? stored_error + " (stored by an earlier scan)" : "");
         return;
       }
     }

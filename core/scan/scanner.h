@@ -2,7 +2,8 @@
 //
 // Per run (worker threads take run indices from the RunDispatcher):
 //   1. hash its files (content_hash.h); run_id = content_hash:pipeline_hash;
-//   2. skip it when the database already holds that run (result_writer.h);
+//   2. skip it when the database already holds that run (result_writer.h),
+//      recording its location there (run_locations);
 //   3. take its predicted footprint from the memory budget (memory_budget.h),
 //      load and run the pipeline, give the memory back;
 //   4. write its rows in one transaction, then tell the dispatcher.
@@ -15,7 +16,8 @@
 //
 // The rows depend only on the runs' bytes and the pipeline, not on the number
 // of jobs, the dispatcher or the order (bookkeeping columns aside).
-// The pipeline's outputs are not written (the database is the output).
+// The pipeline's outputs are not written (the database is the output); the
+// pipeline itself is, once, in `pipelines` (pipeline_record.h).
 #pragma once
 
 #include <atomic>
@@ -52,9 +54,14 @@ struct ScanOptions {
   const std::atomic<bool>* interrupt = nullptr;
 };
 
+// A run the database already holds as failed (and --retry-failed not given)
+// is not scanned again but counts as failed (in `failed` and `failed_stored`,
+// its stored error in `failures`), so a rescan's exit status still says so;
+// `skipped` counts the ok runs already stored.
 struct ScanSummary {
   size_t handled = 0;  // runs this process took from the dispatcher
   size_t scanned = 0, skipped = 0, failed = 0, not_traces = 0;
+  size_t failed_stored = 0;  // of `failed`: stored by an earlier scan
   uint64_t bytes_scanned = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "<location>: <error>", in run order

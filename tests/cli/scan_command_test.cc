@@ -170,6 +170,16 @@ TEST(ScanCommand, ACorruptTraceAmongAHundredIsTheOnlyFailure) {
   EXPECT_NE(scan::SqlText(failed->rows[0][1]).find(bad), std::string::npos);
   // Plain progress lines (not a terminal), one per run.
   EXPECT_NE(r.out.find("[100/100]"), std::string::npos) << r.out;
+  // A rescan scans nothing and still reports the failure the database holds.
+  CommandResult again = Tracehound("scan " + fleet + " --jobs 2 --progress none --db " + url);
+  EXPECT_EQ(again.status, 11) << again.out;
+  EXPECT_NE(again.out.find("1 of 100 runs failed"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(bad), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("scanned 0, skipped 99 (already in " + url +
+                           "), failed 1 (1 stored by an earlier scan; --retry-failed scans them "
+                           "again), not traces 0"),
+            std::string::npos)
+      << again.out;
 }
 
 TEST(ScanCommand, EveryRealTraceGetsOneRowWithThePipelinesMetrics) {
@@ -250,6 +260,7 @@ TEST(ScanCommand, ListsRunsAndDrawsABarWhenAsked) {
   ASSERT_EQ(list.status, 0) << list.out;
   EXPECT_NE(list.out.find(fleet + "/run000/rank*\t2 files\t"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find(fleet + "/run002/rank*\t2 files\t"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(" B\trun001\n"), std::string::npos) << list.out;  // its name
   std::string url = "sqlite:" + testing::TempDir() + "/bar.db";
   CommandResult bar = Tracehound("scan " + fleet + " --progress bar --db " + url);
   ASSERT_EQ(bar.status, 0) << bar.out;

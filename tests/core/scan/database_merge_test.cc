@@ -142,7 +142,7 @@ TEST_P(MergeTest, RefusesDifferentSchemaVersions) {
   ASSERT_FALSE(stats.ok());
   const std::string& m = stats.status().message();
   EXPECT_NE(m.find("(results schema v1)"), std::string::npos) << m;
-  EXPECT_NE(m.find("(results schema v2)"), std::string::npos) << m;
+  EXPECT_NE(m.find("(results schema v3)"), std::string::npos) << m;
   EXPECT_NE(m.find("differ"), std::string::npos) << m;
 
   ASSERT_TRUE(in->Exec("INSERT INTO th_schema (version) VALUES (9)").ok());
@@ -150,6 +150,60 @@ TEST_P(MergeTest, RefusesDifferentSchemaVersions) {
   ASSERT_FALSE(stats.ok());
   EXPECT_NE(stats.status().message().find("v9, newer than this tracehound"), std::string::npos)
       << stats.status().message();
+}
+
+// One content found by two shards at two locations: whichever order the
+// shards are merged in, the result is what one scan writes (the rows of the
+// smaller location, both locations kept) and the pipelines of both.
+TEST_P(MergeTest, ACopyFoundByTwoShardsKeepsBothLocationsInEitherOrder) {
+  auto single = OpenSqlite("single");
+  auto at_a = SyntheticRun(3), at_z = SyntheticRun(3);
+  at_a.name = "a";
+  at_z.name = "z";  // traces.path and location follow the name
+  ASSERT_TRUE(WriteFixtureRun(*single, at_a).ok());
+  ASSERT_TRUE(single
+                  ->Exec("INSERT INTO run_locations (run_id, location, name, first_seen) VALUES "
+                         "($1, '/fleet/z', 'z', 'later')",
+                         {at_a.run_id})
+                  .ok());
+  const char* kPipeline =
+      "INSERT INTO pipelines (pipeline_hash, yaml, plugin_versions, tracehound_version) VALUES "
+      "($1, 'version: 1', '{}', '0.1.0')";
+  ASSERT_TRUE(single->Exec(kPipeline, {std::string("p")}).ok());
+  ASSERT_TRUE(single->Exec(kPipeline, {std::string("q")}).ok());
+  auto shard_a = OpenSqlite("shard"), shard_z = OpenSqlite("shard");
+  ASSERT_TRUE(WriteFixtureRun(*shard_a, at_a).ok());
+  ASSERT_TRUE(WriteFixtureRun(*shard_z, at_z).ok());
+  ASSERT_TRUE(shard_a->Exec(kPipeline, {std::string("p")}).ok());
+  ASSERT_TRUE(shard_z->Exec(kPipeline, {std::string("q")}).ok());
+  const std::string want = Dump(*single);
+  EXPECT_NE(
+      want.find("table run_locations (2 rows): run_id, location, name\n'c3:p'|'/fleet/a'|'a'\n"
+                "'c3:p'|'/fleet/z'|'z'\n"),
+      std::string::npos)
+      << want;
+  EXPECT_NE(want.find("table pipelines (2 rows)"), std::string::npos) << want;
+
+  // z first, then a: a's rows replace z's.
+  ASSERT_TRUE(MergeResults(*shard_z, *out_).ok());
+  auto stats = MergeResults(*shard_a, *out_);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->runs_present, 1u);
+  EXPECT_EQ(stats->runs_replaced, 1u);
+  EXPECT_EQ(Dump(*out_), want);
+  // a first, then z: z's location is added, nothing else.
+  auto other = OpenSqlite("out");
+  ASSERT_TRUE(MergeResults(*shard_a, *other).ok());
+  stats = MergeResults(*shard_z, *other);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->runs_replaced, 0u);
+  EXPECT_EQ(stats->locations_added, 1u);
+  EXPECT_EQ(Dump(*other), want);
+  // Again: nothing changes.
+  stats = MergeResults(*shard_z, *other);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->locations_added, 0u);
+  EXPECT_EQ(Dump(*other), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dialects, MergeTest,

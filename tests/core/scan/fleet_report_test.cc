@@ -324,6 +324,80 @@ TEST_P(FleetReportTest, MarkdownJsonAndHtmlCarryTheFigures) {
   EXPECT_NE(html.find("<td>1.156x</td>"), std::string::npos);
 }
 
+TEST_P(FleetReportTest, BaselineByLocation) {
+  FleetReportOptions o;
+  o.baseline_run = "/fleet/A/";  // the location run A was found at
+  FleetReport r = Build(o);
+  EXPECT_EQ(r.baseline_label, "run A (ca:p1)");
+  o.baseline_run = "/fleet";  // the folder of every run
+  auto all = BuildFleetReport(*db_, o);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find("matches 5 runs"), std::string::npos)
+      << all.status().message();
+}
+
+// Two job families (one pipeline; 2-rank and 8-rank jobs): against one
+// global baseline every 8-rank run would regress. Each run is compared with
+// its own family only, and only the run that did slow down is flagged.
+TEST_P(FleetReportTest, RegressionsCompareARunWithItsJobFamilyOnly) {
+  auto add = [&](const std::string& id, const std::string& family, int64_t day, int64_t ms) {
+    FixtureRun r{id + ":p2", id, "", "ok", "", kNov1 + day * kDay, {{0, "h1"}}, {}, {}, "w"};
+    r.steps = Steps({{ms, ms, ms}});
+    ASSERT_TRUE(WriteFixtureRun(*db_, r, family).ok());
+  };
+  add("s1", "small", 0, 100);  // baseline window: days 0 and 1
+  add("s2", "small", 1, 100);
+  add("l1", "large", 0, 300);
+  add("l2", "large", 1, 300);
+  add("s3", "small", 5, 102);
+  add("s4", "small", 6, 150);  // the one regression
+  add("l3", "large", 5, 305);
+  add("l4", "large", 6, 306);
+  add("x1", "other", 6, 999);  // a family with no run in the window
+  FleetReportOptions o;
+  o.pipeline = "p2";
+  o.since_ns = kNov1;
+  o.until_ns = kNov1 + 2 * kDay;
+  FleetReport r = Build(o);
+  EXPECT_EQ(r.baseline_runs, 4);
+  EXPECT_EQ(r.baseline_families, 2);
+  EXPECT_DOUBLE_EQ(r.baseline_median_ns, 200.0 * kMs);  // what one global baseline was
+  EXPECT_EQ(r.runs_compared, 4);
+  EXPECT_EQ(r.runs_other_family, 1);
+  ASSERT_EQ(r.regressions_total, 1);
+  EXPECT_EQ(r.regressions[0].name, "s4");
+  EXPECT_EQ(r.regressions[0].job_family, "small");
+  EXPECT_DOUBLE_EQ(r.regressions[0].baseline_median_ns, 100.0 * kMs);
+  EXPECT_DOUBLE_EQ(r.regressions[0].ratio, 1.5);
+  std::string json = FleetReportJson(r);
+  EXPECT_NE(json.find("\"baseline_families\": {\"value\": 2, \"unit\": \"count\", \"kind\": "
+                      "\"measured\"}, \"runs_other_family\": {\"value\": 1, \"unit\": "
+                      "\"count\", \"kind\": \"measured\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"ratio\": {\"value\": 1.5, \"unit\": \"x\", \"kind\": \"measured\"}, "
+                      "\"job_family\": \"small\", \"baseline_median_step\": {\"value\": "
+                      "100000000, \"unit\": \"ns\", \"kind\": \"measured\"}}"),
+            std::string::npos)
+      << json;
+  std::string md = FleetReportMarkdown(r);
+  EXPECT_NE(md.find("| s4 (s4:p2) | 2026-11-07T00:00:00Z | 150 ms | 1.500x | 3 | 100 ms |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("1 ok runs are of a job family the baseline lacks (not compared)"),
+            std::string::npos)
+      << md;
+
+  // One baseline run: only its family is compared.
+  o.since_ns.reset();
+  o.until_ns.reset();
+  o.baseline_run = "l1";
+  r = Build(o);
+  EXPECT_EQ(r.runs_compared, 3);      // l2, l3, l4
+  EXPECT_EQ(r.runs_other_family, 5);  // the small runs and x1
+  EXPECT_EQ(r.regressions_total, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, FleetReportTest,
                          ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
                          [](const auto& info) {

@@ -18,7 +18,7 @@ scan::SqlValue Text(const std::string& s) {
 
 }  // namespace
 
-Status WriteFixtureRun(scan::Database& db, const FixtureRun& run) {
+Status WriteFixtureRun(scan::Database& db, const FixtureRun& run, const std::string& job_family) {
   TH_RETURN_IF_ERROR(scan::MigrateResultsSchema(db));
   TH_RETURN_IF_ERROR(db.Begin());
   auto body = [&]() -> Status {
@@ -26,8 +26,8 @@ Status WriteFixtureRun(scan::Database& db, const FixtureRun& run) {
     TH_RETURN_IF_ERROR(db.Exec(
         "INSERT INTO runs (run_id, content_hash, pipeline_hash, location, name, host, status, "
         "error, verdict, exit_code, traces, ranks, bytes, events, captured_at_ns, scanned_at, "
-        "scan_seconds, worker) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-        "$14, $15, $16, $17, $18)",
+        "scan_seconds, worker, job_family) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+        "$12, $13, $14, $15, $16, $17, $18, $19)",
         {run.run_id, run.run_id.substr(0, colon),
          colon == std::string::npos ? std::string("p") : run.run_id.substr(colon + 1),
          "/fleet/" + run.name, run.name, Text(run.host), run.status, Text(run.error),
@@ -37,7 +37,10 @@ Status WriteFixtureRun(scan::Database& db, const FixtureRun& run) {
          int64_t{run.findings.empty() ? 0 : 3}, static_cast<int64_t>(run.traces.size()),
          static_cast<int64_t>(run.traces.size()), int64_t{1000} * (1 + int64_t(run.traces.size())),
          int64_t{42}, Opt(run.captured_at_ns), std::string("2026-11-29T16:00:00Z"), 0.25,
-         run.worker}));
+         run.worker, Text(job_family)}));
+    TH_RETURN_IF_ERROR(db.Exec(
+        "INSERT INTO run_locations (run_id, location, name, first_seen) VALUES ($1, $2, $3, $4)",
+        {run.run_id, "/fleet/" + run.name, run.name, std::string("2026-11-29T16:00:00Z")}));
     int64_t seq = 0;
     for (const FixtureTrace& t : run.traces) {
       const std::string path = "/fleet/" + run.name + "/rank" + std::to_string(t.rank) + ".json";

@@ -44,8 +44,11 @@ struct FixtureRun {
 };
 
 // Migrates `db` to the results schema (when needed) and writes `run` in one
-// transaction: runs, traces, one metric per trace, findings, steps.
-Status WriteFixtureRun(scan::Database& db, const FixtureRun& run);
+// transaction: runs (location "/fleet/<name>"), its run_locations row,
+// traces, one metric per trace, findings, steps.
+// `job_family`: runs.job_family ("" = NULL).
+Status WriteFixtureRun(scan::Database& db, const FixtureRun& run,
+                       const std::string& job_family = "");
 
 // A deterministic run for index i of a synthetic fleet (for MPI/shard tests).
 FixtureRun SyntheticRun(size_t i);

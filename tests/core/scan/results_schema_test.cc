@@ -72,6 +72,69 @@ TEST_P(ResultsSchemaTest, RefusesADatabaseOfANewerTracehound) {
   EXPECT_EQ(*v, kResultsSchemaVersion + 1);
 }
 
+// A database as tracehound left it at schema v2 (the v1 and v2 migrations of
+// this code, rows with v2's columns) migrates in place: every row kept, the
+// new columns NULL, each run's location in run_locations.
+TEST_P(ResultsSchemaTest, AVersion2DatabaseMigratesInPlaceAndKeepsItsRows) {
+  ASSERT_TRUE(MigrateResultsSchema(*db_, 2).ok());
+  auto v2 = ResultsSchemaVersion(*db_);
+  ASSERT_TRUE(v2.ok());
+  ASSERT_EQ(*v2, 2);
+  ASSERT_FALSE(db_->Query("SELECT group_key FROM findings").ok());  // not there yet
+  ASSERT_TRUE(db_->Exec("INSERT INTO runs (run_id, content_hash, pipeline_hash, location, name, "
+                        "status, traces, bytes, scanned_at) VALUES ('c1:p', 'c1', 'p', "
+                        "'/fleet/a/rank*', 'a/rank*', 'ok', 2, 100, '2026-11-01T00:00:00Z'), "
+                        "('c2:p', 'c2', 'p', '/fleet/b.json', 'b.json', 'failed', 1, 7, NULL)")
+                  .ok());
+  ASSERT_TRUE(db_->Exec("INSERT INTO findings (run_id, seq, plugin, severity, title, "
+                        "time_lost_ns) VALUES ('c1:p', 0, 'overlap', 1, 'exposed', 2.5)")
+                  .ok());
+  ASSERT_TRUE(db_->Exec("INSERT INTO steps (run_id, rank, step, start_ns, dur_ns) VALUES "
+                        "('c1:p', 0, 0, 10, 20), ('c1:p', 1, 0, 11, 21)")
+                  .ok());
+  const char* kRuns =
+      "SELECT run_id, content_hash, pipeline_hash, location, name, status, traces, bytes, "
+      "scanned_at FROM runs ORDER BY run_id";
+  auto Text = [&](const char* sql) {
+    auto rows = db_->Query(sql);
+    EXPECT_TRUE(rows.ok()) << rows.status().message();
+    std::string out;
+    if (!rows.ok()) return out;
+    for (const SqlRow& row : rows->rows) {
+      for (const SqlValue& v : row) out += (SqlIsNull(v) ? "NULL" : SqlText(v)) + "|";
+      out += "\n";
+    }
+    return out;
+  };
+  const std::string runs = Text(kRuns);
+  const std::string findings = Text(
+      "SELECT run_id, seq, plugin, severity, title, time_lost_ns "
+      "FROM findings");
+  const std::string steps = Text("SELECT * FROM steps ORDER BY rank");
+
+  ASSERT_TRUE(MigrateResultsSchema(*db_).ok());
+  auto v3 = ResultsSchemaVersion(*db_);
+  ASSERT_TRUE(v3.ok());
+  EXPECT_EQ(*v3, 3);
+  EXPECT_EQ(Text(kRuns), runs);
+  EXPECT_EQ(runs,
+            "c1:p|c1|p|/fleet/a/rank*|a/rank*|ok|2|100|2026-11-01T00:00:00Z|\n"
+            "c2:p|c2|p|/fleet/b.json|b.json|failed|1|7|NULL|\n");
+  EXPECT_EQ(Text("SELECT run_id, seq, plugin, severity, title, time_lost_ns FROM findings"),
+            findings);
+  EXPECT_EQ(Text("SELECT * FROM steps ORDER BY rank"), steps);
+  EXPECT_EQ(Text("SELECT group_key FROM findings"), "NULL|\n");
+  EXPECT_EQ(Text("SELECT signature, job_family FROM runs"), "NULL|NULL|\nNULL|NULL|\n");
+  EXPECT_EQ(Text("SELECT run_id, location, name, first_seen FROM run_locations ORDER BY run_id"),
+            "c1:p|/fleet/a/rank*|a/rank*|2026-11-01T00:00:00Z|\n"
+            "c2:p|/fleet/b.json|b.json|NULL|\n");
+  EXPECT_EQ(Text("SELECT COUNT(*) FROM pipelines"), "0|\n");
+  // Migrating again changes nothing.
+  ASSERT_TRUE(MigrateResultsSchema(*db_).ok());
+  EXPECT_EQ(Text("SELECT COUNT(*) FROM run_locations"), "2|\n");
+  EXPECT_EQ(Text("SELECT COUNT(*) FROM th_schema"), "3|\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, ResultsSchemaTest,
                          ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
                          [](const auto& info) {

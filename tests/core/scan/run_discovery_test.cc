@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "tests/support/test_files.h"
 
 namespace th::scan {
@@ -37,9 +39,54 @@ TEST(DiscoverRunsTest, GroupsRankFilesXPlanesAndArchivesIntoSortedRuns) {
   EXPECT_EQ(job1.files[0].path, d + "/job1/rank0.pt.trace.json.gz");
   EXPECT_EQ(job1.files[1].path, d + "/job1/rank1.pt.trace.json.gz");
   EXPECT_EQ(job1.bytes, 2u);
-  EXPECT_EQ(job1.name, "job1/rank*");
+  // Named by location: a run alone in its folder by the folder, an archive
+  // or a run sharing its folder by its path, relative to the fleet's folder.
+  std::vector<std::string> names;
+  for (const scan::Run& r : *runs) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dlrm.tar.gz", "jax", "job1", "job2/eval_worker*",
+                                             "job2/sampled_rank*", "models/bert.json.gz",
+                                             "models/owl.json.gz"}));
   // The JAX JSON copy beside its .xplane.pb is not a second rank.
   EXPECT_EQ((*runs)[1].files.size(), 2u);
+}
+
+TEST(DiscoverRunsTest, RunsSharingAFileNameInDifferentFoldersGetDifferentNames) {
+  const std::string d = TempDir() + "/disc3";
+  // Every job writes the same file name; they were all "trace.json".
+  for (const char* f : {"disc3/team-a/job7/trace.json", "disc3/team-b/job7/trace.json",
+                        "disc3/team-b/job8/trace.json", "disc3/team-b/job8/ckpt.tar.gz"})
+    WriteTempFile(f, "x");
+  auto runs = DiscoverRuns({d});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  std::vector<std::string> names;
+  for (const scan::Run& r : *runs) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"team-a/job7", "team-b/job7",
+                                             "team-b/job8/ckpt.tar.gz", "team-b/job8/trace.json"}));
+  // One run alone: named by its folder.
+  auto one = DiscoverRuns({d + "/team-a/job7/trace.json"});
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].name, "job7");
+}
+
+TEST(DiscoverRunsTest, RelativeInputsInTheWorkingFolderAreNamed) {
+  WriteTempFile("disc4/x.json", "x");
+  WriteTempFile("disc4/y/rank0.json", "x");
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(TempDir() + "/disc4");
+  auto one = DiscoverRuns({"x.json"});
+  auto two = DiscoverRuns({"x.json", "y"});
+  auto dot = DiscoverRuns({"."});
+  std::filesystem::current_path(cwd);
+  ASSERT_TRUE(one.ok() && two.ok() && dot.ok());
+  EXPECT_EQ((*one)[0].name, "x.json");
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ((*two)[0].name, "x.json");
+  EXPECT_EQ((*two)[1].name, "y");
+  ASSERT_EQ(dot->size(), 2u);
+  EXPECT_EQ((*dot)[0].location, "x.json");
+  EXPECT_EQ((*dot)[0].name, "x.json");
+  EXPECT_EQ((*dot)[1].name, "y");
 }
 
 TEST(DiscoverRunsTest, SameListWhateverTheInputOrderAndRepeats) {

@@ -10,12 +10,16 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
+#include <tuple>
 
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
 #include "core/plugin/plugin_host.h"
+#include "core/report/finding_groups.h"
 #include "core/scan/content_hash.h"
 #include "core/scan/database_merge.h"
+#include "core/scan/fleet_report.h"
 #include "core/scan/result_writer.h"
 #include "core/scan/results_schema.h"
 #include "core/synth/kineto_generator.h"
@@ -237,11 +241,22 @@ TEST_P(ScannerTest, RerunSkipsWhatIsStoredAndRetriesFailuresOnlyWhenAsked) {
   auto before = DumpResultsContent(*db);
   ASSERT_TRUE(before.ok());
 
+  // The rescan scans nothing, and still counts the stored failure: its
+  // summary and exit status say what the database holds.
   LocalRunDispatcher second(runs->size());
   auto again = RunScan(Options(2), *runs, second, *db, nullptr);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->skipped, 4u);
-  EXPECT_EQ(again->scanned + again->failed, 0u);
+  EXPECT_EQ(again->skipped, 3u);
+  EXPECT_EQ(again->scanned, 0u);
+  EXPECT_EQ(again->failed, 1u);
+  EXPECT_EQ(again->failed_stored, 1u);
+  EXPECT_EQ(ScanExitCode(*again), 11);
+  ASSERT_EQ(again->failures.size(), 1u);
+  EXPECT_EQ(
+      again->failures[0].rfind(fleet + "/bad/rank*: " + fleet + "/bad/rank0.pt.trace.json.gz", 0),
+      0u)
+      << again->failures[0];
+  EXPECT_NE(again->failures[0].find("(stored by an earlier scan)"), std::string::npos);
   auto after = DumpResultsContent(*db);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, *before);
@@ -298,6 +313,31 @@ TEST_P(ScannerTest, SameRowsWhateverTheJobCountAndOrder) {
   auto kept = one->Query("SELECT COUNT(*) FROM runs WHERE location = $1", {fleet + "/acopy/rank*"});
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(SqlInt(kept->rows[0][0]), 1);
+  // Every location of the duplicated content is kept, with its name, in
+  // both scans (the reverse one replaced zcopy's row by acopy's).
+  for (Database* db : {one.get(), three.get()}) {
+    auto places = db->Query(
+        "SELECT l.location, l.name, r.location, r.name FROM run_locations l JOIN runs r ON "
+        "r.run_id = l.run_id WHERE r.location = $1 ORDER BY l.location",
+        {fleet + "/acopy/rank*"});
+    ASSERT_TRUE(places.ok()) << places.status().message();
+    std::string got;
+    for (const SqlRow& row : places->rows)
+      got += SqlText(row[0]) + "|" + SqlText(row[1]) + "|" + SqlText(row[2]) + "|" +
+             SqlText(row[3]) + "\n";
+    EXPECT_EQ(got, fleet + "/acopy/rank*|acopy|" + fleet + "/acopy/rank*|acopy\n" + fleet +
+                       "/run1/rank*|run1|" + fleet + "/acopy/rank*|acopy\n" + fleet +
+                       "/zcopy/rank*|zcopy|" + fleet + "/acopy/rank*|acopy\n");
+  }
+  EXPECT_EQ(Count(*one, "SELECT COUNT(*) FROM run_locations"), 8);
+  // A rescan adds no location twice.
+  LocalRunDispatcher again(runs->size());
+  auto rescan = RunScan(Options(2), *runs, again, *one, nullptr);
+  ASSERT_TRUE(rescan.ok());
+  EXPECT_EQ(Count(*one, "SELECT COUNT(*) FROM run_locations"), 8);
+  auto rows_again = DumpResultsContent(*one);
+  ASSERT_TRUE(rows_again.ok());
+  EXPECT_EQ(*rows_again, *rows_one);
 }
 
 TEST_P(ScannerTest, AFileThatIsNotATraceIsLeftOutOfItsRun) {
@@ -342,11 +382,217 @@ TEST_P(ScannerTest, AFileGoneAfterDiscoveryIsAFailureNamingIt) {
   ASSERT_EQ(row->rows.size(), 1u);
   EXPECT_EQ(SqlText(row->rows[0][0]).rfind("unreadable-", 0), 0u);
   EXPECT_NE(SqlText(row->rows[0][1]).find(gone), std::string::npos) << SqlText(row->rows[0][1]);
-  // Rerun: the same failure is not scanned again.
+  // Rerun: the same failure is not scanned again, and still counts.
   LocalRunDispatcher again(runs->size());
   auto rerun = RunScan(Options(2), *runs, again, *db, nullptr);
   ASSERT_TRUE(rerun.ok());
-  EXPECT_EQ(rerun->skipped, 2u);
+  EXPECT_EQ(rerun->skipped, 1u);
+  EXPECT_EQ(rerun->failed, 1u);
+  EXPECT_EQ(rerun->failed_stored, 1u);
+}
+
+// The pipeline is recoverable from the database: its stored YAML, loaded as
+// a pipeline file with the same plugins, has the stored hash again.
+TEST_P(ScannerTest, StoresThePipelineTheSignatureAndTheFindingGroupKeys) {
+  std::string fleet = MakeFleet(Name("fleet-f"), 3, false, 80);
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok());
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  ASSERT_TRUE(RunScan(Options(2), *runs, dispatcher, *db, nullptr).ok());
+  const Plugins& p = FleetPipeline();
+  const std::string hash = PipelineHash(p.pipeline, p.registry);
+
+  auto stored = db->Query(
+      "SELECT pipeline_hash, yaml, plugin_versions, tracehound_version FROM "
+      "pipelines");
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  ASSERT_EQ(stored->rows.size(), 1u);
+  EXPECT_EQ(SqlText(stored->rows[0][0]), hash);
+  std::string versions = "{";
+  for (const PluginStep& step : p.pipeline.plugins) {
+    if (!step.enabled) continue;
+    versions += std::string(versions.size() > 1 ? ", " : "") + "\"" + step.id + "\": \"" +
+                p.registry.Find(step.id)->declaration.version + "\"";
+  }
+  versions += "}";
+  EXPECT_EQ(SqlText(stored->rows[0][2]), versions);
+  EXPECT_EQ(SqlText(stored->rows[0][3]), TRACEHOUND_PROJECT_VERSION);
+  std::string yaml_path =
+      th::testing::WriteTempFile(Name("recovered") + ".yaml", SqlText(stored->rows[0][1]));
+  auto recovered = LoadPipeline(yaml_path, p.registry.Declarations());
+  ASSERT_TRUE(recovered.ok()) << recovered.status().message() << "\n"
+                              << SqlText(stored->rows[0][1]);
+  EXPECT_EQ(PipelineHash(*recovered, p.registry), hash);
+  // A second scan of the same pipeline adds no row.
+  LocalRunDispatcher again(runs->size());
+  ASSERT_TRUE(RunScan(Options(1), *runs, again, *db, nullptr).ok());
+  EXPECT_EQ(Count(*db, "SELECT COUNT(*) FROM pipelines"), 1);
+
+  size_t multi = 0;
+  std::set<std::string> families;
+  for (const scan::Run& run : *runs) {
+    SCOPED_TRACE(run.location);
+    std::vector<std::string> paths;
+    for (const RunFile& f : run.files) paths.push_back(f.path);
+    auto direct = RunPipeline(p.pipeline, p.registry, paths);
+    ASSERT_TRUE(direct.ok()) << direct.status().message();
+    auto row = db->Query("SELECT run_id, signature, job_family FROM runs WHERE location = $1",
+                         {run.location});
+    ASSERT_TRUE(row.ok());
+    ASSERT_EQ(row->rows.size(), 1u);
+    // Signature: 2 ranks, one GPU each, the five kernels launched most.
+    const std::string signature = SqlText(row->rows[0][1]);
+    EXPECT_EQ(signature.rfind("{\"ranks\": 2, \"devices\": 2, \"top_kernels\": [\"", 0), 0u)
+        << signature;
+    std::map<std::string, int64_t> launches;
+    for (const auto& t : (*direct)->traces.traces)
+      for (size_t e = 0; e < t->graph.events.size(); ++e)
+        if (t->graph.events.kind[e] == EventKind::kKernel)
+          ++launches[std::string(t->graph.strings.Get(t->graph.events.name[e]))];
+    std::vector<std::pair<int64_t, std::string>> order;
+    for (const auto& [name, n] : launches) order.push_back({-n, name});
+    std::sort(order.begin(), order.end());
+    std::string kernels;
+    for (size_t i = 0; i < 5 && i < order.size(); ++i)
+      kernels += std::string(i ? ", " : "") + "\"" + order[i].second + "\"";
+    EXPECT_EQ(signature, "{\"ranks\": 2, \"devices\": 2, \"top_kernels\": [" + kernels + "]}");
+    EXPECT_EQ(SqlText(row->rows[0][2]), HashBytes(hash + "\n" + signature));
+    families.insert(SqlText(row->rows[0][2]));
+
+    // SQL groups the run's findings as the report does.
+    std::set<std::tuple<std::string, std::string, int64_t, int64_t>> want, got;
+    const std::vector<Finding>& findings = (*direct)->report.results.findings;
+    for (const th::FindingGroup& g : GroupFindings(findings).groups) {
+      const Finding& first = findings[g.members.front()];
+      want.insert({g.plugin, first.group.empty() ? first.title : first.group,
+                   static_cast<int64_t>(g.members.size()), SeverityCode(g.severity)});
+      multi += g.members.size() > 1;
+    }
+    auto groups = db->Query(
+        "SELECT plugin, group_key, COUNT(*), MIN(severity) FROM findings WHERE run_id = $1 "
+        "GROUP BY plugin, group_key",
+        {row->rows[0][0]});
+    ASSERT_TRUE(groups.ok()) << groups.status().message();
+    for (const SqlRow& g : groups->rows)
+      got.insert({SqlText(g[0]), SqlText(g[1]), SqlInt(g[2]), SqlInt(g[3])});
+    EXPECT_EQ(got, want);
+  }
+  EXPECT_GT(multi, 0u) << "no group of several findings: the check above groups nothing";
+  EXPECT_EQ(families.size(), 1u) << "runs of one job shape are one family";
+}
+
+// --baseline names a run by its folder, its location or its name; two runs
+// that share a file name are told apart.
+TEST_P(ScannerTest, BaselineByFolderLocationOrName) {
+  std::string fleet = MakeFleet(Name("fleet-g"), 2, false, 90);
+  std::string one = th::testing::ReadFile(fleet + "/run0/rank0.pt.trace.json.gz");
+  std::string two = th::testing::ReadFile(fleet + "/run1/rank0.pt.trace.json.gz");
+  th::testing::WriteTempFile(Name("fleet-g") + "/team-a/trace.json.gz", one);
+  th::testing::WriteTempFile(Name("fleet-g") + "/team-b/trace.json.gz", two);
+  auto runs = DiscoverRuns({fleet});
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 4u);
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  ASSERT_TRUE(RunScan(Options(2), *runs, dispatcher, *db, nullptr).ok());
+  auto names = db->Query("SELECT name FROM runs ORDER BY location");
+  ASSERT_TRUE(names.ok());
+  std::string got;
+  for (const SqlRow& row : names->rows) got += SqlText(row[0]) + ",";
+  EXPECT_EQ(got, "run0,run1,team-a,team-b,");
+  auto id_at = [&](const std::string& location) {
+    auto row = db->Query("SELECT run_id FROM runs WHERE location = $1", {location});
+    return row.ok() && !row->rows.empty() ? SqlText(row->rows[0][0]) : std::string("none");
+  };
+  for (const auto& [baseline, location] : std::vector<std::pair<std::string, std::string>>{
+           {fleet + "/run1", fleet + "/run1/rank*"},
+           {fleet + "/run1/", fleet + "/run1/rank*"},
+           {fleet + "/run1/rank*", fleet + "/run1/rank*"},
+           {fleet + "/team-b/trace.json.gz", fleet + "/team-b/trace.json.gz"},
+           {fleet + "/team-a", fleet + "/team-a/trace.json.gz"},
+           {"team-b", fleet + "/team-b/trace.json.gz"},
+           {"run0", fleet + "/run0/rank*"}}) {
+    SCOPED_TRACE(baseline);
+    FleetReportOptions o;
+    o.baseline_run = baseline;
+    auto report = BuildFleetReport(*db, o);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    EXPECT_EQ(report->baseline_label.find(
+                  "run " +
+                  (baseline.find('/') == std::string::npos
+                       ? baseline
+                       : std::filesystem::path(location).parent_path().filename().string()) +
+                  " (" + id_at(location).substr(0, 12) + ")"),
+              0u)
+        << report->baseline_label;
+  }
+  FleetReportOptions o;
+  o.baseline_run = fleet;  // above every run's folder: none of them
+  auto report = BuildFleetReport(*db, o);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("no run has this run_id, location, folder"),
+            std::string::npos)
+      << report.status().message();
+}
+
+// Two job shapes scanned by one pipeline are two job families; a run of one
+// is not a regression of the other, though its steps are much longer.
+TEST_P(ScannerTest, JobShapesAreFamiliesAndRegressionsStayWithinOne) {
+  const std::string dir = th::testing::TempDir() + "/" + Name("fleet-h");
+  for (int i = 0; i < 4; ++i) {
+    synth::Scenario s;
+    const bool large = i >= 2;
+    s.ranks = large ? 4 : 2;
+    s.steps = 3;
+    s.kernels_per_step = 12;
+    s.collectives_per_step = 2;
+    s.seed = static_cast<uint64_t>(100 + i);
+    if (large) {
+      s.straggler_rank = 1;  // every rank waits for it: longer steps
+      s.straggler_slowdown = 3.0;
+    }
+    std::string sub = std::string(large ? "/large" : "/small") + std::to_string(i % 2);
+    ASSERT_TRUE(synth::WriteKinetoTraces(s, dir + sub, true, nullptr).ok());
+  }
+  auto runs = DiscoverRuns({dir});
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 4u);
+  auto db = NewDb();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_TRUE(db);
+  LocalRunDispatcher dispatcher(runs->size());
+  ASSERT_TRUE(RunScan(Options(2), *runs, dispatcher, *db, nullptr).ok());
+  auto families = db->Query(
+      "SELECT job_family, COUNT(*), MIN(signature) FROM runs GROUP BY job_family ORDER BY 3");
+  ASSERT_TRUE(families.ok());
+  ASSERT_EQ(families->rows.size(), 2u);
+  EXPECT_EQ(SqlInt(families->rows[0][1]), 2);
+  EXPECT_EQ(SqlText(families->rows[0][2]).rfind("{\"ranks\": 2, \"devices\": 2,", 0), 0u);
+  EXPECT_EQ(SqlText(families->rows[1][2]).rfind("{\"ranks\": 4, \"devices\": 4,", 0), 0u);
+  EXPECT_EQ(Count(*db, "SELECT COUNT(DISTINCT job_family) FROM runs WHERE name LIKE 'large%'"), 1);
+
+  FleetReportOptions o;
+  o.baseline_run = dir + "/small0";
+  auto report = BuildFleetReport(*db, o);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->baseline_families, 1);
+  EXPECT_EQ(report->runs_compared, 1);      // small1
+  EXPECT_EQ(report->runs_other_family, 2);  // large0, large1
+  for (const RunStepTime& x : report->regressions) EXPECT_EQ(x.name, "small1");
+  // One global baseline would have flagged both large runs.
+  for (const char* large : {"large0", "large1"}) {
+    SCOPED_TRACE(large);
+    FleetReportOptions global = o;
+    global.baseline_run = large;
+    auto other = BuildFleetReport(*db, global);
+    ASSERT_TRUE(other.ok());
+    EXPECT_GT(other->baseline_median_ns, 1.1 * report->baseline_median_ns);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Dialects, ScannerTest,
