@@ -299,6 +299,7 @@ async function exercise(cdp, server, artefacts) {
   await copiedUrl(cdp, p, server);
   await otherRun(p, server);
   if (args.generate) await ranksInOneRun(p, server, shot);
+  if (args.generate) await runList(cdp, server, shot);
   if (args.bench) await bench(p, meta);
 }
 
@@ -429,6 +430,51 @@ async function otherRun(p, server) {
   const hash = await p.evaluate('location.hash');
   check(hash.includes('run=' + (runs.length - 1)), 'the URL does not name the run: ' + hash);
   console.log('run ' + st.run + ' of ' + runs.length + ': ' + st.totals.inView + ' events in view');
+}
+
+// The run list (assets/runs.html): every run, sorted by a column's header
+// (the server's order, both ways), filtered by the box, the state in the
+// hash; clicking a run opens the viewer on it.
+async function runList(cdp, server, shot) {
+  const search = new URL(server.url).search;
+  const p = await page(cdp, server.origin + '/assets/runs.html' + search);
+  await p.s('Page.bringToFront');
+  const rows = () => p.evaluate('[...document.querySelectorAll("#run-rows tr.run")].map((r) => Number(r.dataset.run))');
+  const waitRows = async (want, what) => {
+    let got = [];
+    for (let i = 0; i < 100; i++) {
+      got = await rows();
+      if (JSON.stringify(got) === JSON.stringify(want)) return got;
+      await sleep(50);
+    }
+    check(false, 'the run list (' + what + ') shows ' + JSON.stringify(got) + ', the server ' + JSON.stringify(want));
+    return got;
+  };
+  const order = async (q) => (await apiJson(server.origin, 'runs?' + q)).runs.map((r) => r.run);
+  const all = await order('');
+  check(all.length >= 2, 'the generated case serves ' + all.length + ' runs');
+  await waitRows(all, 'at first');
+  await p.evaluate('document.querySelector("th[data-sort=name]").click()');
+  await waitRows(await order('sort=name'), 'sorted by name');
+  await p.evaluate('document.querySelector("th[data-sort=name]").click()');
+  const byName = await waitRows(await order('sort=-name'), 'sorted by name, descending');
+  check((await p.evaluate('location.hash')) === '#sort=-name', 'the hash does not hold the sort: ' + await p.evaluate('location.hash'));
+  const runs = (await apiJson(server.origin, 'runs')).runs;
+  const name = runs[1].name;
+  await p.evaluate(`(() => { const i = document.getElementById('filter'); i.focus(); i.value = ''; })()`);
+  await p.s('Input.insertText', {text: name});
+  const filtered = await waitRows(await order('sort=-name&q=' + encodeURIComponent(name)), 'filtered by ' + name);
+  check(filtered.length >= 1 && filtered.length < byName.length, 'the filter "' + name + '" keeps ' + filtered.length + ' of ' + byName.length);
+  const hash = await p.evaluate('location.hash');
+  check(hash.includes('q=') && hash.includes('sort=-name'), 'the hash does not hold the filter: ' + hash);
+  await shot(p, 'runs');
+  const target = filtered[0];
+  await p.evaluate('document.querySelector("#run-rows tr.run").click()');
+  let st = null;
+  for (let i = 0; i < 100 && !(st && st.run === target); i++) { await sleep(50); st = await p.state().catch(() => null); }
+  st = await p.settle('a run opened from the list');
+  check(st.run === target, 'clicking run ' + target + ' in the list opened ' + (st && st.run));
+  console.log('run list: ' + all.length + ' runs, sorted by name both ways, "' + name + '" keeps ' + filtered.length + '; opened run ' + st.run);
 }
 
 // A kernel with a launching call: click it, see "Launched by", jump there and back.
