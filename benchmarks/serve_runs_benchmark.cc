@@ -7,7 +7,7 @@
 // page) through the server's router (ServeRouter::Handle: parsing, sorting,
 // filtering, the JSON; not the loopback transfer), medians over repeats.
 //
-//   serve_runs_benchmark [--runs 1000] [--repeat 21] [--no-postgres]
+//   serve_runs_benchmark [--runs 1000] [--repeat 21] [--no-postgres] [--sqlite PATH]
 //
 // A driver, not Google Benchmark. Times are wall clock.
 #include <algorithm>
@@ -19,6 +19,7 @@
 
 #include "core/scan/result_writer.h"
 #include "core/scan/results_schema.h"
+#include "core/serve/serve_api.h"
 #include "core/serve/serve_db_runs.h"
 #include "core/serve/serve_router.h"
 #include "tests/support/postgres_server.h"
@@ -155,6 +156,7 @@ void Measure(const std::string& label, const std::string& url, int runs, int rep
 int main(int argc, char** argv) {
   int runs = 1000, repeat = 21;
   bool postgres = true;
+  std::string path = th::testing::TempDir() + "/fleet.db";
   for (int k = 1; k < argc; ++k) {
     std::string a = argv[k];
     if (a == "--runs" && k + 1 < argc)
@@ -163,12 +165,16 @@ int main(int argc, char** argv) {
       repeat = std::atoi(argv[++k]);
     else if (a == "--no-postgres")
       postgres = false;
+    else if (a == "--sqlite" && k + 1 < argc)
+      path = argv[++k];
     else {
-      std::fprintf(stderr, "usage: serve_runs_benchmark [--runs N] [--repeat N] [--no-postgres]\n");
+      std::fprintf(
+          stderr,
+          "usage: serve_runs_benchmark [--runs N] [--repeat N] [--no-postgres] [--sqlite PATH]\n");
       return 2;
     }
   }
-  const std::string path = th::testing::TempDir() + "/fleet.db";
+  std::filesystem::remove(path);
   Measure("sqlite", "sqlite:" + path, runs, repeat);
   if (postgres) {
     std::string why;
