@@ -1,7 +1,8 @@
 // The run browser's side of the fleet database that `tracehound scan` fills
 // (core/scan/results_schema.h): the runs with what the list shows, and a
 // run's findings as scan stored them. Every SQL statement `serve` sends is in
-// this file. Reads only the runs, findings and steps tables (schema v1).
+// this file. Reads only the v1 columns of the runs, findings and steps tables;
+// writes nothing but two indexes, created at Open when missing (best effort).
 // Thread-safe: one connection, used under a mutex.
 #pragma once
 
@@ -21,6 +22,8 @@ class DatabaseRuns {
  public:
   // Opens `url` (scan's --db: sqlite:PATH, PATH.db, postgresql://...) and
   // checks that it holds a results schema; an error names the database.
+  // Creates the indexes the summaries scan when they are missing and the
+  // database can be written.
   static StatusOr<std::unique_ptr<DatabaseRuns>> Open(const std::string& url);
   explicit DatabaseRuns(std::unique_ptr<scan::Database> db) : db_(std::move(db)) {}
 
@@ -29,7 +32,7 @@ class DatabaseRuns {
   // finding count and the most severe finding (lowest severity, then seq),
   // the steps' count, lower median, min and max over all ranks; tags from
   // the locations (PathTags); source "database". Three queries, each one
-  // pass over a table's primary key.
+  // pass over an index.
   StatusOr<std::vector<RunSummary>> Summaries();
 
   // The findings stored for `run_id`, in seq order, as the pipeline gave them
