@@ -18,6 +18,7 @@
 #include "core/scan/results_schema.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/postgres_server.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -194,12 +195,10 @@ httplib::Result GetSettled(httplib::Client& client, const std::string& path) {
 
 // --db: the runs of a scan database are listed at once, imported when opened,
 // and answer their findings from the stored rows (not the pipeline).
-TEST(ServeCommand, DatabaseRunsOpenOnDemandWithTheirStoredFindings) {
+void ServeDatabase(const std::string& url) {
   const std::string trace = serve::testing::WriteServeFixture("cli_serve_db.json");
-  const std::string path = th::testing::TempDir() + "/cli_serve_runs.db";
-  std::filesystem::remove(path);
   {
-    auto db = scan::OpenDatabase("sqlite:" + path);
+    auto db = scan::OpenDatabase(url);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(scan::MigrateResultsSchema(**db).ok());
     scan::RunRecord r;
@@ -217,7 +216,7 @@ TEST(ServeCommand, DatabaseRunsOpenOnDemandWithTheirStoredFindings) {
     r.findings = {f};
     ASSERT_TRUE(scan::WriteRunRecord(**db, r, false).ok());
   }
-  ServeProcess serve({"--port", "0", "--no-cache", "--db", "sqlite:" + path});
+  ServeProcess serve({"--port", "0", "--no-cache", "--db", url});
   ASSERT_GT(serve.port(), 0) << serve.line() << serve.err();
   httplib::Client client("127.0.0.1", serve.port());
   auto list = client.Get("/api/v1/runs");
@@ -239,6 +238,19 @@ TEST(ServeCommand, DatabaseRunsOpenOnDemandWithTheirStoredFindings) {
       << findings->body;
   EXPECT_NE(findings->body.find(R"("total":1,"source":"database"})"), std::string::npos)
       << findings->body;
+}
+
+TEST(ServeCommand, DatabaseRunsOpenOnDemandWithTheirStoredFindings) {
+  const std::string path = th::testing::TempDir() + "/cli_serve_runs.db";
+  std::filesystem::remove(path);
+  ServeDatabase("sqlite:" + path);
+}
+
+TEST(ServeCommand, PostgresDatabaseRunsOpenOnDemandWithTheirStoredFindings) {
+  std::string why;
+  auto* server = th::testing::PostgresServer::Shared(&why);
+  if (!server) GTEST_SKIP() << "PostgreSQL: " << why;
+  ServeDatabase(server->NewDatabase());
 }
 
 // More than 8 runs: none is imported at start; opening one imports it alone.
