@@ -11,6 +11,7 @@
 #include "core/serve/serve_run.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/support/test_files.h"
+#include "tests/support/xspace_fixture.h"
 
 namespace th::cli {
 namespace {
@@ -56,6 +57,34 @@ TEST(ServeRunsTest, GroupsRanksIntoOneRunAndKeepsOtherTracesApart) {
   auto missing = DiscoverServeRuns({root + "/nothing_here"});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("nothing_here"), std::string::npos);
+}
+
+// The hosts of an XProf session (.xplane.pb files of one folder) are one run
+// of all its hosts.
+TEST(ServeRunsTest, TheHostsOfAnXprofSessionAreOneRun) {
+  const std::string root = th::testing::TempDir() + "/serve_runs_xprof";
+  fs::create_directories(root + "/session");
+  for (int host = 0; host < 2; ++host) {
+    th::testing::XSpaceBuilder b;
+    auto* gpu = b.AddPlane(1, "/device:GPU:0");
+    auto* stream = b.AddLine(gpu, 1, "Stream #1(Kernel)", 1000);
+    b.AddEvent(gpu, stream, "fusion_1", 0, 1000000);
+    ASSERT_TRUE(b.WriteTo(root + "/session/host" + std::to_string(host) + ".xplane.pb"));
+  }
+  const std::string trace = serve::testing::WriteServeFixture("serve_runs_xprof_other.json");
+  fs::copy_file(trace, root + "/other.json", fs::copy_options::overwrite_existing);
+  auto runs = DiscoverServeRuns({root});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 2u);
+  const ServeRunSpec& session = (*runs)[1];
+  EXPECT_EQ(session.input, root + "/session/*.xplane.pb");
+  EXPECT_EQ(session.name, "session");
+  EXPECT_EQ(session.summary.ranks, 2);
+  serve::ServeRun run(session.input, session.name);
+  std::string note;
+  Status loaded = serve::LoadServeRun(&run, {}, &note);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ(run.ranks().size(), 2u);
 }
 
 }  // namespace
