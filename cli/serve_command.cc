@@ -12,10 +12,13 @@
 
 #include "cli/serve_clock_offsets.h"
 #include "cli/serve_findings_source.h"
+#include "cli/serve_runs.h"
 #include "core/graph/text_escape.h"
 #include "core/serve/serve_access.h"
+#include "core/serve/serve_db_runs.h"
 #include "core/serve/serve_index_cache.h"
 #include "core/serve/serve_run.h"
+#include "core/serve/serve_run_loader.h"
 #include "core/serve/serve_server.h"
 
 extern char** environ;
@@ -24,8 +27,13 @@ namespace th::cli {
 
 namespace {
 
+// Up to this many runs of files are imported at start, in order; more (and
+// the runs of a database) are imported when first opened.
+constexpr size_t kEagerRuns = 8;
+
 struct ServeOptions {
   std::vector<std::string> inputs;
+  std::string db;
   int port = 8765;
   std::string bind = "127.0.0.1";
   std::string token;
@@ -53,31 +61,42 @@ std::string Fixed(double seconds) {
   return text;
 }
 
-// Loads every run in order; on an error stops the server and sets *exit_code.
-void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
-              const serve::ServeLoadOptions& load, serve::ServeServer* server, int* exit_code) {
-  for (const auto& run : runs) {
-    std::string note;
-    serve::ServeLoadTimes times;
-    Status loaded = serve::LoadServeRun(run.get(), load, &note, &times);
-    for (size_t at = 0, end; (end = note.find('\n', at)) != std::string::npos; at = end + 1)
-      std::cerr << "tracehound: " << PrintableBytes(note.substr(at, end - at)) << "\n";
-    if (!loaded.ok()) {
-      std::cerr << "tracehound: error: " << PrintableBytes(loaded.message()) << "\n";
+// Reports a loaded run on stderr; a run that failed stops the server when
+// `fatal` (runs imported at start), else only its requests answer the error.
+void ReportLoaded(size_t run, const serve::ServeRun& r, const Status& loaded,
+                  const std::string& note, const serve::ServeLoadTimes& times, bool fatal,
+                  serve::ServeServer* server, int* exit_code) {
+  for (size_t at = 0, end; (end = note.find('\n', at)) != std::string::npos; at = end + 1)
+    std::cerr << "tracehound: " << PrintableBytes(note.substr(at, end - at)) << "\n";
+  if (!loaded.ok()) {
+    std::cerr << "tracehound: error: " << PrintableBytes(loaded.message()) << "\n";
+    if (fatal) {
       *exit_code = 2;
       server->Stop();
-      return;
     }
-    std::cerr << "tracehound: run " << &run - &runs.front()
-              << " ready: " << PrintableBytes(run->name()) << " (" << run->graph().events.size()
-              << " events, index " << (run->index_from_cache() ? "from the cache" : "built")
-              << "; import " << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s)
-              << " s, index " << Fixed(times.index_s) << " s, cache write "
-              << Fixed(times.cache_write_s) << " s; overview "
-              << (times.overview_early ? "from the cache, answered during the import" : "built")
-              << " " << Fixed(times.overview_s) << " s)\n";
-    server->RunReady(static_cast<size_t>(&run - &runs.front()));
+    return;
   }
+  std::cerr << "tracehound: run " << run << " ready: " << PrintableBytes(r.name()) << " ("
+            << r.graph().events.size() << " events, index "
+            << (r.index_from_cache() ? "from the cache" : "built") << "; import "
+            << Fixed(times.import_s) << " s, content hash " << Fixed(times.hash_s) << " s, index "
+            << Fixed(times.index_s) << " s, cache write " << Fixed(times.cache_write_s)
+            << " s; overview "
+            << (times.overview_early ? "from the cache, answered during the import" : "built")
+            << " " << Fixed(times.overview_s) << " s)\n";
+  server->RunReady(run);
+}
+
+// The runs of the inputs or of the database, with the server's run browser.
+StatusOr<std::vector<ServeRunSpec>> ServeRuns(const ServeOptions& opt,
+                                              std::unique_ptr<serve::DatabaseRuns>* db) {
+  if (opt.db.empty()) return DiscoverServeRuns(opt.inputs);
+  auto opened = serve::DatabaseRuns::Open(opt.db);
+  if (!opened.ok()) return opened.status();
+  *db = std::move(*opened);
+  auto summaries = (*db)->Summaries();
+  if (!summaries.ok()) return summaries.status();
+  return DatabaseServeRuns(std::move(*summaries));
 }
 
 void RunServe(const ServeOptions& opt, int* exit_code) {
@@ -85,13 +104,26 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
   // mapping (and faulting in) fresh pages for every answer.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  std::vector<std::unique_ptr<serve::ServeRun>> runs;
-  for (const std::string& input : opt.inputs) {
-    std::string name = std::filesystem::path(input).filename().string();
-    if (name.empty()) name = input;
-    runs.push_back(std::make_unique<serve::ServeRun>(input, name));
+  std::unique_ptr<serve::DatabaseRuns> db;
+  auto specs = ServeRuns(opt, &db);
+  if (!specs.ok()) {
+    std::cerr << "tracehound: error: " << PrintableBytes(specs.status().message()) << "\n";
+    *exit_code = 2;
+    return;
   }
+  std::vector<std::unique_ptr<serve::ServeRun>> runs;
   serve::ServeServerOptions server_options;
+  for (ServeRunSpec& spec : *specs) {
+    runs.push_back(std::make_unique<serve::ServeRun>(spec.input, spec.name));
+    server_options.browser.summaries.push_back(std::move(spec.summary));
+  }
+  const bool eager = !db && runs.size() <= kEagerRuns;
+  std::unique_ptr<serve::RunLoader> loader;
+  if (!eager) server_options.browser.open_run = [&loader](size_t run) { loader->Open(run); };
+  if (db)
+    server_options.browser.stored_findings = [&db](const std::string& id) {
+      return db->Findings(id);
+    };
   server_options.bind = opt.bind;
   server_options.port = opt.port;
   server_options.access.token = opt.token;
@@ -112,10 +144,16 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
                                            : opt.cache_dir;
   load.clock_offsets = StragglersClockOffsets();
   *exit_code = 0;
-  std::thread loader([&] { LoadRuns(runs, load, &server, exit_code); });
+  loader = std::make_unique<serve::RunLoader>(
+      &runs, load,
+      [&](size_t run, const Status& loaded, const std::string& note,
+          const serve::ServeLoadTimes& times) {
+        ReportLoaded(run, *runs[run], loaded, note, times, eager, &server, exit_code);
+      });
+  if (eager) loader->OpenAll();
   if (opt.open) OpenBrowser(server.Url());
   server.Listen();
-  loader.join();
+  loader->Stop();
 }
 
 }  // namespace
@@ -125,9 +163,12 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve", "Serve a trace viewer over HTTP: any trace, any zoom, from the event graph");
   cmd->add_option("inputs", opt->inputs,
-                  "trace files, directories or archives (one run per INPUT; the ranks of a "
-                  "directory or archive share one run and time axis)")
-      ->required();
+                  "trace files, directories or archives; runs are grouped as scan groups them "
+                  "(a folder of ranks, an archive, an XProf session: one run and time axis)");
+  cmd->add_option("--db", opt->db,
+                  "list the runs of a fleet database of `scan` (sqlite:PATH, PATH.db, "
+                  "postgresql://...): their findings come from it, their traces from their "
+                  "stored locations when opened");
   cmd->add_option("--port", opt->port, "TCP port (0 = any free port)")->check(CLI::Range(0, 65535));
   cmd->add_option("--bind", opt->bind,
                   "address to listen on; any non-loopback address needs a token");
@@ -140,7 +181,14 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-cache", opt->no_cache, "neither read nor write cached indexes");
   cmd->add_flag("--no-findings", opt->no_findings,
                 "do not run the default pipeline for the findings lane (it then says so)");
-  cmd->callback([opt, exit_code] { RunServe(*opt, exit_code); });
+  cmd->callback([opt, exit_code] {
+    if (opt->inputs.empty() == opt->db.empty()) {
+      std::cerr << "tracehound: error: serve: give trace INPUTs or --db URL (one of them)\n";
+      *exit_code = 2;
+      return;
+    }
+    RunServe(*opt, exit_code);
+  });
 }
 
 }  // namespace th::cli

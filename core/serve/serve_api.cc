@@ -33,6 +33,10 @@ const ServeRun* FindRun(const Runs& runs, const std::string& text, ApiResponse* 
     return nullptr;
   }
   const ServeRun* run = runs[static_cast<size_t>(*n)].get();
+  if (run->failed()) {
+    *error = ErrorResponse(500, "run: run " + text + " could not be loaded: " + run->load_error());
+    return nullptr;
+  }
   if (!run->ready()) {
     *error = ErrorResponse(503, "run: run " + text + " is still importing");
     return nullptr;
@@ -125,8 +129,6 @@ ApiResponse ErrorResponse(int status, const std::string& message) {
   r.body = out.str();
   return r;
 }
-
-ApiResponse RunsResponse(const Runs& runs) { return Json(RunsJson(runs)); }
 
 ApiResponse MetaResponse(const Runs& runs, const std::string& run_text) {
   ApiResponse error;

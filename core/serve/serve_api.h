@@ -26,7 +26,6 @@ using Runs = std::vector<std::unique_ptr<ServeRun>>;
 ApiResponse ErrorResponse(int status, const std::string& message);
 // The ready run named by `run` (its number), or null with the 404/503 answer in *error.
 const ServeRun* FindReadyRun(const Runs& runs, const std::string& run, ApiResponse* error);
-ApiResponse RunsResponse(const Runs& runs);
 ApiResponse MetaResponse(const Runs& runs, const std::string& run);
 ApiResponse ViewportResponse(const Runs& runs, const std::string& run, const QueryParams& params);
 // 304 without a body when `if_none_match` is the tile's ETag.

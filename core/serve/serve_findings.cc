@@ -61,17 +61,35 @@ FindingsTask::~FindingsTask() {
   if (thread_.joinable()) thread_.join();
 }
 
-void FindingsTask::Start(const FindingsSource& source, const ServeRun& run) {
+FindingsDigest DigestOf(const std::vector<Finding>& findings) {
+  FindingsDigest d;
+  d.count = static_cast<int64_t>(findings.size());
+  for (const Finding& f : findings) {
+    const int64_t severity = static_cast<int64_t>(f.severity);
+    d.problem = d.problem || IsProblem(f.severity);
+    if (!d.top || severity < d.top->severity) d.top = TopFinding{severity, f.plugin, f.title};
+  }
+  return d;
+}
+
+void FindingsTask::Start(const FindingsSource& source, const ServeRun& run, std::string origin) {
   std::lock_guard lock(mu_);
   if (state_ != State::kNotStarted || !source) return;
   state_ = State::kRunning;
-  thread_ = std::thread([this, source, &run] {
+  thread_ = std::thread([this, source, &run, origin = std::move(origin)] {
     auto findings = source(run.input(), run.imported());
-    std::string text = findings.ok() ? FindingsJson(run, *findings) : findings.status().message();
+    std::string text =
+        findings.ok() ? FindingsJson(run, *findings, origin) : findings.status().message();
     std::lock_guard done(mu_);
     state_ = findings.ok() ? State::kDone : State::kFailed;
+    if (findings.ok()) digest_ = DigestOf(*findings);
     text_ = std::move(text);
   });
+}
+
+std::optional<FindingsDigest> FindingsTask::digest() const {
+  std::lock_guard lock(mu_);
+  return digest_;
 }
 
 FindingsTask::State FindingsTask::state(std::string* json_or_error) const {
@@ -80,7 +98,8 @@ FindingsTask::State FindingsTask::state(std::string* json_or_error) const {
   return state_;
 }
 
-std::string FindingsJson(const ServeRun& run, const std::vector<Finding>& findings) {
+std::string FindingsJson(const ServeRun& run, const std::vector<Finding>& findings,
+                         const std::string& origin) {
   std::ostringstream out;
   {
     JsonWriter w(out, JsonStyle::kCompact);
@@ -99,7 +118,8 @@ std::string FindingsJson(const ServeRun& run, const std::vector<Finding>& findin
       WriteEvidenceJson(w, f.evidence);
       w.EndObject();
     }
-    w.EndArray().Field("total", static_cast<int64_t>(findings.size())).EndObject();
+    w.EndArray().Field("total", static_cast<int64_t>(findings.size()));
+    w.Field("source", origin).EndObject();
   }
   return out.str();
 }

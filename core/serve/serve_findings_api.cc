@@ -3,12 +3,12 @@
 namespace th::serve {
 
 ApiResponse FindingsResponse(const Runs& runs, const std::string& run_text, RunExtras* extras,
-                             const FindingsSource& source) {
+                             const FindingsSource& source, const std::string& origin) {
   ApiResponse error;
   const ServeRun* run = FindReadyRun(runs, run_text, &error);
   if (!run) return error;
   if (!source) return ErrorResponse(404, "findings: this server runs no pipeline");
-  extras->findings().Start(source, *run);
+  extras->findings().Start(source, *run, origin);
   std::string text;
   switch (extras->findings().state(&text)) {
     case FindingsTask::State::kDone: {
@@ -17,7 +17,10 @@ ApiResponse FindingsResponse(const Runs& runs, const std::string& run_text, RunE
       return r;
     }
     case FindingsTask::State::kFailed:
-      return ErrorResponse(500, "findings: the pipeline failed: " + text);
+      return ErrorResponse(500, std::string("findings: ") +
+                                    (origin == "database" ? "reading the database failed: "
+                                                          : "the pipeline failed: ") +
+                                    text);
     default:
       return ErrorResponse(503, "findings: the pipeline is still running on run " + run_text);
   }

@@ -13,7 +13,8 @@
 namespace th::serve {
 
 // `extras`: the run's (null only when `run` names no run).
+// `origin`: where `source` takes the findings from ("pipeline", "database").
 ApiResponse FindingsResponse(const Runs& runs, const std::string& run, RunExtras* extras,
-                             const FindingsSource& source);
+                             const FindingsSource& source, const std::string& origin = "pipeline");
 
 }  // namespace th::serve

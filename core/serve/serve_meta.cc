@@ -126,38 +126,6 @@ void WriteRanks(const ServeRun& run, JsonWriter& w) {
 
 }  // namespace
 
-std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs) {
-  std::ostringstream out;
-  {
-    JsonWriter w(out, JsonStyle::kCompact);
-    w.BeginObject().Key("runs").BeginArray();
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const ServeRun& run = *runs[i];
-      const bool ready = run.ready();
-      const RunOverview* early = ready ? nullptr : run.overview();
-      w.BeginObject().Field("run", static_cast<int64_t>(i)).Field("name", run.name());
-      int64_t events = 0, origin = 0, end = 0;
-      std::string key;
-      if (ready) {
-        events = static_cast<int64_t>(run.graph().events.size());
-        origin = run.origin_ns();
-        end = run.end_rel_ns();
-        key = run.content_key();
-      } else if (early) {
-        events = static_cast<int64_t>(early->events);
-        origin = early->origin_ns;
-        end = early->end_rel_ns;
-        key = early->content_key;
-      }
-      w.Field("events", events).Field("origin_ns", std::to_string(origin));
-      w.Field("end_ns", end).Field("content_key", key);
-      w.Field("ready", ready).Field("overview_ready", ready || early != nullptr).EndObject();
-    }
-    w.EndArray().EndObject();
-  }
-  return out.str();
-}
-
 std::string MetaJsonHead(size_t number, const std::string& name) {
   std::ostringstream out;
   {

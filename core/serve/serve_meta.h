@@ -1,10 +1,9 @@
-// The JSON of GET /api/v1/runs and GET /api/v1/runs/{run}/meta (docs/serve.md).
+// The JSON of GET /api/v1/runs/{run}/meta (docs/serve.md; /runs: serve_runs_api.h).
 //
 // Times are ns relative to the run's origin; origin_ns is a decimal string.
 // Tracks (those with indexed events) are listed in display order: GPU streams
 // (by device, stream), then CPU threads, counter tracks and the rest (by
-// process, thread); `group` is [rank, device] or [rank, process]. Before a run is
-// ready, /runs gives what its cached overview says (overview_ready), if any.
+// process, thread); `group` is [rank, device] or [rank, process].
 #pragma once
 
 #include <memory>
@@ -14,8 +13,6 @@
 #include "core/serve/serve_run.h"
 
 namespace th::serve {
-
-std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs);
 
 // `run` must be ready. MetaJson = MetaJsonHead + MetaJsonTail: the head
 // (run number and name, the only parts that depend on how the run was

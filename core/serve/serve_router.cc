@@ -7,6 +7,7 @@
 #include "core/serve/serve_counters_api.h"
 #include "core/serve/serve_findings_api.h"
 #include "core/serve/serve_flows_api.h"
+#include "core/serve/serve_runs_api.h"
 #include "core/serve/web_assets.h"
 
 namespace th::serve {
@@ -82,11 +83,12 @@ std::vector<std::string> RunPathParts(std::string_view path) {
 }  // namespace
 
 ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access,
-                         FindingsSource findings)
+                         FindingsSource findings, RunBrowser browser)
     : runs_(runs),
       access_(std::move(access)),
       limiter_(access_.requests_per_second, access_.request_burst),
-      findings_(std::move(findings)) {
+      findings_(std::move(findings)),
+      browser_(std::move(browser)) {
   for (size_t k = 0; k < runs_->size(); ++k) extras_.push_back(std::make_unique<RunExtras>());
 }
 
@@ -119,8 +121,39 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
 }
 
 void ServeRouter::RunReady(size_t run) {
-  if (findings_ && run < extras_.size() && (*runs_)[run]->ready())
-    extras_[run]->findings().Start(findings_, *(*runs_)[run]);
+  if (run >= extras_.size() || !(*runs_)[run]->ready()) return;
+  auto [source, origin] = FindingsOf(run);
+  if (source) extras_[run]->findings().Start(source, *(*runs_)[run], origin);
+}
+
+std::pair<FindingsSource, std::string> ServeRouter::FindingsOf(size_t run) const {
+  if (run < browser_.summaries.size() && browser_.stored_findings &&
+      !browser_.summaries[run].db_run_id.empty()) {
+    auto stored = browser_.stored_findings;
+    std::string id = browser_.summaries[run].db_run_id;
+    FindingsSource source = [stored, id](const std::string&, const TraceSet*) {
+      return stored(id);
+    };
+    return {source, "database"};
+  }
+  return {findings_, "pipeline"};
+}
+
+void ServeRouter::OpenOnRequest(const std::string& run) const {
+  const auto n = ParseInt64(run);
+  if (!browser_.open_run || !n || *n < 0 || static_cast<uint64_t>(*n) >= runs_->size()) return;
+  const ServeRun& r = *(*runs_)[static_cast<size_t>(*n)];
+  if (!r.ready() && !r.failed()) browser_.open_run(static_cast<size_t>(*n));
+}
+
+std::vector<RunSummary> ServeRouter::Summaries() const {
+  std::vector<RunSummary> out;
+  out.reserve(runs_->size());
+  for (size_t k = 0; k < runs_->size(); ++k)
+    out.push_back(LiveSummary(*(*runs_)[k],
+                              k < browser_.summaries.size() ? browser_.summaries[k] : RunSummary{},
+                              &extras_[k]->findings()));
+  return out;
 }
 
 RunExtras* ServeRouter::ExtrasOf(const std::string& run) const {
@@ -131,8 +164,9 @@ RunExtras* ServeRouter::ExtrasOf(const std::string& run) const {
 
 HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   const Runs& runs = *runs_;
-  if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs));
+  if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs, Summaries(), req.params));
   const std::vector<std::string> parts = RunPathParts(req.path);
+  if (!parts.empty()) OpenOnRequest(parts[0]);
   if (parts.size() == 2) {
     const std::string& run = parts[0];
     const std::string& what = parts[1];
@@ -142,7 +176,13 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
     if (what == "search") return ToHttp(SearchResponse(runs, run, req.params));
     if (what == "flows") return ToHttp(FlowsResponse(runs, run, ExtrasOf(run), req.params));
     if (what == "counters") return ToHttp(CountersResponse(runs, run, ExtrasOf(run), req.params));
-    if (what == "findings") return ToHttp(FindingsResponse(runs, run, ExtrasOf(run), findings_));
+    if (what == "findings") {
+      const auto n = ParseInt64(run);
+      const bool valid = n && *n >= 0 && static_cast<uint64_t>(*n) < runs.size();
+      auto [source, origin] = valid ? FindingsOf(static_cast<size_t>(*n))
+                                    : std::pair<FindingsSource, std::string>{findings_, ""};
+      return ToHttp(FindingsResponse(runs, run, ExtrasOf(run), source, origin));
+    }
   } else if (parts.size() == 3 && parts[1] == "events") {
     return ToHttp(EventResponse(runs, parts[0], parts[2]));
   }

@@ -10,11 +10,13 @@
 // contract. Thread-safe: handlers only read the runs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/serve/http_module.h"
+#include "core/serve/run_list.h"
 #include "core/serve/serve_access.h"
 #include "core/serve/serve_run.h"
 #include "core/serve/serve_run_extras.h"
@@ -29,11 +31,25 @@ struct ServeAccess {
   double request_burst = 1000;
 };
 
+// The run browser's parts of a server (docs/serve.md, "The run browser").
+struct RunBrowser {
+  // One per run (same order), or empty: each run's name only until it loads.
+  std::vector<RunSummary> summaries;
+  // Queues the import of a run that is neither ready nor failed, called on
+  // each request for one of its endpoints; null: the runs load at start.
+  std::function<void(size_t run)> open_run = nullptr;
+  // The stored findings of a database run (RunSummary::db_run_id); a run that
+  // has them answers /findings from them ("source":"database"), not from the
+  // pipeline.
+  std::function<StatusOr<std::vector<Finding>>(const std::string& db_run_id)> stored_findings =
+      nullptr;
+};
+
 class ServeRouter {
  public:
   // `runs` must outlive the router and not be resized while it answers.
   ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, ServeAccess access,
-              FindingsSource findings = nullptr);
+              FindingsSource findings = nullptr, RunBrowser browser = {});
   HttpResponse Handle(const HttpRequest& request);
   // Starts the findings of run `run` (now ready) in the background.
   void RunReady(size_t run);
@@ -42,10 +58,16 @@ class ServeRouter {
   HttpResponse Route(const HttpRequest& request) const;
   // The extras of run number `run`, or null when there is no such run.
   RunExtras* ExtrasOf(const std::string& run) const;
+  // Where run `run`'s findings come from: the database's rows or the pipeline.
+  std::pair<FindingsSource, std::string> FindingsOf(size_t run) const;
+  // Queues the import of the run a /api/v1/runs/{run}/... path names.
+  void OpenOnRequest(const std::string& run) const;
+  std::vector<RunSummary> Summaries() const;
   const std::vector<std::unique_ptr<ServeRun>>* runs_;
   ServeAccess access_;
   RateLimiter limiter_;
   FindingsSource findings_;
+  RunBrowser browser_;
   std::vector<std::unique_ptr<RunExtras>> extras_;  // one per run
 };
 

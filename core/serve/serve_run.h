@@ -38,6 +38,14 @@ class ServeRun {
   const std::string& input() const { return input_; }
   const std::string& name() const { return name_; }
   bool ready() const { return ready_.load(std::memory_order_acquire); }
+  // Whether loading failed (a run opened on demand); then load_error() says why.
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  const std::string& load_error() const { return load_error_; }
+  // Loader thread, instead of Finish: the run will not load.
+  void Fail(std::string message) {
+    load_error_ = std::move(message);
+    failed_.store(true, std::memory_order_release);
+  }
 
   // Valid once ready().
   const Trace& trace() const { return *set_->traces.front(); }
@@ -108,6 +116,8 @@ class ServeRun {
   std::vector<std::pair<EventId, EventId>> launch_of_;    // (event, call), by event
   std::vector<std::pair<EventId, EventId>> launched_by_;  // (call, event), by call
   std::atomic<bool> ready_{false};
+  std::atomic<bool> failed_{false};
+  std::string load_error_;
   std::vector<std::unique_ptr<RunOverview>> overviews_;
   std::atomic<const RunOverview*> overview_{nullptr};
 };

@@ -8,7 +8,8 @@ namespace th::serve {
 
 ServeServer::ServeServer(const std::vector<std::unique_ptr<ServeRun>>* runs,
                          ServeServerOptions options)
-    : options_(std::move(options)), router_(runs, options_.access, options_.findings) {}
+    : options_(std::move(options)),
+      router_(runs, options_.access, options_.findings, options_.browser) {}
 
 ServeServer::~ServeServer() { Stop(); }
 

@@ -20,6 +20,7 @@ struct ServeServerOptions {
   int port = 8765;                    // 0: any free port
   ServeAccess access;                 // the token is required unless `bind` is a loopback address
   FindingsSource findings = nullptr;  // runs the pipeline for /findings; none: 404
+  RunBrowser browser;                 // summaries, lazy opening, stored findings
 };
 
 class ServeServer {

@@ -13,7 +13,7 @@
 // the reason on stdout.
 //
 // Usage: serve_browser_test.js --tracehound BIN --work DIR --artefacts DIR --case NAME
-//          (--generate | --input TRACE | --url URL_OF_A_RUNNING_SERVE) [--expect-launch] [--bench]
+//          (--generate | --scan | --input TRACE | --url URL_OF_A_RUNNING_SERVE) [--expect-launch] [--bench]
 //          [--token T]   (serve --token T: the page, its assets and the API all need it)
 'use strict';
 const childProcess = require('child_process');
@@ -38,6 +38,17 @@ function fail(msg) { console.log('FAIL: ' + msg); failures++; }
 function check(ok, msg) { if (!ok) fail(msg); return ok; }
 
 function prepareInput(work) {
+  if (args.scan) {
+    // Two generated runs of 2 ranks, scanned into a fleet database; served with --db.
+    const fleet = path.join(work, 'fleet'), db = path.join(work, 'fleet.db');
+    for (const [name, seed] of [['week1', '1'], ['week2', '2']]) {
+      const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', path.join(fleet, name), '--ranks', '2', '--steps', '4', '--seed', seed], {encoding: 'utf8'});
+      if (g.status !== 0) throw new Error('tracehound generate failed: ' + g.stdout + g.stderr);
+    }
+    const s = childProcess.spawnSync(args.tracehound, ['scan', fleet, '--db', 'sqlite:' + db], {encoding: 'utf8'});
+    if (s.status !== 0 && s.status !== 1) throw new Error('tracehound scan failed (' + s.status + '): ' + s.stdout + s.stderr);
+    return ['--db', 'sqlite:' + db];
+  }
   if (args.generate) {
     const out = path.join(work, 'traces');
     const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', out, '--ranks', '4', '--steps', '4'], {encoding: 'utf8'});
@@ -205,6 +216,7 @@ const span = (st) => st.t1 - st.t0;
 
 async function exercise(cdp, server, artefacts) {
   const shot = (p, name) => p.shot(path.join(artefacts, 'serve-' + args.case + '-' + name + '.png'));
+  if (args.scan) return databaseRuns(cdp, server, shot);
   const p = await page(cdp, server.url);
   let st = await p.settle('overview', args.bench ? 400000 : 60000);  // the trace's import
   if (args.token) {
@@ -299,6 +311,7 @@ async function exercise(cdp, server, artefacts) {
   await copiedUrl(cdp, p, server);
   await otherRun(p, server);
   if (args.generate) await ranksInOneRun(p, server, shot);
+  if (args.generate) await runList(cdp, server, shot);
   if (args.bench) await bench(p, meta);
 }
 
@@ -429,6 +442,96 @@ async function otherRun(p, server) {
   const hash = await p.evaluate('location.hash');
   check(hash.includes('run=' + (runs.length - 1)), 'the URL does not name the run: ' + hash);
   console.log('run ' + st.run + ' of ' + runs.length + ': ' + st.totals.inView + ' events in view');
+}
+
+// The run list (assets/runs.html): every run, sorted by a column's header
+// (the server's order, both ways), filtered by the box, the state in the
+// hash; clicking a run opens the viewer on it.
+async function runList(cdp, server, shot) {
+  const search = new URL(server.url).search;
+  const p = await page(cdp, server.origin + '/assets/runs.html' + search);
+  await p.s('Page.bringToFront');
+  const rows = () => p.evaluate('[...document.querySelectorAll("#run-rows tr.run")].map((r) => Number(r.dataset.run))');
+  const waitRows = async (want, what) => {
+    let got = [];
+    for (let i = 0; i < 100; i++) {
+      got = await rows();
+      if (JSON.stringify(got) === JSON.stringify(want)) return got;
+      await sleep(50);
+    }
+    check(false, 'the run list (' + what + ') shows ' + JSON.stringify(got) + ', the server ' + JSON.stringify(want));
+    return got;
+  };
+  const order = async (q) => (await apiJson(server.origin, 'runs?' + q)).runs.map((r) => r.run);
+  const all = await order('');
+  check(all.length >= 2, 'the generated case serves ' + all.length + ' runs');
+  await waitRows(all, 'at first');
+  await p.evaluate('document.querySelector("th[data-sort=name]").click()');
+  await waitRows(await order('sort=name'), 'sorted by name');
+  await p.evaluate('document.querySelector("th[data-sort=name]").click()');
+  const byName = await waitRows(await order('sort=-name'), 'sorted by name, descending');
+  check((await p.evaluate('location.hash')) === '#sort=-name', 'the hash does not hold the sort: ' + await p.evaluate('location.hash'));
+  const runs = (await apiJson(server.origin, 'runs')).runs;
+  const name = runs[1].name;
+  await p.evaluate(`(() => { const i = document.getElementById('filter'); i.focus(); i.value = ''; })()`);
+  await p.s('Input.insertText', {text: name});
+  const filtered = await waitRows(await order('sort=-name&q=' + encodeURIComponent(name)), 'filtered by ' + name);
+  check(filtered.length >= 1 && filtered.length < byName.length, 'the filter "' + name + '" keeps ' + filtered.length + ' of ' + byName.length);
+  const hash = await p.evaluate('location.hash');
+  check(hash.includes('q=') && hash.includes('sort=-name'), 'the hash does not hold the filter: ' + hash);
+  await shot(p, 'runs');
+  const target = filtered[0];
+  await p.evaluate('document.querySelector("#run-rows tr.run").click()');
+  let st = null;
+  for (let i = 0; i < 100 && !(st && st.run === target); i++) { await sleep(50); st = await p.state().catch(() => null); }
+  st = await p.settle('a run opened from the list');
+  check(st.run === target, 'clicking run ' + target + ' in the list opened ' + (st && st.run));
+  console.log('run list: ' + all.length + ' runs, sorted by name both ways, "' + name + '" keeps ' + filtered.length + '; opened run ' + st.run);
+}
+
+// serve --db: the runs scan stored are listed before any is imported; one
+// opened from the list is imported then, and its findings lane holds the
+// database's findings (source "database": no pipeline ran for them).
+async function databaseRuns(cdp, server, shot) {
+  const listed = await apiJson(server.origin, 'runs');
+  check(listed.total === 2, 'the database lists ' + listed.total + ' runs, scan stored 2');
+  check(listed.runs.every((r) => r.source === 'database' && !r.ready), 'runs imported at start or not from the database: ' +
+    JSON.stringify(listed.runs.map((r) => [r.source, r.ready])));
+  const search = new URL(server.url).search;
+  const p = await page(cdp, server.origin + '/assets/runs.html' + search);
+  await p.s('Page.bringToFront');
+  let rows = [];
+  for (let i = 0; i < 100 && rows.length < 2; i++) {
+    rows = await p.evaluate('[...document.querySelectorAll("#run-rows tr.run")].map((r) => Number(r.dataset.run))');
+    await sleep(50);
+  }
+  check(rows.length === 2, 'the run list shows ' + rows.length + ' runs');
+  const chips = await p.evaluate('[...document.querySelectorAll("#run-rows .chip")].map((c) => c.textContent)');
+  check(chips.includes('week1') && chips.includes('week2'), 'no tag chips from the paths: ' + JSON.stringify(chips));
+  await p.evaluate('[...document.querySelectorAll("#run-rows .chip")].find((c) => c.textContent === "week2").click()');
+  for (let i = 0; i < 100 && (await p.evaluate('document.querySelectorAll("#run-rows tr.run").length')) !== 1; i++) await sleep(50);
+  check((await p.evaluate('location.hash')) === '#tag=week2', 'the hash does not hold the tag: ' + await p.evaluate('location.hash'));
+  await shot(p, 'db-runs');
+  const target = Number(await p.evaluate('document.querySelector("#run-rows tr.run").dataset.run'));
+  const summary = listed.runs.find((r) => r.run === target);
+  await p.evaluate('document.querySelector("#run-rows tr.run").click()');
+  let st = null;
+  for (let i = 0; i < 200 && !(st && st.run === target); i++) { await sleep(50); st = await p.state().catch(() => null); }
+  st = await p.settle('a database run opened from the list', 60000);
+  check(st.run === target && st.totals.inView > 0, 'clicking run ' + target + ' opened ' + (st && st.run));
+  let fs = null;
+  for (let i = 0; i < 600; i++) {
+    fs = await p.evaluate('window.__viewer.findings()');
+    if (fs.state !== 'running' && fs.state !== 'loading') break;
+    await sleep(50);
+  }
+  const api = await apiJson(server.origin, 'runs/' + target + '/findings');
+  check(api.source === 'database', 'the findings of a stored run come from ' + api.source);
+  check(api.total === summary.findings && fs.state === 'ready' && fs.list.length === api.total,
+    'the lane holds ' + (fs.list || []).length + ' findings (' + fs.state + '), the database ' + summary.findings);
+  await shot(p, 'db-run');
+  console.log('database runs: ' + listed.total + ' listed, tag week2 keeps run ' + target + ', opened with ' + api.total +
+    ' findings from the database');
 }
 
 // A kernel with a launching call: click it, see "Launched by", jump there and back.

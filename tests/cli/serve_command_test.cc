@@ -8,13 +8,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/scan/result_writer.h"
+#include "core/scan/results_schema.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/support/command_runner.h"
+#include "tests/support/postgres_server.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -177,6 +181,108 @@ TEST(ServeCommand, BadInputIsNamedWithExitTwo) {
   ServeProcess junk_serve({"--port", "0", "--no-cache", junk});
   EXPECT_EQ(junk_serve.Wait(30), 2);
   EXPECT_NE(junk_serve.err().find("junk.json"), std::string::npos) << junk_serve.err();
+}
+
+// GET `path` until it answers other than 503 (at most 60 s).
+httplib::Result GetSettled(httplib::Client& client, const std::string& path) {
+  httplib::Result r = client.Get(path);
+  for (int i = 0; i < 600 && r && r->status == 503; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    r = client.Get(path);
+  }
+  return r;
+}
+
+// --db: the runs of a scan database are listed at once, imported when opened,
+// and answer their findings from the stored rows (not the pipeline).
+void ServeDatabase(const std::string& url) {
+  const std::string trace = serve::testing::WriteServeFixture("cli_serve_db.json");
+  {
+    auto db = scan::OpenDatabase(url);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(scan::MigrateResultsSchema(**db).ok());
+    scan::RunRecord r;
+    r.content_hash = "c";
+    r.pipeline_hash = "p";
+    r.run_id = "c:p";
+    r.location = trace;
+    r.name = "cli_serve_db.json";
+    r.verdict = "NEEDS_ATTENTION";
+    r.ranks = 1;
+    Finding f;
+    f.plugin = "stored-plugin";
+    f.severity = FindingSeverity::kP0;
+    f.title = "a finding the database holds";
+    r.findings = {f};
+    ASSERT_TRUE(scan::WriteRunRecord(**db, r, false).ok());
+  }
+  ServeProcess serve({"--port", "0", "--no-cache", "--db", url});
+  ASSERT_GT(serve.port(), 0) << serve.line() << serve.err();
+  httplib::Client client("127.0.0.1", serve.port());
+  auto list = client.Get("/api/v1/runs");
+  ASSERT_TRUE(list);
+  EXPECT_NE(list->body.find(R"("ready":false)"), std::string::npos) << list->body;
+  EXPECT_NE(list->body.find(R"("top_finding":{"severity":"P0","plugin":"stored-plugin")"),
+            std::string::npos)
+      << list->body;
+  EXPECT_NE(list->body.find(R"("source":"database"}],"total":1,"offset":0})"), std::string::npos)
+      << list->body;
+  EXPECT_EQ(serve.err().find("run 0 ready"), std::string::npos) << serve.err();
+  auto meta = GetSettled(client, "/api/v1/runs/0/meta");
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(meta->status, 200) << meta->body << serve.err();
+  auto findings = GetSettled(client, "/api/v1/runs/0/findings");
+  ASSERT_TRUE(findings);
+  EXPECT_EQ(findings->status, 200) << findings->body;
+  EXPECT_NE(findings->body.find(R"("title":"a finding the database holds")"), std::string::npos)
+      << findings->body;
+  EXPECT_NE(findings->body.find(R"("total":1,"source":"database"})"), std::string::npos)
+      << findings->body;
+}
+
+TEST(ServeCommand, DatabaseRunsOpenOnDemandWithTheirStoredFindings) {
+  const std::string path = th::testing::TempDir() + "/cli_serve_runs.db";
+  std::filesystem::remove(path);
+  ServeDatabase("sqlite:" + path);
+}
+
+TEST(ServeCommand, PostgresDatabaseRunsOpenOnDemandWithTheirStoredFindings) {
+  std::string why;
+  auto* server = th::testing::PostgresServer::Shared(&why);
+  if (!server) GTEST_SKIP() << "PostgreSQL: " << why;
+  ServeDatabase(server->NewDatabase());
+}
+
+// More than 8 runs: none is imported at start; opening one imports it alone.
+TEST(ServeCommand, ManyRunsAreImportedWhenOpened) {
+  const std::string dir = th::testing::TempDir() + "/cli_serve_many";
+  std::filesystem::create_directories(dir);
+  const std::string trace = serve::testing::WriteServeFixture("cli_serve_many.json");
+  for (int k = 0; k < 9; ++k)
+    std::filesystem::copy_file(trace, dir + "/t" + std::to_string(k) + ".json",
+                               std::filesystem::copy_options::overwrite_existing);
+  ServeProcess serve({"--port", "0", "--no-cache", "--no-findings", dir});
+  ASSERT_GT(serve.port(), 0) << serve.line() << serve.err();
+  httplib::Client client("127.0.0.1", serve.port());
+  auto list = client.Get("/api/v1/runs?sort=-name&limit=2");
+  ASSERT_TRUE(list);
+  EXPECT_NE(list->body.find(R"({"runs":[{"run":8,"name":"t8.json",)"), std::string::npos)
+      << list->body;
+  EXPECT_NE(list->body.find(R"("total":9,"offset":0})"), std::string::npos) << list->body;
+  EXPECT_EQ(list->body.find(R"("ready":true)"), std::string::npos) << list->body;
+  auto meta = GetSettled(client, "/api/v1/runs/4/meta");
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(meta->status, 200) << meta->body << serve.err();
+  auto after = client.Get("/api/v1/runs");
+  ASSERT_TRUE(after);
+  size_t ready = 0;
+  for (size_t at = 0; (at = after->body.find(R"("ready":true)", at)) != std::string::npos; ++at)
+    ++ready;
+  EXPECT_EQ(ready, 1u) << after->body;
+  EXPECT_NE(serve.err().find("run 4 ready: t4.json"), std::string::npos) << serve.err();
+  auto bad = client.Get("/api/v1/runs?sort=nope");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
 }
 
 TEST(ServeCommand, RefusesABadPort) {

@@ -77,6 +77,7 @@ class Viewer {
     const h = readHash();
     const runs = (await getJson('runs')).runs;
     this.runs = runs;
+    $('runs-link').href = 'assets/runs.html' + location.search;
     $('run').replaceChildren(...runs.map((r) => el('option', {value: r.run}, r.run + ': ' + r.name)));
     $('run').hidden = runs.length < 2;
     const run = h.run !== null && runs.some((r) => r.run === h.run) ? h.run : 0;

@@ -15,6 +15,7 @@
 #include "core/serve/serve_index_cache.h"
 #include "core/serve/serve_overview.h"
 #include "core/serve/serve_overview_io.h"
+#include "core/serve/serve_runs_api.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/support/test_files.h"
 
@@ -29,7 +30,7 @@ struct Answers {
 
 Answers Ask(const Runs& runs, int64_t end_ns) {
   Answers a;
-  a.runs = RunsResponse(runs).body;
+  a.runs = RunsResponse(runs, {}, {}).body;
   ApiResponse meta = MetaResponse(runs, "0");
   a.meta = meta.status == 200 ? meta.body : "";
   ApiResponse v =
