@@ -108,6 +108,8 @@ INSERT INTO run_locations (run_id, location, name, first_seen)
 CREATE INDEX IF NOT EXISTS run_locations_location ON run_locations (location);
 CREATE INDEX IF NOT EXISTS runs_job_family ON runs (job_family);
 CREATE INDEX IF NOT EXISTS findings_group ON findings (plugin, group_key);
+CREATE INDEX IF NOT EXISTS steps_run_dur ON steps (run_id, dur_ns);
+CREATE INDEX IF NOT EXISTS findings_run_severity ON findings (run_id, severity, seq);
 )sql",
   };
   return kMigrations;

@@ -31,11 +31,12 @@ constexpr const char* kTopFindingsSql =
 // slower than this in SQLite). An index on (run_id, dur_ns) makes it a scan.
 constexpr const char* kStepsSql = "SELECT run_id, dur_ns FROM steps ORDER BY run_id, dur_ns";
 
-// The indexes the queries above scan (created when missing and the database
-// can be written; without them the answers are the same, only slower).
+// The indexes the queries above scan: results schema v3 creates them; a
+// database of an older scan gets them here when it can be written (without
+// them the answers are the same, only slower).
 constexpr const char* kIndexesSql =
-    "CREATE INDEX IF NOT EXISTS serve_steps_run_dur ON steps (run_id, dur_ns);"
-    "CREATE INDEX IF NOT EXISTS serve_findings_run_severity ON findings (run_id, severity, seq)";
+    "CREATE INDEX IF NOT EXISTS steps_run_dur ON steps (run_id, dur_ns);"
+    "CREATE INDEX IF NOT EXISTS findings_run_severity ON findings (run_id, severity, seq)";
 
 constexpr const char* kFindingsSql =
     "SELECT plugin, severity, title, what, suggestion, confidence, evidence, rank, device, "
