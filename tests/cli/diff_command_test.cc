@@ -35,7 +35,7 @@ TEST(DiffCommand, SummaryAndReports) {
   CommandResult r = Tracehound("diff " + Fixtures().a + " " + Fixtures().b + " -o " + dir);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("rows: added 2 changed 1 unchanged 6"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" changed  gpu_kernel  gemm_kernel<0x*>  50.000 µs → 100.000 µs per step"),
+  EXPECT_NE(r.out.find(" changed  gpu_kernel  gemm_kernel<0x*>  50.000 us → 100.000 us per step"),
             std::string::npos)
       << r.out;
   for (const char* f : {"diff.json", "diff.md", "diff.html"})
