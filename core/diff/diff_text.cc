@@ -31,6 +31,14 @@ std::string Pct(const AggregateRow& r) {
   return buf;
 }
 
+// A name cut to `max` bytes (at a UTF-8 boundary) with "…" when longer.
+std::string Short(const std::string& name, size_t max = 100) {
+  if (name.size() <= max) return name;
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xc0) == 0x80) --cut;
+  return name.substr(0, cut) + "…";
+}
+
 std::string Joined(const std::vector<std::string>& v, std::string_view sep) {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
@@ -160,7 +168,7 @@ std::string DiffTerminal(const DiffResult& r, size_t rows) {
     if (row.status == RowStatus::kUnchanged) continue;
     if (shown++ == rows) break;
     out += std::string(" ") + RowStatusName(row.status) + "  " + EventClassName(row.cls) + "  " +
-           row.name + "  " + Time(row.a.time_per_step_ns) + " → " + Time(row.b.time_per_step_ns) +
+           Short(row.name) + "  " + Time(row.a.time_per_step_ns) + " → " + Time(row.b.time_per_step_ns) +
            " per step (" + SignedTime(row.delta_ns) + ", " + Pct(row) + ")\n";
   }
   for (const StepPair& p : r.structure)

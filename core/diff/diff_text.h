@@ -15,7 +15,7 @@ std::string DiffMarkdown(const DiffResult& r, size_t unchanged_rows = 20);
 
 // Terminal: sides, warnings, the step-time change and its top contributors,
 // status counts and the `rows` rows with the largest |Δ| that are not
-// unchanged.
+// unchanged (names past 100 bytes cut, with "…").
 std::string DiffTerminal(const DiffResult& r, size_t rows = 15);
 
 // "+1.500 ms" / "-20 ns" / "0 ns".
