@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -132,6 +133,46 @@ TEST(DiffRuns, ThresholdAboveTheChangeKeepsItUnchanged) {
   for (const AggregateRow& row : Diff(*a, *b, o).aggregate)
     EXPECT_EQ(row.status, RowStatus::kUnchanged) << row.name;
 }
+
+}  // namespace
+}  // namespace th::diff
+
+namespace th::diff {
+namespace {
+
+// Real captures of ../shared/data diffed with themselves: every row unchanged,
+// every Δ zero, no structural row; XSpace captures give HLO op rows.
+class SelfDiff : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SelfDiff, IsUnchangedEverywhere) {
+  const std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data absent";
+  auto a = testing::LoadSide({data + "/" + GetParam()}, "A");
+  DiffResult r = Diff(*a, *a);
+  ASSERT_FALSE(r.aggregate.empty());
+  for (const AggregateRow& row : r.aggregate) {
+    EXPECT_EQ(row.delta_ns, 0) << row.name;
+    EXPECT_EQ(row.a.count, row.b.count) << row.name;
+    EXPECT_EQ(row.status, r.a.steps < 2 ? RowStatus::kUnknown : RowStatus::kUnchanged) << row.name;
+  }
+  for (const StepPair& p : r.structure) {
+    EXPECT_TRUE(p.rows.empty());
+    EXPECT_EQ(p.a_unmatched + p.b_unmatched, 0);
+    EXPECT_GT(p.matched, 0);
+  }
+  EXPECT_EQ(r.attribution.delta_ns, 0);
+  if (std::string(GetParam()).ends_with(".xplane.pb")) {
+    EXPECT_TRUE(std::any_of(r.totals.begin(), r.totals.end(),
+                            [](const ClassTotal& t) { return t.cls == EventClass::kHloOp; }));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RealTraces, SelfDiff,
+    ::testing::Values("hta/tests/data/trace_diff/control/control.json.gz",
+                      "tracelens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb",
+                      "xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb"),
+    [](const auto& info) { return th::testing::ParamName(info.param); });
 
 }  // namespace
 }  // namespace th::diff
