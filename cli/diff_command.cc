@@ -7,6 +7,7 @@
 #include "cli/pipeline_setup.h"
 #include "core/diff/diff_html.h"
 #include "core/diff/diff_json.h"
+#include "core/diff/diff_rows.h"
 #include "core/diff/diff_runs.h"
 #include "core/diff/diff_text.h"
 #include "core/graph/text_escape.h"
@@ -20,6 +21,7 @@ struct DiffCommandOptions {
   std::string a, b;
   bool json = false;
   std::string output_dir;
+  std::string db;
   std::vector<std::string> plugin_paths;
   diff::DiffOptions diff;
 };
@@ -74,6 +76,13 @@ int Run(const DiffCommandOptions& o) {
     Status s = WriteReports(o.output_dir, *result);
     if (!s.ok()) return fail(s);
   }
+  if (!o.db.empty()) {
+    auto db = scan::OpenDatabase(o.db);
+    if (!db.ok()) return fail(db.status());
+    auto id = diff::WriteDiffRows(**db, *result);
+    if (!id.ok()) return fail(id.status());
+    std::cerr << "diff " << *id << " written to " << (*db)->name() << "\n";
+  }
   if (o.json)
     std::cout << diff::DiffJson(*result);
   else
@@ -93,6 +102,9 @@ void AddDiffCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", opt->json, "print the diff as JSON (docs/diff.md) instead of text");
   cmd->add_option("-o,--output", opt->output_dir,
                   "also write diff.json, diff.md and diff.html into this directory");
+  cmd->add_option("--db", opt->db,
+                  "also write the diff's rows (tables diffs, diff_rows) into this results "
+                  "database: sqlite:PATH, a .db path or postgresql://...");
   cmd->add_option("--threshold-ns", opt->diff.threshold_ns,
                   "a row is changed only when |Δ time per step| exceeds this and the noise")
       ->check(CLI::NonNegativeNumber);

@@ -61,6 +61,18 @@ TEST(DiffCommand, JsonOnStdout) {
     EXPECT_NE(std::string_view(row["status"]), "changed");  // 50 µs is below the threshold
 }
 
+TEST(DiffCommand, FleetRowsIntoSqlite) {
+  const std::string db = testing::TempDir() + "/diffs.db";
+  for (const char* id : {"diff 1 written to ", "diff 2 written to "}) {
+    CommandResult r =
+        Tracehound("diff " + Fixtures().a + " " + Fixtures().b + " --db sqlite:" + db);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find(id), std::string::npos) << r.out;
+  }
+  CommandResult bad = Tracehound("diff " + Fixtures().a + " " + Fixtures().b + " --db nosuch://x");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+}
+
 TEST(DiffCommand, MissingInputIsNamed) {
   const std::string missing = testing::TempDir() + "/no_such_run.json";
   CommandResult r = Tracehound("diff " + missing + " " + Fixtures().b);
