@@ -168,8 +168,9 @@ std::string DiffTerminal(const DiffResult& r, size_t rows) {
     if (row.status == RowStatus::kUnchanged) continue;
     if (shown++ == rows) break;
     out += std::string(" ") + RowStatusName(row.status) + "  " + EventClassName(row.cls) + "  " +
-           Short(row.name) + "  " + Time(row.a.time_per_step_ns) + " → " + Time(row.b.time_per_step_ns) +
-           " per step (" + SignedTime(row.delta_ns) + ", " + Pct(row) + ")\n";
+           Short(row.name) + "  " + Time(row.a.time_per_step_ns) + " → " +
+           Time(row.b.time_per_step_ns) + " per step (" + SignedTime(row.delta_ns) + ", " +
+           Pct(row) + ")\n";
   }
   for (const StepPair& p : r.structure)
     out += "structure: A rank " + std::to_string(p.a_rank) + " step " + std::to_string(p.a_step) +

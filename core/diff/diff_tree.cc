@@ -85,10 +85,24 @@ struct Aligner {
     ++pair->matched;
     const auto& ca = a.nodes[na].children;
     const auto& cb = b.nodes[nb].children;
-    auto matches = AlignSequences(Keys(a, na), Keys(b, nb));
+    const std::vector<std::string> keys_a = Keys(a, na), keys_b = Keys(b, nb);
+    auto matches = AlignSequences(keys_a, keys_b);
     std::vector<bool> used_a(ca.size(), false), used_b(cb.size(), false);
-    for (auto [i, j] : matches) {
+    for (auto [i, j] : matches) used_a[i] = used_b[j] = true;
+    // Moves: unaligned siblings with equal names, paired in order.
+    std::unordered_map<std::string_view, std::vector<uint32_t>> free_b;
+    for (size_t j = cb.size(); j-- > 0;)
+      if (!used_b[j]) free_b[keys_b[j]].push_back(static_cast<uint32_t>(j));
+    for (size_t i = 0; i < ca.size(); ++i) {
+      if (used_a[i]) continue;
+      auto it = free_b.find(keys_a[i]);
+      if (it == free_b.end() || it->second.empty()) continue;
+      const uint32_t j = it->second.back();
+      it->second.pop_back();
       used_a[i] = used_b[j] = true;
+      matches.emplace_back(static_cast<uint32_t>(i), j);
+    }
+    for (auto [i, j] : matches) {
       const TreeNode& x = a.nodes[ca[i]];
       const TreeNode& y = b.nodes[cb[j]];
       if (x.level == NodeLevel::kKernel) {

@@ -13,7 +13,9 @@
 //
 // Alignment, level by level from the roots: the children of two aligned
 // nodes are aligned by edit distance on (level, normalised name) — insertion
-// and deletion cost 1, equal names match, different names never do. Aligned
+// and deletion cost 1, equal names match, different names never do; then
+// siblings left unaligned whose names are equal are paired in order (moved:
+// the siblings' order differs, as threads interleave differently). Aligned
 // pairs recurse. Unaligned modules and ops are reported as added / removed
 // subtrees with their GPU time. Unaligned kernels under an aligned pair are
 // compared at that pair, their lowest common ancestor: kernels on both sides

@@ -78,3 +78,29 @@ TEST(AlignTrees, KeepsTheLargestRows) {
 
 }  // namespace
 }  // namespace th::diff
+
+namespace th::diff {
+namespace {
+
+// Two modules whose order differs (threads interleaved differently): a move,
+// aligned, so no row.
+TEST(AlignTrees, SiblingsInAnotherOrderAreMoves) {
+  auto tree = [](std::vector<const char*> modules) {
+    StepTree t;
+    t.nodes.push_back({});
+    for (const char* m : modules) {
+      t.nodes.push_back({NodeLevel::kModule, m, 0, 10, {}});
+      t.nodes[0].children.push_back(static_cast<uint32_t>(t.nodes.size() - 1));
+    }
+    return t;
+  };
+  StepPair p;
+  AlignTrees(tree({"forward", "load_batch", "backward"}),
+             tree({"load_batch", "backward", "forward"}), DiffOptions{}, &p);
+  EXPECT_EQ(p.matched, 3);
+  EXPECT_EQ(p.a_unmatched + p.b_unmatched, 0);
+  EXPECT_TRUE(p.rows.empty());
+}
+
+}  // namespace
+}  // namespace th::diff
