@@ -1,6 +1,7 @@
 #include "core/diff/diff_runs.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/diff/diff_aggregate.h"
 #include "core/diff/diff_attribution.h"
@@ -73,7 +74,8 @@ StatusOr<PluginResults> RunDiffPlugins(const TraceSet& traces, const PluginRegis
     PluginRunContext context;
     context.echo_log = false;
     Status s = RunPlugin(*p, traces, Defaults(*p), &results, context);
-    if (!s.ok()) return s;
+    // Without step-breakdown the diff goes on, its attribution not available.
+    if (!s.ok() && std::string_view(id) == "steps") return s;
   }
   return results;
 }

@@ -14,7 +14,9 @@ namespace th::diff {
 StatusOr<DiffResult> DiffRuns(const DiffSide& a, const DiffSide& b, const DiffOptions& options);
 
 // Runs the `steps` and `step-breakdown` plugins of `registry` (options at
-// their defaults) on `traces`. NotFound when the registry lacks one.
+// their defaults) on `traces`. NotFound when the registry lacks one; the
+// error of `steps` when it fails; a failure of `step-breakdown` leaves its
+// tables out (the diff's attribution is then not available).
 StatusOr<PluginResults> RunDiffPlugins(const TraceSet& traces, const PluginRegistry& registry);
 
 }  // namespace th::diff
