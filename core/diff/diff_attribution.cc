@@ -86,6 +86,7 @@ SideSummary Summarise(const DiffSide& side, const Profile& p) {
   s.steps = static_cast<int64_t>(p.steps.size());
   s.warmup_left_out = p.warmup_left_out;
   s.step_source = p.step_source;
+  if (p.inferred) s.kind = "inferred";
   for (const auto& t : side.traces->traces) {
     if (s.device.empty() && !t->info.devices.empty()) s.device = t->info.devices.front().name;
     if (s.world_size == 0 && t->info.distributed && t->info.distributed->world_size)

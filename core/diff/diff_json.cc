@@ -15,6 +15,7 @@ void WriteSide(JsonWriter& w, const SideSummary& s) {
       .Field("steps", s.steps)
       .Field("warmup_left_out", s.warmup_left_out)
       .Field("step_source", s.step_source)
+      .Field("kind", s.kind)
       .Field("device", s.device)
       .Field("world_size", s.world_size)
       .EndObject();

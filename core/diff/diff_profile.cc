@@ -34,8 +34,8 @@ Status ReadSteps(const DiffSide& side, const DiffOptions& options, Profile* p) {
        ts = Col<int64_t>(*steps, "ts"), dur = Col<int64_t>(*steps, "dur"),
        warm = Col<int64_t>(*steps, "warmup"), host_ts = Col<int64_t>(*steps, "host_ts"),
        host_dur = Col<int64_t>(*steps, "host_dur");
-  auto source = Col<std::string>(*steps, "source");
-  if (!rank || !number || !ts || !dur || !warm || !source || !host_ts || !host_dur)
+  auto source = Col<std::string>(*steps, "source"), kind = Col<std::string>(*steps, "kind");
+  if (!rank || !number || !ts || !dur || !warm || !source || !kind || !host_ts || !host_dur)
     return InvalidInput("diff: side " + side.label + ": the steps table lacks a column");
   std::vector<bool> has_steps(set.traces.size(), false);
   for (size_t i = 0; i < steps->rows; ++i) {
@@ -43,6 +43,7 @@ Status ReadSteps(const DiffSide& side, const DiffOptions& options, Profile* p) {
     if (it == trace_of_rank.end()) continue;
     has_steps[it->second] = true;
     if (p->step_source.empty()) p->step_source = (*source)[i];
+    if ((*kind)[i] == "inferred") p->inferred = true;
     if (options.hta) {
       p->steps.push_back({it->second, (*rank)[i], (*number)[i], (*host_ts)[i], (*host_dur)[i]});
       continue;

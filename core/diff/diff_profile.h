@@ -54,6 +54,7 @@ struct Profile {
   std::unordered_map<std::string, size_t> row_index;  // RowKey(cls, name) -> rows
   int64_t warmup_left_out = 0;
   std::string step_source;  // of the first trace; "none" when a rank had no steps
+  bool inferred = false;    // a kept step is inferred (steps table kind)
 };
 
 std::string RowKey(EventClass cls, const std::string& name);

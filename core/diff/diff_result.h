@@ -96,6 +96,7 @@ struct SideSummary {
   int64_t ranks = 0, steps = 0;     // steps: (rank, step) rows kept
   int64_t warmup_left_out = 0;      // warm-up (rank, step) rows dropped
   std::string step_source;          // the steps table's source of the first rank
+  std::string kind = "measured";    // of every figure: "inferred" when a rank's steps are
   std::string device;               // first device's name, "" when unknown
   int64_t world_size = 0;           // distributedInfo.world_size, 0 when unknown
 };

@@ -32,7 +32,9 @@ std::string DiffFixtureTrace(const DiffFixture& f) {
   };
   for (int s = 0; s < f.steps; ++s) {
     const int64_t base = 1000 * static_cast<int64_t>(s);
-    ev.push_back(Event("user_annotation", "ProfilerStep#" + std::to_string(s), base, 1000, 1, ""));
+    if (f.markers)
+      ev.push_back(
+          Event("user_annotation", "ProfilerStep#" + std::to_string(s), base, 1000, 1, ""));
     ev.push_back(Event("python_function", "nn.Module: Encoder_0", base + 10, 190, 1, ""));
     op("aten::linear", base + 20, gemm, f.double_gemm ? 100 : 50);
     op("aten::linear", base + 150, "gemm2_kernel", 30);

@@ -15,6 +15,7 @@ struct DiffFixture {
   bool double_gemm = false;      // the first linear's kernel (gemm) lasts 100 µs instead of 50
   bool insert_mul = false;       // aten::mul (with mul_kernel, 15 µs) inside Decoder_0
   int64_t address = 0x7f001000;  // written into the gemm kernel's name (masked by the diff)
+  bool markers = true;           // ProfilerStep#N events (else steps are inferred)
 };
 
 // The trace as Kineto JSON text (µs, whole numbers). Per step (base = 1000 µs

@@ -43,6 +43,7 @@ constexpr const char* kJson = R"json({
     "steps": 3,
     "warmup_left_out": 1,
     "step_source": "profiler_step",
+    "kind": "measured",
     "device": "NVIDIA H100 80GB HBM3",
     "world_size": 1
   },
@@ -55,6 +56,7 @@ constexpr const char* kJson = R"json({
     "steps": 3,
     "warmup_left_out": 1,
     "step_source": "profiler_step",
+    "kind": "measured",
     "device": "NVIDIA H100 80GB HBM3",
     "world_size": 1
   },

@@ -114,6 +114,19 @@ TEST(DiffRuns, FewerThanTwoStepsIsUnknownNeverUnchanged) {
             "side A has 1 kept step(s): rows present on both sides are unknown, not unchanged");
 }
 
+TEST(DiffRuns, InferredStepsMakeInferredFigures) {
+  DiffFixture f;
+  f.markers = false;
+  f.steps = 6;
+  auto a = FixtureSide(f, "A");
+  auto b = FixtureSide(DiffFixture{}, "B");
+  DiffResult r = Diff(*a, *b);
+  EXPECT_EQ(r.a.step_source, "inferred");
+  EXPECT_EQ(r.a.kind, "inferred");
+  EXPECT_EQ(r.b.kind, "measured");
+  EXPECT_EQ(r.warnings[0], "steps come from different sources: A inferred, B profiler_step");
+}
+
 TEST(DiffRuns, AllStepsKeepsTheWarmUp) {
   auto a = FixtureSide(DiffFixture{}, "A");
   DiffOptions o;
