@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/diff_command.h"
 #include "cli/fleet_command.h"
 #include "cli/generate_command.h"
 #include "cli/info_command.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   th::cli::AddScanCommand(app, &exit_code);
   th::cli::AddRedactCommand(app, &exit_code);
   th::cli::AddServeCommand(app, &exit_code);
+  th::cli::AddDiffCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
