@@ -88,7 +88,8 @@ ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, Ser
       access_(std::move(access)),
       limiter_(access_.requests_per_second, access_.request_burst),
       findings_(std::move(findings)),
-      browser_(std::move(browser)) {
+      browser_(std::move(browser)),
+      diffs_(std::make_unique<DiffViews>(browser_.diff_plugins)) {
   for (size_t k = 0; k < runs_->size(); ++k) extras_.push_back(std::make_unique<RunExtras>());
 }
 
@@ -162,9 +163,18 @@ RunExtras* ServeRouter::ExtrasOf(const std::string& run) const {
   return extras_[static_cast<size_t>(*n)].get();
 }
 
+HttpResponse ServeRouter::DiffAnswer(const HttpRequest& req) const {
+  for (const char* side : {"a", "b"})
+    if (auto it = req.params.find(side); it != req.params.end()) OpenOnRequest(it->second);
+  HttpResponse r = ToHttp(diffs_->Answer(*runs_, req.params));
+  if (r.status == 503) r.headers.push_back({"Retry-After", "1"});
+  return r;
+}
+
 HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   const Runs& runs = *runs_;
   if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs, Summaries(), req.params));
+  if (req.path == "/api/v1/diff") return DiffAnswer(req);
   const std::vector<std::string> parts = RunPathParts(req.path);
   if (!parts.empty()) OpenOnRequest(parts[0]);
   if (parts.size() == 2) {

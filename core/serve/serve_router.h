@@ -18,6 +18,7 @@
 #include "core/serve/http_module.h"
 #include "core/serve/run_list.h"
 #include "core/serve/serve_access.h"
+#include "core/serve/serve_diff.h"
 #include "core/serve/serve_run.h"
 #include "core/serve/serve_run_extras.h"
 
@@ -43,6 +44,8 @@ struct RunBrowser {
   // pipeline.
   std::function<StatusOr<std::vector<Finding>>(const std::string& db_run_id)> stored_findings =
       nullptr;
+  // Runs the diff's plugins for /api/v1/diff (serve_diff.h); null: 404.
+  DiffPluginsSource diff_plugins = nullptr;
 };
 
 class ServeRouter {
@@ -56,6 +59,8 @@ class ServeRouter {
 
  private:
   HttpResponse Route(const HttpRequest& request) const;
+  // GET /api/v1/diff (serve_diff.h); opens both runs when they load lazily.
+  HttpResponse DiffAnswer(const HttpRequest& request) const;
   // The extras of run number `run`, or null when there is no such run.
   RunExtras* ExtrasOf(const std::string& run) const;
   // Where run `run`'s findings come from: the database's rows or the pipeline.
@@ -69,6 +74,7 @@ class ServeRouter {
   FindingsSource findings_;
   RunBrowser browser_;
   std::vector<std::unique_ptr<RunExtras>> extras_;  // one per run
+  std::unique_ptr<DiffViews> diffs_;
 };
 
 }  // namespace th::serve
