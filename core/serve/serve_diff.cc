@@ -16,7 +16,12 @@
 namespace th::serve {
 namespace {
 
-using Span = std::optional<std::pair<int64_t, int64_t>>;  // absolute ns
+// An instance: its start and end (absolute ns) and its event.
+struct Instance {
+  int64_t start = 0, end = 0;
+  EventId id = 0;
+};
+using Span = std::optional<Instance>;
 
 // What the view needs of one side: its kept steps and, per aggregate row,
 // the raw names and the first instance in each of the first `pairs` steps.
@@ -32,11 +37,12 @@ struct Side {
   diff::Profile profile;
 };
 
-void Note(SideView* v, size_t row, StringId name, size_t step, int64_t ts, int64_t dur) {
-  v->names[row].insert(name);
+void Note(SideView* v, size_t row, const EventColumns& ev, EventId e, size_t step) {
+  v->names[row].insert(ev.name[e]);
   if (step == SIZE_MAX) return;
   Span& f = v->first[row][step];
-  if (!f || ts < f->first) f = std::pair{ts, ts + std::max<int64_t>(dur, 0)};
+  if (!f || ev.ts[e] < f->start)
+    f = Instance{ev.ts[e], ev.ts[e] + std::max<int64_t>(ev.dur[e], 0), e};
 }
 
 SideView ViewOf(const ServeRun& run, const diff::Profile& profile,
@@ -72,15 +78,14 @@ SideView ViewOf(const ServeRun& run, const diff::Profile& profile,
     const size_t row = row_of(cls, ev.name[e]);
     if (row == SIZE_MAX) continue;
     const EventId launch = IsGpuActivity(ev.kind[e]) ? run.LaunchOf(e) : kNoRow;
-    Note(&v, row, ev.name[e], pair_of(launch != kNoRow ? ev.ts[launch] : ev.ts[e]), ev.ts[e],
-         ev.dur[e]);
+    Note(&v, row, ev, e, pair_of(launch != kNoRow ? ev.ts[launch] : ev.ts[e]));
   }
   const XlaLabelTable& xla = g.xla_labels;
   for (size_t i = 0; i < xla.size(); ++i) {
     const EventId e = xla.event[i];
     if (xla.hlo_op[i] == kEmptyString || g.tracks[ev.track[e]].kind == TrackKind::kCpu) continue;
     const size_t row = row_of(diff::EventClass::kHloOp, xla.hlo_op[i]);
-    if (row != SIZE_MAX) Note(&v, row, ev.name[e], pair_of(ev.ts[e]), ev.ts[e], ev.dur[e]);
+    if (row != SIZE_MAX) Note(&v, row, ev, e, pair_of(ev.ts[e]));
   }
   return v;
 }
@@ -90,7 +95,8 @@ void WriteSpan(JsonWriter& w, const ServeRun& run, const Span& s) {
     w.Null();
     return;
   }
-  w.BeginArray().Int(run.Relative(s->first)).Int(run.Relative(s->second)).EndArray();
+  w.BeginArray().Int(run.Relative(s->start)).Int(run.Relative(s->end));
+  w.Int(static_cast<int64_t>(s->id)).EndArray();
 }
 
 void WriteRowSide(JsonWriter& w, const std::string& prefix, const ServeRun& run, const SideView& v,

@@ -5,12 +5,13 @@
 //
 // Answer: {"a":A,"b":B,"pairs":[{"a_step","b_step","a_start_ns","a_end_ns",
 // "b_start_ns","b_end_ns"}],"rows":[{"a_names":[…],"b_names":[…],
-// "a_first":[[start,end]|null per pair],"b_first":[…]}],"diff":{…}}. Pair k
+// "a_first":[[start,end,id]|null per pair],"b_first":[…]}],"diff":{…}}. Pair k
 // is the k-th kept (steady-state) step of A with the k-th of B; times are ns
 // relative to each run's origin. rows[i] belongs to diff.aggregate[i]: the
 // raw event names whose normalised name is the row's (sorted), and its first
 // instance in each pair's step on each side (by the diff's step rule: a host
-// event by its start, GPU work by its launch's start).
+// event by its start, GPU work by its launch's start): start, end and event id
+// (as /runs/{run}/events/{id} takes it).
 #pragma once
 
 #include <cstddef>

@@ -7,10 +7,12 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <simdjson.h>
 
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -88,23 +90,23 @@ constexpr const char* kView =
     R"({"a_step":2,"b_step":2,"a_start_ns":2000000,"a_end_ns":3000000,"b_start_ns":2000000,"b_end_ns":3000000},)"
     R"({"a_step":3,"b_step":3,"a_start_ns":3000000,"a_end_ns":4000000,"b_start_ns":3000000,"b_end_ns":4000000}],)"
     R"("rows":[)"
-    R"({"a_names":["gemm_kernel<0x7f001000>"],"a_first":[[1040000,1090000],[2040000,2090000],[3040000,3090000]],"b_names":["gemm_kernel<0x7f001000>"],"b_first":[[1040000,1140000],[2040000,2140000],[3040000,3140000]]})"
+    R"({"a_names":["gemm_kernel<0x7f001000>"],"a_first":[[1040000,1090000,19],[2040000,2090000,34],[3040000,3090000,49]],"b_names":["gemm_kernel<0x7f001000>"],"b_first":[[1040000,1140000,22],[2040000,2140000,40],[3040000,3140000,58]]})"
     R"(,)"
-    R"({"a_names":[],"a_first":[null,null,null],"b_names":["aten::mul"],"b_first":[[1360000,1400000],[2360000,2400000],[3360000,3400000]]})"
+    R"({"a_names":[],"a_first":[null,null,null],"b_names":["aten::mul"],"b_first":[[1360000,1400000,30],[2360000,2400000,48],[3360000,3400000,66]]})"
     R"(,)"
-    R"({"a_names":[],"a_first":[null,null,null],"b_names":["mul_kernel"],"b_first":[[1380000,1395000],[2380000,2395000],[3380000,3395000]]})"
+    R"({"a_names":[],"a_first":[null,null,null],"b_names":["mul_kernel"],"b_first":[[1380000,1395000,32],[2380000,2395000,50],[3380000,3395000,68]]})"
     R"(,)"
-    R"({"a_names":["aten::add"],"a_first":[[1310000,1350000],[2310000,2350000],[3310000,3350000]],"b_names":["aten::add"],"b_first":[[1310000,1350000],[2310000,2350000],[3310000,3350000]]})"
+    R"({"a_names":["aten::add"],"a_first":[[1310000,1350000,24],[2310000,2350000,39],[3310000,3350000,54]],"b_names":["aten::add"],"b_first":[[1310000,1350000,27],[2310000,2350000,45],[3310000,3350000,63]]})"
     R"(,)"
-    R"({"a_names":["aten::linear"],"a_first":[[1020000,1060000],[2020000,2060000],[3020000,3060000]],"b_names":["aten::linear"],"b_first":[[1020000,1060000],[2020000,2060000],[3020000,3060000]]})"
+    R"({"a_names":["aten::linear"],"a_first":[[1020000,1060000,17],[2020000,2060000,32],[3020000,3060000,47]],"b_names":["aten::linear"],"b_first":[[1020000,1060000,20],[2020000,2060000,38],[3020000,3060000,56]]})"
     R"(,)"
-    R"({"a_names":["aten::relu"],"a_first":[[1420000,1460000],[2420000,2460000],[3420000,3460000]],"b_names":["aten::relu"],"b_first":[[1420000,1460000],[2420000,2460000],[3420000,3460000]]})"
+    R"({"a_names":["aten::relu"],"a_first":[[1420000,1460000,27],[2420000,2460000,42],[3420000,3460000,57]],"b_names":["aten::relu"],"b_first":[[1420000,1460000,33],[2420000,2460000,51],[3420000,3460000,69]]})"
     R"(,)"
-    R"({"a_names":["elementwise_kernel"],"a_first":[[1330000,1350000],[2330000,2350000],[3330000,3350000]],"b_names":["elementwise_kernel"],"b_first":[[1330000,1350000],[2330000,2350000],[3330000,3350000]]})"
+    R"({"a_names":["elementwise_kernel"],"a_first":[[1330000,1350000,26],[2330000,2350000,41],[3330000,3350000,56]],"b_names":["elementwise_kernel"],"b_first":[[1330000,1350000,29],[2330000,2350000,47],[3330000,3350000,65]]})"
     R"(,)"
-    R"({"a_names":["gemm2_kernel"],"a_first":[[1170000,1200000],[2170000,2200000],[3170000,3200000]],"b_names":["gemm2_kernel"],"b_first":[[1170000,1200000],[2170000,2200000],[3170000,3200000]]})"
+    R"({"a_names":["gemm2_kernel"],"a_first":[[1170000,1200000,22],[2170000,2200000,37],[3170000,3200000,52]],"b_names":["gemm2_kernel"],"b_first":[[1170000,1200000,25],[2170000,2200000,43],[3170000,3200000,61]]})"
     R"(,)"
-    R"({"a_names":["relu_kernel"],"a_first":[[1440000,1450000],[2440000,2450000],[3440000,3450000]],"b_names":["relu_kernel"],"b_first":[[1440000,1450000],[2440000,2450000],[3440000,3450000]]})"
+    R"({"a_names":["relu_kernel"],"a_first":[[1440000,1450000,29],[2440000,2450000,44],[3440000,3450000,59]],"b_names":["relu_kernel"],"b_first":[[1440000,1450000,35],[2440000,2450000,53],[3440000,3450000,71]]})"
     R"(])";
 
 TEST(ServeDiffTest, ViewOfTheGeneratedPair) {
@@ -114,6 +116,28 @@ TEST(ServeDiffTest, ViewOfTheGeneratedPair) {
   const auto [view, diff] = Split(*json);
   EXPECT_EQ(diff, Trimmed(CliDiffJson(*runs[0], *runs[1])));
   EXPECT_EQ(view, kView);
+  // Each first instance is the event its id names: its start, end and name.
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(*json).get(doc), simdjson::SUCCESS);
+  int checked = 0;
+  for (simdjson::dom::element row : doc["rows"].get_array()) {
+    for (const char* side : {"a", "b"}) {
+      const ServeRun& run = *runs[side[0] == 'a' ? 0 : 1];
+      std::set<std::string_view> names;
+      for (std::string_view n : row[std::string(side) + "_names"].get_array()) names.insert(n);
+      for (simdjson::dom::element f : row[std::string(side) + "_first"].get_array()) {
+        if (f.is_null()) continue;
+        const auto e = static_cast<EventId>(int64_t(f.at(2)));
+        const EventColumns& ev = run.graph().events;
+        EXPECT_EQ(run.Relative(ev.ts[e]), int64_t(f.at(0)));
+        EXPECT_EQ(run.Relative(ev.ts[e] + ev.dur[e]), int64_t(f.at(1)));
+        EXPECT_TRUE(names.contains(run.graph().strings.Get(ev.name[e])));
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 3 * (7 * 2 + 2));
 }
 
 // Holds every call of the plugins until Open (the test sees the 503 first).
