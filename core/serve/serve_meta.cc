@@ -126,12 +126,14 @@ void WriteRanks(const ServeRun& run, JsonWriter& w) {
 
 }  // namespace
 
-std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs) {
+std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs,
+                     const std::vector<bool>* visible) {
   std::ostringstream out;
   {
     JsonWriter w(out, JsonStyle::kCompact);
     w.BeginObject().Key("runs").BeginArray();
     for (size_t i = 0; i < runs.size(); ++i) {
+      if (visible && !(*visible)[i]) continue;
       const ServeRun& run = *runs[i];
       const bool ready = run.ready();
       const RunOverview* early = ready ? nullptr : run.overview();

@@ -15,7 +15,9 @@
 
 namespace th::serve {
 
-std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs);
+// `visible` (when given, one per run) keeps the runs it marks.
+std::string RunsJson(const std::vector<std::unique_ptr<ServeRun>>& runs,
+                     const std::vector<bool>* visible = nullptr);
 
 // `run` must be ready. MetaJson = MetaJsonHead + MetaJsonTail: the head
 // (run number and name, the only parts that depend on how the run was
