@@ -2,7 +2,8 @@
 // running `tracehound serve` off loopback with the same key file: the link
 // printed opens its run (and only it), the key file is made 0600 once and
 // reused by both, and a revocation reaches the running server without a
-// restart; bad durations and unknown runs are named with exit 2.
+// restart; bad durations, unknown runs and TLS files are named with exit 2;
+// `--tls-cert`/`--tls-key` serve HTTPS to curl trusting the test's certificate.
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
@@ -138,6 +139,40 @@ TEST(ServeShareCommand, BadRequestsAreNamedWithExitTwo) {
   auto by_key = Tracehound("serve --share 0123456789abcdef0123456789abcdef --key-file " + key);
   EXPECT_EQ(by_key.status, 0) << by_key.out;
   EXPECT_NE(by_key.out.find("http://127.0.0.1:8765/?token="), std::string::npos) << by_key.out;
+}
+
+TEST(ServeShareCommand, TlsServesHttpsAndNamesABadFile) {
+  if (Shell("openssl version && curl --version").status != 0)
+    GTEST_SKIP() << "openssl or curl is not installed: skipped";
+  const std::string dir = th::testing::TempDir() + "/cli_tls";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string cert = dir + "/cert.pem", key = dir + "/key.pem";
+  ASSERT_EQ(Shell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                  "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+                  key + " -out " + cert)
+                .status,
+            0);
+  const std::string trace = serve::testing::WriteServeFixture("cli_tls.json");
+  auto missing = Tracehound("serve --port 0 --no-cache --tls-cert " + dir + "/none.pem --tls-key " +
+                            key + " " + trace);
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.out.find("TLS certificate " + dir +
+                             "/none.pem: cannot open: No such file or directory"),
+            std::string::npos)
+      << missing.out;
+  Background serve(
+      "--port 0 --no-cache --no-findings --tls-cert " + cert + " --tls-key " + key + " " + trace,
+      dir);
+  std::smatch m;
+  const std::string url = serve.Url();
+  ASSERT_TRUE(std::regex_search(url, m, std::regex(R"(^serving (https://127\.0\.0\.1:\d+/)$)")))
+      << url;
+  auto r = Shell("curl -sS --cacert " + cert + " " + std::string(m[1]) + "api/v1/runs");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"name\":\"cli_tls.json\""), std::string::npos) << r.out;
+  auto untrusted = Shell("curl -sS " + std::string(m[1]) + "api/v1/runs");
+  EXPECT_NE(untrusted.status, 0) << untrusted.out;  // a self-signed certificate is not trusted
 }
 
 }  // namespace
