@@ -192,7 +192,10 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   HttpResponse r;
   r.body = std::string(asset->body);
   r.content_type = std::string(asset->content_type);
-  r.headers = {{"Content-Security-Policy", kCsp}, {"Cache-Control", "no-cache"}};
+  // A page URL holds the token: no Referer carries it anywhere.
+  r.headers = {{"Content-Security-Policy", kCsp},
+               {"Cache-Control", "no-cache"},
+               {"Referrer-Policy", "no-referrer"}};
   return r;
 }
 

@@ -145,6 +145,7 @@ TEST(ServeShareTest, AShareTokenSeesItsRunAloneAndNothingElse) {
   EXPECT_EQ(page->status, 200);
   EXPECT_EQ(page->get_header_value("Set-Cookie"),
             "th_token=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+  EXPECT_EQ(page->get_header_value("Referrer-Policy"), "no-referrer");
   auto asset = s.client->Get("/assets/viewer.js", {{"Cookie", "th_token=" + token}});
   ASSERT_TRUE(asset);
   EXPECT_EQ(asset->status, 200);
