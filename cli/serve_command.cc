@@ -86,8 +86,8 @@ void LoadRuns(const std::vector<std::unique_ptr<serve::ServeRun>>& runs,
 
 // The share key of a server with a token; without one (a note says why)
 // only the admin token opens it.
-std::unique_ptr<serve::ShareAuthority> OpenShareKey(const std::string& given) {
-  const std::string key_file = ShareKeyFile(given);
+std::unique_ptr<serve::ShareAuthority> OpenShareKey(const ServeOptions& opt) {
+  const std::string key_file = ShareKeyFile(opt.share.key_file, opt.cache_dir);
   if (key_file.empty()) {
     std::cerr << "tracehound: note: share links are off: no key file (give --key-file)\n";
     return nullptr;
@@ -108,6 +108,7 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
     share.bind = opt.bind;
     share.port = opt.port;
     share.tls = !opt.tls_cert.empty();
+    share.cache_dir = opt.cache_dir;
     *exit_code = RunShareCommand(share);
     return;
   }
@@ -135,7 +136,7 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
     server_options.access.token = serve::RandomToken();
   server_options.tls = {opt.tls_cert, opt.tls_key};
   std::unique_ptr<serve::ShareAuthority> share;
-  if (!server_options.access.token.empty()) share = OpenShareKey(opt.share.key_file);
+  if (!server_options.access.token.empty()) share = OpenShareKey(opt);
   server_options.access.share = share.get();
   serve::ServeServer server(&runs, server_options);
   Status bound = server.Bind();
@@ -182,7 +183,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--tls-key", opt->tls_key, "the PEM private key of --tls-cert");
   cmd->add_option("--key-file", opt->share.key_file,
                   "the key that signs share links (created, mode 0600, when absent; default "
-                  "serve-share.key in the cache folder)");
+                  "serve-share.key in the cache folder, --cache-dir's if given)");
   cmd->add_option("--share", opt->share.runs,
                   "print a read-only link to these runs (traces or content keys) for the server "
                   "of --bind/--port/--key-file, and exit");

@@ -66,12 +66,12 @@ int Share(const ShareCommand& c, const std::string& key_file) {
 
 }  // namespace
 
-std::string ShareKeyFile(const std::string& given) {
-  return given.empty() ? serve::DefaultShareKeyFile() : given;
+std::string ShareKeyFile(const std::string& key_file, const std::string& cache_dir) {
+  return key_file.empty() ? serve::DefaultShareKeyFile(cache_dir) : key_file;
 }
 
 int RunShareCommand(const ShareCommand& c) {
-  const std::string key_file = ShareKeyFile(c.key_file);
+  const std::string key_file = ShareKeyFile(c.key_file, c.cache_dir);
   if (key_file.empty())
     return Fail(InvalidInput("no key file: give --key-file (no $XDG_CACHE_HOME or $HOME)"));
   if (!c.revoke.empty()) {

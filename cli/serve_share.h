@@ -11,8 +11,9 @@ namespace th::cli {
 struct ShareCommand {
   std::vector<std::string> runs;  // inputs (paths) or content keys
   std::string expires = "7d";
-  std::string revoke;    // a token id, token or link
-  std::string key_file;  // "" = the default
+  std::string revoke;     // a token id, token or link
+  std::string key_file;   // "" = serve-share.key in the cache folder
+  std::string cache_dir;  // --cache-dir: "" = the default
   std::string bind = "127.0.0.1";
   int port = 8765;
   bool tls = false;
@@ -22,7 +23,8 @@ struct ShareCommand {
 // revocation list; the exit status (2 on an error, named on stderr).
 int RunShareCommand(const ShareCommand& command);
 
-// The key file `serve` uses: `given`, else the default; "" when there is none.
-std::string ShareKeyFile(const std::string& given);
+// The key file `serve` uses: `key_file`, else serve-share.key in `cache_dir`
+// or the default cache folder; "" when there is none.
+std::string ShareKeyFile(const std::string& key_file, const std::string& cache_dir);
 
 }  // namespace th::cli

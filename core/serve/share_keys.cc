@@ -73,8 +73,8 @@ int64_t MtimeNs(const struct stat& st) {
 
 }  // namespace
 
-std::string DefaultShareKeyFile() {
-  const std::string dir = DefaultIndexCacheDir();
+std::string DefaultShareKeyFile(const std::string& cache_dir) {
+  const std::string dir = cache_dir.empty() ? DefaultIndexCacheDir() : cache_dir;
   return dir.empty() ? "" : dir + "/serve-share.key";
 }
 

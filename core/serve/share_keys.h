@@ -26,8 +26,9 @@
 
 namespace th::serve {
 
-// DefaultIndexCacheDir()/serve-share.key, or "" without a cache folder.
-std::string DefaultShareKeyFile();
+// CACHE_DIR/serve-share.key, CACHE_DIR being `cache_dir` or, when that is
+// empty, DefaultIndexCacheDir(); "" without either.
+std::string DefaultShareKeyFile(const std::string& cache_dir = "");
 
 class ShareAuthority {
  public:

@@ -136,9 +136,14 @@ TEST(ServeShareCommand, BadRequestsAreNamedWithExitTwo) {
   auto none = Tracehound("serve");
   EXPECT_EQ(none.status, 2);
   EXPECT_NE(none.out.find("serve needs at least one INPUT"), std::string::npos) << none.out;
-  auto by_key = Tracehound("serve --share 0123456789abcdef0123456789abcdef --key-file " + key);
+  // Without --key-file: serve-share.key in --cache-dir.
+  auto by_key =
+      Tracehound("serve --share 0123456789abcdef0123456789abcdef --cache-dir " + dir + "/cache");
   EXPECT_EQ(by_key.status, 0) << by_key.out;
   EXPECT_NE(by_key.out.find("http://127.0.0.1:8765/?token="), std::string::npos) << by_key.out;
+  EXPECT_NE(by_key.out.find("signed with " + dir + "/cache/serve-share.key"), std::string::npos)
+      << by_key.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/cache/serve-share.key"));
 }
 
 TEST(ServeShareCommand, TlsServesHttpsAndNamesABadFile) {
