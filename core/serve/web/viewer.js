@@ -78,8 +78,8 @@ class Viewer {
     const h = readHash();
     attachShare(this, $('share'), $('details'));
     let runs = (await getJson('runs')).runs;
-    // A share link's runs are listed once their content key is known.
-    for (let i = 0; i < 300 && h.key && !runs.some((r) => r.content_key === h.key); i++) {
+    // A share link's runs are listed once the server knows their content key.
+    for (let i = 0; i < 300 && h.key && !runs.length; i++) {
       $('status').textContent = 'waiting for the shared run…';
       await new Promise((res) => setTimeout(res, 400));
       runs = (await getJson('runs')).runs;
