@@ -14,6 +14,7 @@
 #include "cli/serve_diff_source.h"
 #include "cli/serve_findings_source.h"
 #include "cli/serve_runs.h"
+#include "cli/serve_share.h"
 #include "core/graph/text_escape.h"
 #include "core/serve/serve_access.h"
 #include "core/serve/serve_db_runs.h"
@@ -21,6 +22,7 @@
 #include "core/serve/serve_run.h"
 #include "core/serve/serve_run_loader.h"
 #include "core/serve/serve_server.h"
+#include "core/serve/share_keys.h"
 
 extern char** environ;
 
@@ -42,6 +44,8 @@ struct ServeOptions {
   std::string cache_dir;
   bool no_cache = false;
   bool no_findings = false;
+  std::string tls_cert, tls_key;
+  ShareCommand share;  // --share / --revoke, --key-file, --expires
 };
 
 // Opens `url` with xdg-open, without a shell; failure is only a note.
@@ -100,7 +104,34 @@ StatusOr<std::vector<ServeRunSpec>> ServeRuns(const ServeOptions& opt,
   return DatabaseServeRuns(std::move(*summaries));
 }
 
+// The share key of a server with a token; without one (a note says why)
+// only the admin token opens it.
+std::unique_ptr<serve::ShareAuthority> OpenShareKey(const ServeOptions& opt) {
+  const std::string key_file = ShareKeyFile(opt.share.key_file, opt.cache_dir);
+  if (key_file.empty()) {
+    std::cerr << "tracehound: note: share links are off: no key file (give --key-file)\n";
+    return nullptr;
+  }
+  auto opened = serve::ShareAuthority::Open(key_file);
+  if (!opened.ok()) {
+    std::cerr << "tracehound: warning: share links are off: "
+              << PrintableBytes(opened.status().message()) << "\n";
+    return nullptr;
+  }
+  std::cerr << "tracehound: share links are signed with " << key_file << "\n";
+  return std::move(*opened);
+}
+
 void RunServe(const ServeOptions& opt, int* exit_code) {
+  if (!opt.share.runs.empty() || !opt.share.revoke.empty()) {
+    ShareCommand share = opt.share;
+    share.bind = opt.bind;
+    share.port = opt.port;
+    share.tls = !opt.tls_cert.empty();
+    share.cache_dir = opt.cache_dir;
+    *exit_code = RunShareCommand(share);
+    return;
+  }
   // Viewport answers reach 10 MB: keep such blocks in the heap instead of
   // mapping (and faulting in) fresh pages for every answer.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -132,6 +163,10 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
   server_options.browser.diff_plugins = DefaultDiffPlugins();
   if (opt.token.empty() && !serve::IsLoopbackAddress(opt.bind))
     server_options.access.token = serve::RandomToken();
+  server_options.tls = {opt.tls_cert, opt.tls_key};
+  std::unique_ptr<serve::ShareAuthority> share;
+  if (!server_options.access.token.empty()) share = OpenShareKey(opt);
+  server_options.access.share = share.get();
   serve::ServeServer server(&runs, server_options);
   Status bound = server.Bind();
   if (!bound.ok()) {
@@ -183,8 +218,20 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-cache", opt->no_cache, "neither read nor write cached indexes");
   cmd->add_flag("--no-findings", opt->no_findings,
                 "do not run the default pipeline for the findings lane (it then says so)");
+  cmd->add_option("--tls-cert", opt->tls_cert, "serve HTTPS with this PEM certificate (chain)");
+  cmd->add_option("--tls-key", opt->tls_key, "the PEM private key of --tls-cert");
+  cmd->add_option("--key-file", opt->share.key_file,
+                  "the key that signs share links (created, mode 0600, when absent; default "
+                  "serve-share.key in the cache folder, --cache-dir's if given)");
+  cmd->add_option("--share", opt->share.runs,
+                  "print a read-only link to these runs (traces or content keys) for the server "
+                  "of --bind/--port/--key-file, and exit");
+  cmd->add_option("--expires", opt->share.expires, "how long a --share link works (default 7d)");
+  cmd->add_option("--revoke", opt->share.revoke,
+                  "refuse a share link from now on (its id, token or the link), and exit");
   cmd->callback([opt, exit_code] {
-    if (opt->inputs.empty() == opt->db.empty()) {
+    const bool sharing = !opt->share.runs.empty() || !opt->share.revoke.empty();
+    if (!sharing && opt->inputs.empty() == opt->db.empty()) {
       std::cerr << "tracehound: error: serve: give trace INPUTs or --db URL (one of them)\n";
       *exit_code = 2;
       return;

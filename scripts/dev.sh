@@ -16,7 +16,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ pkg-config git
   libsimdjson-dev libisal-dev libdeflate-dev libtbb-dev libcli11-dev libarchive-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libboost-filesystem-dev libyaml-cpp-dev
-  libprotobuf-dev protobuf-compiler libssl-dev libre2-dev libcpp-httplib-dev
+  libprotobuf-dev protobuf-compiler libssl-dev openssl curl libre2-dev libcpp-httplib-dev
   chromium nodejs
   libsqlite3-dev libpq-dev postgresql postgresql-client libxxhash-dev xxhash
   openmpi-bin libopenmpi-dev

@@ -1,6 +1,7 @@
 #include "core/serve/serve_router.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string_view>
 
 #include "core/serve/serve_api.h"
@@ -8,6 +9,7 @@
 #include "core/serve/serve_findings_api.h"
 #include "core/serve/serve_flows_api.h"
 #include "core/serve/serve_runs_api.h"
+#include "core/serve/serve_share_api.h"
 #include "core/serve/web_assets.h"
 
 namespace th::serve {
@@ -65,6 +67,12 @@ HttpResponse ToHttp(ApiResponse a) {
 
 HttpResponse Error(int status) { return ToHttp(ErrorResponse(status, StatusText(status))); }
 
+int64_t NowUnixSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // The path's parts after "/api/v1/runs/", split at '/'.
 std::vector<std::string> RunPathParts(std::string_view path) {
   std::vector<std::string> parts;
@@ -109,9 +117,9 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
     auto param = req.params.find("token");
     if (given.empty() && param != req.params.end()) given = param->second;
     if (given.empty()) given = std::string(CookieValue(req.cookie, kTokenCookie));
-    r = TokensEqual(given, access_.token) ? Route(req) : Error(401);
+    r = Authorised(req, given);
     if (r.status == 200 && req.path == "/")
-      r.headers.push_back({"Set-Cookie", std::string(kTokenCookie) + "=" + access_.token +
+      r.headers.push_back({"Set-Cookie", std::string(kTokenCookie) + "=" + given +
                                              "; Path=/; HttpOnly; SameSite=Strict"});
   } else {
     r = Route(req);
@@ -119,6 +127,33 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
   if (r.status == 405) r.headers.push_back({"Allow", "GET, HEAD"});
   r.headers.push_back({"X-Content-Type-Options", "nosniff"});
   return r;
+}
+
+HttpResponse ServeRouter::Authorised(const HttpRequest& req, const std::string& given) const {
+  if (TokensEqual(given, access_.token)) return Route(req);
+  if (!access_.share || given.find('.') == std::string::npos) return Error(401);
+  const ShareVerdict v = access_.share->Check(given, NowUnixSeconds());
+  if (v.check != ShareCheck::kOk) return ToHttp(ErrorResponse(401, v.message));
+  return RouteShared(req, v.claims);
+}
+
+HttpResponse ServeRouter::RouteShared(const HttpRequest& req, const ShareClaims& claims) const {
+  const std::vector<bool> visible = VisibleRuns(*runs_, browser_.summaries, claims);
+  if (req.path == "/api/v1/runs")
+    return ToHttp(RunsResponse(*runs_, Summaries(), req.params, &visible));
+  const std::vector<std::string> parts = RunPathParts(req.path);
+  if (!parts.empty()) {
+    const auto n = ParseInt64(parts[0]);
+    const bool seen = n && *n >= 0 && static_cast<uint64_t>(*n) < visible.size() &&
+                      visible[static_cast<size_t>(*n)];
+    if (!seen)
+      return ToHttp(
+          ErrorResponse(404, "run: this link shows no run " + std::string(n ? parts[0] : "?")));
+    return Route(req);
+  }
+  if (req.path.starts_with("/api/"))
+    return ToHttp(ErrorResponse(403, "scope: a share link reads the runs it names, nothing else"));
+  return Route(req);
 }
 
 void ServeRouter::RunReady(size_t run) {
@@ -175,6 +210,9 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   const Runs& runs = *runs_;
   if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs, Summaries(), req.params));
   if (req.path == "/api/v1/diff") return DiffAnswer(req);
+  if (req.path == "/api/v1/share")
+    return ToHttp(
+        ShareResponse(runs, browser_.summaries, access_.share, req.params, NowUnixSeconds()));
   const std::vector<std::string> parts = RunPathParts(req.path);
   if (!parts.empty()) OpenOnRequest(parts[0]);
   if (parts.size() == 2) {
@@ -201,7 +239,10 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   HttpResponse r;
   r.body = std::string(asset->body);
   r.content_type = std::string(asset->content_type);
-  r.headers = {{"Content-Security-Policy", kCsp}, {"Cache-Control", "no-cache"}};
+  // A page URL holds the token: no Referer carries it anywhere.
+  r.headers = {{"Content-Security-Policy", kCsp},
+               {"Cache-Control", "no-cache"},
+               {"Referrer-Policy", "no-referrer"}};
   return r;
 }
 

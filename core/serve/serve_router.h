@@ -4,7 +4,10 @@
 // Checked on every request, in this order: URL over kMaxUrlBytes (414),
 // a method other than GET/HEAD (405), the client's rate (429, a token
 // bucket per client address), the token when one is set (401: header
-// "Authorization: Bearer T" or query token=T). Unknown paths are 404.
+// "Authorization: Bearer T", query token=T or the page's cookie). T is the
+// admin token (everything) or a share token (share_token.h) when the server
+// has a share key: read-only, its runs alone (serve_share_api.h), the page
+// and its assets; any other API path is 403. Unknown paths are 404.
 // Errors are {"error": "..."} naming the parameter. Every response has
 // X-Content-Type-Options: nosniff; the viewer's files the CSP of the API
 // contract. Thread-safe: handlers only read the runs.
@@ -21,13 +24,15 @@
 #include "core/serve/serve_diff.h"
 #include "core/serve/serve_run.h"
 #include "core/serve/serve_run_extras.h"
+#include "core/serve/share_keys.h"
 
 namespace th::serve {
 
 inline constexpr size_t kMaxUrlBytes = 8192;
 
 struct ServeAccess {
-  std::string token;  // "" = none
+  std::string token;                      // the admin token; "" = none
+  const ShareAuthority* share = nullptr;  // checks share tokens when a token is set
   double requests_per_second = 500;
   double request_burst = 1000;
 };
@@ -61,6 +66,10 @@ class ServeRouter {
   HttpResponse Route(const HttpRequest& request) const;
   // GET /api/v1/diff (serve_diff.h); opens both runs when they load lazily.
   HttpResponse DiffAnswer(const HttpRequest& request) const;
+  // What a share token's bearer may ask: the page, assets and its runs.
+  HttpResponse RouteShared(const HttpRequest& request, const ShareClaims& claims) const;
+  // The answer to a request with a token set: admin, share token or 401.
+  HttpResponse Authorised(const HttpRequest& request, const std::string& given) const;
   // The extras of run number `run`, or null when there is no such run.
   RunExtras* ExtrasOf(const std::string& run) const;
   // Where run `run`'s findings come from: the database's rows or the pipeline.

@@ -58,12 +58,14 @@ RunSummary LiveSummary(const ServeRun& run, RunSummary s, const FindingsTask* fi
 }
 
 ApiResponse RunsResponse(const Runs& runs, std::vector<RunSummary> summaries,
-                         const QueryParams& params) {
+                         const QueryParams& params, const std::vector<bool>* visible) {
   for (size_t k = summaries.size(); k < runs.size(); ++k)
     summaries.push_back(LiveSummary(*runs[k], {}, nullptr));
   auto query = ParseRunListQuery(params);
   if (!query.ok()) return ErrorResponse(400, query.status().message());
-  const std::vector<size_t> picked = SelectRuns(summaries, *query);
+  std::vector<size_t> picked = SelectRuns(summaries, *query);
+  if (visible)
+    std::erase_if(picked, [visible](size_t k) { return k >= visible->size() || !(*visible)[k]; });
   const size_t first = std::min(picked.size(), static_cast<size_t>(query->offset));
   size_t last = picked.size();
   if (query->limit) last = std::min(last, first + static_cast<size_t>(*query->limit));

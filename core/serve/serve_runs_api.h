@@ -22,8 +22,9 @@ namespace th::serve {
 RunSummary LiveSummary(const ServeRun& run, RunSummary base, const FindingsTask* findings);
 
 // `summaries`: one per run (LiveSummary); runs past its end get their name
-// only. A bad parameter is 400 naming it.
+// only. `visible` (when given, one per run: a share token's runs) keeps the
+// runs it marks. A bad parameter is 400 naming it.
 ApiResponse RunsResponse(const Runs& runs, std::vector<RunSummary> summaries,
-                         const QueryParams& params);
+                         const QueryParams& params, const std::vector<bool>* visible = nullptr);
 
 }  // namespace th::serve

@@ -19,7 +19,15 @@ Status ServeServer::Bind() {
   std::string error;
   const HttpModuleApi* api = LoadHttpModule(&error);
   if (!api) return Unsupported(error);
-  http_ = api->create([this](const HttpRequest& req) { return router_.Handle(req); });
+  HttpHandler handler = [this](const HttpRequest& req) { return router_.Handle(req); };
+  if (options_.tls.cert.empty() != options_.tls.key.empty())
+    return InvalidInput("TLS needs both a certificate and a key (--tls-cert and --tls-key)");
+  if (options_.tls.cert.empty()) {
+    http_ = api->create(std::move(handler));
+  } else {
+    http_ = api->create_tls(std::move(handler), options_.tls, &error);
+    if (!http_) return InvalidInput(error);
+  }
   const int port = http_->Bind(options_.bind, options_.port, &error);
   if (port <= 0) return IoError(error);
   port_ = port;
@@ -28,8 +36,9 @@ Status ServeServer::Bind() {
 
 std::string ServeServer::Url() const {
   const bool v6 = options_.bind.find(':') != std::string::npos;
-  std::string url = "http://" + (v6 ? "[" + options_.bind + "]" : options_.bind) + ":" +
-                    std::to_string(port_) + "/";
+  std::string url = (options_.tls.cert.empty() ? "http://" : "https://") +
+                    (v6 ? "[" + options_.bind + "]" : options_.bind) + ":" + std::to_string(port_) +
+                    "/";
   if (!options_.access.token.empty()) url += "?token=" + options_.access.token;
   return url;
 }

@@ -21,6 +21,7 @@ struct ServeServerOptions {
   ServeAccess access;                 // the token is required unless `bind` is a loopback address
   FindingsSource findings = nullptr;  // runs the pipeline for /findings; none: 404
   RunBrowser browser;                 // summaries, lazy opening, stored findings
+  TlsFiles tls;                       // HTTPS when both are set
 };
 
 class ServeServer {
@@ -32,10 +33,10 @@ class ServeServer {
   ServeServer& operator=(const ServeServer&) = delete;
 
   // Loads the module and binds the address; an error names what failed (a
-  // missing token off loopback, the address, the module).
+  // missing token off loopback, a TLS file, the address, the module).
   Status Bind();
   int port() const { return port_; }
-  // http://HOST:PORT/ (with ?token=T when a token is set).
+  // http://HOST:PORT/ or https://... (with ?token=T when a token is set).
   std::string Url() const;
   // Answers requests until Stop (blocking), after Bind.
   void Listen();

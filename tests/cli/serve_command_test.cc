@@ -154,7 +154,10 @@ TEST(ServeCommand, RunsTheDefaultPipelineForTheFindingsUnlessToldNot) {
 
 TEST(ServeCommand, OffLoopbackPrintsAToken) {
   const std::string trace = serve::testing::WriteServeFixture("cli_serve_token.json");
-  ServeProcess serve({"--port", "0", "--bind", "0.0.0.0", "--no-cache", trace});
+  // Off loopback the server also signs share links: its key lives in the
+  // test's folder, not in the user's cache.
+  const std::string key = th::testing::TempDir() + "/cli_serve_token.key";
+  ServeProcess serve({"--port", "0", "--bind", "0.0.0.0", "--no-cache", "--key-file", key, trace});
   EXPECT_TRUE(std::regex_search(
       serve.line(), std::regex(R"(^serving http://0\.0\.0\.0:\d+/\?token=[0-9a-f]{32}$)")))
       << serve.line();
@@ -167,8 +170,8 @@ TEST(ServeCommand, OffLoopbackPrintsAToken) {
   ASSERT_TRUE(allowed);
   EXPECT_EQ(allowed->status, 200);
 
-  ServeProcess given(
-      {"--port", "0", "--bind", "0.0.0.0", "--token", "s3cret", "--no-cache", trace});
+  ServeProcess given({"--port", "0", "--bind", "0.0.0.0", "--token", "s3cret", "--no-cache",
+                      "--key-file", key, trace});
   EXPECT_NE(given.line().find("?token=s3cret"), std::string::npos) << given.line();
 }
 

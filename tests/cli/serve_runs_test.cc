@@ -32,7 +32,9 @@ TEST(ServeRunsTest, GroupsRanksIntoOneRunAndKeepsOtherTracesApart) {
   ASSERT_EQ(runs->size(), 3u);
   const ServeRunSpec& ranks = (*runs)[0];
   EXPECT_EQ(ranks.input, root + "/exp1/job/rank*");
-  EXPECT_EQ(ranks.name, "job/rank*");
+  // Named as scan names runs: by the location (a run alone in its folder: the
+  // folder), relative to the deepest folder holding every run.
+  EXPECT_EQ(ranks.name, "exp1/job");
   EXPECT_EQ(ranks.summary.ranks, 2);
   EXPECT_EQ(ranks.summary.tags, (std::vector<std::string>{"serve_runs", "exp1", "job"}));
   EXPECT_EQ(ranks.summary.source, "files");
@@ -40,7 +42,7 @@ TEST(ServeRunsTest, GroupsRanksIntoOneRunAndKeepsOtherTracesApart) {
   EXPECT_TRUE(ranks.summary.time_ns.has_value());
   const ServeRunSpec& single = (*runs)[1];
   EXPECT_EQ(single.input, root + "/exp2/single.json");
-  EXPECT_EQ(single.name, "single.json");
+  EXPECT_EQ(single.name, "exp2");
   EXPECT_EQ(single.summary.ranks, 1);
   EXPECT_EQ(single.summary.tags, (std::vector<std::string>{"serve_runs", "exp2"}));
   // The second INPUT is one run: imported as given, named by its file.

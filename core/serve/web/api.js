@@ -5,6 +5,12 @@
 
 const TOKEN = new URLSearchParams(location.search).get('token');
 
+// 'none' (a loopback server without a token), 'share' (a share link's
+// CLAIMS.SIGNATURE) or 'admin' (the server's token).
+export function tokenKind() {
+  return !TOKEN ? 'none' : TOKEN.includes('.') ? 'share' : 'admin';
+}
+
 function headers() {
   return TOKEN ? {Authorization: 'Bearer ' + TOKEN} : {};
 }

@@ -1,6 +1,8 @@
 // The URL's hash holds the run, the viewport and the selection
 // (#run=0&t0=REL&t1=REL&sel=ID,ID), so a copied link reopens the same view.
-// A link may give the window as abs0=NS&abs1=NS on the trace's own clock.
+// A link may give the window as abs0=NS&abs1=NS on the trace's own clock, and
+// the run by its content key (key=32 hex digits, as share links do). Only
+// numbers and that key: nothing of the trace's contents is put in a URL.
 
 const MAX_SEL_IN_URL = 200;
 
@@ -9,7 +11,8 @@ export function readHash() {
   const num = (k) => (p.has(k) && /^-?\d+$/.test(p.get(k)) ? Number(p.get(k)) : null);
   const sel = (p.get('sel') || '').split(',').filter((s) => /^\d+$/.test(s)).map(Number).slice(0, MAX_SEL_IN_URL);
   const big = (k) => (p.has(k) && /^-?\d+$/.test(p.get(k)) ? BigInt(p.get(k)) : null);
-  return {run: num('run'), t0: num('t0'), t1: num('t1'), abs0: big('abs0'), abs1: big('abs1'), sel};
+  const key = /^[0-9a-f]{32}$/.test(p.get('key') || '') ? p.get('key') : null;
+  return {run: num('run'), key, t0: num('t0'), t1: num('t1'), abs0: big('abs0'), abs1: big('abs1'), sel};
 }
 
 // The window a hash names, relative to the run's origin: t0/t1 as written, or
@@ -20,6 +23,15 @@ export function hashWindow(h, origin) {
   if (h.abs0 !== null && h.abs1 !== null && h.abs1 > h.abs0)
     return {t0: Number(h.abs0 - origin), t1: Number(h.abs1 - origin)};
   return null;
+}
+
+// The run a hash names among `runs` (/api/v1/runs): by key, else by number,
+// else the first listed; null when none is listed.
+export function hashRun(h, runs) {
+  const byKey = h.key && runs.find((r) => r.content_key === h.key);
+  if (byKey) return byKey.run;
+  if (h.run !== null && runs.some((r) => r.run === h.run)) return h.run;
+  return runs.length ? runs[0].run : null;
 }
 
 export function formatHash(run, view, selIds) {

@@ -14,7 +14,8 @@ import {Layout, LANE_H} from './layout.js';
 import {Search} from './search.js';
 import {TileCache, TileLoader} from './tiles.js';
 import {HEADER_H, Timeline} from './timeline.js';
-import {formatHash, hashWindow, readHash} from './url_state.js';
+import {attachShare} from './share.js';
+import {formatHash, hashRun, hashWindow, readHash} from './url_state.js';
 
 const $ = (id) => document.getElementById(id);
 const MIN_SPAN = 100;                 // ns: the deepest zoom
@@ -75,12 +76,20 @@ class Viewer {
     window.addEventListener('hashchange', () => this.onHashChange());
     this.setTool('select');
     const h = readHash();
-    const runs = (await getJson('runs')).runs;
+    attachShare(this, $('share'), $('details'));
+    let runs = (await getJson('runs')).runs;
+    // A share link's runs are listed once the server knows their content key.
+    for (let i = 0; i < 300 && h.key && !runs.length; i++) {
+      $('status').textContent = 'waiting for the shared run…';
+      await new Promise((res) => setTimeout(res, 400));
+      runs = (await getJson('runs')).runs;
+    }
     this.runs = runs;
     $('runs-link').href = 'assets/runs.html' + location.search;
     $('run').replaceChildren(...runs.map((r) => el('option', {value: r.run}, r.run + ': ' + r.name)));
     $('run').hidden = runs.length < 2;
-    const run = h.run !== null && runs.some((r) => r.run === h.run) ? h.run : 0;
+    const run = hashRun(h, runs);
+    if (run === null) throw new ApiError('runs: this link shows no run');
     await this.openRun(run, h);
   }
 
@@ -240,6 +249,12 @@ class Viewer {
     this.lastHash = h;
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => history.replaceState(null, '', location.pathname + location.search + h), 150);
+  }
+  // The hash of the view now, without the delay.
+  writeHashNow() {
+    this.writeHash();
+    clearTimeout(this.hashTimer);
+    history.replaceState(null, '', location.pathname + location.search + this.lastHash);
   }
   onHashChange() {
     if (location.hash === this.lastHash) return;
