@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 #include "core/serve/serve_api.h"
@@ -36,8 +37,9 @@ const char* StatusText(int status) {
   }
 }
 
-// The page's scripts and styles cannot send the token: the page's answer
-// sets it as a cookie (HttpOnly, SameSite=Strict) that their requests carry.
+// The page's scripts and styles cannot send the token: a page's answer ("/"
+// or an .html asset: the run list, the diff view) sets it as a cookie (HttpOnly, SameSite=Strict)
+// that their requests carry.
 constexpr std::string_view kTokenCookie = "th_token";
 
 // The value of cookie `name` in a Cookie header ("a=1; b=2"), or "".
@@ -118,7 +120,7 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
     if (given.empty() && param != req.params.end()) given = param->second;
     if (given.empty()) given = std::string(CookieValue(req.cookie, kTokenCookie));
     r = Authorised(req, given);
-    if (r.status == 200 && req.path == "/")
+    if (r.status == 200 && (req.path == "/" || req.path.ends_with(".html")))
       r.headers.push_back({"Set-Cookie", std::string(kTokenCookie) + "=" + given +
                                              "; Path=/; HttpOnly; SameSite=Strict"});
   } else {
@@ -141,14 +143,23 @@ HttpResponse ServeRouter::RouteShared(const HttpRequest& req, const ShareClaims&
   const std::vector<bool> visible = VisibleRuns(*runs_, browser_.summaries, claims);
   if (req.path == "/api/v1/runs")
     return ToHttp(RunsResponse(*runs_, Summaries(), req.params, &visible));
-  const std::vector<std::string> parts = RunPathParts(req.path);
-  if (!parts.empty()) {
-    const auto n = ParseInt64(parts[0]);
+  auto unseen = [&](const std::string& run) -> std::optional<HttpResponse> {
+    const auto n = ParseInt64(run);
     const bool seen = n && *n >= 0 && static_cast<uint64_t>(*n) < visible.size() &&
                       visible[static_cast<size_t>(*n)];
-    if (!seen)
-      return ToHttp(
-          ErrorResponse(404, "run: this link shows no run " + std::string(n ? parts[0] : "?")));
+    if (seen) return std::nullopt;
+    return ToHttp(ErrorResponse(404, "run: this link shows no run " + std::string(n ? run : "?")));
+  };
+  const std::vector<std::string> parts = RunPathParts(req.path);
+  if (!parts.empty()) {
+    if (auto refused = unseen(parts[0])) return *refused;
+    return Route(req);
+  }
+  if (req.path == "/api/v1/diff") {  // both runs must be the link's
+    for (const char* side : {"a", "b"}) {
+      auto it = req.params.find(side);
+      if (auto refused = unseen(it == req.params.end() ? "" : it->second)) return *refused;
+    }
     return Route(req);
   }
   if (req.path.starts_with("/api/"))

@@ -6,11 +6,11 @@
 // bucket per client address), the token when one is set (401: header
 // "Authorization: Bearer T", query token=T or the page's cookie). T is the
 // admin token (everything) or a share token (share_token.h) when the server
-// has a share key: read-only, its runs alone (serve_share_api.h), the page
-// and its assets; any other API path is 403. Unknown paths are 404.
-// Errors are {"error": "..."} naming the parameter. Every response has
-// X-Content-Type-Options: nosniff; the viewer's files the CSP of the API
-// contract. Thread-safe: handlers only read the runs.
+// has a share key: read-only, its runs alone (serve_share_api.h; /diff only
+// when it names both runs), the page and its assets; any other API path is 403. Unknown paths are
+// 404. Errors are {"error": "..."} naming the parameter. Every response has X-Content-Type-Options:
+// nosniff; the viewer's files the CSP of the API contract. Thread-safe: handlers only read the
+// runs.
 #pragma once
 
 #include <functional>

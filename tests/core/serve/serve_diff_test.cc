@@ -9,6 +9,7 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -19,6 +20,7 @@
 #include "core/diff/diff_json.h"
 #include "core/diff/diff_runs.h"
 #include "core/serve/serve_server.h"
+#include "core/serve/share_keys.h"
 #include "tests/plugins/steps/plugin_run.h"
 #include "tests/support/diff_fixture.h"
 #include "tests/support/test_files.h"
@@ -140,6 +142,8 @@ TEST(ServeDiffTest, ViewOfTheGeneratedPair) {
   EXPECT_EQ(checked, 3 * (7 * 2 + 2));
 }
 
+const std::string kAdmin = "0123456789abcdef0123456789abcdef";
+
 // Holds every call of the plugins until Open (the test sees the 503 first).
 struct Gate {
   std::mutex mu;
@@ -164,10 +168,15 @@ struct Served {
   std::unique_ptr<ServeServer> server;
   std::unique_ptr<httplib::Client> client;
 
-  explicit Served(DiffPluginsSource plugins) {
+  // With `share`, the server needs a token: kAdmin or one of share's.
+  explicit Served(DiffPluginsSource plugins, ShareAuthority* share = nullptr) {
     ServeServerOptions options;
     options.port = 0;
     options.browser.diff_plugins = std::move(plugins);
+    if (share) {
+      options.access.token = kAdmin;
+      options.access.share = share;
+    }
     server = std::make_unique<ServeServer>(&runs, options);
     Status bound = server->Bind();
     EXPECT_TRUE(bound.ok()) << bound.message();
@@ -216,6 +225,54 @@ TEST(ServeDiffTest, BadRunIdsAreRefused) {
     EXPECT_EQ(r->status, status) << path;
     EXPECT_EQ(r->body, body) << path;
   }
+}
+
+// A share link's bearer sees the diff of two runs only when the link names both.
+TEST(ServeDiffTest, AShareLinkDiffsOnlyItsRuns) {
+  const std::string key_file = th::testing::TempDir() + "/serve_diff_share/serve-share.key";
+  std::filesystem::remove_all(std::filesystem::path(key_file).parent_path());
+  auto authority = ShareAuthority::Open(key_file).value();
+  Served s(BuiltPlugins, authority.get());
+  const int64_t expires = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count() +
+                          3600;
+  const std::string one = authority->Issue({s.runs[1]->content_key()}, expires).value();
+  const std::string both =
+      authority->Issue({s.runs[0]->content_key(), s.runs[1]->content_key()}, expires).value();
+  auto get = [&](const std::string& path, const std::string& token) {
+    return s.client->Get(path.c_str(), {{"Authorization", "Bearer " + token}});
+  };
+  for (const char* path : {"/api/v1/diff?a=0&b=1", "/api/v1/diff?a=1&b=0"}) {
+    auto r = get(path, one);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << path;
+    EXPECT_EQ(r->body, R"({"error":"run: this link shows no run 0"})") << path;
+  }
+  auto r = get("/api/v1/diff?a=1", one);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->body, R"({"error":"run: this link shows no run ?"})");
+  r = get("/api/v1/diff?a=0&b=1", both);
+  for (int k = 0; k < 500 && r && r->status == 503; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    r = get("/api/v1/diff?a=0&b=1", both);
+  }
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Split(r->body).first, kView);
+  r = s.client->Get("/api/v1/diff?a=0&b=1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  // The diff page opened by its link sets the token as the cookie its scripts send.
+  r = s.client->Get(("/assets/diff.html?token=" + both).c_str());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Set-Cookie"),
+            "th_token=" + both + "; Path=/; HttpOnly; SameSite=Strict");
+  r = s.client->Get("/assets/diff.js", {{"Cookie", "th_token=" + both}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
 }
 
 TEST(ServeDiffTest, NoPluginsIs404) {
