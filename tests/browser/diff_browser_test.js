@@ -7,7 +7,8 @@
 // one or both sides; clicking the gemm row frames it on both sides (selected,
 // in view, at the same x: the axes are aligned on the step); after W/S/A/D
 // the same aligned time is at the same x on both canvases; the step picker
-// moves the alignment; a copied URL reopens the same view; no console error
+// moves the alignment, "align on selected events" puts the two selected
+// kernels at 0; a copied URL reopens the same view; no console error
 // and no request to another origin. Screenshots go to --artefacts.
 //
 // Exit 77 (ctest SKIP_RETURN_CODE) when chromium is absent, with the reason.
@@ -190,15 +191,28 @@ async function exercise(cdp, server, artefacts) {
     st.b.selection[0] && st.b.selection[0].id === diff.rows[gemmRow].b_first[2][2], 'the gemm row in pair 2 selected ' +
     JSON.stringify([st.a.selection, st.b.selection]));
 
+  // "align on selected events": the gemm selected on each side (by its row) is put at 0 on both.
+  await p.clickOn('#align-events');
+  await sleep(100);
+  const ev = await p.settle('aligned on the two gemm kernels');
+  check(ev.anchor && ev.anchor.ea === st.a.selection[0].id && ev.anchor.eb === st.b.selection[0].id &&
+    ev.a.offset === st.a.selection[0].start && ev.b.offset === st.b.selection[0].start,
+    'align on selected events gave ' + JSON.stringify([ev.anchor, ev.a.offset, ev.b.offset]));
+  const [za, zb] = await xs(p, ev, 0);
+  check(Math.abs(za - zb) < 0.5, 'the two aligned events start at x ' + za + ' and ' + zb);
+  st = ev;
+
   // A copied link reopens the same view (runs, step, window, row) in a new page.
   await sleep(400);  // the hash is written 150 ms after the last change
   const link = await p.evaluate('location.href');
   check(!/gemm|mul|aten/.test(decodeURIComponent(link)), 'the link holds names: ' + link);
   const q = await page(cdp, link);
   const again = await q.settle('the copied link');
-  check(again.step === st.step && again.row === st.row && Math.abs(again.view.t0 - st.view.t0) <= 1 &&
+  check(again.step === st.step && again.row === st.row && JSON.stringify(again.anchor) === JSON.stringify(st.anchor) &&
+    again.a.offset === st.a.offset && again.b.offset === st.b.offset && Math.abs(again.view.t0 - st.view.t0) <= 1 &&
     Math.abs(again.view.t1 - st.view.t1) <= 1, 'the link ' + link + ' reopened ' + JSON.stringify([again.step, again.row, again.view]) +
     ', not ' + JSON.stringify([st.step, st.row, st.view]));
+  check(/[#&]ea=\d+&eb=\d+/.test(link), 'the link does not name the two aligned events: ' + link);
   await shot(q, 'link');
 }
 

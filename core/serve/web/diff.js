@@ -3,7 +3,7 @@
 // events) are at 0; W/S/A/D, the wheel and drags move both. Beside them the
 // Δ table of GET /api/v1/diff: hovering a row outlines its events on both
 // sides, clicking frames its first instance in the chosen step on each side.
-// The hash holds ids only: #diff=A,B&step=K (or &ea=ID&eb=ID)&t0=NS&t1=NS&row=I.
+// The hash holds ids only: #diff=A,B&step=K[&ea=ID&eb=ID]&t0=NS&t1=NS&row=I.
 // window.__diff is the hook the browser test reads.
 import {ApiError, getJson} from './api.js';
 import {DiffSide} from './diff_side.js';
@@ -59,8 +59,8 @@ class DiffView {
     const d = this.diff.diff;
     $('summary').textContent = 'step time A ' + fmtDur(d.attribution.a_step_ns) + ', B ' + fmtDur(d.attribution.b_step_ns) +
       ' (Δ ' + fmtDur(d.attribution.delta_ns) + ')';
+    this.alignOnStep(h.step !== null && h.step < this.diff.pairs.length ? h.step : 0);
     if (h.ea !== null && h.eb !== null) await this.alignOnEvents(h.ea, h.eb);
-    else this.alignOnStep(h.step !== null && h.step < this.diff.pairs.length ? h.step : 0);
     if (h.t0 !== null && h.t1 !== null && h.t1 > h.t0) this.setView(h.t0, h.t1);
     if (h.row !== null && h.row < d.aggregate.length) await this.selectRow(h.row, h.t0 === null);
     this.ready = true;
@@ -148,7 +148,8 @@ class DiffView {
     if (!this.diff) return;
     const p = new URLSearchParams();
     p.set('diff', this.sides[0].run + ',' + this.sides[1].run);
-    if (this.anchor) { p.set('ea', String(this.anchor.ea)); p.set('eb', String(this.anchor.eb)); } else p.set('step', String(this.step));
+    p.set('step', String(this.step));  // also when aligned on events: a row frames its instance in this step
+    if (this.anchor) { p.set('ea', String(this.anchor.ea)); p.set('eb', String(this.anchor.eb)); }
     p.set('t0', String(Math.floor(this.view.t0)));
     p.set('t1', String(Math.ceil(this.view.t1)));
     if (this.row !== null) p.set('row', String(this.row));
