@@ -5,7 +5,8 @@
 // the run list and clicks "compare"; the Δ table lists exactly the changed
 // rows the server's /api/v1/diff has; hovering a row outlines its events on
 // one or both sides; clicking the gemm row frames it on both sides (selected,
-// in view, at the same x: the axes are aligned on the step); after W/S/A/D
+// in view, at the same x: the axes are aligned on the step); clicking an
+// event selects its row; after W/S/A/D
 // the same aligned time is at the same x on both canvases; the step picker
 // moves the alignment, "align on selected events" puts the two selected
 // kernels at 0; a copied URL reopens the same view; no console error
@@ -176,6 +177,33 @@ async function exercise(cdp, server, artefacts) {
       const [ya, yb] = await xs(p, st, t);
       check(Math.abs(ya - yb) < 0.5 && st.a.level === st.b.level, 'after ' + k + ': aligned time ' + t + ' at x ' + ya + ' on A, ' + yb + ' on B');
       check(st.a.t0 - st.a.offset === st.b.t0 - st.b.offset, 'after ' + k + ': the sides\' windows differ');
+    }
+  }
+
+  // Clicking B's inserted mul_kernel on its lane selects its row: outlined on B, none on A.
+  {
+    const mulB = diff.rows[mulRow].b_first[0];
+    await p.clickOn(`#diff-table tr[data-index="${mulRow}"]`);
+    await sleep(100);
+    st = await p.settle('the mul_kernel row framed');
+    const lane = st.b.selection[0] && st.b.selection[0].row;
+    await p.clickOn(`#diff-table tr[data-index="${gemmRow}"]`);  // another row first
+    await sleep(100);
+    await p.evaluate('window.__diff.setView(-20000, 1020000)');  // the whole step
+    st = await p.settle('the gemm row again, the whole step shown');
+    check(st.row === gemmRow, 'the gemm row is not selected: ' + st.row);
+    const at = await p.evaluate(`window.__diff.pagePoint(1, ${(mulB[0] + mulB[1]) / 2}, ${lane})`);
+    await p.evaluate('window.scrollTo(0, 0)');
+    if (check(at, 'no lane for mul_kernel on B')) {
+      await p.mouse('mouseMoved', at.x, at.y);
+      await p.click(at.x, at.y);
+      await p.mouse('mouseMoved', 5, 5);
+      await sleep(150);
+      st = await p.state();
+      check(st.row === mulRow && st.b.selection[0] && st.b.selection[0].id === mulB[2] &&
+        JSON.stringify(st.b.highlight) === '["mul_kernel"]' && st.a.highlight.length === 0,
+        'clicking mul_kernel on B: row ' + st.row + ', selection ' + JSON.stringify(st.b.selection) + ', highlight ' +
+        JSON.stringify([st.a.highlight, st.b.highlight]));
     }
   }
 

@@ -2,7 +2,8 @@
 // axis, each shifted so that the chosen step pair's starts (or two chosen
 // events) are at 0; W/S/A/D, the wheel and drags move both. Beside them the
 // Δ table of GET /api/v1/diff: hovering a row outlines its events on both
-// sides, clicking frames its first instance in the chosen step on each side.
+// sides, clicking frames its first instance in the chosen step on each side;
+// clicking an event selects its row (its matched events outlined on both sides).
 // The hash holds ids only: #diff=A,B&step=K[&ea=ID&eb=ID]&t0=NS&t1=NS&row=I.
 // window.__diff is the hook the browser test reads.
 import {ApiError, getJson} from './api.js';
@@ -194,6 +195,16 @@ class DiffView {
     this.requestDraw();
   }
 
+  // Selects (without framing) the table row an event's raw name belongs to,
+  // so its matched events are outlined on both sides; scrolls the row into view.
+  matchRow(key, name) {
+    const i = this.diff.rows.findIndex((r) => r[key].includes(name));
+    if (i < 0) return;
+    this.guard(this.selectRow(i, false));
+    const tr = document.querySelector('#diff-table tr[data-index="' + i + '"]');
+    if (tr) tr.scrollIntoView({block: 'nearest'});
+  }
+
   // --- input ----------------------------------------------------------------
   attachInput() {
     $('step').addEventListener('change', () => this.alignOnStep(Number($('step').value)));
@@ -254,6 +265,7 @@ class DiffView {
     const hit = d.side.timeline.hit(p.x, p.y);
     if (hit && hit.section) { d.side.layout.toggle(hit.section.key); d.side.scrollTo(d.side.scrollY); return; }
     d.side.selection = hit && hit.event ? new Map([[hit.event.id, hit.event]]) : new Map();
+    if (hit && hit.event) this.matchRow(d.side === this.sides[0] ? 'a_names' : 'b_names', hit.event.name);
     $('picked').textContent = this.sides.map((s) => s.label + ': ' + ([...s.selection.values()][0] || {name: '—'}).name).join(' · ');
     this.requestDraw();
   }
@@ -271,6 +283,7 @@ class DiffView {
       diff: () => v.diff,
       // Page coordinates of relative time t on a row's lane of side 0 (A) or 1 (B).
       pagePoint: (s, t, row) => v.sides[s].pagePoint(t, row),
+      setView: (t0, t1) => v.setView(t0, t1),
     };
   }
 }
