@@ -4,53 +4,17 @@
 
 #include "core/diff/diff_json.h"
 #include "core/diff/diff_text.h"
+#include "core/graph/text_escape.h"
 #include "core/report/figure_text.h"
 
 namespace th::diff {
 namespace {
 
-std::string Esc(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// JSON inside a script element: "</" cannot close it.
-std::string ScriptSafe(const std::string& json) {
-  std::string out;
-  for (size_t i = 0; i < json.size(); ++i) {
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') {
-      out += "<\\/";
-      ++i;
-    } else {
-      out += json[i];
-    }
-  }
-  return out;
-}
-
 std::string Time(int64_t ns) { return FigureText(static_cast<double>(ns), "ns"); }
 
 std::string Row(std::initializer_list<std::string> cells) {
   std::string out = "<tr>";
-  for (const std::string& c : cells) out += "<td>" + Esc(c) + "</td>";
+  for (const std::string& c : cells) out += "<td>" + HtmlText(c) + "</td>";
   return out + "</tr>\n";
 }
 
@@ -107,7 +71,7 @@ std::string DiffHtml(const DiffResult& r, size_t unchanged_rows) {
   h += Row({"step source", r.a.step_source, r.b.step_source});
   h += Row({"device", r.a.device, r.b.device});
   h += "</table>\n<h2>Warnings</h2>\n<ul>\n";
-  for (const std::string& w : r.warnings) h += "<li>" + Esc(w) + "</li>\n";
+  for (const std::string& w : r.warnings) h += "<li>" + HtmlText(w) + "</li>\n";
   h += "</ul>\n<h2>Step time</h2>\n";
   const Attribution& at = r.attribution;
   if (at.available) {
@@ -121,7 +85,7 @@ std::string DiffHtml(const DiffResult& r, size_t unchanged_rows) {
   }
   Aggregate(r, unchanged_rows, &h);
   Structure(r, &h);
-  h += "<script type=\"application/json\" id=\"diff-data\">" + ScriptSafe(DiffJson(r)) +
+  h += "<script type=\"application/json\" id=\"diff-data\">" + ScriptSafeJson(DiffJson(r)) +
        "</script>\n</body></html>\n";
   return h;
 }

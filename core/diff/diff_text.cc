@@ -123,6 +123,11 @@ void StructureMarkdown(const DiffResult& r, std::string* md) {
   }
 }
 
+// "1 rank", "2 ranks".
+std::string Counted(int64_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::string SignedTime(int64_t ns) {
@@ -144,10 +149,9 @@ std::string DiffMarkdown(const DiffResult& r, size_t unchanged_rows) {
 }
 
 std::string DiffTerminal(const DiffResult& r, size_t rows) {
-  std::string out = "diff: A " + Joined(r.a.inputs, ", ") + " (" + std::to_string(r.a.ranks) +
-                    " ranks, " + std::to_string(r.a.steps) + " steps) vs B " +
-                    Joined(r.b.inputs, ", ") + " (" + std::to_string(r.b.ranks) + " ranks, " +
-                    std::to_string(r.b.steps) + " steps)\n";
+  std::string out = "diff: A " + Joined(r.a.inputs, ", ") + " (" + Counted(r.a.ranks, "rank") +
+                    ", " + Counted(r.a.steps, "step") + ") vs B " + Joined(r.b.inputs, ", ") +
+                    " (" + Counted(r.b.ranks, "rank") + ", " + Counted(r.b.steps, "step") + ")\n";
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   const Attribution& at = r.attribution;
   if (at.available) {

@@ -20,4 +20,13 @@ std::string PrintableBytes(std::string_view s);
 void AppendJsonString(std::string* out, std::string_view s);
 std::string JsonString(std::string_view s);
 
+// For HTML text and attribute values: '&', '<', '>', '"' as entities; every
+// other byte as it is (callers pass text already made valid UTF-8).
+std::string HtmlText(std::string_view s);
+
+// JSON placed inside a <script> element: every '<' (which occurs only inside
+// JSON strings) as \u003c, so neither "</script" nor "<!--" can end or change
+// the element; the JSON means the same.
+std::string ScriptSafeJson(std::string_view json);
+
 }  // namespace th

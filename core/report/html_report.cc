@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/graph/text_escape.h"
 #include "core/report/finding_json.h"
 #include "core/report/html_assets.h"
 #include "core/report/investigation.h"
@@ -261,21 +262,6 @@ void WriteMemory(JsonWriter& w, const MemoryTimeline& m, const TimelineLimits& l
   }
 }
 
-// "</script" or "<!--" inside the blob would end (or change how the browser
-// reads) the <script> element that holds it. '<' occurs only inside JSON
-// strings, where "\u003c" means the same.
-std::string ScriptSafe(std::string_view json) {
-  std::string out;
-  out.reserve(json.size() + 64);
-  for (char c : json) {
-    if (c == '<')
-      out += "\\u003c";
-    else
-      out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits, std::ostream& out,
@@ -437,7 +423,7 @@ std::string RenderHtmlReport(const AnalysisReport& r, const HtmlReportLimits& li
       "\n</style>\n</head>\n<body>\n<noscript>This report draws its sections with "
       "JavaScript; the same findings are in the Markdown and JSON outputs.</noscript>\n"
       "<div id=\"app\"></div>\n<script id=\"th-data\" type=\"application/json\">";
-  page += ScriptSafe(data.str());
+  page += ScriptSafeJson(data.str());
   page += "</script>\n<script>\n/* uPlot ";
   page += a.uplot_version;
   page += ", MIT licence:\n";

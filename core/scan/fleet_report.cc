@@ -142,29 +142,6 @@ std::string Figure(double v, const char* unit, const char* kind) {
          "\", \"kind\": \"" + kind + "\"}";
 }
 
-std::string Html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string MdCell(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -200,11 +177,11 @@ std::string MarkdownTable(const Table& t) {
 
 std::string HtmlTable(const Table& t) {
   std::string out = "<table><thead><tr>";
-  for (const auto& h : t.header) out += "<th>" + Html(h) + "</th>";
+  for (const auto& h : t.header) out += "<th>" + HtmlText(h) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
-    for (const auto& cell : row) out += "<td>" + Html(cell) + "</td>";
+    for (const auto& cell : row) out += "<td>" + HtmlText(cell) + "</td>";
     out += "</tr>\n";
   }
   return out + "</tbody></table>\n";
@@ -749,14 +726,14 @@ std::string FleetReportHtml(const FleetReport& r) {
       "th{background:#161b22}tbody tr:nth-child(even){background:#11161d}"
       "th,td,h2{border-color:#30363d}.summary,.empty{color:#8b949e}}\n"
       "</style></head><body>\n<h1>Fleet report</h1>\n<p class=\"summary\">" +
-      Html(r.database) + ": " + Html(SummaryLine(r)) + ".</p>\n";
+      HtmlText(r.database) + ": " + HtmlText(SummaryLine(r)) + ".</p>\n";
   for (const Section& s : Sections(r)) {
-    out += "<h2>" + Html(s.title) + "</h2>\n";
-    if (!s.intro.empty()) out += "<p>" + Html(s.intro) + "</p>\n";
+    out += "<h2>" + HtmlText(s.title) + "</h2>\n";
+    if (!s.intro.empty()) out += "<p>" + HtmlText(s.intro) + "</p>\n";
     if (s.table)
       out += HtmlTable(*s.table);
     else if (!s.empty.empty())
-      out += "<p class=\"empty\">" + Html(s.empty) + "</p>\n";
+      out += "<p class=\"empty\">" + HtmlText(s.empty) + "</p>\n";
   }
   return out + "</body></html>\n";
 }

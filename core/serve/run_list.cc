@@ -37,6 +37,7 @@ bool MatchesText(const RunSummary& r, const std::string& needle) {
 bool Matches(const RunSummary& r, const RunListQuery& q, const std::string& needle) {
   if (q.verdict && r.verdict != *q.verdict) return false;
   if (q.host && r.host != *q.host) return false;
+  if (q.family && r.family != *q.family) return false;
   for (const std::string& tag : q.tags)
     if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end()) return false;
   return MatchesText(r, needle);
@@ -173,6 +174,9 @@ StatusOr<RunListQuery> ParseRunListQuery(const QueryParams& params) {
   auto host = OneTextParam(params, "host");
   if (!host.ok()) return host.status();
   q.host = *host;
+  auto family = OneTextParam(params, "family");
+  if (!family.ok()) return family.status();
+  q.family = *family;
   auto offset = IntParam(params, "offset", 0, INT32_MAX, 0);
   if (!offset.ok()) return offset.status();
   q.offset = *offset;
@@ -215,6 +219,7 @@ void WriteRunSummaryFields(JsonWriter& w, const RunSummary& r) {
   };
   w.Field("location", r.location);
   optional_text("host", r.host);
+  optional_text("family", r.family);
   w.Key("time_ns");
   r.time_ns ? w.String(std::to_string(*r.time_ns)) : w.Null();
   optional_text("time_kind", r.time_kind);

@@ -23,6 +23,7 @@ struct TopFinding {
 struct RunSummary {
   std::string name, location;
   std::string host;                 // "" = not known
+  std::string family;               // the fleet database's job family; "" = not known
   std::optional<int64_t> time_ns;   // ns since the Unix epoch
   std::string time_kind;            // "captured" (the trace's clock) or "modified" (file mtime)
   std::optional<int64_t> ranks;     // traces of the run (ranks, or hosts of an XProf session)
@@ -60,14 +61,14 @@ enum class RunSortKey {
 // severity, step_p50, step_range, findings; '-' descending; missing values last
 // either way; ties by run number), q (case-insensitive substring of name,
 // location, host, verdict, tags, the top finding's plugin and title), tag
-// (repeatable: every one must be a tag of the run), verdict, host (exact),
-// offset, limit (default: all).
+// (repeatable: every one must be a tag of the run), verdict, host, family
+// (exact), offset, limit (default: all).
 struct RunListQuery {
   RunSortKey sort = RunSortKey::kRun;
   bool descending = false;
   std::string text;
   std::vector<std::string> tags;
-  std::optional<std::string> verdict, host;
+  std::optional<std::string> verdict, host, family;
   int64_t offset = 0;
   std::optional<int64_t> limit;
 };
@@ -79,7 +80,7 @@ StatusOr<RunListQuery> ParseRunListQuery(const QueryParams& params);
 // before paging; `total` in the answer is their count.
 std::vector<size_t> SelectRuns(const std::vector<RunSummary>& runs, const RunListQuery& query);
 
-// The summary's fields into an open object: "location","host","time_ns",
+// The summary's fields into an open object: "location","host","family","time_ns",
 // "time_kind","ranks","verdict","findings","top_finding":{"severity","plugin",
 // "title"},"steps","step_p50_ns","step_min_ns","step_max_ns","tags","source";
 // what is not known is null.

@@ -15,9 +15,13 @@ using scan::SqlRow;
 using scan::SqlText;
 using scan::SqlValue;
 
-constexpr const char* kRunsSql =
-    "SELECT run_id, location, name, host, status, verdict, ranks, captured_at_ns FROM runs "
-    "ORDER BY location, run_id";
+// The runs; job_family is a column from results schema v3 on.
+std::string RunsSql(int64_t schema_version) {
+  return std::string(
+             "SELECT run_id, location, name, host, status, verdict, ranks, "
+             "captured_at_ns, ") +
+         (schema_version >= 3 ? "job_family" : "NULL") + " FROM runs ORDER BY location, run_id";
+}
 
 // Per run: the finding count and the first finding of the lowest severity.
 constexpr const char* kTopFindingsSql =
@@ -107,12 +111,12 @@ StatusOr<std::unique_ptr<DatabaseRuns>> DatabaseRuns::Open(const std::string& ur
   if (!version.ok() || version->rows.empty() || SqlIsNull(version->rows[0][0]))
     return InvalidInput((*db)->name() + ": holds no results of tracehound scan (no th_schema)");
   (void)(*db)->Exec(kIndexesSql);
-  return std::make_unique<DatabaseRuns>(std::move(*db));
+  return std::make_unique<DatabaseRuns>(std::move(*db), SqlInt(version->rows[0][0]));
 }
 
 StatusOr<std::vector<RunSummary>> DatabaseRuns::Summaries() {
   std::lock_guard lock(mu_);
-  auto runs = db_->Query(kRunsSql);
+  auto runs = db_->Query(RunsSql(schema_version_));
   if (!runs.ok()) return runs.status();
   auto tops = db_->Query(kTopFindingsSql);
   if (!tops.ok()) return tops.status();
@@ -130,6 +134,7 @@ StatusOr<std::vector<RunSummary>> DatabaseRuns::Summaries() {
     s.verdict = SqlText(row[4]) == "failed" ? "FAILED" : SqlText(row[5]);
     s.ranks = OptionalInt(row[6]);
     s.time_ns = OptionalInt(row[7]);
+    s.family = SqlText(row[8]);
     if (s.time_ns) s.time_kind = "captured";
     s.source = "database";
     if (s.verdict != "FAILED") s.findings = 0;

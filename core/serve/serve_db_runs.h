@@ -25,9 +25,12 @@ class DatabaseRuns {
   // Creates the indexes the summaries scan when they are missing and the
   // database can be written.
   static StatusOr<std::unique_ptr<DatabaseRuns>> Open(const std::string& url);
-  explicit DatabaseRuns(std::unique_ptr<scan::Database> db) : db_(std::move(db)) {}
+  // `schema_version`: the results schema the database holds (job families
+  // from v3 on).
+  DatabaseRuns(std::unique_ptr<scan::Database> db, int64_t schema_version)
+      : db_(std::move(db)), schema_version_(schema_version) {}
 
-  // One summary per stored run, by location then run_id: ranks, verdict
+  // One summary per stored run, by location then run_id: the job family, ranks, verdict
   // (FAILED for a failed run), captured_at_ns as the time, the host, the
   // finding count and the most severe finding (lowest severity, then seq),
   // the steps' count, lower median, min and max over all ranks; tags from
@@ -44,6 +47,7 @@ class DatabaseRuns {
  private:
   std::mutex mu_;
   std::unique_ptr<scan::Database> db_;
+  int64_t schema_version_;
 };
 
 }  // namespace th::serve

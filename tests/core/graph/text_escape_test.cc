@@ -37,5 +37,14 @@ TEST(PrintableBytes, ShowsInvalidBytesAndControlCharactersAsBackslashX) {
   EXPECT_EQ(PrintableBytes(PrintableBytes("\xff")), "\\xff");  // idempotent
 }
 
+TEST(HtmlText, EscapesTheFourMarkupCharactersOnly) {
+  EXPECT_EQ(HtmlText("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c'd");
+  EXPECT_EQ(HtmlText("caf\xc3\xa9"), "caf\xc3\xa9");
+}
+
+TEST(ScriptSafeJson, NoLessThanSignSurvives) {
+  EXPECT_EQ(ScriptSafeJson(R"({"n":"</script><!--"})"), R"({"n":"\u003c/script>\u003c!--"})");
+}
+
 }  // namespace
 }  // namespace th

@@ -85,8 +85,8 @@ LodTile BruteForceTile(const EventColumns& ev, const std::vector<EventId>& row_e
   return out;
 }
 
-uint64_t BruteForceInView(const EventColumns& ev, const std::vector<EventId>& row_events,
-                          int level, Int128 t0, Int128 t1) {
+uint64_t BruteForceInView(const EventColumns& ev, const std::vector<EventId>& row_events, int level,
+                          Int128 t0, Int128 t1) {
   uint64_t n = 0;
   for (EventId e : row_events) {
     const int64_t ts = ev.ts[e], dur = ev.dur[e];

@@ -24,7 +24,8 @@ std::unique_ptr<EventGraph> Graph(uint64_t seed) {
 void ExpectRefused(std::string_view bytes, const EventGraph& graph, const std::string& needle) {
   auto got = DeserializeLodIndex(bytes, graph, "cache/abc.lod");
   ASSERT_FALSE(got.ok()) << "accepted; expected: " << needle;
-  EXPECT_NE(got.status().message().find("cache/abc.lod"), std::string::npos) << got.status().message();
+  EXPECT_NE(got.status().message().find("cache/abc.lod"), std::string::npos)
+      << got.status().message();
   EXPECT_NE(got.status().message().find(needle), std::string::npos) << got.status().message();
 }
 
@@ -72,7 +73,8 @@ TEST(LodIndexIoTest, RefusesOtherBytesVersionsAndGraphs) {
 TEST(LodIndexIoTest, RefusesTruncatedTrailingAndCorruptBytes) {
   auto graph = Graph(4);
   const std::string bytes = SerializeLodIndex(BuildLodIndex(*graph));
-  for (size_t keep : {size_t{9}, size_t{20}, size_t{47}, size_t{48}, bytes.size() / 2, bytes.size() - 1})
+  for (size_t keep :
+       {size_t{9}, size_t{20}, size_t{47}, size_t{48}, bytes.size() / 2, bytes.size() - 1})
     ExpectRefused(std::string_view(bytes).substr(0, keep), *graph, "truncated");
   ExpectRefused(bytes + "x", *graph, "trailing bytes");
   std::mt19937_64 rng(5);
@@ -119,7 +121,8 @@ TEST(LodIndexIoTest, RefusesOutOfRangeValuesBehindAValidChecksum) {
     for (int k = 0; k < 4; ++k) b[48 + rng() % (b.size() - 48)] = static_cast<char>(rng());
     auto got = DeserializeLodIndex(reseal(b), *graph, "fuzz");
     if (!got.ok()) continue;
-    for (uint32_t r = 0; r < got->row_count(); ++r) (void)got->Tile(r, static_cast<int>(rng() % 63), 0);
+    for (uint32_t r = 0; r < got->row_count(); ++r)
+      (void)got->Tile(r, static_cast<int>(rng() % 63), 0);
   }
 }
 

@@ -47,7 +47,8 @@ void CheckAgainstBruteForce(const EventGraph& graph, const LodIndex& index, std:
     for (int q = 0; q < queries_per_row; ++q) {
       const int level = static_cast<int>(rng() % (kMaxLevel + 1));
       const int64_t ts = graph.events.ts[events[rng() % events.size()]];
-      const int64_t tile = FloorShift(ts, level + kTileBucketsLog2) + static_cast<int64_t>(rng() % 3) - 1;
+      const int64_t tile =
+          FloorShift(ts, level + kTileBucketsLog2) + static_cast<int64_t>(rng() % 3) - 1;
       auto got = index.Tile(r, level, tile);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ExpectSameTile(*got, BruteForceTile(graph.events, events, level, tile),
@@ -107,10 +108,11 @@ TEST(LodIndexTest, Int64ExtremesDoNotOverflow) {
       const int shift = level + kTileBucketsLog2;
       // Ends pass INT64_MAX: tiles up to 2^64 hold events.
       const int64_t beyond = shift >= 64 ? 0 : static_cast<int64_t>(UINT64_MAX >> shift);
-      for (int64_t k : {FloorShift(INT64_MIN, shift), FloorShift(INT64_MIN, shift) + 1,
-                        int64_t{-1}, int64_t{0}, FloorShift(INT64_MAX, shift) - 1,
-                        FloorShift(INT64_MAX, shift), FloorShift(INT64_MAX, shift) + 1, beyond})
-        ExpectSameTile(index.Tile(r, level, k).value(), BruteForceTile(graph->events, row_events, level, k),
+      for (int64_t k : {FloorShift(INT64_MIN, shift), FloorShift(INT64_MIN, shift) + 1, int64_t{-1},
+                        int64_t{0}, FloorShift(INT64_MAX, shift) - 1, FloorShift(INT64_MAX, shift),
+                        FloorShift(INT64_MAX, shift) + 1, beyond})
+        ExpectSameTile(index.Tile(r, level, k).value(),
+                       BruteForceTile(graph->events, row_events, level, k),
                        "row " + std::to_string(r) + " level " + std::to_string(level) + " tile " +
                            std::to_string(k));
       // Tiles past the clock hold nothing.
@@ -175,7 +177,8 @@ void CheckRealTrace(const std::string& relative) {
 }
 
 TEST(LodIndexTest, RealKinetoTraceMatchesBruteForce) {
-  CheckRealTrace("tracelens/tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz");
+  CheckRealTrace(
+      "tracelens/tests/traces/h100/google_owlv2-large-patch14-ensemble__1016001.json.gz");
 }
 
 TEST(LodIndexTest, RealXSpaceTraceMatchesBruteForce) {

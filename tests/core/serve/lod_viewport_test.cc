@@ -81,7 +81,8 @@ TEST(LodViewportTest, TotalsAreEveryEventInTheTilesSpan) {
 TEST(LodViewportTest, RealTraceTotalsMatchBruteForce) {
   const std::string data = th::testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "../shared/data absent: real-trace test skipped";
-  auto set = LoadTraceSet({data + "/hta/tests/data/trace_diff/control/control.json.gz"}, LoadOptions{});
+  auto set =
+      LoadTraceSet({data + "/hta/tests/data/trace_diff/control/control.json.gz"}, LoadOptions{});
   ASSERT_TRUE(set.ok()) << set.status().message();
   const EventGraph& graph = set->traces[0]->graph;
   const LodIndex index = BuildLodIndex(graph);

@@ -27,6 +27,7 @@ std::vector<RunSummary> ThreeRuns() {
   s[1].name = "b";
   s[1].location = "root/exp1/job2/rank*";
   s[1].host = "h2";
+  s[1].family = "f8";
   s[1].time_ns = 100;
   s[1].ranks = 8;
   s[1].verdict = "OPTIMAL";
@@ -70,7 +71,8 @@ TEST(RunListTest, AnswersEveryRunWithItsSummaryByDefault) {
   EXPECT_EQ(r.body,
             R"({"runs":[{"run":1,"name":"b","events":0,"origin_ns":"0","end_ns":0,)"
             R"("content_key":"","ready":false,"overview_ready":false,"error":null,)"
-            R"("location":"root/exp1/job2/rank*","host":"h2","time_ns":"100","time_kind":null,)"
+            R"("location":"root/exp1/job2/rank*","host":"h2","family":"f8","time_ns":"100",)"
+            R"("time_kind":null,)"
             R"("ranks":8,"verdict":"OPTIMAL","findings":0,"top_finding":null,"steps":3,)"
             R"("step_p50_ns":300,"step_min_ns":300,"step_max_ns":310,"tags":["exp1","job2"],)"
             R"("source":"database"}],"total":3,"offset":0})");
@@ -105,6 +107,7 @@ TEST(RunListTest, FiltersAndPages) {
   EXPECT_EQ(f.Order({{"tag", "exp1"}, {"tag", "job2"}}), "1 total 1,\"offset\":0}");
   EXPECT_EQ(f.Order({{"verdict", "OPTIMAL"}}), "1 total 1,\"offset\":0}");
   EXPECT_EQ(f.Order({{"host", "h1"}}), "0 total 1,\"offset\":0}");
+  EXPECT_EQ(f.Order({{"family", "f8"}}), "1 total 1,\"offset\":0}");
   EXPECT_EQ(f.Order({{"q", "nothing like it"}}), "total 0,\"offset\":0}");
   EXPECT_EQ(f.Order({{"sort", "-ranks"}, {"offset", "1"}, {"limit", "1"}}),
             "0 total 3,\"offset\":1}");

@@ -31,6 +31,7 @@ scan::RunRecord Record(int k) {
   r.location = "/fleet/week" + std::to_string(k % 2) + "/job" + std::to_string(k) + "/rank*";
   r.name = "job" + std::to_string(k) + "/rank*";
   r.host = "node" + std::to_string(k);
+  r.job_family = "family" + std::to_string(k % 2);
   r.verdict = k == 1 ? "OPTIMAL" : "NEEDS_ATTENTION";
   r.exit_code = 0;
   r.ranks = 2 + k;
@@ -72,21 +73,25 @@ void Fill(scan::Database& db) {
 constexpr const char* kSummaries =
     R"({"runs":[{"run":1,"name":"job2/rank*","events":0,"origin_ns":"0","end_ns":0,)"
     R"("content_key":"","ready":false,"overview_ready":false,"error":null,)"
-    R"("location":"/fleet/week0/job2/rank*","host":"node2","time_ns":"1700000000000000002",)"
+    R"("location":"/fleet/week0/job2/rank*","host":"node2","family":"family0",)"
+    R"("time_ns":"1700000000000000002",)"
     R"("time_kind":"captured","ranks":4,"verdict":"NEEDS_ATTENTION","findings":2,)"
     R"("top_finding":{"severity":"P1","plugin":"stragglers","title":"rank 2 arrives last"},)"
     R"("steps":4,"step_p50_ns":301,"step_min_ns":300,"step_max_ns":350,)"
     R"("tags":["week0","job2"],"source":"database"},)"
     R"({"run":2,"name":"job1/rank*","events":0,"origin_ns":"0","end_ns":0,)"
     R"("content_key":"","ready":false,"overview_ready":false,"error":null,)"
-    R"("location":"/fleet/week1/job1/rank*","host":"node1","time_ns":"1700000000000000001",)"
+    R"("location":"/fleet/week1/job1/rank*","host":"node1","family":"family1",)"
+    R"("time_ns":"1700000000000000001",)"
     R"("time_kind":"captured","ranks":3,"verdict":"OPTIMAL","findings":0,"top_finding":null,)"
     R"("steps":4,"step_p50_ns":201,"step_min_ns":200,"step_max_ns":250,)"
     R"("tags":["week1","job1"],"source":"database"}],"total":3,"offset":0})";
 
 void CheckDatabase(std::unique_ptr<scan::Database> db) {
   Fill(*db);
-  DatabaseRuns reader(std::move(db));
+  auto version = scan::ResultsSchemaVersion(*db);
+  ASSERT_TRUE(version.ok());
+  DatabaseRuns reader(std::move(db), *version);
   auto summaries = reader.Summaries();
   ASSERT_TRUE(summaries.ok()) << summaries.status().message();
   ASSERT_EQ(summaries->size(), 3u);
