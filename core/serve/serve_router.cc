@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 #include "core/serve/serve_api.h"
@@ -36,8 +37,9 @@ const char* StatusText(int status) {
   }
 }
 
-// The page's scripts and styles cannot send the token: the page's answer
-// sets it as a cookie (HttpOnly, SameSite=Strict) that their requests carry.
+// The page's scripts and styles cannot send the token: a page's answer ("/"
+// or an .html asset: the run list, the diff view) sets it as a cookie (HttpOnly, SameSite=Strict)
+// that their requests carry.
 constexpr std::string_view kTokenCookie = "th_token";
 
 // The value of cookie `name` in a Cookie header ("a=1; b=2"), or "".
@@ -96,7 +98,8 @@ ServeRouter::ServeRouter(const std::vector<std::unique_ptr<ServeRun>>* runs, Ser
       access_(std::move(access)),
       limiter_(access_.requests_per_second, access_.request_burst),
       findings_(std::move(findings)),
-      browser_(std::move(browser)) {
+      browser_(std::move(browser)),
+      diffs_(std::make_unique<DiffViews>(browser_.diff_plugins)) {
   for (size_t k = 0; k < runs_->size(); ++k) extras_.push_back(std::make_unique<RunExtras>());
 }
 
@@ -117,7 +120,7 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
     if (given.empty() && param != req.params.end()) given = param->second;
     if (given.empty()) given = std::string(CookieValue(req.cookie, kTokenCookie));
     r = Authorised(req, given);
-    if (r.status == 200 && req.path == "/")
+    if (r.status == 200 && (req.path == "/" || req.path.ends_with(".html")))
       r.headers.push_back({"Set-Cookie", std::string(kTokenCookie) + "=" + given +
                                              "; Path=/; HttpOnly; SameSite=Strict"});
   } else {
@@ -140,14 +143,23 @@ HttpResponse ServeRouter::RouteShared(const HttpRequest& req, const ShareClaims&
   const std::vector<bool> visible = VisibleRuns(*runs_, browser_.summaries, claims);
   if (req.path == "/api/v1/runs")
     return ToHttp(RunsResponse(*runs_, Summaries(), req.params, &visible));
-  const std::vector<std::string> parts = RunPathParts(req.path);
-  if (!parts.empty()) {
-    const auto n = ParseInt64(parts[0]);
+  auto unseen = [&](const std::string& run) -> std::optional<HttpResponse> {
+    const auto n = ParseInt64(run);
     const bool seen = n && *n >= 0 && static_cast<uint64_t>(*n) < visible.size() &&
                       visible[static_cast<size_t>(*n)];
-    if (!seen)
-      return ToHttp(
-          ErrorResponse(404, "run: this link shows no run " + std::string(n ? parts[0] : "?")));
+    if (seen) return std::nullopt;
+    return ToHttp(ErrorResponse(404, "run: this link shows no run " + std::string(n ? run : "?")));
+  };
+  const std::vector<std::string> parts = RunPathParts(req.path);
+  if (!parts.empty()) {
+    if (auto refused = unseen(parts[0])) return *refused;
+    return Route(req);
+  }
+  if (req.path == "/api/v1/diff") {  // both runs must be the link's
+    for (const char* side : {"a", "b"}) {
+      auto it = req.params.find(side);
+      if (auto refused = unseen(it == req.params.end() ? "" : it->second)) return *refused;
+    }
     return Route(req);
   }
   if (req.path.starts_with("/api/"))
@@ -197,9 +209,18 @@ RunExtras* ServeRouter::ExtrasOf(const std::string& run) const {
   return extras_[static_cast<size_t>(*n)].get();
 }
 
+HttpResponse ServeRouter::DiffAnswer(const HttpRequest& req) const {
+  for (const char* side : {"a", "b"})
+    if (auto it = req.params.find(side); it != req.params.end()) OpenOnRequest(it->second);
+  HttpResponse r = ToHttp(diffs_->Answer(*runs_, req.params));
+  if (r.status == 503) r.headers.push_back({"Retry-After", "1"});
+  return r;
+}
+
 HttpResponse ServeRouter::Route(const HttpRequest& req) const {
   const Runs& runs = *runs_;
   if (req.path == "/api/v1/runs") return ToHttp(RunsResponse(runs, Summaries(), req.params));
+  if (req.path == "/api/v1/diff") return DiffAnswer(req);
   if (req.path == "/api/v1/share")
     return ToHttp(
         ShareResponse(runs, browser_.summaries, access_.share, req.params, NowUnixSeconds()));

@@ -6,11 +6,11 @@
 // bucket per client address), the token when one is set (401: header
 // "Authorization: Bearer T", query token=T or the page's cookie). T is the
 // admin token (everything) or a share token (share_token.h) when the server
-// has a share key: read-only, its runs alone (serve_share_api.h), the page
-// and its assets; any other API path is 403. Unknown paths are 404.
-// Errors are {"error": "..."} naming the parameter. Every response has
-// X-Content-Type-Options: nosniff; the viewer's files the CSP of the API
-// contract. Thread-safe: handlers only read the runs.
+// has a share key: read-only, its runs alone (serve_share_api.h; /diff only
+// when it names both runs), the page and its assets; any other API path is 403. Unknown paths are
+// 404. Errors are {"error": "..."} naming the parameter. Every response has X-Content-Type-Options:
+// nosniff; the viewer's files the CSP of the API contract. Thread-safe: handlers only read the
+// runs.
 #pragma once
 
 #include <functional>
@@ -21,6 +21,7 @@
 #include "core/serve/http_module.h"
 #include "core/serve/run_list.h"
 #include "core/serve/serve_access.h"
+#include "core/serve/serve_diff.h"
 #include "core/serve/serve_run.h"
 #include "core/serve/serve_run_extras.h"
 #include "core/serve/share_keys.h"
@@ -48,6 +49,8 @@ struct RunBrowser {
   // pipeline.
   std::function<StatusOr<std::vector<Finding>>(const std::string& db_run_id)> stored_findings =
       nullptr;
+  // Runs the diff's plugins for /api/v1/diff (serve_diff.h); null: 404.
+  DiffPluginsSource diff_plugins = nullptr;
 };
 
 class ServeRouter {
@@ -61,6 +64,8 @@ class ServeRouter {
 
  private:
   HttpResponse Route(const HttpRequest& request) const;
+  // GET /api/v1/diff (serve_diff.h); opens both runs when they load lazily.
+  HttpResponse DiffAnswer(const HttpRequest& request) const;
   // What a share token's bearer may ask: the page, assets and its runs.
   HttpResponse RouteShared(const HttpRequest& request, const ShareClaims& claims) const;
   // The answer to a request with a token set: admin, share token or 401.
@@ -78,6 +83,7 @@ class ServeRouter {
   FindingsSource findings_;
   RunBrowser browser_;
   std::vector<std::unique_ptr<RunExtras>> extras_;  // one per run
+  std::unique_ptr<DiffViews> diffs_;
 };
 
 }  // namespace th::serve

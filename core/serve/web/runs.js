@@ -1,7 +1,8 @@
 // The run browser: the server's run list (GET /api/v1/runs, sorted, filtered
 // and paged there), sortable columns, a filter box, tags as chips that filter.
 // The hash holds only what the user chose (#sort=-time&q=TEXT&tag=T...);
-// clicking a run opens the viewer on it.
+// clicking a run opens the viewer on it; ticking two runs and "compare" opens
+// the diff view on them (diff.html).
 import {getJson} from './api.js';
 import {el} from './dom.js';
 import {fmtDur} from './format.js';
@@ -51,6 +52,7 @@ class RunList {
     this.rows = [];
     this.total = 0;
     this.generation = 0;
+    this.picked = [];  // run numbers ticked for "compare", at most two
     $('filter').value = this.state.q;
     let timer = 0;
     $('filter').addEventListener('input', () => {
@@ -59,6 +61,9 @@ class RunList {
     });
     $('filter-form').addEventListener('submit', (e) => { e.preventDefault(); this.set({q: $('filter').value.trim()}); });
     $('more').addEventListener('click', () => this.load(true));
+    $('compare').addEventListener('click', () => {
+      if (this.picked.length === 2) location.href = 'diff.html' + location.search + '#diff=' + this.picked.join(',');
+    });
     window.addEventListener('hashchange', () => { this.state = readState(); $('filter').value = this.state.q; this.load(false); });
     this.load(false);
   }
@@ -98,13 +103,21 @@ class RunList {
     location.href = '/' + location.search + '#run=' + run;
   }
 
+  // Ticks run r for "compare" (a third tick drops the oldest).
+  pick(r, on) {
+    this.picked = this.picked.filter((x) => x !== r);
+    if (on) this.picked = this.picked.concat([r]).slice(-2);
+    for (const box of document.querySelectorAll('input.pick')) box.checked = this.picked.includes(Number(box.dataset.run));
+    $('compare').disabled = this.picked.length !== 2;
+  }
+
   head() {
-    return COLUMNS.map((c) => {
+    return [el('th', {title: 'tick two runs, then compare'}, '')].concat(COLUMNS.map((c) => {
       if (!c.key) return el('th', {}, c.label);
       const s = this.state.sort;
       const mark = s === c.key ? ' ▲' : s === '-' + c.key ? ' ▼' : '';
       return el('th', {class: 'sortable', 'data-sort': c.key, onclick: () => this.sortBy(c.key)}, c.label + mark);
-    });
+    }));
   }
 
   row(r) {
@@ -113,7 +126,10 @@ class RunList {
       if (!this.state.tags.includes(t)) this.set({tags: this.state.tags.concat([t])});
     }}, t);
     const top = r.top_finding;
+    const box = el('input', {type: 'checkbox', class: 'pick', 'data-run': r.run, title: 'compare this run',
+      checked: this.picked.includes(r.run), onclick: (e) => e.stopPropagation(), onchange: (e) => this.pick(r.run, e.target.checked)});
     return el('tr', {class: 'run', 'data-run': r.run, onclick: () => this.open(r.run)},
+        el('td', {}, box),
         el('td', {class: 'name', title: r.location}, el('a', {href: '/' + location.search + '#run=' + r.run}, r.name)),
         el('td', {}, timeText(r)),
         el('td', {}, r.host || ''),
