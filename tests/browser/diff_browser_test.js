@@ -18,47 +18,24 @@
 'use strict';
 const childProcess = require('child_process');
 const fs = require('fs');
-const http = require('http');
 const path = require('path');
 const {findChromium, launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet, sleep} = require('./serve_harness.js');
 
 const SKIP = 77;
 const W = 1500, H = 900;
-const args = {};
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const args = parseArgs(process.argv);
 let failures = 0;
 function fail(msg) { console.log('FAIL: ' + msg); failures++; }
 function check(ok, msg) { if (!ok) fail(msg); return ok; }
 
 function startServer(inputs, work) {
-  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', '--no-findings',
-    '--cache-dir', path.join(work, 'index-cache'), ...inputs], {stdio: ['ignore', 'pipe', 'pipe']});
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve printed no URL in 60 s: ' + out)), 60000);
-    const onData = (d) => {
-      out += d;
-      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\S*/);
-      if (m) { clearTimeout(timer); resolve({proc, url: m[0], origin: new URL(m[0]).origin}); }
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => reject(new Error('serve exited (' + code + '): ' + out)));
-  });
+  return startServe(args.tracehound, ['--no-findings', '--cache-dir', path.join(work, 'index-cache'), ...inputs]);
 }
 
-function getJson(url) {
-  return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({status: res.statusCode, body: Buffer.concat(chunks).toString('utf8')}));
-    }).on('error', reject);
-  });
+async function getJson(url) {
+  const r = await httpGet(url);
+  return {status: r.status, body: r.body.toString('utf8')};
 }
 
 async function page(cdp, url) {

@@ -21,18 +21,11 @@ const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const {findChromium, launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet: get, sleep} = require('./serve_harness.js');
 
 const SKIP = 77;
 const W = 1400, H = 900;
-const args = {};
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  if (!a.startsWith('--')) continue;
-  const next = process.argv[i + 1];
-  if (next === undefined || next.startsWith('--')) args[a.slice(2)] = true;
-  else args[a.slice(2)] = process.argv[++i];
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const args = parseArgs(process.argv);
 let failures = 0;
 function fail(msg) { console.log('FAIL: ' + msg); failures++; }
 function check(ok, msg) { if (!ok) fail(msg); return ok; }
@@ -63,37 +56,18 @@ function prepareInput(work) {
   return [args.input];
 }
 
-// Starts `tracehound serve --port 0 INPUT...` and reads the URL it prints.
+// Starts `tracehound serve` on INPUT... with the test's index cache.
 function startServer(inputs, work) {
   const token = args.token ? ['--token', String(args.token)] : [];
   // Benchmarks run no findings pipeline: it would share the cores with the timed frames.
   const findings = args.bench ? ['--no-findings'] : [];
-  const proc = childProcess.spawn(args.tracehound, ['serve', '--port', '0', '--cache-dir', path.join(work, 'index-cache'),
-    ...token, ...findings, ...inputs], {stdio: ['ignore', 'pipe', 'pipe']});
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve printed no URL in 60 s: ' + out)), 60000);
-    const onData = (d) => {
-      out += d;
-      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/\S*/);
-      if (m) { clearTimeout(timer); resolve({proc, url: m[0], origin: new URL(m[0]).origin}); }
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => reject(new Error('serve exited (' + code + '): ' + out)));
-  });
+  return startServe(args.tracehound, ['--cache-dir', path.join(work, 'index-cache'), ...token, ...findings, ...inputs]);
 }
 
 function httpGet(url, withoutToken) {
-  const headers = args.token && !withoutToken ? {Authorization: 'Bearer ' + args.token} : {};
-  return new Promise((resolve, reject) => {
-    http.get(url, {headers}, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({status: res.statusCode, body: Buffer.concat(chunks)}));
-    }).on('error', reject);
-  });
+  return get(url, args.token && !withoutToken ? {Authorization: 'Bearer ' + args.token} : {});
 }
+
 async function api(origin, p) {
   const r = await httpGet(origin + '/api/v1/' + p);
   if (r.status !== 200) throw new Error('GET ' + p + ': ' + r.status + ' ' + r.body.toString().slice(0, 200));

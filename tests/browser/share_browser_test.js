@@ -13,16 +13,14 @@
 'use strict';
 const childProcess = require('child_process');
 const fs = require('fs');
-const http = require('http');
 const path = require('path');
 const {findChromium, launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet, sleep} = require('./serve_harness.js');
 
 const SKIP = 77;
 const W = 1200, H = 800;
 const ADMIN = 'ad0123456789abcdef0123456789abcd';
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const args = parseArgs(process.argv);
 let failures = 0;
 function check(ok, msg) { if (!ok) { console.log('FAIL: ' + msg); failures++; } return ok; }
 
@@ -33,30 +31,13 @@ function run(argv) {
 }
 
 function startServer(inputs, keyFile) {
-  const proc = childProcess.spawn(args.tracehound, ['serve', '--bind', '0.0.0.0', '--port', '0', '--token', ADMIN,
-    '--key-file', keyFile, '--no-cache', '--no-findings', ...inputs], {stdio: ['ignore', 'pipe', 'pipe']});
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('serve printed no URL in 60 s: ' + out)), 60000);
-    const onData = (d) => {
-      out += d;
-      const m = out.match(/http:\/\/0\.0\.0\.0:(\d+)\//);
-      if (m) { clearTimeout(timer); resolve({proc, port: m[1], origin: 'http://127.0.0.1:' + m[1]}); }
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => reject(new Error('serve exited (' + code + '): ' + out)));
-  });
+  return startServe(args.tracehound, ['--bind', '0.0.0.0', '--token', ADMIN, '--key-file', keyFile, '--no-cache',
+    '--no-findings', ...inputs]);
 }
 
-function get(url, token) {
-  return new Promise((resolve, reject) => {
-    http.get(url, {headers: {Authorization: 'Bearer ' + token}}, (res) => {
-      let body = '';
-      res.on('data', (c) => { body += c; });
-      res.on('end', () => resolve({status: res.statusCode, body}));
-    }).on('error', reject);
-  });
+async function get(url, token) {
+  const r = await httpGet(url, {Authorization: 'Bearer ' + token});
+  return {status: r.status, body: r.body.toString('utf8')};
 }
 
 async function page(cdp, url) {
