@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "core/graph/text_escape.h"
 #include "core/scan/content_hash.h"
@@ -21,11 +22,14 @@ RunSignature ComputeRunSignature(const TraceSet& traces) {
     ranks.insert(rank);
     for (const Track& t : g.tracks)
       if (t.kind == TrackKind::kGpuStream && t.device >= 0) devices.insert({rank, t.device});
-    // Counted per name id first: one map lookup per distinct kernel name.
-    std::map<StringId, int64_t> by_id;
+    // Counted per name id first (a dense array over the string pool: one
+    // increment per kernel), then one map lookup per distinct kernel name.
+    std::vector<int64_t> by_id(g.strings.size(), 0);
     for (size_t e = 0; e < g.events.size(); ++e)
       if (g.events.kind[e] == EventKind::kKernel) ++by_id[g.events.name[e]];
-    for (const auto& [id, n] : by_id) {
+    for (StringId id = 0; id < by_id.size(); ++id) {
+      const int64_t n = by_id[id];
+      if (n == 0) continue;
       std::string_view name = g.strings.Get(id);
       auto it = launches.find(name);
       if (it == launches.end()) it = launches.emplace(std::string(name), 0).first;
