@@ -1,14 +1,9 @@
-// The attribution level: the change of the mean step time split over the
-// step-breakdown categories, so that Δ step = Σ Δ category to the nanosecond;
+// The attribution level (Attribute, CategoryMeans: the SDK's
+// <tracehound/diff/diff_attribution.h>, shared with the trace-diff plugin)
 // and the parity warnings that say when A and B are not like for like.
-//
-// Per side, over the kept steps with a step_breakdown row: the mean step
-// time is round(Σ dur / n) and the categories' means are their totals / n,
-// floored, plus 1 ns for the categories with the largest remainders until
-// they add up to the mean step time (the categories of every step add up to
-// its duration, so they do exactly). Contributors are ordered by |Δ|
-// descending, then category order.
 #pragma once
+
+#include <tracehound/diff/diff_attribution.h>
 
 #include <string>
 #include <vector>
@@ -17,11 +12,6 @@
 #include "core/diff/diff_result.h"
 
 namespace th::diff {
-
-Attribution Attribute(const Profile& a, const Profile& b);
-
-// Means of one side (exposed for tests): [0] is the step, then the categories.
-std::vector<int64_t> CategoryMeans(const Profile& p);
 
 // What differs between the sides beyond their timing: device, world size,
 // ranks, step source, too few steps; and what is not checked (input shapes

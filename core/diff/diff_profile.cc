@@ -1,224 +1,110 @@
 #include "core/diff/diff_profile.h"
 
-#include <algorithm>
-#include <limits>
-#include <map>
-#include <string_view>
-#include <utility>
+#include <tracehound/plugin_api.h>
 
-#include "core/diff/diff_names.h"
+#include <deque>
+#include <utility>
 
 namespace th::diff {
 namespace {
 
-template <typename T>
-const std::vector<T>* Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (!c) return nullptr;
-  return std::get_if<std::vector<T>>(&c->values);
-}
+static_assert(static_cast<int>(EventKind::kTraceSpan) == TH_EVENT_TRACE_SPAN);
+static_assert(static_cast<int>(kFlagEndMarker) == TH_EVENT_FLAG_END_MARKER);
+static_assert(static_cast<int>(kFlagNoDuration) == TH_EVENT_FLAG_NO_DURATION);
 
-const DerivedTable* FindTable(const PluginResults& r, const char* name) {
-  auto it = r.tables.find(name);
-  return it == r.tables.end() ? nullptr : &it->second;
-}
+// What the ProfileTraces point to beyond the event graph's own columns.
+struct Storage {
+  std::deque<std::vector<uint32_t>> u32;
+  std::deque<std::vector<th_table_column>> columns;
+  std::deque<std::vector<const char*>> strings;
+  std::deque<th_table> tables;
+};
 
-// The kept steps of every trace from the `steps` table.
-Status ReadSteps(const DiffSide& side, const DiffOptions& options, Profile* p) {
-  const TraceSet& set = *side.traces;
-  std::map<int64_t, size_t> trace_of_rank;
-  for (size_t t = 0; t < set.traces.size(); ++t) trace_of_rank[set.traces[t]->info.rank] = t;
-  const DerivedTable* steps = side.results ? FindTable(*side.results, "steps") : nullptr;
-  if (!steps) return InvalidInput("diff: side " + side.label + " has no steps table");
-  auto rank = Col<int64_t>(*steps, "rank"), number = Col<int64_t>(*steps, "step"),
-       ts = Col<int64_t>(*steps, "ts"), dur = Col<int64_t>(*steps, "dur"),
-       warm = Col<int64_t>(*steps, "warmup"), host_ts = Col<int64_t>(*steps, "host_ts"),
-       host_dur = Col<int64_t>(*steps, "host_dur");
-  auto source = Col<std::string>(*steps, "source"), kind = Col<std::string>(*steps, "kind");
-  if (!rank || !number || !ts || !dur || !warm || !source || !kind || !host_ts || !host_dur)
-    return InvalidInput("diff: side " + side.label + ": the steps table lacks a column");
-  std::vector<bool> has_steps(set.traces.size(), false);
-  for (size_t i = 0; i < steps->rows; ++i) {
-    auto it = trace_of_rank.find((*rank)[i]);
-    if (it == trace_of_rank.end()) continue;
-    has_steps[it->second] = true;
-    if (p->step_source.empty()) p->step_source = (*source)[i];
-    if ((*kind)[i] == "inferred") p->inferred = true;
-    if (options.hta) {
-      p->steps.push_back({it->second, (*rank)[i], (*number)[i], (*host_ts)[i], (*host_dur)[i]});
-      continue;
-    }
-    if ((*warm)[i] != 0 && !options.all_steps) {
-      ++p->warmup_left_out;
-      continue;
-    }
-    p->steps.push_back({it->second, (*rank)[i], (*number)[i], (*ts)[i], (*dur)[i]});
-  }
-  // A rank without steps: one step over all its events.
-  for (size_t t = 0; t < set.traces.size(); ++t) {
-    if (has_steps[t]) continue;
-    const EventColumns& ev = set.traces[t]->graph.events;
-    int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
-    for (size_t e = 0; e < ev.size(); ++e) {
-      lo = std::min(lo, ev.ts[e]);
-      hi = std::max(hi, ev.ts[e] + std::max<int64_t>(ev.dur[e], 0));
-    }
-    if (lo > hi) continue;
-    p->steps.push_back({t, set.traces[t]->info.rank, -1, lo, hi - lo + 1});
-    p->step_source = "none";
-  }
-  std::stable_sort(p->steps.begin(), p->steps.end(), [](const auto& x, const auto& y) {
-    return x.trace != y.trace ? x.trace < y.trace : x.ts < y.ts;
-  });
-  if (options.hta)  // the first step of each rank
-    p->steps.erase(std::unique(p->steps.begin(), p->steps.end(),
-                               [](const auto& x, const auto& y) { return x.trace == y.trace; }),
-                   p->steps.end());
-  return Ok();
-}
-
-// Each kept step's categories from the `step_breakdown` table, by (rank, ts).
-void ReadCategories(const DiffSide& side, Profile* p) {
-  const DerivedTable* sb = side.results ? FindTable(*side.results, "step_breakdown") : nullptr;
-  if (!sb) return;
-  auto rank = Col<int64_t>(*sb, "rank"), ts = Col<int64_t>(*sb, "ts");
-  if (!rank || !ts) return;
-  std::array<const std::vector<int64_t>*, kCategoryCount> cats{};
-  for (size_t c = 0; c < kCategoryCount; ++c)
-    if (!(cats[c] = Col<int64_t>(*sb, kCategoryNames[c]))) return;
-  std::map<std::pair<int64_t, int64_t>, size_t> row;
-  for (size_t i = 0; i < sb->rows; ++i) row[{(*rank)[i], (*ts)[i]}] = i;
-  for (ProfileStep& s : p->steps) {
-    auto it = row.find({s.rank, s.ts});
-    if (it == row.end()) continue;
-    s.has_categories = true;
-    for (size_t c = 0; c < kCategoryCount; ++c) s.categories[c] = (*cats[c])[it->second];
-  }
-}
-
-size_t RowOf(Profile* p, EventClass cls, const std::string& name) {
-  auto [it, fresh] = p->row_index.try_emplace(RowKey(cls, name), p->rows.size());
-  if (fresh) {
-    ProfileRow r;
-    r.cls = cls;
-    r.name = name;
-    r.count.assign(p->steps.size(), 0);
-    r.time_ns.assign(p->steps.size(), 0);
-    p->rows.push_back(std::move(r));
-  }
-  return it->second;
-}
-
-// Counts one trace's events into the rows; `first`..`last` are its steps.
-void CountTrace(const Trace& trace, size_t first, size_t last, const DiffOptions& options,
-                Profile* p) {
+ProfileTrace ProfileTraceOf(const Trace& trace, Storage* st) {
   const EventGraph& g = trace.graph;
-  std::vector<int64_t> starts;
-  for (size_t s = first; s < last; ++s) starts.push_back(p->steps[s].ts);
-  auto step_of = [&](int64_t ts) -> size_t {
-    auto it = std::upper_bound(starts.begin(), starts.end(), ts);
-    if (it == starts.begin()) return SIZE_MAX;
-    size_t s = first + static_cast<size_t>(it - starts.begin()) - 1;
-    return ts < p->steps[s].ts + p->steps[s].dur ? s : SIZE_MAX;
-  };
-  // Row per (class, name id), resolved once.
-  std::unordered_map<uint64_t, size_t> row_of_name;
-  auto add = [&](EventClass cls, StringId name, size_t s, int64_t dur) {
-    uint64_t key = (static_cast<uint64_t>(cls) << 32) | name;
-    auto [it, fresh] = row_of_name.try_emplace(key, 0);
-    if (fresh) {
-      const std::string_view raw = g.strings.Get(name);
-      it->second = RowOf(p, cls, options.hta ? std::string(raw) : NormaliseName(raw));
-    }
-    ProfileRow& r = p->rows[it->second];
-    ++r.count[s];
-    r.time_ns[s] += dur;
-  };
   const EventColumns& ev = g.events;
-  std::vector<EventId> launch(ev.size(), kNoRow);
+  ProfileTrace t;
+  t.rank = trace.info.rank;
+  t.events = ev.size();
+  t.ts = ev.ts.data();
+  t.dur = ev.dur.data();
+  t.name = ev.name.data();
+  t.kind = reinterpret_cast<const uint8_t*>(ev.kind.data());
+  t.track = ev.track.data();
+  t.flags = ev.flags.data();
+  std::vector<uint32_t>& kinds = st->u32.emplace_back();
+  for (const Track& tr : g.tracks)
+    kinds.push_back(tr.kind == TrackKind::kCpu         ? TH_TRACK_CPU
+                    : tr.kind == TrackKind::kGpuStream ? TH_TRACK_GPU_STREAM
+                                                       : TH_TRACK_OTHER);
+  t.tracks = kinds.size();
+  t.track_kind = kinds.data();
+  // The launch of each launched event: its last launch edge (event_launches).
+  std::vector<uint32_t>& launched = st->u32.emplace_back();
+  std::vector<uint32_t>& launch = st->u32.emplace_back();
   for (size_t i = 0; i < g.edges.size(); ++i)
-    if (g.edges.kind[i] == EdgeKind::kLaunch) launch[g.edges.dst[i]] = g.edges.src[i];
-  const bool all_classes = options.all_classes || options.hta;
-  for (size_t e = 0; e < ev.size(); ++e) {
-    const EventClass cls = ClassOf(ev.kind[e], all_classes);
-    if (cls == EventClass::kCount || (ev.flags[e] & (kFlagEndMarker | kFlagNoDuration))) continue;
-    size_t s = SIZE_MAX;
-    if (!IsGpuActivity(ev.kind[e]))
-      s = step_of(ev.ts[e]);
-    else if (launch[e] != kNoRow)
-      s = step_of(ev.ts[launch[e]]);
-    else if (!options.hta)
-      s = step_of(ev.ts[e]);
-    if (s == SIZE_MAX) continue;
-    add(cls, ev.name[e], s, std::max<int64_t>(ev.dur[e], 0));
+    if (g.edges.kind[i] == EdgeKind::kLaunch) {
+      launched.push_back(g.edges.dst[i]);
+      launch.push_back(g.edges.src[i]);
+    }
+  t.launches = launched.size();
+  t.launched = launched.data();
+  t.launch = launch.data();
+  t.labels = g.xla_labels.size();
+  t.label_event = g.xla_labels.event.data();
+  t.label_hlo_op = g.xla_labels.hlo_op.data();
+  t.string = [&g](uint32_t id) { return g.strings.Get(id); };
+  return t;
+}
+
+// A published table as the C table a plugin reads (find_table), or nullptr.
+const th_table* CTableOf(const PluginResults* results, const char* name, Storage* st) {
+  if (!results) return nullptr;
+  auto it = results->tables.find(name);
+  if (it == results->tables.end()) return nullptr;
+  const DerivedTable& t = it->second;
+  auto& cols = st->columns.emplace_back();
+  for (const DerivedColumn& c : t.columns) {
+    th_table_column col{};
+    col.name = c.name.c_str();
+    col.unit = c.unit.c_str();
+    if (auto* i = std::get_if<std::vector<int64_t>>(&c.values)) {
+      col.values = {i->data(), i->size(), TH_TYPE_I64, 0};
+    } else if (auto* d = std::get_if<std::vector<double>>(&c.values)) {
+      col.values = {d->data(), d->size(), TH_TYPE_F64, 0};
+    } else {
+      auto& ptrs = st->strings.emplace_back();
+      for (const auto& x : std::get<std::vector<std::string>>(c.values)) ptrs.push_back(x.c_str());
+      col.values = {ptrs.data(), ptrs.size(), TH_TYPE_STRING, 0};
+    }
+    cols.push_back(col);
   }
-  if (options.hta) return;  // HTA has no HLO rows
-  const XlaLabelTable& xla = g.xla_labels;
-  for (size_t i = 0; i < xla.size(); ++i) {
-    const EventId e = xla.event[i];
-    if (xla.hlo_op[i] == kEmptyString) continue;
-    const Track& tr = g.tracks[ev.track[e]];
-    if (tr.kind == TrackKind::kCpu) continue;
-    const size_t s = step_of(ev.ts[e]);
-    if (s != SIZE_MAX) add(EventClass::kHloOp, xla.hlo_op[i], s, std::max<int64_t>(ev.dur[e], 0));
-  }
+  th_table& out = st->tables.emplace_back();
+  out = {};
+  out.struct_size = sizeof out;
+  out.name = t.name.c_str();
+  out.columns = cols.data();
+  out.column_count = static_cast<uint32_t>(cols.size());
+  out.row_count = t.rows;
+  return &out;
 }
 
 }  // namespace
 
-std::string RowKey(EventClass cls, const std::string& name) {
-  std::string key(1, static_cast<char>('0' + static_cast<int>(cls)));
-  key += name;
-  return key;
-}
-
 EventClass ClassOf(EventKind kind, bool all_classes) {
-  switch (kind) {
-    case EventKind::kCpuOp:
-      return EventClass::kCpuOp;
-    case EventKind::kKernel:
-    case EventKind::kMemcpy:
-    case EventKind::kMemset:
-      return EventClass::kGpuKernel;
-    default:
-      break;
-  }
-  if (!all_classes) return EventClass::kCount;
-  switch (kind) {
-    case EventKind::kRuntime:
-    case EventKind::kDriver:
-      return EventClass::kRuntime;
-    case EventKind::kUserAnnotation:
-    case EventKind::kGpuUserAnnotation:
-      return EventClass::kAnnotation;
-    case EventKind::kPythonFunction:
-      return EventClass::kPython;
-    case EventKind::kMemory:
-    case EventKind::kOutOfMemory:
-    case EventKind::kInstant:
-    case EventKind::kFlow:
-    case EventKind::kMetadata:
-    case EventKind::kCounter:
-    case EventKind::kTraceSpan:
-      return EventClass::kCount;
-    default:
-      return EventClass::kOther;
-  }
+  return ClassOfKind(static_cast<uint32_t>(kind), all_classes);
 }
 
 StatusOr<Profile> BuildProfile(const DiffSide& side, const DiffOptions& options) {
   if (!side.traces) return InvalidInput("diff: side " + side.label + " has no traces");
+  Storage st;
+  std::vector<ProfileTrace> traces;
+  for (const auto& t : side.traces->traces) traces.push_back(ProfileTraceOf(*t, &st));
   Profile p;
-  Status s = ReadSteps(side, options, &p);
-  if (!s.ok()) return s;
-  ReadCategories(side, &p);
-  size_t first = 0;
-  while (first < p.steps.size()) {
-    size_t last = first;
-    while (last < p.steps.size() && p.steps[last].trace == p.steps[first].trace) ++last;
-    CountTrace(*side.traces->traces[p.steps[first].trace], first, last, options, &p);
-    first = last;
-  }
+  const std::string error =
+      BuildSideProfile(traces, CTableOf(side.results, "steps", &st),
+                       CTableOf(side.results, "step_breakdown", &st), side.label, options, &p);
+  if (!error.empty()) return InvalidInput(error);
   return p;
 }
 

@@ -153,6 +153,13 @@ std::vector<TableSchema> MakeSchemas() {
                     "launch edge; the last one when several)",
                     {{"event", T::kU32, "", "launched event row, ascending"},
                      {"launch", T::kU32, "", "event row of its launch call"}}));
+  s.push_back(Table("event_flags", "per event (row of events), how the importer read it",
+                    {{"flags", T::kU8, "", "TH_EVENT_FLAG_* bits"}}));
+  s.push_back(Table("xla_labels",
+                    "XLA labels the profiler recorded on events (XProf captures), event order",
+                    {{"event", T::kU32, "", "event row"},
+                     {"hlo_op", T::kStringId, "", "HLO instruction name, empty when absent"},
+                     {"hlo_module", T::kStringId, "", "HLO module name, empty when absent"}}));
   return s;
 }
 
@@ -260,6 +267,11 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
   out->Add(schema("devices"), trace.info.devices.size(),
            {out->Keep(std::move(id)), out->Keep(std::move(name)), out->Keep(std::move(memory)),
             out->Keep(std::move(major)), out->Keep(std::move(minor)), out->Keep(std::move(sms))});
+
+  out->Add(schema("event_flags"), e.size(), {e.flags.data()});
+  const XlaLabelTable& xl = g.xla_labels;
+  out->Add(schema("xla_labels"), xl.size(),
+           {xl.event.data(), xl.hlo_op.data(), xl.hlo_module.data()});
 
   const HloColumns& h = x.columns;
   out->Add(schema("hlo_modules"), h.module_name.size(), {h.module_name.data(), h.module_id.data()});

@@ -85,6 +85,10 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
   out << YAML::Key << "version" << YAML::Value << std::to_string(p.version);
   out << YAML::Key << "inputs" << YAML::Value;
   EmitStringList(out, p.inputs);
+  if (!p.baseline.empty()) {
+    out << YAML::Key << "baseline" << YAML::Value;
+    EmitStringList(out, p.baseline);
+  }
   out << YAML::Key << "execution" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "backend" << YAML::Value << p.backend;
   out << YAML::Key << "threads" << YAML::Value << std::to_string(p.threads);

@@ -62,8 +62,11 @@ struct Pipeline {
   int version = 1;
   std::string source;               // the pipeline file as given to LoadPipeline
   std::vector<std::string> inputs;  // as written (after ${env:...}); relative to the cwd
-  std::string backend = "auto";     // auto|cpu|cuda|hip
-  int threads = 0;                  // 0 = all cores
+  // `baseline:`: a second input set, as `inputs`, that plugins comparing
+  // input groups (trace-diff) see beside the inputs; empty: one set.
+  std::vector<std::string> baseline;
+  std::string backend = "auto";  // auto|cpu|cuda|hip
+  int threads = 0;               // 0 = all cores
   // Directories searched for plugins, relative ones resolved against the
   // directory of the file that names them.
   std::vector<std::string> plugin_paths;

@@ -902,9 +902,9 @@ Status ReadKernelClasses(const Node& n, std::vector<KernelClassRule>* rules) {
 }
 
 const std::vector<std::string>& TopLevelKeys() {
-  static const std::vector<std::string> kKeys = {"version",   "include",        "inputs",
-                                                 "execution", "plugin_paths",   "plugins",
-                                                 "outputs",   "kernel_classes", "fail_on"};
+  static const std::vector<std::string> kKeys = {
+      "version", "include", "inputs",         "execution", "plugin_paths",
+      "plugins", "outputs", "kernel_classes", "fail_on",   "baseline"};
   return kKeys;
 }
 
@@ -989,11 +989,30 @@ Status OrderPlugins(const std::vector<PluginDeclaration>& catalog, std::vector<P
   return Ok();
 }
 
+// A plugin comparing input groups needs a baseline, and a baseline needs
+// such a plugin (no other plugin sees it).
+Status CheckInputGroups(const std::vector<PluginDeclaration>& catalog, const Pipeline& p,
+                        const std::optional<YamlMark>& baseline_mark) {
+  const PluginStep* grouped = nullptr;
+  for (const PluginStep& step : p.plugins)
+    if (step.enabled && FindDecl(catalog, step.id)->input_groups && !grouped) grouped = &step;
+  if (grouped && p.baseline.empty())
+    return ErrorAt(grouped->mark, "plugin '" + grouped->id +
+                                      "' compares the inputs with a baseline: name the baseline "
+                                      "traces under 'baseline:' (docs/pipelines.md)");
+  if (!grouped && baseline_mark && !p.baseline.empty())
+    return ErrorAt(*baseline_mark,
+                   "'baseline:' is read only by plugins that compare input groups (e.g. "
+                   "trace-diff), and no enabled plugin does");
+  return Ok();
+}
+
 Status Validate(const Node& root, const std::vector<PluginDeclaration>& catalog, Pipeline* p) {
   if (root.kind != Node::Kind::kMap)
     return ErrorAt(root.mark,
                    "a pipeline is a map of keys (version, plugins, ...), got " + KindName(root));
   bool has_version = false;
+  std::optional<YamlMark> baseline_mark;
   for (const Entry& e : root.entries) {
     const Node& v = e.value;
     if (e.key == "version") {
@@ -1006,6 +1025,9 @@ Status Validate(const Node& root, const std::vector<PluginDeclaration>& catalog,
       has_version = true;
     } else if (e.key == "inputs") {
       TH_RETURN_IF_ERROR(ReadStringList(v, "'inputs'", &p->inputs));
+    } else if (e.key == "baseline") {
+      TH_RETURN_IF_ERROR(ReadStringList(v, "'baseline'", &p->baseline));
+      baseline_mark = v.mark;
     } else if (e.key == "execution") {
       TH_RETURN_IF_ERROR(ReadExecution(v, p));
     } else if (e.key == "plugin_paths") {
@@ -1039,6 +1061,7 @@ Status Validate(const Node& root, const std::vector<PluginDeclaration>& catalog,
     }
   }
   if (!has_version) return ErrorAt(root.mark, "missing 'version: 1'");
+  TH_RETURN_IF_ERROR(CheckInputGroups(catalog, *p, baseline_mark));
   return OrderPlugins(catalog, &p->plugins);
 }
 

@@ -31,15 +31,17 @@ struct StepRun {
   double seconds = 0;
 };
 
-// Runs the steps (in pipeline order, dependencies first) as a graph: a step
-// starts once every earlier step publishing a table it reads has finished;
-// the others run at the same time on the oneTBB arena (bounded by
-// `execution.threads`). A step reads its producers' tables, latest first.
-std::vector<StepRun> RunSteps(const std::vector<const LoadedPlugin*>& plugins,
-                              const std::vector<const PluginStep*>& steps, const TraceSet& traces,
-                              kernels::BackendChoice backend, const HostFacts& facts) {
-  const size_t n = steps.size();
-  std::vector<StepRun> ran(n);
+// The baseline of a pipeline with two input sets, and what its plugins left
+// on it (indexed as the pipeline's steps).
+struct BaselineRun {
+  const TraceSet* traces = nullptr;
+  const HostFacts* facts = nullptr;
+  std::vector<StepRun> ran;
+};
+
+// producers[j]: the earlier steps publishing a table step j reads.
+std::vector<std::vector<size_t>> Producers(const std::vector<const LoadedPlugin*>& plugins) {
+  const size_t n = plugins.size();
   std::vector<std::vector<size_t>> producers(n);
   for (size_t j = 0; j < n; ++j)
     for (size_t i = j; i-- > 0;)
@@ -48,6 +50,36 @@ std::vector<StepRun> RunSteps(const std::vector<const LoadedPlugin*>& plugins,
           producers[j].push_back(i);
           break;
         }
+  return producers;
+}
+
+// The steps to run over the baseline: the producers, direct or not, of the
+// plugins that compare input groups (which themselves run once, over both).
+std::vector<bool> BaselineSteps(const std::vector<const LoadedPlugin*>& plugins) {
+  const std::vector<std::vector<size_t>> producers = Producers(plugins);
+  std::vector<bool> needed(plugins.size(), false);
+  for (size_t k = plugins.size(); k-- > 0;) {
+    if (!plugins[k]->declaration.input_groups && !needed[k]) continue;
+    for (size_t i : producers[k])
+      if (!plugins[i]->declaration.input_groups) needed[i] = true;
+  }
+  return needed;
+}
+
+// Runs the steps (in pipeline order, dependencies first) as a graph: a step
+// starts once every earlier step publishing a table it reads has finished;
+// the others run at the same time on the oneTBB arena (bounded by
+// `execution.threads`). A step reads its producers' tables, latest first.
+// `only`: the steps to run (empty: all; the others leave empty results).
+// `baseline`: given to the plugins that compare input groups.
+std::vector<StepRun> RunSteps(const std::vector<const LoadedPlugin*>& plugins,
+                              const std::vector<const PluginStep*>& steps, const TraceSet& traces,
+                              kernels::BackendChoice backend, const HostFacts& facts,
+                              const std::vector<bool>& only = {},
+                              const BaselineRun* baseline = nullptr) {
+  const size_t n = steps.size();
+  std::vector<StepRun> ran(n);
+  const std::vector<std::vector<size_t>> producers = Producers(plugins);
   tbb::flow::graph graph;
   std::vector<std::unique_ptr<tbb::flow::continue_node<tbb::flow::continue_msg>>> nodes;
   for (size_t k = 0; k < n; ++k) {
@@ -57,7 +89,14 @@ std::vector<StepRun> RunSteps(const std::vector<const LoadedPlugin*>& plugins,
           context.backend = backend;
           context.facts = &facts;
           context.echo_log = false;
+          if (!only.empty() && !only[k]) return;
           for (size_t i : producers[k]) context.upstream.push_back(&ran[i].results);
+          if (baseline && plugins[k]->declaration.input_groups) {
+            context.baseline = baseline->traces;
+            context.baseline_facts = baseline->facts;
+            for (size_t i : producers[k])
+              context.baseline_upstream.push_back(&baseline->ran[i].results);
+          }
           auto t0 = std::chrono::steady_clock::now();
           ran[k].status =
               RunPlugin(*plugins[k], traces, steps[k]->options, &ran[k].results, context);
@@ -133,10 +172,35 @@ std::unique_ptr<tbb::global_control> ThreadBound(const Pipeline& pipeline) {
                                                static_cast<size_t>(pipeline.threads));
 }
 
+// The producers of the group-comparing plugins run over the baseline; what
+// they report stays out of the report but their failures, which leave the
+// comparison without its input: each is a P1 finding of the host.
+std::unique_ptr<BaselineRun> RunBaseline(const std::vector<const LoadedPlugin*>& loaded,
+                                         const std::vector<const PluginStep*>& steps,
+                                         kernels::BackendChoice backend, const TraceSet& traces,
+                                         const HostFacts& facts, AnalysisReport* report) {
+  auto b = std::make_unique<BaselineRun>();
+  b->traces = &traces;
+  b->facts = &facts;
+  b->ran = RunSteps(loaded, steps, traces, backend, facts, BaselineSteps(loaded));
+  for (size_t k = 0; k < b->ran.size(); ++k) {
+    if (b->ran[k].status.ok()) continue;
+    Finding f;
+    f.plugin = "host";
+    f.severity = FindingSeverity::kP1;
+    f.title = "plugin " + steps[k]->id + " failed on the baseline";
+    f.what = b->ran[k].status.message() + "; the comparison with the baseline lacks its tables";
+    report->results.findings.push_back(std::move(f));
+  }
+  return b;
+}
+
 // The host facts, the plugins and what follows them, on `traces` (which
 // run->report.traces points to), into run->report and run->exit_code.
+// `baseline`: the pipeline's second input set, or null.
 Status Analyze(const Pipeline& pipeline, const PluginRegistry& plugins,
-               kernels::BackendChoice backend, const TraceSet& traces, PipelineRun* run) {
+               kernels::BackendChoice backend, const TraceSet& traces, PipelineRun* run,
+               const TraceSet* baseline = nullptr) {
   AnalysisReport& report = run->report;
   PhaseTimes& timing = report.timing;
   report.pipeline = pipeline.source;
@@ -157,7 +221,15 @@ Status Analyze(const Pipeline& pipeline, const PluginRegistry& plugins,
     steps.push_back(&step);
   }
   started = std::chrono::steady_clock::now();
-  std::vector<StepRun> ran = RunSteps(loaded, steps, traces, backend, facts);
+  std::unique_ptr<HostFacts> baseline_facts;
+  std::unique_ptr<BaselineRun> baseline_run;
+  if (baseline) {
+    baseline_facts = std::make_unique<HostFacts>(
+        *baseline, KernelClassTable::WithPipelineRules(pipeline.kernel_classes));
+    baseline_run = RunBaseline(loaded, steps, backend, *baseline, *baseline_facts, &report);
+  }
+  std::vector<StepRun> ran =
+      RunSteps(loaded, steps, traces, backend, facts, {}, baseline_run.get());
   timing.plugins_seconds = SecondsSince(started);
   // Merged in pipeline order, so reports do not depend on which plugin
   // finished first; a later publisher of a table replaces an earlier one.
@@ -228,8 +300,14 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipeline(const Pipeline& pipeline,
   auto set = LoadTraceSet(use, load);
   if (!set.ok()) return set.status();
   run->traces = std::move(*set);
+  if (!pipeline.baseline.empty()) {
+    auto base = LoadTraceSet(pipeline.baseline, load);
+    if (!base.ok()) return Status(base.status().code(), "baseline: " + base.status().message());
+    run->baseline = std::move(*base);
+  }
   run->report.timing.import_seconds = SecondsSince(started);
-  TH_RETURN_IF_ERROR(Analyze(pipeline, plugins, *backend, run->traces, run.get()));
+  TH_RETURN_IF_ERROR(Analyze(pipeline, plugins, *backend, run->traces, run.get(),
+                             pipeline.baseline.empty() ? nullptr : &run->baseline));
   return run;
 }
 

@@ -25,6 +25,9 @@ inline constexpr int kExitPluginFailed = 4;
 
 struct PipelineRun {
   TraceSet traces;
+  // `baseline:` of the pipeline (empty without one): seen only by plugins
+  // that compare input groups; the report describes `traces`.
+  TraceSet baseline;
   AnalysisReport report;  // report.traces points into `traces` (do not move apart)
   int exit_code = 0;
 };

@@ -241,6 +241,15 @@ std::string PipelineJsonSchema(const std::vector<PluginDeclaration>& catalog) {
   w.Key("$ref");
   w.String("#/$defs/string_or_list");
   w.EndObject();
+  w.Key("baseline");
+  w.BeginObject();
+  w.Key("description");
+  w.String(
+      "the run the inputs are compared with, named as inputs are; read by plugins that compare "
+      "input groups (trace-diff)");
+  w.Key("$ref");
+  w.String("#/$defs/string_or_list");
+  w.EndObject();
 
   w.Key("execution");
   w.BeginObject();

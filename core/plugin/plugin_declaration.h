@@ -39,6 +39,9 @@ struct PluginDeclaration {
   std::vector<std::string> reads;      // tables read: core tables or other plugins' publishes
   std::vector<TableSchema> publishes;  // tables this plugin publishes, with their schemas
   std::string library;                 // where it was loaded from ("" for a test double)
+  // Runs over every input group (API 2.1, TH_PLUGIN_INPUT_GROUPS): the
+  // pipeline's baseline traces beside its inputs.
+  bool input_groups = false;
 
   // The schema of the table it publishes under `name`, or nullptr.
   const TableSchema* Published(std::string_view name) const {

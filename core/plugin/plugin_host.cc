@@ -16,6 +16,11 @@ namespace {
 
 static_assert(static_cast<int>(EventKind::kKernel) == TH_EVENT_KERNEL);
 static_assert(static_cast<int>(EventKind::kCounter) == TH_EVENT_COUNTER);
+static_assert(static_cast<int>(EventKind::kTraceSpan) == TH_EVENT_TRACE_SPAN);
+static_assert(static_cast<int>(EventKind::kMtiaRuntime) == TH_EVENT_MTIA_RUNTIME);
+static_assert(static_cast<int>(kFlagNoDuration) == TH_EVENT_FLAG_NO_DURATION);
+static_assert(static_cast<int>(kFlagEndMarker) == TH_EVENT_FLAG_END_MARKER);
+static_assert(static_cast<int>(kFlagDerived) == TH_EVENT_FLAG_DERIVED);
 static_assert(static_cast<int>(EdgeKind::kLaunch) == TH_EDGE_LAUNCH);
 static_assert(static_cast<int>(EdgeKind::kFlow) == TH_EDGE_FLOW);
 static_assert(kNoValue == INT64_MIN);  // absent memory totals, as the catalog says
@@ -280,7 +285,21 @@ th_status PublishTable(void* ctx, const th_table* t) {
   return TH_STATUS_OK;
 }
 
-th_status FindTable(void* ctx, const char* name, const th_table** found) {
+// The table `name` of the first of `results` that has it, or nullptr.
+const DerivedTable* Published(const std::vector<const PluginResults*>& results,
+                              const std::string& name) {
+  for (const PluginResults* r : results) {
+    auto it = r->tables.find(name);
+    if (it != r->tables.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+// `t` as a C table valid during the run.
+const th_table* CTable(RunState* st, const DerivedTable& t);
+
+// A table of the plugins before this one over `group`'s traces.
+th_status FindTableIn(void* ctx, const char* group, const char* name, const th_table** found) {
   RunState* st = State(ctx);
   if (!found) return TH_STATUS_ERROR;
   *found = nullptr;
@@ -290,16 +309,24 @@ th_status FindTable(void* ctx, const char* name, const th_table** found) {
             .c_str());
     return TH_STATUS_ERROR;
   }
+  const std::string g = Str(group);
   const DerivedTable* published = nullptr;
-  auto it = st->results->tables.find(Str(name));
-  if (it != st->results->tables.end()) published = &it->second;
-  for (const PluginResults* up : st->context->upstream) {
-    if (published) break;
-    auto u = up->tables.find(Str(name));
-    if (u != up->tables.end()) published = &u->second;
+  if (g == TH_GROUP_BASELINE) {
+    if (st->context->baseline) published = Published(st->context->baseline_upstream, Str(name));
+  } else if (g.empty() || g == TH_GROUP_INPUTS) {
+    std::vector<const PluginResults*> results = {st->results};
+    results.insert(results.end(), st->context->upstream.begin(), st->context->upstream.end());
+    published = Published(results, Str(name));
   }
-  if (!published) return TH_STATUS_OK;
-  const DerivedTable& t = *published;
+  if (published) *found = CTable(st, *published);
+  return TH_STATUS_OK;
+}
+
+th_status FindTable(void* ctx, const char* name, const th_table** found) {
+  return FindTableIn(ctx, "", name, found);
+}
+
+const th_table* CTable(RunState* st, const DerivedTable& t) {
   auto& cols = st->c_columns.emplace_back();
   for (const DerivedColumn& c : t.columns) {
     th_table_column col{};
@@ -324,13 +351,12 @@ th_status FindTable(void* ctx, const char* name, const th_table** found) {
   out.columns = cols.data();
   out.column_count = static_cast<uint32_t>(cols.size());
   out.row_count = t.rows;
-  *found = &out;
-  return TH_STATUS_OK;
+  return &out;
 }
 
 // The view of one trace for the running plugin: the catalog tables it
 // declared it reads (columns zero copy), in its declaration's order.
-th_trace_view ViewOf(const Trace& t, const TraceTables& catalog, RunState* st) {
+th_trace_view ViewOf(const Trace& t, const TraceTables& catalog, const char* group, RunState* st) {
   std::vector<th_table>& tables = st->view_tables.emplace_back();
   for (const std::string& read : st->plugin->declaration.reads) {
     const CatalogTable* table = catalog.Find(read);
@@ -359,6 +385,7 @@ th_trace_view ViewOf(const Trace& t, const TraceTables& catalog, RunState* st) {
   v.table_count = static_cast<uint32_t>(tables.size());
   v.tables = tables.data();
   v.host_trace = &t;
+  v.group = group;
   return v;
 }
 
@@ -383,8 +410,21 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
     facts = own.get();
   }
   RunState st{&plugin, &set, results, &context, {}, {}, {}, {}, {}};
+  // Baseline traces first (A before B), for a plugin that reads both groups.
+  std::unique_ptr<HostFacts> own_baseline;
+  if (context.baseline && plugin.declaration.input_groups) {
+    const HostFacts* bf = context.baseline_facts;
+    if (!bf) {
+      own_baseline = std::make_unique<HostFacts>(*context.baseline, KernelClassTable::Builtin());
+      bf = own_baseline.get();
+    }
+    for (size_t i = 0; i < context.baseline->traces.size(); ++i)
+      st.views.push_back(
+          ViewOf(*context.baseline->traces[i], bf->tables(i), TH_GROUP_BASELINE, &st));
+  }
+  const char* group = context.baseline ? TH_GROUP_INPUTS : "";
   for (size_t i = 0; i < set.traces.size(); ++i)
-    st.views.push_back(ViewOf(*set.traces[i], facts->tables(i), &st));
+    st.views.push_back(ViewOf(*set.traces[i], facts->tables(i), group, &st));
   std::vector<const th_trace_view*> view_ptrs;
   for (const auto& v : st.views) view_ptrs.push_back(&v);
 
@@ -431,6 +471,7 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   host.interval_union = &IntervalUnionFn;
   host.interval_overlap = &IntervalOverlapFn;
   host.skip_trace = &SkipTrace;
+  host.find_group_table = &FindTableIn;
 
   th_run_input input{};
   input.struct_size = sizeof input;

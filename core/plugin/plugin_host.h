@@ -41,6 +41,14 @@ struct PluginRunContext {
   // false: the plugin's log lines are only recorded as notes; the caller
   // echoes them (EchoPluginNotes) in an order of its choosing.
   bool echo_log = true;
+  // A pipeline with two input sets: `traces` are its inputs (group
+  // "inputs"), these its baseline (group "baseline"), their facts, and the
+  // results of the plugin's producers run over the baseline. Only a plugin
+  // declaring input_groups sees the baseline traces and reads these results
+  // (find_group_table); null: one input set (group "").
+  const TraceSet* baseline = nullptr;
+  const HostFacts* baseline_facts = nullptr;
+  std::vector<const PluginResults*> baseline_upstream;
 };
 
 Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& traces,

@@ -97,6 +97,8 @@ StatusOr<PluginDeclaration> Declare(const th_plugin_descriptor& d, const std::st
     return InvalidInput(path + ": plugin '" + decl.id + "' has an unknown kind");
   }
   decl.kind = d.kind == TH_KIND_ANALYZER ? PluginKind::kAnalyzer : PluginKind::kDetector;
+  // A 2.0 descriptor's flags field was reserved: only a 2.1 plugin sets it.
+  decl.input_groups = d.api_minor >= 1 && (d.flags & TH_PLUGIN_INPUT_GROUPS) != 0;
   for (uint32_t i = 0; i < d.read_count; ++i) {
     std::string read = Str(d.reads[i]);
     if (read.empty())

@@ -1,4 +1,4 @@
-/* tracehound plugin ABI, version 2.0.
+/* tracehound plugin ABI, version 2.1.
  *
  * The only contract between the tracehound host and a plugin library. Plain C:
  * every struct is POD and starts with its own size (struct_size) so either side
@@ -17,6 +17,13 @@
  * host hands over (views, strings, the host table) is read-only and valid only
  * during the call that received it. Plugins never see C++ types of the host.
  *
+ * 2.1 (backward compatible: a 2.0 plugin runs unchanged on a 2.1 host) adds
+ * input groups: th_trace_view.group, th_plugin_descriptor.flags
+ * (TH_PLUGIN_INPUT_GROUPS), th_host_api.find_group_table; the event kinds past
+ * TH_EVENT_COUNTER; the event flag bits; the catalog tables event_flags and
+ * xla_labels. A 2.1 plugin reads a 2.1 field only when the host's api_minor
+ * (th_host_api) is at least 1, or the struct's struct_size covers it.
+ *
  * Most authors use the C++ layer in <tracehound/sdk.h> instead of this file.
  */
 #ifndef TRACEHOUND_PLUGIN_API_H_
@@ -29,7 +36,7 @@ extern "C" {
 #endif
 
 #define TH_PLUGIN_API_MAJOR 2
-#define TH_PLUGIN_API_MINOR 0
+#define TH_PLUGIN_API_MINOR 1
 #define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
 
 #if defined(_WIN32)
@@ -93,7 +100,19 @@ enum {
   TH_EVENT_INSTANT = 14,
   TH_EVENT_FLOW = 15,
   TH_EVENT_METADATA = 16,
-  TH_EVENT_COUNTER = 17
+  TH_EVENT_COUNTER = 17,
+  TH_EVENT_OVERHEAD = 18,    /* 2.1 */
+  TH_EVENT_TRACE_SPAN = 19,  /* 2.1: the profiler's own `Trace` span */
+  TH_EVENT_MTIA_DEVICE = 20, /* 2.1 */
+  TH_EVENT_MTIA_RUNTIME = 21 /* 2.1 */
+};
+
+/* Bits of table event_flags' `flags` column (2.1). */
+enum {
+  TH_EVENT_FLAG_INVALID_TS = 1,  /* ts missing or not a number */
+  TH_EVENT_FLAG_NO_DURATION = 2, /* X without a valid dur */
+  TH_EVENT_FLAG_END_MARKER = 16, /* an E event (its B carries the duration) */
+  TH_EVENT_FLAG_DERIVED = 32     /* made by the importer, not in the file */
 };
 
 /* How a GPU event was tied to an HLO instruction (gpu_hlo_match). */
@@ -164,6 +183,10 @@ typedef struct th_table_schema {
   const char* view;
 } th_table_schema;
 
+/* Input group labels (2.1): a pipeline with `baseline:` has two input sets. */
+#define TH_GROUP_BASELINE "baseline"
+#define TH_GROUP_INPUTS "inputs"
+
 /* One trace (one rank's file): the catalog tables the plugin declared it
  * reads, by name. Times are int64 ns on the trace's own clock. */
 typedef struct th_trace_view {
@@ -173,6 +196,10 @@ typedef struct th_trace_view {
   int64_t rank;
   const th_table* tables;
   const void* host_trace; /* opaque; pass back to host functions */
+  /* 2.1: the input set the trace belongs to: "" when the pipeline has one;
+   * TH_GROUP_BASELINE or TH_GROUP_INPUTS when it names a baseline (only a
+   * plugin declaring TH_PLUGIN_INPUT_GROUPS sees baseline traces). */
+  const char* group;
 } th_trace_view;
 
 typedef struct th_option_value {
@@ -287,6 +314,13 @@ typedef struct th_host_api {
    * trace records CUDA graph capture: its kernels never ran in it"). Reports
    * list it with the plugin's outcome. */
   th_status (*skip_trace)(void* ctx, const th_trace_view* trace, const char* reason);
+
+  /* 2.1: find_table within one input group: the table the plugins before
+   * this one published over the traces of `group` (TH_GROUP_BASELINE or
+   * TH_GROUP_INPUTS; "" is the pipeline's only set). *out is NULL when there
+   * is none (no such group, or nothing published). */
+  th_status (*find_group_table)(void* ctx, const char* group, const char* name,
+                                const th_table** out);
 } th_host_api;
 
 typedef struct th_option_decl {
@@ -309,6 +343,14 @@ typedef struct th_run_input {
   uint32_t reserved;
 } th_run_input;
 
+/* th_plugin_descriptor.flags (2.1; a 2.0 descriptor has 0 there). */
+enum {
+  /* The plugin runs once over every input group: with a `baseline:` in the
+   * pipeline it sees the baseline's traces beside the inputs' (th_trace_view
+   * group) and reads each group's tables with find_group_table. */
+  TH_PLUGIN_INPUT_GROUPS = 1
+};
+
 typedef struct th_plugin_descriptor {
   uint32_t struct_size;
   uint32_t api_major, api_minor;
@@ -321,7 +363,7 @@ typedef struct th_plugin_descriptor {
   uint32_t read_count; /* catalog tables and other plugins' tables it reads */
   const char* const* reads;
   uint32_t publish_count;
-  uint32_t reserved;
+  uint32_t flags; /* 2.1: TH_PLUGIN_* bits (was `reserved`, always 0, in 2.0) */
   const th_table_schema* publishes;
   /* Runs the plugin. On failure returns TH_STATUS_ERROR with a message in
    * error[0..error_capacity). Must not throw. */

@@ -166,6 +166,13 @@ class Trace {
 
   int64_t rank() const { return v_->rank; }
   std::string_view path() const { return v_->path ? v_->path : ""; }
+  // The input group (TH_GROUP_BASELINE, TH_GROUP_INPUTS), "" when the
+  // pipeline has one input set or the host predates API 2.1.
+  std::string_view group() const {
+    if (v_->struct_size < offsetof(th_trace_view, group) + sizeof(v_->group) || !v_->group)
+      return "";
+    return v_->group;
+  }
 
   // events
   uint64_t size() const { return Rows(events_); }
@@ -898,6 +905,21 @@ class Context {
     return t;
   }
 
+  // FindTable within one input group (TH_GROUP_BASELINE, TH_GROUP_INPUTS;
+  // "" the pipeline's only set); nullptr when that group has none, or when
+  // the host predates API 2.1 and `group` is not "".
+  const th_table* FindGroupTable(const char* group, const char* name) const {
+    if (host_->api_minor < 1 ||
+        host_->struct_size < offsetof(th_host_api, find_group_table) + sizeof(void*) ||
+        !host_->find_group_table)
+      return *group ? nullptr : FindTable(name);
+    const th_table* t = nullptr;
+    if (host_->find_group_table(host_->ctx, group, name, &t) != TH_STATUS_OK)
+      throw std::logic_error(std::string("reads table '") + name +
+                             "' without declaring it: add it to Declare().Reads({...})");
+    return t;
+  }
+
   // Compute primitives on the pipeline's backend (see plugin_api.h).
   enum class Reduce : uint32_t { kSum = 0, kMin = 1, kMax = 2, kCount = 3 };
   void SortByKey(std::vector<int64_t>& keys, std::vector<uint32_t>& values) {
@@ -997,6 +1019,12 @@ class Declaration {
     reads_.insert(reads_.end(), tables.begin(), tables.end());
     return *this;
   }
+  // The plugin runs once over every input group of the pipeline (a
+  // `baseline:` set beside `inputs:`), Trace::group() telling them apart.
+  Declaration& InputGroups() {
+    flags_ |= TH_PLUGIN_INPUT_GROUPS;
+    return *this;
+  }
   Declaration& Publishes(Schema table) {
     publishes_.push_back(std::move(table));
     return *this;
@@ -1089,6 +1117,7 @@ class Declaration {
     d->read_count = static_cast<uint32_t>(c_reads_.size());
     d->publishes = c_publishes_.data();
     d->publish_count = static_cast<uint32_t>(c_publishes_.size());
+    d->flags = flags_;
     d->run = run;
   }
 
@@ -1118,6 +1147,7 @@ class Declaration {
 
   std::string id_, version_;
   th_plugin_kind kind_;
+  uint32_t flags_ = 0;
   std::string summary_;
   std::vector<std::string> reads_;
   std::vector<Schema> publishes_;

@@ -333,7 +333,8 @@ struct DeviceArgs {
 // Builds one rank's trace, event by event, as the catalog tables tracehound
 // hands a plugin (events, tracks, edges, profiler_steps, gpu_args, gpu_hlo,
 // collective_args, memory_args, counters, devices, the HLO tables (empty),
-// name_classes, class_rules, graph_capture, event_launches). Times are ns. Every method that
+// name_classes, class_rules, graph_capture, event_launches, event_flags, xla_labels). Times
+// are ns. Every method that
 // adds an event returns its row in events.
 class TraceBuilder {
  public:
@@ -765,6 +766,18 @@ class TraceBuilder {
         for (const auto& [event, call] : launch) x.u32.push_back(call);
       });
       Finish(*t, "event_launches", launch.size());
+    }
+    {  // events as built are read in full: no flag set
+      auto& c = t->columns_.emplace_back();
+      Col(c, "flags", TH_TYPE_U8, "", [&](BuiltColumn& x) { x.u8.assign(events_.size(), 0); });
+      Finish(*t, "event_flags", events_.size());
+    }
+    {  // no XLA labels
+      auto& c = t->columns_.emplace_back();
+      Col(c, "event", TH_TYPE_U32, "", [](BuiltColumn&) {});
+      Col(c, "hlo_op", TH_TYPE_STRING_ID, "", [](BuiltColumn&) {});
+      Col(c, "hlo_module", TH_TYPE_STRING_ID, "", [](BuiltColumn&) {});
+      Finish(*t, "xla_labels", 0);
     }
     return t;
   }

@@ -648,3 +648,58 @@ TEST(PipelineLoader, KernelClassErrorsAreAtTheirPlace) {
 
 }  // namespace
 }  // namespace th
+
+namespace th {
+namespace {
+
+// TestCatalog and a plugin that compares input groups.
+std::vector<PluginDeclaration> GroupCatalog() {
+  std::vector<PluginDeclaration> c = TestCatalog();
+  c.push_back(th::testing::Plugin("ab-diff", {"events"}, {"ab_rows"}));
+  c.back().input_groups = true;
+  return c;
+}
+
+void ExpectGroupErrorAt(const std::string& yaml, int line, int column, const std::string& what) {
+  const std::string path = WritePipeline(yaml);
+  StatusOr<Pipeline> p = LoadPipeline(path, GroupCatalog(), Options());
+  ASSERT_FALSE(p.ok()) << yaml;
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidInput);
+  EXPECT_THAT(p.status().message(),
+              StartsWith(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": "));
+  EXPECT_THAT(p.status().message(), HasSubstr(what));
+}
+
+TEST(PipelineLoader, BaselineIsASecondInputSetThatRoundTrips) {
+  StatusOr<Pipeline> p =
+      LoadPipeline(WritePipeline("version: 1\ninputs: [b.json]\nbaseline: [a.json, a2.json]\n"
+                                 "plugins:\n  ab-diff: {}\n"),
+                   GroupCatalog(), Options());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->inputs, (std::vector<std::string>{"b.json"}));
+  EXPECT_EQ(p->baseline, (std::vector<std::string>{"a.json", "a2.json"}));
+  const std::string dumped = DumpEffectivePipeline(*p);
+  StatusOr<Pipeline> again = LoadPipeline(WritePipeline(dumped), GroupCatalog(), Options());
+  ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << dumped;
+  EXPECT_EQ(again->baseline, p->baseline);
+  // One string is a list of one, as for inputs.
+  StatusOr<Pipeline> one =
+      LoadPipeline(WritePipeline("version: 1\nbaseline: runs/before\nplugins:\n  ab-diff: {}\n"),
+                   GroupCatalog(), Options());
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->baseline, (std::vector<std::string>{"runs/before"}));
+}
+
+TEST(PipelineLoader, BaselineErrorsNameTheFileAndLine) {
+  ExpectGroupErrorAt("version: 1\ninputs: [b.json]\nplugins:\n  ab-diff: {}\n", 4, 3,
+                     "plugin 'ab-diff' compares the inputs with a baseline: name the baseline "
+                     "traces under 'baseline:'");
+  ExpectGroupErrorAt("version: 1\nbaseline: [a.json]\nplugins:\n  long-kernels: {}\n", 2, 11,
+                     "'baseline:' is read only by plugins that compare input groups");
+  ExpectGroupErrorAt("version: 1\nbaseline: {a: 1}\nplugins:\n  ab-diff: {}\n", 2, 11,
+                     "'baseline'");
+  ExpectGroupErrorAt("version: 1\nbaselines: [a.json]\n", 2, 1, "did you mean 'baseline'");
+}
+
+}  // namespace
+}  // namespace th

@@ -1,6 +1,7 @@
 #include "core/plugin/plugin_loader.h"
 
 #include <gtest/gtest.h>
+#include <tracehound/plugin_api.h>
 
 #include <filesystem>
 #include <map>
@@ -86,10 +87,44 @@ TEST(PluginLoader, APluginBuiltForApiOneIsRefusedWithWhatToDo) {
   ASSERT_FALSE(older.ok());
   EXPECT_NE(
       older.status().message().find(
-          "api_one.so: plugin built against plugin API 1.3; this host speaks 2.0, where "
+          "api_one.so: plugin built against plugin API 1.3; this host speaks 2.1, where "
           "plugins read the table catalog: rebuild the plugin against the tracehound 2.x SDK"),
       std::string::npos)
       << older.status().message();
+}
+
+TEST(PluginLoader, AcceptsPluginsOfMinorsZeroAndOneAndRefusesANewerMinor) {
+  // 2.0: loaded; its `reserved` field (2.1's flags) ignored, so it sees one
+  // input set even when the pipeline has a baseline.
+  auto old = LoadPluginLibrary(Lib("api_two_zero"));
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ((*old)->descriptor->api_minor, 0u);
+  EXPECT_FALSE((*old)->declaration.input_groups);
+  TraceSet inputs = TinySet(), baseline = TinySet();
+  PluginResults results;
+  PluginRunContext context;
+  context.baseline = &baseline;
+  Status ran = RunPlugin(**old, inputs, {}, &results, context);
+  ASSERT_TRUE(ran.ok()) << ran.message();
+  ASSERT_EQ(results.findings.size(), 1u);
+  EXPECT_EQ(results.findings[0].title, "saw 1 trace(s), rank 0");
+
+  // 2.1: the SDK's plugins; trace-diff asks for input groups.
+  auto current = LoadPluginLibrary(Lib("long_kernels"));
+  ASSERT_TRUE(current.ok()) << current.status().message();
+  EXPECT_EQ((*current)->descriptor->api_minor, 1u);
+  EXPECT_FALSE((*current)->declaration.input_groups);
+  auto diff = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_trace_diff.so");
+  ASSERT_TRUE(diff.ok()) << diff.status().message();
+  EXPECT_TRUE((*diff)->declaration.input_groups);
+
+  auto newer = LoadPluginLibrary(Lib("api_next_minor"));
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.status().message().find(
+                "api_next_minor.so: plugin API 2.2 does not match the host's 2.1 (same major "
+                "and a minor no newer are required)"),
+            std::string::npos)
+      << newer.status().message();
 }
 
 TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
@@ -103,7 +138,7 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto future = LoadPluginLibrary(Lib("wrong_api"));
   ASSERT_FALSE(future.ok());
   EXPECT_NE(
-      future.status().message().find("wrong_api.so: plugin API 3.0 does not match the host's 2.0"),
+      future.status().message().find("wrong_api.so: plugin API 3.0 does not match the host's 2.1"),
       std::string::npos)
       << future.status().message();
 

@@ -1,5 +1,5 @@
 // A plugin built against ABI 1.3, when a trace view was one flat struct of
-// columns: the 2.0 host must refuse it before calling anything but the entry.
+// columns: the 2.x host must refuse it before calling anything but the entry.
 #include <tracehound/plugin_api.h>
 
 #include <cstring>

@@ -1,18 +1,29 @@
-#include "core/diff/diff_names.h"
+// Name normalisation for diffs: the same operation in two runs gets the same
+// name although ids and addresses in it differ. Header-only.
+#ifndef TRACEHOUND_DIFF_DIFF_NAMES_H_
+#define TRACEHOUND_DIFF_DIFF_NAMES_H_
+
+#include <string>
+#include <string_view>
 
 namespace th::diff {
-namespace {
 
-bool IsHex(char c) {
+namespace names_internal {
+inline bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
-bool IsAlnum(char c) {
+inline bool IsAlnum(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
+}  // namespace names_internal
 
-}  // namespace
-
-std::string NormaliseName(std::string_view name) {
+// `name` with every id-like token masked: "0x" followed by hex digits becomes
+// "0x*"; a maximal run of [0-9a-fA-F] of 8 or more characters that holds at
+// least one decimal digit, not glued to other letters or digits, becomes "*".
+// Everything else is kept byte for byte.
+inline std::string NormaliseName(std::string_view name) {
+  using names_internal::IsAlnum;
+  using names_internal::IsHex;
   std::string out;
   out.reserve(name.size());
   size_t i = 0;
@@ -46,3 +57,5 @@ std::string NormaliseName(std::string_view name) {
 }
 
 }  // namespace th::diff
+
+#endif  // TRACEHOUND_DIFF_DIFF_NAMES_H_

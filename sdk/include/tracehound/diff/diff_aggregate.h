@@ -1,14 +1,39 @@
-#include "core/diff/diff_aggregate.h"
+// The aggregate level: one row per (class, normalised name) present on either
+// side, its time per step on each side, Δ, Δ% and a status:
+//   added / removed   present on one side only;
+//   unknown           present on both, but a side has fewer than 2 steps;
+//   changed           |Δ| > threshold_ns and |Δ| > noise, the larger of the
+//                     two sides' per-step spreads (max - min over the side's
+//                     kept steps, a step without the name counting 0);
+//   unchanged         otherwise.
+// Rows are ordered by |Δ| descending, then class, then name. Header-only.
+#ifndef TRACEHOUND_DIFF_DIFF_AGGREGATE_H_
+#define TRACEHOUND_DIFF_DIFF_AGGREGATE_H_
+
+#include <tracehound/diff/diff_profile.h>
+#include <tracehound/diff/diff_types.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <tuple>
+#include <vector>
 
 namespace th::diff {
-namespace {
 
-SideFigures Figures(const Profile& p, const ProfileRow* row) {
+// Round-to-nearest (halves away from zero) of num / den, den > 0.
+inline int64_t DivRound(int64_t num, int64_t den) {
+  const int64_t q = num / den, r = num % den;
+  if (2 * std::llabs(r) >= den) return q + (num < 0 ? -1 : 1);
+  return q;
+}
+
+namespace aggregate_internal {
+
+inline SideFigures Figures(const Profile& p, const ProfileRow* row) {
   SideFigures f;
   if (!row) return f;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -25,13 +50,13 @@ SideFigures Figures(const Profile& p, const ProfileRow* row) {
   return f;
 }
 
-const ProfileRow* Find(const Profile& p, const std::string& key) {
+inline const ProfileRow* Find(const Profile& p, const std::string& key) {
   auto it = p.row_index.find(key);
   return it == p.row_index.end() ? nullptr : &p.rows[it->second];
 }
 
-RowStatus StatusOf(const AggregateRow& r, const Profile& a, const Profile& b,
-                   const DiffOptions& o) {
+inline RowStatus StatusOf(const AggregateRow& r, const Profile& a, const Profile& b,
+                          const DiffOptions& o) {
   if (r.a.count == 0 && r.b.count > 0) return RowStatus::kAdded;
   if (r.b.count == 0 && r.a.count > 0) return RowStatus::kRemoved;
   if (a.steps.size() < 2 || b.steps.size() < 2) return RowStatus::kUnknown;
@@ -39,16 +64,12 @@ RowStatus StatusOf(const AggregateRow& r, const Profile& a, const Profile& b,
   return d > o.threshold_ns && d > r.noise_ns ? RowStatus::kChanged : RowStatus::kUnchanged;
 }
 
-}  // namespace
+}  // namespace aggregate_internal
 
-int64_t DivRound(int64_t num, int64_t den) {
-  const int64_t q = num / den, r = num % den;
-  if (2 * std::llabs(r) >= den) return q + (num < 0 ? -1 : 1);
-  return q;
-}
-
-std::vector<AggregateRow> AggregateRows(const Profile& a, const Profile& b,
-                                        const DiffOptions& options) {
+inline std::vector<AggregateRow> AggregateRows(const Profile& a, const Profile& b,
+                                               const DiffOptions& options) {
+  using aggregate_internal::Figures;
+  using aggregate_internal::Find;
   std::vector<AggregateRow> out;
   auto add = [&](const ProfileRow& row) {
     const std::string key = RowKey(row.cls, row.name);
@@ -65,7 +86,7 @@ std::vector<AggregateRow> AggregateRows(const Profile& a, const Profile& b,
                     100.0;
     }
     r.noise_ns = std::max(r.a.spread_ns, r.b.spread_ns);
-    r.status = StatusOf(r, a, b, options);
+    r.status = aggregate_internal::StatusOf(r, a, b, options);
     out.push_back(std::move(r));
   };
   for (const ProfileRow& row : a.rows) add(row);
@@ -78,7 +99,8 @@ std::vector<AggregateRow> AggregateRows(const Profile& a, const Profile& b,
   return out;
 }
 
-std::vector<ClassTotal> ClassTotals(const Profile& a, const Profile& b) {
+// Per class, the totals of both sides (classes with events only).
+inline std::vector<ClassTotal> ClassTotals(const Profile& a, const Profile& b) {
   std::vector<ClassTotal> t(static_cast<size_t>(EventClass::kCount));
   for (size_t c = 0; c < t.size(); ++c) t[c].cls = static_cast<EventClass>(c);
   for (const ProfileRow& r : a.rows)
@@ -96,3 +118,5 @@ std::vector<ClassTotal> ClassTotals(const Profile& a, const Profile& b) {
 }
 
 }  // namespace th::diff
+
+#endif  // TRACEHOUND_DIFF_DIFF_AGGREGATE_H_
