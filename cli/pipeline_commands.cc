@@ -19,6 +19,7 @@ constexpr int kExitBadInput = 2;
 struct PipelineOptions {
   std::string pipeline;
   std::vector<std::string> inputs;
+  std::vector<std::string> baseline;
   std::vector<std::string> set;
   std::vector<std::string> plugin_paths;
   bool dump_config = false;
@@ -30,9 +31,25 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
+// `--baseline A...` as the override "baseline=[...]" (YAML double-quoted
+// strings), applied after the --set overrides.
+std::string BaselineOverride(const std::vector<std::string>& paths) {
+  std::string list;
+  for (const std::string& p : paths) {
+    std::string quoted = "\"";
+    for (char c : p) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    list += (list.empty() ? "" : ", ") + quoted + "\"";
+  }
+  return "baseline=[" + list + "]";
+}
+
 int RunOrValidate(const PipelineOptions& o, bool run_it) {
   LoadPipelineOptions load;
   load.set_overrides = o.set;
+  if (!o.baseline.empty()) load.set_overrides.push_back(BaselineOverride(o.baseline));
   PluginRegistry registry;
   auto pipeline = LoadPipelineAndPlugins(o.pipeline, o.plugin_paths, load, &registry);
   if (!pipeline.ok()) return Fail(pipeline.status().message());
@@ -79,6 +96,9 @@ void AddPipelineCommands(CLI::App& app, int* exit_code) {
   CLI::App* run_cmd = app.add_subcommand("run", "Run a YAML pipeline of plugins over traces");
   run_cmd->add_option("pipeline", run->pipeline, "pipeline file (YAML)")->required();
   run_cmd->add_option("inputs", run->inputs, "traces (replace the pipeline's inputs)");
+  run_cmd->add_option("--baseline", run->baseline,
+                      "the run the inputs are compared with (replaces the pipeline's "
+                      "'baseline:'; read by plugins comparing runs, e.g. trace-diff)");
   run_cmd->add_flag("--dump-config", run->dump_config,
                     "print the effective pipeline with every default, then exit");
   run_cmd->add_flag("--keep-truncated", run->keep_truncated,

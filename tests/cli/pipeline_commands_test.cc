@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/support/command_runner.h"
+#include "tests/support/diff_fixture.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -93,6 +94,30 @@ TEST(RunCommand, EveryShippedConfigValidatesAndRuns) {
     for (simdjson::dom::element check : doc["checks"].get_array())
       EXPECT_TRUE(check["passed"].get_bool().value()) << check["name"].get_string().value();
   }
+}
+
+TEST(RunCommand, TheTraceDiffConfigComparesTheInputsWithTheBaseline) {
+  testing::DiffFixture before, after;
+  after.double_gemm = true;
+  const std::string a =
+      testing::WriteTempFile("cli_diff/before.json", testing::DiffFixtureTrace(before));
+  const std::string b =
+      testing::WriteTempFile("cli_diff/after.json", testing::DiffFixtureTrace(after));
+  const std::string config = std::string(TRACEHOUND_SOURCE_DIR) + "/configs/trace-diff.yaml";
+  const std::string dir = ReportDir("report-trace-diff");
+  CommandResult r =
+      Tracehound("run " + config + " " + b + " --baseline " + a, "TRACEHOUND_REPORT_DIR=" + dir);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("slower gpu_kernel gemm_kernel<0x*> on NVIDIA H100 80GB HBM3"),
+            std::string::npos)
+      << r.out;
+  // Without a baseline the pipeline is refused at the plugin's line.
+  CommandResult none = Tracehound("run " + config + " " + b + " --set baseline=[]");
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_NE(none.out.find("trace-diff.yaml:14:3: plugin 'trace-diff' compares the inputs with a "
+                          "baseline"),
+            std::string::npos)
+      << none.out;
 }
 
 TEST(RunCommand, DumpConfigAndSetOverrides) {

@@ -242,6 +242,19 @@ TEST(TraceDiffPlugin, DiffOfARunWithItselfIsUnchangedEverywhere) {
   EXPECT_EQ(RowsJson(t, "aggregate"), Member(CommandJson(a, a), "aggregate"));
 }
 
+TEST(TraceDiffPlugin, TheRealTraceDiffPairGivesTheCommandsRows) {
+  const std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data absent: the trace_diff pair is not there";
+  const std::string dir = data + "/hta/tests/data/trace_diff/";
+  const std::string a = dir + "control/control.json.gz", b = dir + "test/test.json.gz";
+  auto run = RunPlugin(a, b);
+  const std::string command = CommandJson(a, b);
+  EXPECT_EQ(RowsJson(Table(*run, "trace_diff_rows"), "aggregate"), Member(command, "aggregate"));
+  EXPECT_EQ(RowsJson(Table(*run, "trace_diff_totals"), "totals"), Member(command, "totals"));
+  EXPECT_EQ(AttributionJson(Table(*run, "trace_diff_attribution")), Member(command, "attribution"));
+  EXPECT_GT(Table(*run, "trace_diff_rows").rows, 100u);
+}
+
 TEST(TraceDiffPlugin, OtherPluginsSeeOnlyTheInputs) {
   DiffFixture fa, fb;
   fb.steps = 6;
