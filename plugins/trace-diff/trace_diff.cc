@@ -153,11 +153,9 @@ void AddFindings(Context& ctx, const std::vector<AggregateRow>& rows, const Prof
     const std::string cls = EventClassName(r.cls);
     const std::string what =
         r.status == RowStatus::kAdded
-            ? cls + " " + r.name + " is new in the inputs (B)" + on + ": " +
-                  std::to_string(r.b.count) + " events, " + std::to_string(r.delta_ns) +
-                  " ns per step"
-            : cls + " " + r.name + " takes " + std::to_string(r.b.time_per_step_ns) +
-                  " ns per step in the inputs (B)" + on + " against " +
+            ? "new in the inputs (B): " + std::to_string(r.b.count) + " events, " +
+                  std::to_string(r.delta_ns) + " ns per step"
+            : std::to_string(r.b.time_per_step_ns) + " ns per step in the inputs (B) against " +
                   std::to_string(r.a.time_per_step_ns) + " ns in the baseline (A), above the " +
                   "noise of " + std::to_string(r.noise_ns) + " ns";
     th::sdk::Finding f(
