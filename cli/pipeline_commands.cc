@@ -171,6 +171,8 @@ void AddPluginsCommand(CLI::App& app, int* exit_code) {
               << (d.kind == PluginKind::kAnalyzer ? "analyzer" : "detector") << ")\n  " << d.summary
               << "\n  library: " << d.library << "\n  reads:";
     for (const auto& t : d.reads) std::cout << " " << t;
+    if (d.input_groups)
+      std::cout << "\n  input groups: the pipeline's baseline and inputs (needs 'baseline:')";
     std::cout << "\n  publishes:" << (d.publishes.empty() ? " none" : "") << "\n";
     for (const TableSchema& t : d.publishes) {
       std::cout << "    " << t.name;

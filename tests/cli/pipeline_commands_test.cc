@@ -111,6 +111,10 @@ TEST(RunCommand, TheTraceDiffConfigComparesTheInputsWithTheBaseline) {
   EXPECT_NE(r.out.find("slower gpu_kernel gemm_kernel<0x*> on NVIDIA H100 80GB HBM3"),
             std::string::npos)
       << r.out;
+  CommandResult describe = Tracehound("plugins describe trace-diff");
+  EXPECT_NE(describe.out.find("\n  input groups: the pipeline's baseline and inputs"),
+            std::string::npos)
+      << describe.out;
   // Without a baseline the pipeline is refused at the plugin's line.
   CommandResult none = Tracehound("run " + config + " " + b + " --set baseline=[]");
   EXPECT_EQ(none.status, 2) << none.out;
