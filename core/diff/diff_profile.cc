@@ -12,13 +12,19 @@ static_assert(static_cast<int>(EventKind::kTraceSpan) == TH_EVENT_TRACE_SPAN);
 static_assert(static_cast<int>(kFlagEndMarker) == TH_EVENT_FLAG_END_MARKER);
 static_assert(static_cast<int>(kFlagNoDuration) == TH_EVENT_FLAG_NO_DURATION);
 
+}  // namespace
+
 // What the ProfileTraces point to beyond the event graph's own columns.
-struct Storage {
+struct GraphProfileTraces::Storage {
   std::deque<std::vector<uint32_t>> u32;
   std::deque<std::vector<th_table_column>> columns;
   std::deque<std::vector<const char*>> strings;
   std::deque<th_table> tables;
 };
+
+namespace {
+
+using Storage = GraphProfileTraces::Storage;
 
 ProfileTrace ProfileTraceOf(const Trace& trace, Storage* st) {
   const EventGraph& g = trace.graph;
@@ -31,6 +37,7 @@ ProfileTrace ProfileTraceOf(const Trace& trace, Storage* st) {
   t.name = ev.name.data();
   t.kind = reinterpret_cast<const uint8_t*>(ev.kind.data());
   t.track = ev.track.data();
+  t.parent = ev.parent.data();
   t.flags = ev.flags.data();
   std::vector<uint32_t>& kinds = st->u32.emplace_back();
   for (const Track& tr : g.tracks)
@@ -95,11 +102,22 @@ EventClass ClassOf(EventKind kind, bool all_classes) {
   return ClassOfKind(static_cast<uint32_t>(kind), all_classes);
 }
 
+GraphProfileTraces::GraphProfileTraces(const TraceSet& set) : storage_(new Storage) {
+  for (const auto& t : set.traces) traces_.push_back(ProfileTraceOf(*t, storage_.get()));
+}
+
+GraphProfileTraces::~GraphProfileTraces() = default;
+
 StatusOr<Profile> BuildProfile(const DiffSide& side, const DiffOptions& options) {
   if (!side.traces) return InvalidInput("diff: side " + side.label + " has no traces");
+  const GraphProfileTraces graphs(*side.traces);
+  return BuildProfile(side, graphs.traces(), options);
+}
+
+StatusOr<Profile> BuildProfile(const DiffSide& side, const std::vector<ProfileTrace>& traces,
+                               const DiffOptions& options) {
+  if (!side.traces) return InvalidInput("diff: side " + side.label + " has no traces");
   Storage st;
-  std::vector<ProfileTrace> traces;
-  for (const auto& t : side.traces->traces) traces.push_back(ProfileTraceOf(*t, &st));
   Profile p;
   const std::string error =
       BuildSideProfile(traces, CTableOf(side.results, "steps", &st),

@@ -7,6 +7,7 @@
 
 #include <tracehound/diff/diff_profile.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,25 @@ struct DiffSide {
 // ClassOfKind for an event graph's kind.
 EventClass ClassOf(EventKind kind, bool all_classes);
 
+// ProfileTraces over a TraceSet's event graphs: its columns in place, the
+// track kinds and launch edges (edge order) gathered; valid while both live.
+class GraphProfileTraces {
+ public:
+  explicit GraphProfileTraces(const TraceSet& set);
+  ~GraphProfileTraces();
+  GraphProfileTraces(const GraphProfileTraces&) = delete;
+  GraphProfileTraces& operator=(const GraphProfileTraces&) = delete;
+  const std::vector<ProfileTrace>& traces() const { return traces_; }
+  struct Storage;  // what the traces point to beyond the graphs' columns
+
+ private:
+  std::unique_ptr<Storage> storage_;
+  std::vector<ProfileTrace> traces_;
+};
+
+// The profile of `side` over `traces` (its GraphProfileTraces).
+StatusOr<Profile> BuildProfile(const DiffSide& side, const std::vector<ProfileTrace>& traces,
+                               const DiffOptions& options);
 StatusOr<Profile> BuildProfile(const DiffSide& side, const DiffOptions& options);
 
 }  // namespace th::diff

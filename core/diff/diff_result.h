@@ -1,7 +1,7 @@
 // What a diff of two runs (A, B) holds: options, the aggregate rows, the
 // structural differences per step pair, the attribution of the step-time
 // change and the parity warnings. All times are integer nanoseconds. The
-// options, aggregate rows and attribution are the SDK's
+// options, aggregate rows, structural rows and attribution are the SDK's
 // (<tracehound/diff/diff_types.h>), shared with the trace-diff plugin.
 #pragma once
 
@@ -12,22 +12,6 @@
 #include <vector>
 
 namespace th::diff {
-
-// A structural difference under an aligned parent.
-struct StructuralRow {
-  std::string kind;               // "added", "removed", "kernels_replaced", "time_changed"
-  std::vector<std::string> path;  // aligned ancestors' normalised names, outermost first
-  std::string level;              // "module", "op", "kernel"
-  std::string a_name, b_name;     // normalised; "" on the side without it
-  int64_t a_device_ns = 0, b_device_ns = 0;  // GPU time of the subtree(s) on each side
-};
-
-struct StepPair {
-  int64_t a_rank = 0, a_step = 0, b_rank = 0, b_step = 0;
-  int64_t matched = 0, a_unmatched = 0, b_unmatched = 0;  // tree nodes
-  std::vector<StructuralRow> rows;                        // largest |Δ device| first
-  int64_t rows_left_out = 0;
-};
 
 struct SideSummary {
   std::string label;                // "A", "B"

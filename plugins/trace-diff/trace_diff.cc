@@ -1,17 +1,22 @@
-// trace-diff: the aggregate and attribution levels of `tracehound diff` as a
-// pipeline plugin. It runs once over both input groups of a pipeline with
-// `baseline:` (A, the baseline's traces) and `inputs:` (B), builds each
-// side's profile with the SDK's diff library (<tracehound/diff/...>, the code
-// the command runs), and publishes:
+// trace-diff: the three levels of `tracehound diff` (aggregate, structural,
+// attribution) as a pipeline plugin. It runs once over both input groups of
+// a pipeline with `baseline:` (A, the baseline's traces) and `inputs:` (B),
+// runs the SDK's diff library (<tracehound/diff/...>, the code the command
+// runs) on the two sides, and publishes:
 //   trace_diff_rows         one row per (class, normalised name), as the
 //                           command's JSON "aggregate" rows;
 //   trace_diff_totals       per class, both sides' counts and times;
 //   trace_diff_attribution  the mean step time (row "step") and the
 //                           step-breakdown categories, Δ closing exactly;
+//   trace_diff_step_pairs   the step pairs whose module → op → kernel trees
+//                           were aligned (the command's "structure");
+//   trace_diff_structure    their structural rows (added / removed
+//                           subtrees, kernels replaced, kernel time changed);
 // and one finding per regression (a changed or added row that got slower),
 // the largest first, at most max_findings.
 #include <tracehound/diff/diff_aggregate.h>
 #include <tracehound/diff/diff_attribution.h>
+#include <tracehound/diff/diff_tree.h>
 #include <tracehound/diff/diff_view.h>
 #include <tracehound/sdk.h>
 
@@ -63,6 +68,78 @@ th::sdk::Schema AttributionTable() {
       .Int("a_ns", "ns")
       .Int("b_ns", "ns")
       .Int("delta_ns", "ns");
+}
+
+th::sdk::Schema StepPairsTable() {
+  return th::sdk::Schema("trace_diff_step_pairs",
+                         "the step pairs aligned structurally: the k-th kept step of the i-th "
+                         "trace of each side, and how many tree nodes matched")
+      .Int("pair", "", "index, as trace_diff_structure's pair")
+      .Int("a_rank")
+      .Int("a_step")
+      .Int("b_rank")
+      .Int("b_step")
+      .Int("matched", "count", "tree nodes aligned")
+      .Int("a_unmatched", "count")
+      .Int("b_unmatched", "count")
+      .Int("rows_left_out", "count", "structural rows past max_structural");
+}
+
+th::sdk::Schema StructureTable() {
+  return th::sdk::Schema("trace_diff_structure",
+                         "per step pair, the differences of the aligned trees, largest |Δ| first")
+      .Int("pair")
+      .Text("kind", "added, removed, kernels_replaced or time_changed")
+      .Text("level", "module, op or kernel")
+      .Text("path",
+            "the aligned ancestors' normalised names, outermost first, joined by ' › ' (U+203A: "
+            "C++ names hold '>')")
+      .Text("a_name")
+      .Text("b_name")
+      .Int("a_device_ns", "ns", "GPU time of the subtree(s) on side A")
+      .Int("b_device_ns", "ns")
+      .Int("delta_ns", "ns");
+}
+
+void PublishStructure(Context& ctx, const std::vector<StepPair>& pairs) {
+  th::sdk::Table p("trace_diff_step_pairs");
+  std::vector<std::vector<int64_t>> pc(9);
+  std::vector<int64_t> pair, a_ns, b_ns, d_ns;
+  std::vector<std::string> kind, level, path, a_name, b_name;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const StepPair& s = pairs[i];
+    const int64_t v[] = {
+        static_cast<int64_t>(i), s.a_rank,      s.a_step,       s.b_rank, s.b_step, s.matched,
+        s.a_unmatched,           s.b_unmatched, s.rows_left_out};
+    for (size_t c = 0; c < 9; ++c) pc[c].push_back(v[c]);
+    for (const StructuralRow& r : s.rows) {
+      pair.push_back(static_cast<int64_t>(i));
+      kind.push_back(r.kind);
+      level.push_back(r.level);
+      std::string joined;
+      for (const std::string& n : r.path) joined += (joined.empty() ? "" : " \u203a ") + n;
+      path.push_back(joined);
+      a_name.push_back(r.a_name);
+      b_name.push_back(r.b_name);
+      a_ns.push_back(r.a_device_ns);
+      b_ns.push_back(r.b_device_ns);
+      d_ns.push_back(r.b_device_ns - r.a_device_ns);
+    }
+  }
+  const char* names[] = {"pair",    "a_rank",      "a_step",      "b_rank",       "b_step",
+                         "matched", "a_unmatched", "b_unmatched", "rows_left_out"};
+  for (size_t c = 0; c < 9; ++c) p.Int(names[c], pc[c], c >= 5 ? "count" : "");
+  ctx.Publish(p);
+  ctx.Publish(th::sdk::Table("trace_diff_structure")
+                  .Int("pair", pair)
+                  .Text("kind", kind)
+                  .Text("level", level)
+                  .Text("path", path)
+                  .Text("a_name", a_name)
+                  .Text("b_name", b_name)
+                  .Int("a_device_ns", a_ns, "ns")
+                  .Int("b_device_ns", b_ns, "ns")
+                  .Int("delta_ns", d_ns, "ns"));
 }
 
 void PublishRows(Context& ctx, const std::vector<AggregateRow>& rows) {
@@ -179,14 +256,17 @@ class TraceDiff final : public th::sdk::Plugin {
   static Declaration Declare() {
     return Declaration("trace-diff", "1.0.0", th::sdk::kAnalyzer,
                        "A/B diff of the inputs against the pipeline's baseline: per op, kernel "
-                       "and HLO op the time per step on each side with a noise rule, and the "
-                       "step-time change split over the step-breakdown categories")
+                       "and HLO op the time per step on each side with a noise rule, aligned "
+                       "step trees, and the step-time change split over the step-breakdown "
+                       "categories")
         .InputGroups()
         .Reads({"events", "event_flags", "tracks", "event_launches", "xla_labels", "devices",
                 "steps", "step_breakdown"})
         .Publishes(RowsTable())
         .Publishes(TotalsTable())
         .Publishes(AttributionTable())
+        .Publishes(StepPairsTable())
+        .Publishes(StructureTable())
         .Option("threshold_ns", int64_t{1000},
                 "a row is changed only when |Δ time per step| exceeds this and the noise")
         .Min(0)
@@ -197,6 +277,10 @@ class TraceDiff final : public th::sdk::Plugin {
         .Option("hta", false,
                 "Holistic Trace Analysis' compare_traces definitions: the first step only, its "
                 "marker as the window, every event class, full names")
+        .Option("max_structural", int64_t{50}, "structural rows kept per step pair")
+        .Min(0)
+        .Option("max_step_pairs", int64_t{8}, "step pairs aligned structurally")
+        .Min(0)
         .Option("max_findings", int64_t{10}, "regressions reported as findings, largest first")
         .Min(0);
   }
@@ -207,6 +291,8 @@ class TraceDiff final : public th::sdk::Plugin {
     o.all_steps = ctx.GetBool("all_steps");
     o.all_classes = ctx.GetBool("all_classes");
     o.hta = ctx.GetBool("hta");
+    o.max_structural = ctx.GetInt("max_structural");
+    o.max_step_pairs = ctx.GetInt("max_step_pairs");
     std::vector<ProfileTrace> a, b;
     for (const th::sdk::Trace& t : ctx.traces()) {
       ProfileTrace p;
@@ -231,6 +317,7 @@ class TraceDiff final : public th::sdk::Plugin {
     PublishRows(ctx, rows);
     PublishTotals(ctx, ClassTotals(pa, pb));
     PublishAttribution(ctx, Attribute(pa, pb));
+    PublishStructure(ctx, AlignStepPairs(a, pa, b, pb, o));
     AddFindings(ctx, rows, pb, ctx.GetInt("max_findings"));
   }
 };

@@ -1,7 +1,8 @@
 // The trace-diff plugin through the real host and pipeline runner (a
 // pipeline with `baseline:`), against `tracehound diff`'s own code (DiffRuns,
-// DiffJson) on the same generated pair: the plugin's rows must be the
-// command's, byte for byte.
+// DiffJson) on the same pairs: the plugin's tables, written as the command
+// writes its JSON, must be the command's aggregate, totals, structure and
+// attribution byte for byte.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/diff/diff_json.h"
 #include "core/diff/diff_runs.h"
@@ -164,6 +166,52 @@ std::string AttributionJson(const DerivedTable& t) {
   });
 }
 
+// `s` cut at every " › " (the structure table's path column).
+std::vector<std::string> SplitPath(const std::string& s) {
+  const std::string separator = " \u203a ";
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  size_t from = 0;
+  for (size_t at; (at = s.find(separator, from)) != std::string::npos; from = at + separator.size())
+    out.push_back(s.substr(from, at - from));
+  out.push_back(s.substr(from));
+  return out;
+}
+
+// trace_diff_step_pairs and trace_diff_structure as the command's
+// "structure" array.
+std::string StructureJson(const DerivedTable& pairs, const DerivedTable& rows) {
+  const char* pair_fields[] = {"a_rank",  "a_step",      "b_rank",      "b_step",
+                               "matched", "a_unmatched", "b_unmatched", "rows_left_out"};
+  const auto& row_pair = Values<int64_t>(rows, "pair");
+  return AsMember("structure", [&](JsonWriter& w) {
+    w.BeginArray();
+    for (size_t p = 0; p < pairs.rows; ++p) {
+      w.BeginObject();
+      for (const char* f : pair_fields) w.Field(f, Values<int64_t>(pairs, f)[p]);
+      w.Key("rows").BeginArray();
+      for (size_t r = 0; r < rows.rows; ++r) {
+        if (row_pair[r] != static_cast<int64_t>(p)) continue;
+        w.BeginObject()
+            .Field("kind", Values<std::string>(rows, "kind")[r])
+            .Field("level", Values<std::string>(rows, "level")[r])
+            .Key("path")
+            .BeginArray();
+        for (const std::string& n : SplitPath(Values<std::string>(rows, "path")[r])) w.String(n);
+        w.EndArray()
+            .Field("a_name", Values<std::string>(rows, "a_name")[r])
+            .Field("b_name", Values<std::string>(rows, "b_name")[r])
+            .Field("a_device_ns", Values<int64_t>(rows, "a_device_ns")[r])
+            .Field("b_device_ns", Values<int64_t>(rows, "b_device_ns")[r])
+            .Field("delta_ns", Values<int64_t>(rows, "delta_ns")[r])
+            .EndObject();
+      }
+      w.EndArray().EndObject();
+    }
+    w.EndArray();
+  });
+}
+
 const DerivedTable& Table(const PipelineRun& run, const std::string& name) {
   auto it = run.report.results.tables.find(name);
   if (it == run.report.results.tables.end()) throw std::runtime_error("no table " + name);
@@ -181,6 +229,18 @@ TEST(TraceDiffPlugin, RowsAreTheCommandsRowsByteForByte) {
   ASSERT_FALSE(Member(command, "aggregate").empty());
   EXPECT_EQ(rows, Member(command, "aggregate"));
   EXPECT_EQ(RowsJson(Table(*run, "trace_diff_totals"), "totals"), Member(command, "totals"));
+  // The structural level: the aten::mul subtree added under Decoder_0.
+  ASSERT_FALSE(Member(command, "structure").empty());
+  EXPECT_EQ(
+      StructureJson(Table(*run, "trace_diff_step_pairs"), Table(*run, "trace_diff_structure")),
+      Member(command, "structure"));
+  const DerivedTable& structure = Table(*run, "trace_diff_structure");
+  bool mul_under_decoder = false;
+  for (size_t r = 0; r < structure.rows; ++r)
+    mul_under_decoder |= Values<std::string>(structure, "kind")[r] == "added" &&
+                         Values<std::string>(structure, "b_name")[r] == "aten::mul" &&
+                         Values<std::string>(structure, "path")[r] == "nn.Module: Decoder_0";
+  EXPECT_TRUE(mul_under_decoder);
   // The changed and added rows: exactly the three the pair was built with.
   std::map<std::string, std::string> status;
   const DerivedTable& t = Table(*run, "trace_diff_rows");
@@ -252,7 +312,11 @@ TEST(TraceDiffPlugin, TheRealTraceDiffPairGivesTheCommandsRows) {
   EXPECT_EQ(RowsJson(Table(*run, "trace_diff_rows"), "aggregate"), Member(command, "aggregate"));
   EXPECT_EQ(RowsJson(Table(*run, "trace_diff_totals"), "totals"), Member(command, "totals"));
   EXPECT_EQ(AttributionJson(Table(*run, "trace_diff_attribution")), Member(command, "attribution"));
+  EXPECT_EQ(
+      StructureJson(Table(*run, "trace_diff_step_pairs"), Table(*run, "trace_diff_structure")),
+      Member(command, "structure"));
   EXPECT_GT(Table(*run, "trace_diff_rows").rows, 100u);
+  EXPECT_GT(Table(*run, "trace_diff_structure").rows, 0u);
 }
 
 TEST(TraceDiffPlugin, OtherPluginsSeeOnlyTheInputs) {

@@ -34,8 +34,9 @@
 namespace th::diff {
 
 // One trace of a side, as columns of the catalog tables events (ts, dur,
-// name, kind, track), event_flags, tracks (kind), event_launches and
-// xla_labels (event, hlo_op), and its strings.
+// name, kind, track, parent), event_flags, tracks (kind), the launch pairs
+// (event_launches, or every launch edge in edge order) and xla_labels
+// (event, hlo_op), and its strings.
 struct ProfileTrace {
   int64_t rank = 0;
   uint64_t events = 0;
@@ -44,11 +45,12 @@ struct ProfileTrace {
   const uint32_t* name = nullptr;
   const uint8_t* kind = nullptr;
   const uint32_t* track = nullptr;
-  const uint8_t* flags = nullptr;  // null: no flags set
+  const uint32_t* parent = nullptr;  // enclosing event on the track, 0xFFFFFFFF at top
+  const uint8_t* flags = nullptr;    // null: no flags set
   uint64_t tracks = 0;
   const uint32_t* track_kind = nullptr;  // TH_TRACK_*
   uint64_t launches = 0;
-  const uint32_t* launched = nullptr;  // event rows, with the row of their launch call
+  const uint32_t* launched = nullptr;  // GPU event rows, with the row of a launch call
   const uint32_t* launch = nullptr;
   uint64_t labels = 0;
   const uint32_t* label_event = nullptr;

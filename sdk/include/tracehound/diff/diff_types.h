@@ -1,6 +1,7 @@
 // The vocabulary of a diff of two runs (A, B) that both the `tracehound diff`
 // command and the `trace-diff` plugin use: options, event classes, aggregate
-// rows and the attribution of the step-time change. Header-only, std only;
+// rows, structural rows of aligned step pairs and the attribution of the
+// step-time change. Header-only, std only;
 // all times are integer nanoseconds.
 #ifndef TRACEHOUND_DIFF_DIFF_TYPES_H_
 #define TRACEHOUND_DIFF_DIFF_TYPES_H_
@@ -99,6 +100,22 @@ struct AggregateRow {
 struct ClassTotal {
   EventClass cls = EventClass::kCpuOp;
   int64_t a_count = 0, a_time_ns = 0, b_count = 0, b_time_ns = 0;
+};
+
+// A structural difference under an aligned parent.
+struct StructuralRow {
+  std::string kind;               // "added", "removed", "kernels_replaced", "time_changed"
+  std::vector<std::string> path;  // aligned ancestors' normalised names, outermost first
+  std::string level;              // "module", "op", "kernel"
+  std::string a_name, b_name;     // normalised; "" on the side without it
+  int64_t a_device_ns = 0, b_device_ns = 0;  // GPU time of the subtree(s) on each side
+};
+
+struct StepPair {
+  int64_t a_rank = 0, a_step = 0, b_rank = 0, b_step = 0;
+  int64_t matched = 0, a_unmatched = 0, b_unmatched = 0;  // tree nodes
+  std::vector<StructuralRow> rows;                        // largest |Δ device| first
+  int64_t rows_left_out = 0;
 };
 
 // The step-breakdown categories (the step-breakdown plugin's priority parts).

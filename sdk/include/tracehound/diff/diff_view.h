@@ -45,6 +45,7 @@ inline std::string ProfileTraceOfView(const th_trace_view& view,
   t.name = Column<uint32_t>(events, "name", TH_TYPE_STRING_ID);
   t.kind = Column<uint8_t>(events, "kind", TH_TYPE_U8);
   t.track = Column<uint32_t>(events, "track", TH_TYPE_U32);
+  t.parent = Column<uint32_t>(events, "parent", TH_TYPE_U32);
   t.flags = Column<uint8_t>(flags, "flags", TH_TYPE_U8);
   t.tracks = tracks->row_count;
   t.track_kind = Column<uint32_t>(tracks, "kind", TH_TYPE_U32);
@@ -56,12 +57,12 @@ inline std::string ProfileTraceOfView(const th_trace_view& view,
   t.label_hlo_op = Column<uint32_t>(labels, "hlo_op", TH_TYPE_STRING_ID);
   // Every column present with its type (an empty table's may point nowhere).
   const std::pair<const th_table*, std::pair<const char*, uint32_t>> need[] = {
-      {events, {"ts", TH_TYPE_I64}},          {events, {"dur", TH_TYPE_I64}},
-      {events, {"name", TH_TYPE_STRING_ID}},  {events, {"kind", TH_TYPE_U8}},
-      {events, {"track", TH_TYPE_U32}},       {flags, {"flags", TH_TYPE_U8}},
-      {tracks, {"kind", TH_TYPE_U32}},        {launches, {"event", TH_TYPE_U32}},
-      {launches, {"launch", TH_TYPE_U32}},    {labels, {"event", TH_TYPE_U32}},
-      {labels, {"hlo_op", TH_TYPE_STRING_ID}}};
+      {events, {"ts", TH_TYPE_I64}},         {events, {"dur", TH_TYPE_I64}},
+      {events, {"name", TH_TYPE_STRING_ID}}, {events, {"kind", TH_TYPE_U8}},
+      {events, {"track", TH_TYPE_U32}},      {events, {"parent", TH_TYPE_U32}},
+      {flags, {"flags", TH_TYPE_U8}},        {tracks, {"kind", TH_TYPE_U32}},
+      {launches, {"event", TH_TYPE_U32}},    {launches, {"launch", TH_TYPE_U32}},
+      {labels, {"event", TH_TYPE_U32}},      {labels, {"hlo_op", TH_TYPE_STRING_ID}}};
   for (const auto& [table, column] : need) {
     bool found = false;
     for (uint32_t c = 0; c < table->column_count; ++c)

@@ -1,38 +1,108 @@
-#include "core/diff/diff_tree.h"
+// The structural level: one step of one rank as a module → op → kernel tree,
+// and the alignment of two such trees. Header-only, over ProfileTrace columns
+// (the `tracehound diff` command and the `trace-diff` plugin alike).
+//
+// Tree: modules are `nn.Module: …` Python functions and user annotations
+// (ProfilerStep#N excluded), ops are cpu_ops, kernels are GPU kernels,
+// memcpy and memset. A host node's parent is its nearest enclosing module or
+// op on its thread; a kernel hangs under the nearest module or op enclosing
+// the runtime call that launched it (the root when it has no launch). Host
+// nodes belong to the step whose window holds their start, kernels to the
+// step of their launch (their own start when not launched). Children are in
+// start order (a kernel by its launch). Each node carries the GPU time of
+// its subtree.
+//
+// Alignment, level by level from the roots: the children of two aligned
+// nodes are aligned by edit distance on (level, normalised name) — insertion
+// and deletion cost 1, equal names match, different names never do; then
+// siblings left unaligned whose names are equal are paired in order (moved:
+// the siblings' order differs, as threads interleave differently). Aligned
+// pairs recurse. Unaligned modules and ops are reported as added / removed
+// subtrees with their GPU time. Unaligned kernels under an aligned pair are
+// compared at that pair, their lowest common ancestor: kernels on both sides
+// give one "kernels_replaced" row (a cuDNN and a MIOpen convolution under the
+// same op), kernels on one side "added" / "removed". Aligned kernels whose
+// time differs by more than threshold_ns and 10 % of the larger give a
+// "time_changed" row. Sibling lists longer than the DP allows (n·m > 4·10⁶)
+// are aligned by name and occurrence instead.
+#ifndef TRACEHOUND_DIFF_DIFF_TREE_H_
+#define TRACEHOUND_DIFF_DIFF_TREE_H_
+
+#include <tracehound/diff/diff_names.h>
+#include <tracehound/diff/diff_profile.h>
+#include <tracehound/diff/diff_types.h>
+#include <tracehound/plugin_api.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
-
-#include "core/diff/diff_names.h"
+#include <utility>
+#include <vector>
 
 namespace th::diff {
-namespace {
 
-constexpr size_t kMaxDpCells = 4'000'000;
+enum class NodeLevel : uint8_t { kRoot, kModule, kOp, kKernel };
 
-// Whether a host event is a tree node: 0 no, 1 module, 2 op (per name id).
-NodeLevel HostLevel(const EventGraph& g, EventId e, std::vector<int8_t>* cache) {
-  const EventKind k = g.events.kind[e];
-  if (k == EventKind::kCpuOp) return NodeLevel::kOp;
-  if (k != EventKind::kUserAnnotation && k != EventKind::kPythonFunction) return NodeLevel::kRoot;
-  const StringId name = g.events.name[e];
+inline const char* NodeLevelName(NodeLevel l) {
+  switch (l) {
+    case NodeLevel::kRoot:
+      return "root";
+    case NodeLevel::kModule:
+      return "module";
+    case NodeLevel::kOp:
+      return "op";
+    case NodeLevel::kKernel:
+      return "kernel";
+  }
+  return "root";
+}
+
+struct TreeNode {
+  NodeLevel level = NodeLevel::kRoot;
+  std::string name;  // normalised
+  int64_t start = 0;
+  int64_t device_ns = 0;  // GPU time of the subtree
+  std::vector<uint32_t> children;
+};
+
+// nodes[0] is the root.
+struct StepTree {
+  std::vector<TreeNode> nodes;
+};
+
+// Pairs of aligned indices of two name sequences: the longest common
+// subsequence under edit distance, ties resolved to the earliest match.
+inline std::vector<std::pair<uint32_t, uint32_t>> AlignSequences(const std::vector<std::string>& a,
+                                                                 const std::vector<std::string>& b);
+
+namespace tree_internal {
+
+inline constexpr size_t kMaxDpCells = 4'000'000;
+
+// Whether a host event is a tree node, a module or an op (cached per name id).
+inline NodeLevel HostLevel(const ProfileTrace& t, uint64_t e, std::vector<int8_t>* cache) {
+  const uint32_t k = t.kind[e];
+  if (k == TH_EVENT_CPU_OP) return NodeLevel::kOp;
+  if (k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_PYTHON_FUNCTION) return NodeLevel::kRoot;
+  const uint32_t name = t.name[e];
   if (name >= cache->size()) cache->resize(name + 1, -1);
   int8_t& c = (*cache)[name];
   if (c < 0) {
-    const std::string_view s = g.strings.Get(name);
-    c = k == EventKind::kUserAnnotation ? !s.starts_with("ProfilerStep#")
-                                        : s.starts_with("nn.Module: ");
+    const std::string_view s = t.string(name);
+    c = k == TH_EVENT_USER_ANNOTATION ? !s.starts_with("ProfilerStep#")
+                                      : s.starts_with("nn.Module: ");
   }
   return c ? NodeLevel::kModule : NodeLevel::kRoot;
 }
 
 // The nearest node enclosing `e` (e excluded), or the root.
-uint32_t EnclosingNode(const EventGraph& g, EventId e,
-                       const std::unordered_map<EventId, uint32_t>& node_of) {
-  for (EventId p = g.events.parent[e]; p != kNoRow; p = g.events.parent[p]) {
+inline uint32_t EnclosingNode(const ProfileTrace& t, uint32_t e,
+                              const std::unordered_map<uint32_t, uint32_t>& node_of) {
+  for (uint32_t p = t.parent[e]; p != 0xFFFFFFFFu; p = t.parent[p]) {
     auto it = node_of.find(p);
     if (it != node_of.end()) return it->second;
   }
@@ -147,8 +217,8 @@ struct Aligner {
 };
 
 // Alignment by name and occurrence: the k-th `x` of a with the k-th `x` of b.
-std::vector<std::pair<uint32_t, uint32_t>> AlignByOccurrence(const std::vector<std::string>& a,
-                                                             const std::vector<std::string>& b) {
+inline std::vector<std::pair<uint32_t, uint32_t>> AlignByOccurrence(
+    const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::unordered_map<std::string_view, std::vector<uint32_t>> in_b;
   for (uint32_t j = 0; j < b.size(); ++j) in_b[b[j]].push_back(j);
   std::unordered_map<std::string_view, size_t> seen;
@@ -162,55 +232,44 @@ std::vector<std::pair<uint32_t, uint32_t>> AlignByOccurrence(const std::vector<s
   return out;
 }
 
-}  // namespace
+}  // namespace tree_internal
 
-const char* NodeLevelName(NodeLevel l) {
-  switch (l) {
-    case NodeLevel::kRoot:
-      return "root";
-    case NodeLevel::kModule:
-      return "module";
-    case NodeLevel::kOp:
-      return "op";
-    case NodeLevel::kKernel:
-      return "kernel";
-  }
-  return "root";
-}
-
-StepTree BuildStepTree(const Trace& trace, int64_t ts, int64_t dur) {
-  const EventGraph& g = trace.graph;
-  const EventColumns& ev = g.events;
+// The tree of the step [ts, ts + dur) of `trace` (its launch pairs in the
+// order the trace lists them).
+inline StepTree BuildStepTree(const ProfileTrace& trace, int64_t ts, int64_t dur) {
+  using tree_internal::EnclosingNode;
+  const ProfileTrace& g = trace;
+  const ProfileTrace& ev = trace;
   const int64_t end = ts + dur;
   StepTree t;
   t.nodes.emplace_back();
   t.nodes[0].start = ts;
   std::vector<int8_t> cache;
-  std::vector<std::pair<EventId, NodeLevel>> host;
-  for (EventId e = 0; e < ev.size(); ++e) {
+  std::vector<std::pair<uint32_t, NodeLevel>> host;
+  for (uint32_t e = 0; e < ev.events; ++e) {
     if (ev.ts[e] < ts || ev.ts[e] >= end) continue;
-    const NodeLevel l = HostLevel(g, e, &cache);
+    const NodeLevel l = tree_internal::HostLevel(g, e, &cache);
     if (l != NodeLevel::kRoot) host.emplace_back(e, l);
   }
   std::sort(host.begin(), host.end(), [&](const auto& x, const auto& y) {
     return std::make_tuple(ev.ts[x.first], -ev.dur[x.first], x.first) <
            std::make_tuple(ev.ts[y.first], -ev.dur[y.first], y.first);
   });
-  std::unordered_map<EventId, uint32_t> node_of;
+  std::unordered_map<uint32_t, uint32_t> node_of;
   std::vector<uint32_t> parent{0};
   for (auto [e, level] : host) {
     const uint32_t p = EnclosingNode(g, e, node_of);
     const auto id = static_cast<uint32_t>(t.nodes.size());
     node_of[e] = id;
-    t.nodes.push_back({level, NormaliseName(g.strings.Get(ev.name[e])), ev.ts[e], 0, {}});
+    t.nodes.push_back({level, NormaliseName(g.string(ev.name[e])), ev.ts[e], 0, {}});
     t.nodes[p].children.push_back(id);
     parent.push_back(p);
   }
-  std::vector<uint8_t> launched(ev.size(), 0);
-  auto add_kernel = [&](EventId k, uint32_t p, int64_t start) {
+  std::vector<uint8_t> launched(ev.events, 0);
+  auto add_kernel = [&](uint32_t k, uint32_t p, int64_t start) {
     const auto id = static_cast<uint32_t>(t.nodes.size());
     const int64_t d = std::max<int64_t>(ev.dur[k], 0);
-    t.nodes.push_back({NodeLevel::kKernel, NormaliseName(g.strings.Get(ev.name[k])), start, d, {}});
+    t.nodes.push_back({NodeLevel::kKernel, NormaliseName(g.string(ev.name[k])), start, d, {}});
     t.nodes[p].children.push_back(id);
     parent.push_back(p);
     for (uint32_t q = p;; q = parent[q]) {
@@ -218,16 +277,16 @@ StepTree BuildStepTree(const Trace& trace, int64_t ts, int64_t dur) {
       if (q == 0) break;
     }
   };
-  for (size_t i = 0; i < g.edges.size(); ++i) {
-    if (g.edges.kind[i] != EdgeKind::kLaunch) continue;
-    const EventId src = g.edges.src[i], dst = g.edges.dst[i];
-    if (!IsGpuActivity(ev.kind[dst])) continue;
+  for (uint64_t i = 0; i < g.launches; ++i) {
+    const uint32_t src = g.launch[i], dst = g.launched[i];
+    if (!profile_internal::IsGpuActivity(ev.kind[dst])) continue;
     launched[dst] = 1;
     if (ev.ts[src] < ts || ev.ts[src] >= end) continue;
     add_kernel(dst, EnclosingNode(g, src, node_of), ev.ts[src]);
   }
-  for (EventId e = 0; e < ev.size(); ++e)
-    if (IsGpuActivity(ev.kind[e]) && !launched[e] && ev.ts[e] >= ts && ev.ts[e] < end)
+  for (uint32_t e = 0; e < ev.events; ++e)
+    if (profile_internal::IsGpuActivity(ev.kind[e]) && !launched[e] && ev.ts[e] >= ts &&
+        ev.ts[e] < end)
       add_kernel(e, 0, ev.ts[e]);
   for (TreeNode& n : t.nodes)
     std::stable_sort(n.children.begin(), n.children.end(),
@@ -235,11 +294,11 @@ StepTree BuildStepTree(const Trace& trace, int64_t ts, int64_t dur) {
   return t;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> AlignSequences(const std::vector<std::string>& a,
-                                                          const std::vector<std::string>& b) {
+inline std::vector<std::pair<uint32_t, uint32_t>> AlignSequences(
+    const std::vector<std::string>& a, const std::vector<std::string>& b) {
   const size_t n = a.size(), m = b.size();
   if (n == 0 || m == 0) return {};
-  if ((n + 1) * (m + 1) > kMaxDpCells) return AlignByOccurrence(a, b);
+  if ((n + 1) * (m + 1) > tree_internal::kMaxDpCells) return tree_internal::AlignByOccurrence(a, b);
   // Names as ids, then lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
   std::unordered_map<std::string_view, uint32_t> ids;
   std::vector<uint32_t> ia(n), ib(m);
@@ -264,8 +323,12 @@ std::vector<std::pair<uint32_t, uint32_t>> AlignSequences(const std::vector<std:
   return out;
 }
 
-void AlignTrees(const StepTree& a, const StepTree& b, const DiffOptions& options, StepPair* pair) {
-  Aligner aligner{a, b, options, pair};
+// Aligns two step trees; fills pair->matched, unmatched counts and rows
+// (largest |Δ device| first, at most options.max_structural; the rest
+// counted in rows_left_out).
+inline void AlignTrees(const StepTree& a, const StepTree& b, const DiffOptions& options,
+                       StepPair* pair) {
+  tree_internal::Aligner aligner{a, b, options, pair};
   std::vector<std::string> path;
   aligner.Align(0, 0, path);
   --pair->matched;  // the roots
@@ -279,4 +342,35 @@ void AlignTrees(const StepTree& a, const StepTree& b, const DiffOptions& options
   }
 }
 
+// Step pairs: the i-th trace of A with the i-th of B, their k-th kept steps
+// together, at most max_step_pairs in all, each pair's trees aligned.
+inline std::vector<StepPair> AlignStepPairs(const std::vector<ProfileTrace>& ta, const Profile& a,
+                                            const std::vector<ProfileTrace>& tb, const Profile& b,
+                                            const DiffOptions& options) {
+  std::vector<StepPair> out;
+  const size_t traces = std::min(ta.size(), tb.size());
+  for (size_t t = 0; t < traces; ++t) {
+    std::vector<const ProfileStep*> xa, xb;
+    for (const ProfileStep& s : a.steps)
+      if (s.trace == t) xa.push_back(&s);
+    for (const ProfileStep& s : b.steps)
+      if (s.trace == t) xb.push_back(&s);
+    for (size_t k = 0; k < std::min(xa.size(), xb.size()); ++k) {
+      if (static_cast<int64_t>(out.size()) >= options.max_step_pairs) return out;
+      StepPair p;
+      p.a_rank = xa[k]->rank;
+      p.a_step = xa[k]->step;
+      p.b_rank = xb[k]->rank;
+      p.b_step = xb[k]->step;
+      StepTree sa = BuildStepTree(ta[t], xa[k]->ts, xa[k]->dur);
+      StepTree sb = BuildStepTree(tb[t], xb[k]->ts, xb[k]->dur);
+      AlignTrees(sa, sb, options, &p);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
 }  // namespace th::diff
+
+#endif  // TRACEHOUND_DIFF_DIFF_TREE_H_
