@@ -49,7 +49,8 @@ TrustTable AllTrust(const AnalysisReport& r) {
 std::string Cell(const DerivedColumn& c, size_t row) {
   if (auto* i = std::get_if<std::vector<int64_t>>(&c.values))
     return FigureText(static_cast<double>((*i)[row]), c.unit);
-  if (auto* d = std::get_if<std::vector<double>>(&c.values)) return FigureText((*d)[row], c.unit);
+  if (auto* d = std::get_if<std::vector<double>>(&c.values))  // NaN: no value (JSON null)
+    return std::isfinite((*d)[row]) ? FigureText((*d)[row], c.unit) : "-";
   std::string s = std::get<std::vector<std::string>>(c.values)[row];
   for (char& ch : s)
     if (ch == '|') ch = '/';

@@ -330,7 +330,7 @@ TEST(TraceDiffPlugin, OtherPluginsSeeOnlyTheInputs) {
 
 TEST(TraceDiffPlugin, TheShippedConfigRunsAndItsJsonReportCarriesTheTables) {
   DiffFixture fa, fb;
-  fb.double_gemm = true;
+  fb.double_gemm = fb.insert_mul = true;
   const std::string a = Fixture("a6", fa), b = Fixture("b6", fb);
   const std::string dir = th::testing::TempDir() + "/trace_diff_report";
   std::filesystem::create_directories(dir);
@@ -352,6 +352,13 @@ TEST(TraceDiffPlugin, TheShippedConfigRunsAndItsJsonReportCarriesTheTables) {
   ASSERT_TRUE(written.ok()) << written.message();
   EXPECT_NE(terminal.str().find("slower gpu_kernel gemm_kernel<0x*>"), std::string::npos)
       << terminal.str();
+  // The Markdown report lists the tables; an added row has no Δ% ("-", null in JSON).
+  const std::string md = th::testing::ReadFile(dir + "/trace-diff-report.md");
+  EXPECT_NE(md.find("### trace_diff_rows (trace-diff, 9 rows)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| cpu_op | aten::mul | added | 0 | 0 ns | 0 ns | 0 ns | 3 | 120.000 us | "
+                    "40.000 us | 0 ns | 40.000 us | - | 0 ns |"),
+            std::string::npos)
+      << md;
   const std::string json = th::testing::ReadFile(dir + "/trace-diff-findings.json");
   for (const char* table : {"trace_diff_rows", "trace_diff_totals", "trace_diff_attribution"})
     EXPECT_NE(json.find("\"" + std::string(table) + "\""), std::string::npos) << table;
