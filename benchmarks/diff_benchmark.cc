@@ -1,16 +1,21 @@
 // `tracehound diff` beyond import, on the trace_diff pair of ../shared/data
 // (control.json.gz: 34.8 MB of JSON; test.json.gz): the steps and
-// step-breakdown plugins on one side, and DiffRuns (all three levels) with
-// and without writing the JSON. Each side is imported once, outside the
-// timings.
+// step-breakdown plugins on one side, DiffRuns (all three levels) with and
+// without writing the JSON, and the diff view's answer of serve
+// (DiffViewJson: the step plugins on both sides, DiffRuns, each row's first
+// instances, the JSON). Each side is imported once, outside the timings.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/diff/diff_json.h"
 #include "core/diff/diff_runs.h"
 #include "core/import/trace_loader.h"
+#include "core/serve/serve_diff.h"
+#include "core/serve/serve_run.h"
 
 namespace {
 
@@ -67,6 +72,41 @@ void BM_DiffRuns(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DiffRuns)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The pair as serve holds it: two ServeRuns loaded without an index cache.
+std::vector<std::unique_ptr<th::serve::ServeRun>>* ServeRuns() {
+  static auto* runs = [] {
+    auto* v = new std::vector<std::unique_ptr<th::serve::ServeRun>>;
+    const std::string dir = std::string(TRACEHOUND_SHARED_DATA) + "/hta/tests/data/trace_diff/";
+    for (const char* file : {"control/control.json.gz", "test/test.json.gz"}) {
+      v->push_back(std::make_unique<th::serve::ServeRun>(dir + file, file));
+      std::string note;
+      if (!th::serve::LoadServeRun(v->back().get(), {}, &note).ok()) {
+        v->clear();
+        break;
+      }
+    }
+    return v;
+  }();
+  return runs;
+}
+
+void BM_DiffViewJson(benchmark::State& state) {
+  Pair* p = Loaded();
+  auto* runs = ServeRuns();
+  if (!p || runs->size() != 2) return state.SkipWithError("../shared/data or the plugins absent");
+  const th::serve::DiffPluginsSource plugins = [p](const th::TraceSet& traces) {
+    return th::diff::RunDiffPlugins(traces, p->registry);
+  };
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto json = th::serve::DiffViewJson(*(*runs)[0], 0, *(*runs)[1], 1, plugins);
+    if (!json.ok()) return state.SkipWithError(json.status().message().c_str());
+    bytes = json->size();
+  }
+  state.counters["answer_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_DiffViewJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -7,7 +7,7 @@
 // viewport latency and payload over HTTP (whole trace and random windows of
 // 1/10 .. 1/10^6 of it) and whole-trace name search.
 //
-//   serve_http_benchmark TRACE [--tracehound PATH] [--queries 100] [--repeat 3]
+//   serve_http_benchmark TRACE [--tracehound PATH] [--queries 100] [--repeat 3] [--width 3840]
 //                        [--search TEXT]... [--regex TEXT]...
 //
 // A driver, not Google Benchmark. Times are wall clock (client side: the
@@ -57,6 +57,7 @@ double Percentile(std::vector<double> v, double p) {
 struct Options {
   std::string trace, tracehound = TRACEHOUND_BINARY;
   int queries = 100, repeat = 3;
+  int64_t width = 3840;  // px of every viewport asked
   std::vector<std::string> search = {"nccl", "gemm"}, regex = {"^(ncclKernel|ampere).*"};
 };
 
@@ -91,9 +92,9 @@ struct Server {
   size_t overview_bytes = 0;
 };
 
-std::string ViewportPath(int64_t t0, int64_t t1) {
+std::string ViewportPath(const Options& o, int64_t t0, int64_t t1) {
   return "/api/v1/runs/0/viewport?t0=" + std::to_string(t0) + "&t1=" + std::to_string(t1) +
-         "&width=3840&rows=all";
+         "&width=" + std::to_string(o.width) + "&rows=all";
 }
 
 // Starts serve, waits for the run, fetches the overview: the first paint.
@@ -126,7 +127,7 @@ Server StartServe(const Options& o, const std::string& cache) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  auto v = client.Get(ViewportPath(0, s.end_ns).c_str());
+  auto v = client.Get(ViewportPath(o, 0, s.end_ns).c_str());
   s.first_paint = Seconds(start);
   s.overview_bytes = v ? v->body.size() : 0;
   for (;;) {
@@ -194,7 +195,7 @@ void WholeViewRaw(const Options& o, const Server& s) {
   size_t bytes = 0;
   for (int q = 0; q < o.queries; ++q) {
     const Clock::time_point start = Clock::now();
-    bytes = RawGet(s.port, ViewportPath(0, s.end_ns));
+    bytes = RawGet(s.port, ViewportPath(o, 0, s.end_ns));
     ms.push_back(Seconds(start) * 1e3);
   }
   std::printf("whole view, 1 MiB reads: p50 %.2f ms, p99 %.2f ms (%.3f MB)\n", Percentile(ms, 0.5),
@@ -212,7 +213,7 @@ void Viewports(const Options& o, const Server& s) {
       const int64_t t0 =
           zoom == 1 ? 0 : std::uniform_int_distribution<int64_t>(0, s.end_ns - span)(rng);
       const Clock::time_point start = Clock::now();
-      auto r = client.Get(ViewportPath(t0, t0 + span).c_str());
+      auto r = client.Get(ViewportPath(o, t0, t0 + span).c_str());
       ms.push_back(Seconds(start) * 1e3);
       mb.push_back(r ? static_cast<double>(r->body.size()) / 1e6 : -1);
     }
@@ -256,6 +257,8 @@ int main(int argc, char** argv) {
       o.queries = std::atoi(next().c_str());
     else if (a == "--repeat")
       o.repeat = std::atoi(next().c_str());
+    else if (a == "--width")
+      o.width = std::atoll(next().c_str());
     else if (a == "--search") {
       if (!own_search) o.search.clear();
       own_search = true;

@@ -31,6 +31,7 @@ int Merge(const std::string& out_url, const std::vector<std::string>& inputs) {
       std::cout << " (" << stats->runs_replaced << " replaced by the copy at a smaller location)";
     if (stats->locations_added > 0)
       std::cout << ", " << stats->locations_added << " locations added";
+    if (stats->diffs_copied > 0) std::cout << ", " << stats->diffs_copied << " diffs copied";
     std::cout << "\n";
     copied += stats->runs_copied;
     present += stats->runs_present;

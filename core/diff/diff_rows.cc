@@ -3,23 +3,10 @@
 #include <array>
 #include <string>
 
+#include "core/scan/results_schema.h"
+
 namespace th::diff {
 namespace {
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS diffs (
-  id BIGINT PRIMARY KEY, a_inputs TEXT NOT NULL, b_inputs TEXT NOT NULL,
-  a_ranks BIGINT NOT NULL, b_ranks BIGINT NOT NULL, a_steps BIGINT NOT NULL,
-  b_steps BIGINT NOT NULL, threshold_ns BIGINT NOT NULL, a_step_ns BIGINT,
-  b_step_ns BIGINT, delta_ns BIGINT, rows_added BIGINT NOT NULL,
-  rows_removed BIGINT NOT NULL, rows_changed BIGINT NOT NULL,
-  rows_unchanged BIGINT NOT NULL, rows_unknown BIGINT NOT NULL, warnings TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS diff_rows (
-  diff_id BIGINT NOT NULL, kind TEXT NOT NULL, class TEXT NOT NULL, name TEXT NOT NULL,
-  status TEXT NOT NULL, a_count BIGINT NOT NULL, a_time_per_step_ns BIGINT NOT NULL,
-  b_count BIGINT NOT NULL, b_time_per_step_ns BIGINT NOT NULL, delta_ns BIGINT NOT NULL,
-  noise_ns BIGINT NOT NULL);
-CREATE INDEX IF NOT EXISTS diff_rows_by_diff ON diff_rows (diff_id))sql";
 
 std::string Lines(const std::vector<std::string>& v) {
   std::string out;
@@ -66,7 +53,7 @@ Status InsertRows(scan::Database& db, int64_t id, const DiffResult& r) {
 }  // namespace
 
 StatusOr<int64_t> WriteDiffRows(scan::Database& db, const DiffResult& r) {
-  Status s = db.Exec(kSchema);
+  Status s = scan::MigrateResultsSchema(db);
   if (!s.ok()) return s;
   s = db.Begin();
   if (!s.ok()) return s;

@@ -1,7 +1,7 @@
 // Fleet rows of a diff: one row in `diffs` and its aggregate rows and
 // step-time categories in `diff_rows`, in a results database (SQLite or
-// PostgreSQL, core/scan/database.h). The two tables are the diff's own
-// (created when absent), beside the scan schema, which they do not change.
+// PostgreSQL, core/scan/database.h), tables of the results schema from v4 on
+// (core/scan/results_schema.h; the database is migrated first).
 //
 //   diffs(id, a_inputs, b_inputs, a_ranks, b_ranks, a_steps, b_steps,
 //         threshold_ns, a_step_ns, b_step_ns, delta_ns, rows_added,

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
+#include <map>
 #include <set>
 
 #include "core/scan/results_schema.h"
@@ -181,6 +183,92 @@ std::string FormatValue(const SqlValue& v) {
   return out + "'";
 }
 
+// The diffs `in` holds and `out` lacks (a diff `out` holds equals it in every
+// column but id), numbered on after `out`'s largest id, with their rows: one
+// transaction.
+Status MergeDiffs(Database& in, Database& out, MergeStats* stats) {
+  auto in_diffs = in.Query("SELECT * FROM diffs ORDER BY id");
+  if (!in_diffs.ok()) return in_diffs.status();
+  auto in_rows = in.Query("SELECT * FROM diff_rows ORDER BY diff_id");
+  if (!in_rows.ok()) return in_rows.status();
+  if (in_diffs->rows.empty()) return Ok();
+  TH_RETURN_IF_ERROR(out.Exec(out.dialect() == SqlDialect::kSqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
+  auto fail = [&](Status s) {
+    (void)out.Rollback();
+    return s;
+  };
+  auto out_diffs = out.Query("SELECT * FROM diffs");
+  if (!out_diffs.ok()) return fail(out_diffs.status());
+  auto column = [](const SqlRows& rows, const char* name) {
+    return static_cast<size_t>(std::find(rows.columns.begin(), rows.columns.end(), name) -
+                               rows.columns.begin());
+  };
+  auto key = [](const SqlRows& rows, const SqlRow& row) {
+    std::string k;
+    for (size_t c = 0; c < row.size(); ++c)
+      if (rows.columns[c] != "id") k += rows.columns[c] + "=" + FormatValue(row[c]) + "|";
+    return k;
+  };
+  const size_t id = column(*in_diffs, "id"), out_id = column(*out_diffs, "id");
+  int64_t next = 0;
+  std::set<std::string> have;
+  for (const SqlRow& r : out_diffs->rows) {
+    next = std::max(next, SqlInt(r[out_id]));
+    have.insert(key(*out_diffs, r));
+  }
+  std::map<int64_t, int64_t> renumbered;
+  SqlRows diffs{in_diffs->columns, {}};
+  for (SqlRow& r : in_diffs->rows) {
+    if (!have.insert(key(*in_diffs, r)).second) continue;
+    renumbered[SqlInt(r[id])] = ++next;
+    r[id] = SqlValue{next};
+    diffs.rows.push_back(std::move(r));
+  }
+  const size_t diff_id = column(*in_rows, "diff_id");
+  SqlRows rows{in_rows->columns, {}};
+  for (SqlRow& r : in_rows->rows) {
+    auto it = renumbered.find(SqlInt(r[diff_id]));
+    if (it == renumbered.end()) continue;
+    r[diff_id] = SqlValue{it->second};
+    rows.rows.push_back(std::move(r));
+  }
+  Status s = InsertAll(out, "diffs", diffs);
+  if (s.ok()) s = InsertAll(out, "diff_rows", rows);
+  if (!s.ok()) return fail(s);
+  TH_RETURN_IF_ERROR(out.Commit());
+  stats->diffs_copied = diffs.rows.size();
+  stats->rows_copied["diffs"] += diffs.rows.size();
+  stats->rows_copied["diff_rows"] += rows.rows.size();
+  return Ok();
+}
+
+// One table of DumpResultsContent: `title`, then the rows of `sql` without the
+// columns `skip` names, sorted.
+StatusOr<std::string> DumpQuery(Database& db, const std::string& title, const std::string& sql,
+                                const std::function<bool(const std::string&)>& skip) {
+  auto rows = db.Query(sql);
+  if (!rows.ok()) return rows.status();
+  std::vector<size_t> keep;
+  std::vector<std::string> names;
+  for (size_t c = 0; c < rows->columns.size(); ++c) {
+    if (skip(rows->columns[c])) continue;
+    keep.push_back(c);
+    names.push_back(rows->columns[c]);
+  }
+  std::vector<std::string> lines;
+  lines.reserve(rows->rows.size());
+  for (const SqlRow& row : rows->rows) {
+    std::string line;
+    for (size_t k = 0; k < keep.size(); ++k) line += (k ? "|" : "") + FormatValue(row[keep[k]]);
+    lines.push_back(std::move(line));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out =
+      "table " + title + " (" + std::to_string(lines.size()) + " rows): " + Join(names) + "\n";
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& BookkeepingColumns() {
@@ -253,6 +341,7 @@ StatusOr<MergeStats> MergeResults(Database& in, Database& out) {
     stats.runs_replaced += copied && replace;
   }
   TH_RETURN_IF_ERROR(MergeLocationsAndPipelines(in, out, &stats));
+  TH_RETURN_IF_ERROR(MergeDiffs(in, out, &stats));
   return stats;
 }
 
@@ -261,31 +350,26 @@ StatusOr<std::string> DumpResultsContent(Database& db) {
   std::vector<std::string> tables = ResultTables();
   tables.push_back("pipelines");
   for (const std::string& table : tables) {
-    auto rows = db.Query("SELECT * FROM " + table);
-    if (!rows.ok()) return rows.status();
-    std::vector<size_t> keep;
-    std::vector<std::string> names;
-    for (size_t c = 0; c < rows->columns.size(); ++c) {
-      const auto& skip = BookkeepingColumns();
-      if (table == "runs" && std::find(skip.begin(), skip.end(), rows->columns[c]) != skip.end())
-        continue;
-      if (table == "phases" && rows->columns[c] == "seconds") continue;  // bookkeeping
-      if (table == "run_locations" && rows->columns[c] == "first_seen") continue;
-      keep.push_back(c);
-      names.push_back(rows->columns[c]);
-    }
-    std::vector<std::string> lines;
-    lines.reserve(rows->rows.size());
-    for (const SqlRow& row : rows->rows) {
-      std::string line;
-      for (size_t k = 0; k < keep.size(); ++k) line += (k ? "|" : "") + FormatValue(row[keep[k]]);
-      lines.push_back(std::move(line));
-    }
-    std::sort(lines.begin(), lines.end());
-    out += "table " + table + " (" + std::to_string(lines.size()) + " rows): " + Join(names) + "\n";
-    for (const std::string& line : lines) out += line + "\n";
+    const auto& bookkeeping = BookkeepingColumns();
+    auto text = DumpQuery(db, table, "SELECT * FROM " + table, [&](const std::string& column) {
+      if (table == "runs")
+        return std::find(bookkeeping.begin(), bookkeeping.end(), column) != bookkeeping.end();
+      return (table == "phases" && column == "seconds") ||
+             (table == "run_locations" && column == "first_seen");
+    });
+    if (!text.ok()) return text.status();
+    out += *text;
   }
-  return out;
+  // Diffs without their numbers (merge renumbers them); rows by their diff's inputs.
+  auto diffs = DumpQuery(db, "diffs", "SELECT * FROM diffs",
+                         [](const std::string& column) { return column == "id"; });
+  if (!diffs.ok()) return diffs.status();
+  auto rows = DumpQuery(db, "diff_rows",
+                        "SELECT d.a_inputs, d.b_inputs, d.threshold_ns, r.* FROM diff_rows r "
+                        "JOIN diffs d ON d.id = r.diff_id",
+                        [](const std::string& column) { return column == "diff_id"; });
+  if (!rows.ok()) return rows.status();
+  return out + *diffs + *rows;
 }
 
 }  // namespace th::scan

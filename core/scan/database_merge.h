@@ -9,8 +9,10 @@
 //   the same id means the same results), unless `in` holds the run at a
 //   smaller location: then `in`'s rows replace them, as one scan keeps the
 //   smallest location's rows. Every location of a run is kept (run_locations
-//   of both), and the pipelines rows `out` lacks are copied. Merging again
-//   copies nothing.
+//   of both), and the pipelines rows `out` lacks are copied. The diffs of
+//   `tracehound diff --db` that `out` lacks (equal in every column but their
+//   number) are copied with their rows, numbered after `out`'s last. Merging
+//   again copies nothing.
 // - `out` gets the current results schema when it has none. Databases of
 //   different schema versions are refused, naming both versions; `in` is
 //   never written.
@@ -36,6 +38,7 @@ struct MergeStats {
   size_t runs_present = 0;     // of those, already in the output
   size_t runs_replaced = 0;    // of the present, replaced: the input's location is smaller
   size_t locations_added = 0;  // run_locations rows added to runs the output holds
+  size_t diffs_copied = 0;     // diffs the output did not hold, renumbered
   std::map<std::string, size_t> rows_copied;  // per table, runs included
 };
 
@@ -56,7 +59,8 @@ const std::vector<std::string>& BookkeepingColumns();
 // The content of a results database as canonical text: per table, a header of
 // column names and one line per row (values typed: NULL, integers, doubles in
 // shortest round-trip form, quoted text), lines sorted, the bookkeeping
-// columns left out. Two databases hold the same results iff these are equal,
+// columns left out; diffs without their numbers, their rows by the diff's
+// inputs and threshold. Two databases hold the same results iff these are equal,
 // whatever the dialect, the order rows were written in, or who wrote them.
 StatusOr<std::string> DumpResultsContent(Database& db);
 

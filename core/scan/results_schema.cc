@@ -111,6 +111,23 @@ CREATE INDEX IF NOT EXISTS findings_group ON findings (plugin, group_key);
 CREATE INDEX IF NOT EXISTS steps_run_dur ON steps (run_id, dur_ns);
 CREATE INDEX IF NOT EXISTS findings_run_severity ON findings (run_id, severity, seq);
 )sql",
+      // v4: the rows of `tracehound diff --db`. IF NOT EXISTS: an older
+      // tracehound's diff created the same two tables outside the schema.
+      R"sql(
+CREATE TABLE IF NOT EXISTS diffs (
+  id BIGINT PRIMARY KEY, a_inputs TEXT NOT NULL, b_inputs TEXT NOT NULL,
+  a_ranks BIGINT NOT NULL, b_ranks BIGINT NOT NULL, a_steps BIGINT NOT NULL,
+  b_steps BIGINT NOT NULL, threshold_ns BIGINT NOT NULL, a_step_ns BIGINT,
+  b_step_ns BIGINT, delta_ns BIGINT, rows_added BIGINT NOT NULL,
+  rows_removed BIGINT NOT NULL, rows_changed BIGINT NOT NULL,
+  rows_unchanged BIGINT NOT NULL, rows_unknown BIGINT NOT NULL, warnings TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS diff_rows (
+  diff_id BIGINT NOT NULL, kind TEXT NOT NULL, class TEXT NOT NULL, name TEXT NOT NULL,
+  status TEXT NOT NULL, a_count BIGINT NOT NULL, a_time_per_step_ns BIGINT NOT NULL,
+  b_count BIGINT NOT NULL, b_time_per_step_ns BIGINT NOT NULL, delta_ns BIGINT NOT NULL,
+  noise_ns BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS diff_rows_by_diff ON diff_rows (diff_id);
+)sql",
   };
   return kMigrations;
 }

@@ -41,6 +41,10 @@
 // groups by: the finding's group, else its title), runs.signature (one-line
 // JSON {"ranks": N, "devices": N, "top_kernels": [...]}) and runs.job_family
 // (XXH3-128 of the pipeline hash and the signature; run_signature.h).
+//   diffs, diff_rows (v4, not per run) the rows of `tracehound diff --db`
+//            (core/diff/diff_rows.h): one row per diff, numbered by id, and
+//            its aggregate rows and step-time categories by diff_id. `merge`
+//            renumbers the diffs it copies and skips one the output holds.
 #pragma once
 
 #include <string>
@@ -51,7 +55,7 @@
 
 namespace th::scan {
 
-inline constexpr int kResultsSchemaVersion = 3;
+inline constexpr int kResultsSchemaVersion = 4;
 
 // Brings `db` to kResultsSchemaVersion (creating it when empty), inside one
 // transaction that concurrent scanners serialise on. A database written by a

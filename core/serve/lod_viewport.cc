@@ -10,10 +10,12 @@
 namespace th::serve {
 
 int ViewportLevel(Int128 span_ns, int64_t width_px) {
-  const Int128 per_px = span_ns / width_px;
-  if (per_px <= 0) return 0;
-  const uint64_t high = static_cast<uint64_t>(per_px >> 64), low = static_cast<uint64_t>(per_px);
-  const int level = high != 0 ? 63 + std::bit_width(high) : std::bit_width(low) - 1;
+  // The smallest L with 2^L * width_px >= span_ns: ceil(log2(ceil(span / width))).
+  const Int128 per_px = (span_ns + width_px - 1) / width_px;
+  if (per_px <= 1) return 0;
+  const Int128 below = per_px - 1;
+  const uint64_t high = static_cast<uint64_t>(below >> 64), low = static_cast<uint64_t>(below);
+  const int level = high != 0 ? 64 + std::bit_width(high) : std::bit_width(low);
   return level > kMaxLevel ? kMaxLevel : level;
 }
 

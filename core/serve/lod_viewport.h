@@ -1,8 +1,11 @@
 // Viewport: the tiles a view of some rows needs, and the status line's totals.
 //
-// For a window [t0, t1) drawn `width_px` pixels wide the level is
-// L = floor(log2((t1 - t0) / width_px)) (0 when the window is narrower than
-// the width, at most kMaxLevel), and the tiles are those of level L covering
+// For a window [t0, t1) drawn `width_px` pixels wide the level is the
+// smallest L with 2^L * width_px >= t1 - t0, L = ceil(log2((t1 - t0) /
+// width_px)) (0 when the window is no wider than the width, at most
+// kMaxLevel): a bucket spans one to two pixels, so a drawn event (dur >= 2^L)
+// is at least a pixel wide and everything narrower than a bucket is merged
+// into its count and busy time. The tiles are those of level L covering
 // [t0, t1): first_tile = floor(t0 / 2^(L+8)) .. last_tile = floor((t1-1) / 2^(L+8)).
 // Totals are over the span of those tiles [start of first_tile, end of
 // last_tile): events_drawn counts each drawn event once (it may be in several

@@ -15,6 +15,7 @@
 #include <memory>
 #include <random>
 
+#include "core/graph/file_hash.h"
 #include "core/graph/xxh128_hex.h"
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_index_io.h"
@@ -22,30 +23,10 @@
 namespace th::serve {
 namespace {
 
-struct StateDeleter {
-  void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-};
-
-// Adds the size and bytes of `path` to `state`.
+// Adds the bytes of `path` and then their count to `state`.
 Status HashFileInto(const std::string& path, XXH3_state_t* state) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
-  constexpr size_t kBlock = 1 << 20;
-  std::unique_ptr<char[]> buffer(new char[kBlock]);
   uint64_t size = 0;
-  for (;;) {
-    ssize_t n = ::read(fd, buffer.get(), kBlock);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      std::string why = std::strerror(errno);
-      ::close(fd);
-      return IoError(path + ": cannot read: " + why);
-    }
-    if (n == 0) break;
-    XXH3_128bits_update(state, buffer.get(), static_cast<size_t>(n));
-    size += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
+  TH_RETURN_IF_ERROR(UpdateHashWithFile(path, state, &size));
   XXH3_128bits_update(state, &size, sizeof size);
   return Ok();
 }
@@ -100,8 +81,7 @@ StatusOr<std::string> KeyOfInput(const std::string& input,
                                  Status (*hash_file)(const std::string&, XXH3_state_t*)) {
   auto files = ExpandInputs({input}, nullptr);
   if (!files.ok()) return files.status();
-  std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
-  XXH3_128bits_reset(state.get());
+  Xxh3State state = NewXxh3State();
   const uint32_t version = kLodFormatVersion;
   XXH3_128bits_update(state.get(), &version, sizeof version);
   for (const InputFile& f : *files) TH_RETURN_IF_ERROR(hash_file(f.path, state.get()));

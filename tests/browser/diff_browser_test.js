@@ -207,13 +207,46 @@ async function exercise(cdp, server, artefacts) {
   check(Math.abs(za - zb) < 0.5, 'the two aligned events start at x ' + za + ' and ' + zb);
   st = ev;
 
+  // The other levels. Structure: the rows of the chosen step pair (pair 2);
+  // clicking the inserted op's row selects its aggregate row. Attribution:
+  // one row per step-breakdown category, as the diff lists them.
+  const entry = diff.diff.structure.find((e) => e.a_step === diff.pairs[2].a_step && e.b_step === diff.pairs[2].b_step);
+  await p.clickOn('#diff-levels button[data-level="structure"]');
+  await sleep(100);
+  st = await p.state();
+  const hidden = (id) => p.evaluate(`document.getElementById('${id}').hidden`);
+  check(st.level === 'structure' && !(await hidden('diff-structure')) && (await hidden('diff-table')),
+    'the structure tab shows level ' + st.level);
+  const srows = await p.evaluate(`[...document.querySelectorAll('#diff-structure tr.structure-row')].map((tr) =>
+    [...tr.children].map((td) => td.textContent))`);
+  check(entry && srows.length === entry.rows.length, 'the structure of pair 2 shows ' + srows.length + ' rows, the diff ' +
+    (entry ? entry.rows.length : 'none'));
+  const ins = entry ? entry.rows.findIndex((r) => r.kind === 'added' && r.b_name === 'aten::mul') : -1;
+  if (check(ins >= 0, 'the diff has no added aten::mul in pair 2')) {
+    const where = entry.rows[ins].path;
+    check(srows[ins][0] === 'added' && srows[ins][1] === 'op' && srows[ins][2] === where[where.length - 1] + ' › aten::mul',
+      'the inserted op reads ' + JSON.stringify(srows[ins]));
+    await p.clickOn(`#diff-structure tr.structure-row:nth-child(${ins + 1})`);
+    await sleep(100);
+    st = await p.settle('the inserted op picked in the structure');
+    check(st.row === table.findIndex((r) => r[0] === 'aten::mul'), 'the structure row selected table row ' + st.row);
+  }
+  await p.clickOn('#diff-levels button[data-level="attribution"]');
+  await sleep(100);
+  const cats = await p.evaluate(`[...document.querySelectorAll('#diff-attribution tr.attribution-row')].map((tr) => tr.children[0].textContent)`);
+  check(JSON.stringify(cats) === JSON.stringify(diff.diff.attribution.contributors.map((c) => c.category)),
+    'the attribution tab lists ' + JSON.stringify(cats));
+  st = await p.settle('the attribution tab');
+  check(st.level === 'attribution', 'the attribution tab shows level ' + st.level);
+  console.log('levels: ' + srows.length + ' structural rows in pair 2, ' + cats.length + ' categories');
+
   // A copied link reopens the same view (runs, step, window, row) in a new page.
   await sleep(400);  // the hash is written 150 ms after the last change
   const link = await p.evaluate('location.href');
   check(!/gemm|mul|aten/.test(decodeURIComponent(link)), 'the link holds names: ' + link);
   const q = await page(cdp, link);
   const again = await q.settle('the copied link');
-  check(again.step === st.step && again.row === st.row && JSON.stringify(again.anchor) === JSON.stringify(st.anchor) &&
+  check(again.step === st.step && again.row === st.row && again.level === st.level && JSON.stringify(again.anchor) === JSON.stringify(st.anchor) &&
     again.a.offset === st.a.offset && again.b.offset === st.b.offset && Math.abs(again.view.t0 - st.view.t0) <= 1 &&
     Math.abs(again.view.t1 - st.view.t1) <= 1, 'the link ' + link + ' reopened ' + JSON.stringify([again.step, again.row, again.view]) +
     ', not ' + JSON.stringify([st.step, st.row, st.view]));

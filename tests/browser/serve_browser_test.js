@@ -32,10 +32,11 @@ function check(ok, msg) { if (!ok) fail(msg); return ok; }
 
 function prepareInput(work) {
   if (args.scan) {
-    // Two generated runs of 2 ranks, scanned into a fleet database; served with --db.
+    // Two generated runs (2 and 3 ranks: two job families), scanned into a fleet
+    // database; served with --db.
     const fleet = path.join(work, 'fleet'), db = path.join(work, 'fleet.db');
-    for (const [name, seed] of [['week1', '1'], ['week2', '2']]) {
-      const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', path.join(fleet, name), '--ranks', '2', '--steps', '4', '--seed', seed], {encoding: 'utf8'});
+    for (const [name, seed, ranks] of [['week1', '1', '2'], ['week2', '2', '3']]) {
+      const g = childProcess.spawnSync(args.tracehound, ['generate', '--out', path.join(fleet, name), '--ranks', ranks, '--steps', '4', '--seed', seed], {encoding: 'utf8'});
       if (g.status !== 0) throw new Error('tracehound generate failed: ' + g.stdout + g.stderr);
     }
     const s = childProcess.spawnSync(args.tracehound, ['scan', fleet, '--db', 'sqlite:' + db], {encoding: 'utf8'});
@@ -482,6 +483,22 @@ async function databaseRuns(cdp, server, shot) {
   check(rows.length === 2, 'the run list shows ' + rows.length + ' runs');
   const chips = await p.evaluate('[...document.querySelectorAll("#run-rows .chip")].map((c) => c.textContent)');
   check(chips.includes('week1') && chips.includes('week2'), 'no tag chips from the paths: ' + JSON.stringify(chips));
+  // A job family clicked in a row keeps that family's runs (the API's exact
+  // filter), held in the hash; its active chip drops it again.
+  const family = await p.evaluate('document.querySelector("#run-rows .family-chip").title.replace(/^.*: /, "")');
+  const inFamily = (await apiJson(server.origin, 'runs?family=' + encodeURIComponent(family))).total;
+  check(family.length > 0 && inFamily === 1, 'the family "' + family + '" of one of two signatures keeps ' + inFamily);
+  await p.evaluate('document.querySelector("#run-rows .family-chip").click()');
+  const rowCount = () => p.evaluate('document.querySelectorAll("#run-rows tr.run").length');
+  for (let i = 0; i < 100 && (await p.evaluate('location.hash')) !== '#family=' + family; i++) await sleep(50);
+  check((await p.evaluate('location.hash')) === '#family=' + family, 'the hash does not hold the family: ' + await p.evaluate('location.hash'));
+  const activeChip = () => p.evaluate('(document.querySelector("#chips .chip.active") || {}).textContent || ""');
+  for (let i = 0; i < 100 && ((await rowCount()) !== inFamily || !(await activeChip()).startsWith('family ')); i++) await sleep(50);
+  check((await activeChip()) === 'family ' + family.slice(0, 8) + ' ×', 'the active filter chip reads "' + await activeChip() + '"');
+  check((await rowCount()) === inFamily, 'family ' + family + ' shows ' + await rowCount() + ' runs, the server ' + inFamily);
+  await p.evaluate('document.querySelector("#chips .chip.active").click()');
+  for (let i = 0; i < 100 && (await rowCount()) !== 2; i++) await sleep(50);
+  check((await rowCount()) === 2 && (await p.evaluate('location.hash')) === '', 'dropping the family filter does not list both runs');
   await p.evaluate('[...document.querySelectorAll("#run-rows .chip")].find((c) => c.textContent === "week2").click()');
   for (let i = 0; i < 100 && (await p.evaluate('document.querySelectorAll("#run-rows tr.run").length')) !== 1; i++) await sleep(50);
   check((await p.evaluate('location.hash')) === '#tag=week2', 'the hash does not hold the tag: ' + await p.evaluate('location.hash'));
@@ -504,7 +521,8 @@ async function databaseRuns(cdp, server, shot) {
   check(api.total === summary.findings && fs.state === 'ready' && fs.list.length === api.total,
     'the lane holds ' + (fs.list || []).length + ' findings (' + fs.state + '), the database ' + summary.findings);
   await shot(p, 'db-run');
-  console.log('database runs: ' + listed.total + ' listed, tag week2 keeps run ' + target + ', opened with ' + api.total +
+  console.log('database runs: ' + listed.total + ' listed, family ' + family.slice(0, 8) + ' keeps ' + inFamily +
+    ', tag week2 keeps run ' + target + ', opened with ' + api.total +
     ' findings from the database');
 }
 

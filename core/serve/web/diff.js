@@ -4,10 +4,14 @@
 // Δ table of GET /api/v1/diff: hovering a row outlines its events on both
 // sides, clicking frames its first instance in the chosen step on each side;
 // clicking an event selects its row (its matched events outlined on both sides).
-// The hash holds ids only: #diff=A,B&step=K[&ea=ID&eb=ID]&t0=NS&t1=NS&row=I.
+// Tabs show the other levels instead of the table: the chosen step pair's
+// structural rows (click one: select its name's row) and the attribution;
+// parity warnings stay above them.
+// The hash holds ids only: #diff=A,B&step=K[&ea=ID&eb=ID]&t0=NS&t1=NS&row=I&level=L.
 // window.__diff is the hook the browser test reads.
 import {ApiError, getJson} from './api.js';
 import {DiffSide} from './diff_side.js';
+import {renderAttribution, renderStructure, renderWarnings} from './diff_levels.js';
 import {markSelected, renderDiffTable} from './diff_table.js';
 import {el} from './dom.js';
 import {fmtDur} from './format.js';
@@ -17,6 +21,8 @@ const $ = (id) => document.getElementById(id);
 const MIN_SPAN = 100;
 const ZOOM_IN = 0.8, PAN = 0.15;
 const wait = (ms) => new Promise((res) => setTimeout(res, ms));
+const LEVELS = ['aggregate', 'structure', 'attribution'];
+const LEVEL_TABLE = {aggregate: 'diff-table', structure: 'diff-structure', attribution: 'diff-attribution'};
 const int = (s) => (s !== null && /^\d+$/.test(s) ? Number(s) : null);
 
 function readHash() {
@@ -24,7 +30,8 @@ function readHash() {
   const runs = (p.get('diff') || '').split(',').map(int);
   const num = (k) => (p.has(k) && /^-?\d+$/.test(p.get(k)) ? Number(p.get(k)) : null);
   return {a: runs.length === 2 ? runs[0] : null, b: runs.length === 2 ? runs[1] : null, step: int(p.get('step')),
-    ea: int(p.get('ea')), eb: int(p.get('eb')), t0: num('t0'), t1: num('t1'), row: int(p.get('row'))};
+    ea: int(p.get('ea')), eb: int(p.get('eb')), t0: num('t0'), t1: num('t1'), row: int(p.get('row')),
+    level: LEVELS.includes(p.get('level')) ? p.get('level') : 'aggregate'};
 }
 
 class DiffView {
@@ -37,6 +44,7 @@ class DiffView {
     this.hovered = null;
     this.mouse = null;
     this.lastHash = '';
+    this.level = 'aggregate';
   }
 
   async start() {
@@ -58,6 +66,9 @@ class DiffView {
     $('step').replaceChildren(...this.diff.pairs.map((p, k) => el('option', {value: k}, 'step ' + p.a_step + ' ↔ ' + p.b_step)));
     $('step').disabled = !this.diff.pairs.length;
     const d = this.diff.diff;
+    renderWarnings($('diff-warnings'), d.warnings);
+    renderAttribution($('diff-attribution'), d.attribution);
+    this.showLevel(h.level);
     $('summary').textContent = 'step time A ' + fmtDur(d.attribution.a_step_ns) + ', B ' + fmtDur(d.attribution.b_step_ns) +
       ' (Δ ' + fmtDur(d.attribution.delta_ns) + ')';
     this.alignOnStep(h.step !== null && h.step < this.diff.pairs.length ? h.step : 0);
@@ -81,6 +92,19 @@ class DiffView {
     }
   }
 
+  // Shows one level's table (the structure of the chosen step pair).
+  showLevel(level) {
+    this.level = level;
+    for (const b of document.querySelectorAll('#diff-levels button')) b.classList.toggle('active', b.dataset.level === level);
+    for (const l of LEVELS) $(LEVEL_TABLE[l]).hidden = l !== level;
+    this.writeHash();
+  }
+  renderStructure() {
+    const p = this.pair();
+    const entry = p && this.diff.diff.structure.find((s) => s.a_step === p.a_step && s.b_step === p.b_step);
+    renderStructure($('diff-structure'), entry, (key, name) => this.matchRow(key, name));
+  }
+
   guard(p) { return Promise.resolve(p).catch((e) => this.error(e.message || String(e))); }
   error(msg) {
     $('error').textContent = msg;
@@ -95,6 +119,7 @@ class DiffView {
     this.step = k;
     this.anchor = null;
     $('step').value = String(k);
+    this.renderStructure();
     const p = this.pair();
     this.sides[0].offset = p ? p.a_start_ns : 0;
     this.sides[1].offset = p ? p.b_start_ns : 0;
@@ -154,6 +179,7 @@ class DiffView {
     p.set('t0', String(Math.floor(this.view.t0)));
     p.set('t1', String(Math.ceil(this.view.t1)));
     if (this.row !== null) p.set('row', String(this.row));
+    if (this.level !== 'aggregate') p.set('level', this.level);
     const h = '#' + p.toString().replace(/%2C/g, ',');
     if (h === this.lastHash) return;
     this.lastHash = h;
@@ -209,6 +235,7 @@ class DiffView {
   attachInput() {
     $('step').addEventListener('change', () => this.alignOnStep(Number($('step').value)));
     $('align-events').addEventListener('click', () => this.alignOnSelected());
+    for (const b of document.querySelectorAll('#diff-levels button')) b.addEventListener('click', () => this.showLevel(b.dataset.level));
     window.addEventListener('keydown', (e) => {
       const t = e.target;
       if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT') || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -279,7 +306,7 @@ class DiffView {
       level: s.ready ? s.timeline.query().level : null});
     return {
       state: () => ({ready: !!v.ready, idle: !!v.ready && v.sides.every((s) => s.idle), step: v.step, anchor: v.anchor,
-        view: {...v.view}, row: v.row, a: side(v.sides[0]), b: side(v.sides[1])}),
+        view: {...v.view}, row: v.row, level: v.level, a: side(v.sides[0]), b: side(v.sides[1])}),
       diff: () => v.diff,
       // Page coordinates of relative time t on a row's lane of side 0 (A) or 1 (B).
       pagePoint: (s, t, row) => v.sides[s].pagePoint(t, row),

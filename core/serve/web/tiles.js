@@ -8,13 +8,12 @@ import {getTiles} from './api.js';
 export const TILE_BUCKETS_LOG2 = 8;
 const MAX_LEVEL = 62;
 
-// The server's level for a window of span_ns drawn width_px wide:
-// floor(log2(floor(span / width))), 0 when the window is narrower.
+// The server's level for a window of span_ns drawn width_px wide: the
+// smallest L with 2^L * width >= span (buckets of one to two pixels), 0 when
+// the window is no wider than the width.
 export function viewLevel(spanNs, widthPx) {
-  const perPx = Math.floor(spanNs / widthPx);
-  if (perPx < 1) return 0;
   let level = 0;
-  while (level < MAX_LEVEL && 2 ** (level + 1) <= perPx) level++;
+  while (level < MAX_LEVEL && 2 ** level * widthPx < spanNs) level++;
   return level;
 }
 

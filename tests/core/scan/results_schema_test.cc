@@ -115,7 +115,7 @@ TEST_P(ResultsSchemaTest, AVersion2DatabaseMigratesInPlaceAndKeepsItsRows) {
   ASSERT_TRUE(MigrateResultsSchema(*db_).ok());
   auto v3 = ResultsSchemaVersion(*db_);
   ASSERT_TRUE(v3.ok());
-  EXPECT_EQ(*v3, 3);
+  EXPECT_EQ(*v3, kResultsSchemaVersion);
   EXPECT_EQ(Text(kRuns), runs);
   EXPECT_EQ(runs,
             "c1:p|c1|p|/fleet/a/rank*|a/rank*|ok|2|100|2026-11-01T00:00:00Z|\n"
@@ -132,7 +132,7 @@ TEST_P(ResultsSchemaTest, AVersion2DatabaseMigratesInPlaceAndKeepsItsRows) {
   // Migrating again changes nothing.
   ASSERT_TRUE(MigrateResultsSchema(*db_).ok());
   EXPECT_EQ(Text("SELECT COUNT(*) FROM run_locations"), "2|\n");
-  EXPECT_EQ(Text("SELECT COUNT(*) FROM th_schema"), "3|\n");
+  EXPECT_EQ(Text("SELECT COUNT(*) FROM th_schema"), std::to_string(kResultsSchemaVersion) + "|\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Dialects, ResultsSchemaTest,

@@ -17,13 +17,27 @@
 namespace th::serve {
 namespace {
 
-TEST(LodViewportTest, LevelIsFloorLog2OfNanosecondsPerPixel) {
+TEST(LodViewportTest, LevelIsTheSmallestWhoseBucketsAreAtLeastAPixel) {
   EXPECT_EQ(ViewportLevel(100, 3840), 0);
   EXPECT_EQ(ViewportLevel(3840, 3840), 0);
-  EXPECT_EQ(ViewportLevel(2 * 3840 - 1, 3840), 0);
+  EXPECT_EQ(ViewportLevel(3840 + 1, 3840), 1);
   EXPECT_EQ(ViewportLevel(2 * 3840, 3840), 1);
-  EXPECT_EQ(ViewportLevel(int64_t{1000000000} * 3840, 3840), 29);  // 1 s per pixel
+  EXPECT_EQ(ViewportLevel(2 * 3840 + 1, 3840), 2);
+  EXPECT_EQ(ViewportLevel(int64_t{1000000000} * 3840, 3840), 30);  // 1 s per pixel: 2^30 ns buckets
+  EXPECT_EQ(ViewportLevel(int64_t{1} << 40, 1), 40);
+  EXPECT_EQ(ViewportLevel((int64_t{1} << 40) + 1, 1), 41);
   EXPECT_EQ(ViewportLevel(static_cast<Int128>(INT64_MAX) * 2, 1), kMaxLevel);
+  // Brute force: 2^L * width >= span > 2^(L-1) * width.
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 10000; ++i) {
+    const int64_t width = 1 + static_cast<int64_t>(rng() % 16384);
+    const int64_t span = 1 + static_cast<int64_t>(rng() >> (rng() % 60));
+    const int level = ViewportLevel(span, width);
+    EXPECT_GE(Pow2(level) * width, static_cast<Int128>(span)) << span << " / " << width;
+    if (level > 0) {
+      EXPECT_LT(Pow2(level - 1) * width, static_cast<Int128>(span)) << span;
+    }
+  }
 }
 
 // Sum over the viewport = brute force over the tiles' span, per row.
