@@ -6,6 +6,7 @@
 
 #include "core/graph/text_escape.h"
 #include "core/graph/utf8.h"
+#include "core/import/kineto/compact_json.h"
 #include "core/import/kineto/decimal_time.h"
 #include "core/import/kineto/json_value_check.h"
 #include "core/import/kineto/object_fields.h"
@@ -100,6 +101,9 @@ struct Args {
   int64_t rank = kNoValue;     // args.rank: written by trace mergers (merged_ranks.h)
   std::string_view meta_name;  // M events: args.name / args.labels
   bool has_meta_name = false;
+  // record_shapes: the JSON text of "Input Dims" / "Input type" as written.
+  std::string_view input_dims, input_types;
+  bool has_input_dims = false, has_input_types = false;
   // C events (when ph came before args, as every producer writes it): every
   // numeric arg is a series value.
   std::vector<std::pair<std::string_view, double>>* series = nullptr;
@@ -138,6 +142,25 @@ template <auto Member, auto Present>
 constexpr auto kPresentStringArg = [](std::string_view, ondemand::value v, auto* a,
                                       CheckedReader* r,
                                       auto*...) { a->*Present = r->String(v, &(a->*Member)); };
+// An argument kept as its JSON text (checked; trailing blanks of a scalar's
+// token included): the text of a container ends at its closing bracket.
+template <auto Member, auto Present>
+constexpr auto kJsonTextArg = [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
+  std::string_view token = v.raw_json_token();
+  if (!token.empty() && (token[0] == '[' || token[0] == '{')) {
+    const char* end = CheckContainerEnd(token.data(), r->check->text_end, r->check);
+    if (!end) {
+      r->err = simdjson::TAPE_ERROR;
+      return;
+    }
+    token = std::string_view(token.data(), static_cast<size_t>(end - token.data()));
+  } else {
+    r->Skip(v);
+    if (r->err) return;
+  }
+  a->*Member = token;
+  a->*Present = true;
+};
 template <auto Member>
 constexpr auto kDim3Arg = [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
   GetDim3(v, a->*Member, r);
@@ -172,6 +195,8 @@ constexpr KeyHandlers kKinetoArgs{
     On<"Device Type">(kIntArg<&Args::device_type>),
     On<"Device Id">(kIntArg<&Args::device_id>),
     On<"name">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
+    On<"Input Dims">(kJsonTextArg<&Args::input_dims, &Args::has_input_dims>),
+    On<"Input type">(kJsonTextArg<&Args::input_types, &Args::has_input_types>),
     On<"labels">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
 };
 
@@ -586,9 +611,25 @@ class EventReader {
       if (keep) out_->names.push_back({nk, track, tables_->Intern(a.meta_name)});
     }
 
+    if (a.has_input_dims || a.has_input_types) PushOpInputs(row, kind, a, &args_row);
     if (a.rank != kNoValue) out_->event_ranks.push_back({row, a.rank});
     PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, correlation, a.external_id,
               args_row);
+  }
+
+  // The op_inputs row of event `row`; *args_row points at it when the
+  // event's kind has no other argument table.
+  void PushOpInputs(EventId row, EventKind kind, const Args& a, uint32_t* args_row) {
+    OpInputsTable& o = out_->op_inputs;
+    if (*args_row == kNoRow && ArgsTableOf(kind) == ArgsTable::kOpInputs)
+      *args_row = static_cast<uint32_t>(o.size());
+    o.event.push_back(row);
+    o.input_dims.push_back(a.has_input_dims ? InternCompact(a.input_dims) : kEmptyString);
+    o.input_types.push_back(a.has_input_types ? InternCompact(a.input_types) : kEmptyString);
+  }
+  StringId InternCompact(std::string_view json) {
+    CompactJson(json, &compact_);
+    return tables_->Intern(compact_);
   }
 
   void PushEvent(int64_t ts, int64_t dur, StringId name, StringId cat, uint32_t track, char ph,
@@ -692,6 +733,7 @@ class EventReader {
   }
 
   ValueCheck check_;
+  std::string compact_;  // InternCompact's buffer
   ParsedChunk* out_;
   StringId host_cat_ = kEmptyString, device_cat_ = kEmptyString;
   std::vector<std::pair<std::string_view, double>> series_;
