@@ -1,5 +1,7 @@
 #include "op_models.h"
 
+#include <tracehound/op_shapes.h>
+
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -68,30 +70,37 @@ const std::vector<int64_t>* Input(const OpInputs& in, size_t i, ElementType* t =
 }
 
 const std::set<std::string_view> kElementwise = {
-    "aten::add",  "aten::add_",  "aten::sub",     "aten::sub_",    "aten::mul",
-    "aten::mul_", "aten::div",   "aten::div_",    "aten::relu",    "aten::relu_",
-    "aten::gelu", "aten::silu",  "aten::silu_",   "aten::sigmoid", "aten::tanh",
-    "aten::exp",  "aten::neg",   "aten::pow",     "aten::sqrt",    "aten::rsqrt",
-    "aten::where", "aten::clamp", "aten::maximum", "aten::minimum", "aten::addcmul",
-    "aten::addcdiv", "aten::threshold_backward", "aten::gelu_backward",
-    "aten::silu_backward"};
-const std::set<std::string_view> kGemm = {"aten::mm", "aten::bmm", "aten::addmm",
+    "aten::add",           "aten::add_",         "aten::sub",
+    "aten::sub_",          "aten::mul",          "aten::mul_",
+    "aten::div",           "aten::div_",         "aten::relu",
+    "aten::relu_",         "aten::gelu",         "aten::silu",
+    "aten::silu_",         "aten::sigmoid",      "aten::tanh",
+    "aten::exp",           "aten::neg",          "aten::pow",
+    "aten::sqrt",          "aten::rsqrt",        "aten::where",
+    "aten::clamp",         "aten::maximum",      "aten::minimum",
+    "aten::addcmul",       "aten::addcdiv",      "aten::threshold_backward",
+    "aten::gelu_backward", "aten::silu_backward"};
+const std::set<std::string_view> kGemm = {"aten::mm",      "aten::bmm",    "aten::addmm",
                                           "aten::baddbmm", "aten::matmul", "aten::linear"};
-const std::set<std::string_view> kAttention = {
-    "aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
-    "aten::_scaled_dot_product_efficient_attention",
-    "aten::_scaled_dot_product_cudnn_attention", "aten::_flash_attention_forward",
-    "aten::_efficient_attention_forward"};
+const std::set<std::string_view> kAttention = {"aten::scaled_dot_product_attention",
+                                               "aten::_scaled_dot_product_flash_attention",
+                                               "aten::_scaled_dot_product_efficient_attention",
+                                               "aten::_scaled_dot_product_cudnn_attention",
+                                               "aten::_flash_attention_forward",
+                                               "aten::_efficient_attention_forward"};
 const std::set<std::string_view> kNorms = {"aten::layer_norm", "aten::native_layer_norm",
                                            "aten::rms_norm", "aten::batch_norm",
                                            "aten::native_batch_norm"};
-const std::set<std::string_view> kReductions = {"aten::sum", "aten::mean", "aten::amax",
-                                                "aten::softmax", "aten::_softmax",
-                                                "aten::log_softmax", "aten::_log_softmax"};
-const std::set<std::string_view> kConvolution = {"aten::convolution", "aten::_convolution",
+const std::set<std::string_view> kReductions = {
+    "aten::sum",      "aten::mean",        "aten::amax",        "aten::softmax",
+    "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"};
+const std::set<std::string_view> kConvolution = {"aten::convolution",
+                                                 "aten::_convolution",
                                                  "aten::cudnn_convolution",
-                                                 "aten::miopen_convolution", "aten::conv2d",
-                                                 "aten::conv1d", "aten::conv3d"};
+                                                 "aten::miopen_convolution",
+                                                 "aten::conv2d",
+                                                 "aten::conv1d",
+                                                 "aten::conv3d"};
 
 OpCost Gemm(std::string_view name, const OpInputs& in) {
   ElementType t;
@@ -118,8 +127,7 @@ OpCost Gemm(std::string_view name, const OpInputs& in) {
     const auto* x = Input(in, a, &t);
     const auto* y = Input(in, a + 1);
     const auto* bias = a ? Input(in, 0) : nullptr;
-    if (!x || !y || x->size() != 3 || y->size() != 3 || (*x)[0] != (*y)[0] ||
-        (*x)[2] != (*y)[1])
+    if (!x || !y || x->size() != 3 || y->size() != 3 || (*x)[0] != (*y)[0] || (*x)[2] != (*y)[1])
       return Unmodelled(std::string(name) + ": [b, M, K] and [b, K, N] expected");
     return GemmCost((*x)[0], (*x)[1], (*x)[2], (*y)[2], bias ? Elements(*bias) : 0, t);
   }
@@ -150,8 +158,8 @@ OpCost Attention(std::string_view name, const OpInputs& in, const AttentionOptio
   if (!q || !k || !v || q->size() != 4 || k->size() != 4 || v->size() != 4)
     return Unmodelled(std::string(name) + ": 4-D query, key and value expected");
   // _flash_attention_forward / _efficient_attention_forward: [B, N, H, d].
-  const bool bnhd = name == "aten::_flash_attention_forward" ||
-                    name == "aten::_efficient_attention_forward";
+  const bool bnhd =
+      name == "aten::_flash_attention_forward" || name == "aten::_efficient_attention_forward";
   const size_t hi = bnhd ? 2 : 1, ni = bnhd ? 1 : 2;
   if ((*q)[0] != (*k)[0] || (*q)[hi] != (*k)[hi] || (*q)[3] != (*k)[3] || (*k)[ni] != (*v)[ni])
     return Unmodelled(std::string(name) + ": query, key and value shapes disagree");
@@ -214,25 +222,15 @@ OpCost Embedding(const OpInputs& in) {
 }  // namespace
 
 ElementType ElementTypeOf(std::string_view t) {
-  if (t == "float") return {"fp32", 4};
-  if (t == "double") return {"fp64", 8};
-  if (t == "c10::BFloat16") return {"bf16", 2};
-  if (t == "c10::Half") return {"fp16", 2};
-  if (t.substr(0, 14) == "c10::Float8_e4" || t.substr(0, 14) == "c10::Float8_e5")
-    return {"fp8", 1};
-  if (t == "signed char" || t == "unsigned char") return {"int8", 1};
-  if (t == "bool") return {"bool", 1};
-  if (t == "short int" || t == "short") return {"int16", 2};
-  if (t == "int") return {"int32", 4};
-  if (t == "long int" || t == "long" || t == "long long") return {"int64", 8};
-  if (t == "c10::complex<float>") return {"complex64", 8};
-  return {"", 0};
+  if (th::sdk::ClassifyInputType(t) != th::sdk::InputKind::kTensor) return {};
+  const th::sdk::Dtype d = th::sdk::LookupDtype(t);
+  return {std::string(d.name), d.bytes};
 }
 
 OpCost GemmCost(int64_t batch, int64_t m, int64_t k, int64_t n, int64_t bias_elements,
                 const ElementType& t) {
-  return Cost(2 * batch * m * k * n,
-              (batch * (m * k + k * n + m * n) + bias_elements) * t.bytes, t, "matrix");
+  return Cost(2 * batch * m * k * n, (batch * (m * k + k * n + m * n) + bias_elements) * t.bytes, t,
+              "matrix");
 }
 
 OpCost AttentionCost(int64_t b, int64_t h, int64_t nq, int64_t nk, int64_t d, int64_t dv,

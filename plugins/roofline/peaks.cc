@@ -52,8 +52,8 @@ class Line {
   bool Bare(std::string* out) {
     Space();
     out->clear();
-    while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) ||
-                              s_[p_] == '_' || s_[p_] == '-' || s_[p_] == '.' || s_[p_] == '+'))
+    while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '_' ||
+                              s_[p_] == '-' || s_[p_] == '.' || s_[p_] == '+'))
       out->push_back(s_[p_++]);
     return out->empty() ? Fail("expected a value") : true;
   }
@@ -157,11 +157,12 @@ std::string AddRow(const std::string& section, const std::map<std::string, Value
   if (section == "peaks") {
     if (!Keys(row, {"device", "unit", "dtype", "flops", "kind", "source"}, {}, &error))
       return error;
-    Peak p{device, row.at("unit").scalar, row.at("dtype").scalar, 0, row.at("kind").scalar,
-           row.at("source").scalar};
+    Peak p{device, row.at("unit").scalar, row.at("dtype").scalar,
+           0,      row.at("kind").scalar, row.at("source").scalar};
     if (!known(device)) return "device '" + device + "' is not under devices:";
     if (!kUnits.count(p.unit)) return "unit '" + p.unit + "' is not matrix or vector";
-    if (!kDtypes.count(p.dtype)) return "dtype '" + p.dtype + "' is not one of fp64 fp32 tf32 bf16 fp16 fp8 int8";
+    if (!kDtypes.count(p.dtype))
+      return "dtype '" + p.dtype + "' is not one of fp64 fp32 tf32 bf16 fp16 fp8 int8";
     if (!kKinds.count(p.kind)) return "kind '" + p.kind + "' is not datasheet or measured";
     if (!Number(row.at("flops").scalar, &p.flops)) return "flops is not a positive number";
     for (const Peak& q : peaks)
