@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -69,17 +70,20 @@ const std::vector<int64_t>* Input(const OpInputs& in, size_t i, ElementType* t =
   return &in.dims[i];
 }
 
-const std::set<std::string_view> kElementwise = {
-    "aten::add",           "aten::add_",         "aten::sub",
-    "aten::sub_",          "aten::mul",          "aten::mul_",
-    "aten::div",           "aten::div_",         "aten::relu",
-    "aten::relu_",         "aten::gelu",         "aten::silu",
-    "aten::silu_",         "aten::sigmoid",      "aten::tanh",
-    "aten::exp",           "aten::neg",          "aten::pow",
-    "aten::sqrt",          "aten::rsqrt",        "aten::where",
-    "aten::clamp",         "aten::maximum",      "aten::minimum",
-    "aten::addcmul",       "aten::addcdiv",      "aten::threshold_backward",
-    "aten::gelu_backward", "aten::silu_backward"};
+// Element-wise ops by their operand count (self, other, ...). Inputs past
+// the operands are scalars (alpha, value) or the `out=` tensor of the .out
+// overload, which is written, not read.
+const std::map<std::string_view, size_t> kElementwise = {
+    {"aten::add", 2},           {"aten::add_", 2},         {"aten::sub", 2},
+    {"aten::sub_", 2},          {"aten::mul", 2},          {"aten::mul_", 2},
+    {"aten::div", 2},           {"aten::div_", 2},         {"aten::pow", 2},
+    {"aten::maximum", 2},       {"aten::minimum", 2},      {"aten::relu", 1},
+    {"aten::relu_", 1},         {"aten::gelu", 1},         {"aten::silu", 1},
+    {"aten::silu_", 1},         {"aten::sigmoid", 1},      {"aten::tanh", 1},
+    {"aten::exp", 1},           {"aten::neg", 1},          {"aten::sqrt", 1},
+    {"aten::rsqrt", 1},         {"aten::clamp", 1},        {"aten::where", 3},
+    {"aten::addcmul", 3},       {"aten::addcdiv", 3},      {"aten::threshold_backward", 2},
+    {"aten::gelu_backward", 2}, {"aten::silu_backward", 2}};
 const std::set<std::string_view> kGemm = {"aten::mm",      "aten::bmm",    "aten::addmm",
                                           "aten::baddbmm", "aten::matmul", "aten::linear"};
 const std::set<std::string_view> kAttention = {"aten::scaled_dot_product_attention",
@@ -167,7 +171,11 @@ OpCost Attention(std::string_view name, const OpInputs& in, const AttentionOptio
 }
 
 OpCost Elementwise(std::string_view name, const OpInputs& in) {
-  const std::vector<Tensor> ts = Tensors(in);
+  OpInputs operands = in;
+  const size_t arity = kElementwise.at(name);
+  if (operands.dims.size() > arity) operands.dims.resize(arity);
+  if (operands.types.size() > arity) operands.types.resize(arity);
+  const std::vector<Tensor> ts = Tensors(operands);
   if (ts.empty()) return Unmodelled(std::string(name) + ": no tensor input");
   std::vector<int64_t> out = *ts[0].dims;
   int64_t bytes = 0;
