@@ -147,9 +147,9 @@ TEST(OpInputs, MergedRanksKeepTheirRows) {
 TEST(OpInputs, MalformedInputArgsAreAnError) {
   // Each after a valid value that shares its start (text seen before is not
   // checked again: the malformed one must be).
-  for (const char* bad : {R"([[1, 2], [3 4]])", R"([[1, 2],, []])", R"(["a", "b\q"])",
-                          R"([[1, 2], [3, 4])", R"([[1, 2], [3, 4]]])", R"([tru])",
-                          R"([[1, 2], [3, 4x]])", R"([[1, 2], [3, 4]] x)"}) {
+  for (const char* bad :
+       {R"([[1, 2], [3 4]])", R"([[1, 2],, []])", R"(["a", "b\q"])", R"([[1, 2], [3, 4])",
+        R"([[1, 2], [3, 4]]])", R"([tru])", R"([[1, 2], [3, 4x]])", R"([[1, 2], [3, 4]] x)"}) {
     for (const char* key : {"Input Dims", "Input type"}) {
       SCOPED_TRACE(std::string(key) + ": " + bad);
       auto event = [&](const std::string& value) {
