@@ -109,6 +109,28 @@ size_t RowOf(Profile* p, EventClass cls, const std::string& name) {
   return it->second;
 }
 
+// Counts the input shape signature of op_inputs row `op` into row r;
+// `cache` holds the trace's (dims, types) string id pairs.
+void CountSignature(const EventGraph& g, uint32_t op, std::unordered_map<uint64_t, uint32_t>* cache,
+                    Profile* p, ProfileRow* r) {
+  const OpInputsTable& o = g.op_inputs;
+  if (op >= o.size()) return;
+  const uint64_t key = (static_cast<uint64_t>(o.input_dims[op]) << 32) | o.input_types[op];
+  auto [it, fresh] = cache->try_emplace(key, 0);
+  if (fresh) {
+    std::string text(g.strings.Get(o.input_dims[op]));
+    const std::string_view types = g.strings.Get(o.input_types[op]);
+    if (!text.empty() && !types.empty()) text += ' ';
+    text += types;
+    auto [at, added] = p->signature_index.try_emplace(std::move(text),
+                                                      static_cast<uint32_t>(p->signatures.size()));
+    if (added) p->signatures.push_back(at->first);
+    it->second = at->second;
+  }
+  ++r->signatures[it->second];
+  ++p->shaped_events;
+}
+
 // Counts one trace's events into the rows; `first`..`last` are its steps.
 void CountTrace(const Trace& trace, size_t first, size_t last, const DiffOptions& options,
                 Profile* p) {
@@ -123,7 +145,7 @@ void CountTrace(const Trace& trace, size_t first, size_t last, const DiffOptions
   };
   // Row per (class, name id), resolved once.
   std::unordered_map<uint64_t, size_t> row_of_name;
-  auto add = [&](EventClass cls, StringId name, size_t s, int64_t dur) {
+  auto add = [&](EventClass cls, StringId name, size_t s, int64_t dur) -> ProfileRow& {
     uint64_t key = (static_cast<uint64_t>(cls) << 32) | name;
     auto [it, fresh] = row_of_name.try_emplace(key, 0);
     if (fresh) {
@@ -133,12 +155,14 @@ void CountTrace(const Trace& trace, size_t first, size_t last, const DiffOptions
     ProfileRow& r = p->rows[it->second];
     ++r.count[s];
     r.time_ns[s] += dur;
+    return r;
   };
   const EventColumns& ev = g.events;
   std::vector<EventId> launch(ev.size(), kNoRow);
   for (size_t i = 0; i < g.edges.size(); ++i)
     if (g.edges.kind[i] == EdgeKind::kLaunch) launch[g.edges.dst[i]] = g.edges.src[i];
   const bool all_classes = options.all_classes || options.hta;
+  std::unordered_map<uint64_t, uint32_t> signature_of;  // (dims, types) ids -> signature
   for (size_t e = 0; e < ev.size(); ++e) {
     const EventClass cls = ClassOf(ev.kind[e], all_classes);
     if (cls == EventClass::kCount || (ev.flags[e] & (kFlagEndMarker | kFlagNoDuration))) continue;
@@ -150,7 +174,9 @@ void CountTrace(const Trace& trace, size_t first, size_t last, const DiffOptions
     else if (!options.hta)
       s = step_of(ev.ts[e]);
     if (s == SIZE_MAX) continue;
-    add(cls, ev.name[e], s, std::max<int64_t>(ev.dur[e], 0));
+    ProfileRow& r = add(cls, ev.name[e], s, std::max<int64_t>(ev.dur[e], 0));
+    if (ev.args_row[e] != kNoRow && ArgsTableOf(ev.kind[e]) == ArgsTable::kOpInputs)
+      CountSignature(g, ev.args_row[e], &signature_of, p, &r);
   }
   if (options.hta) return;  // HTA has no HLO rows
   const XlaLabelTable& xla = g.xla_labels;

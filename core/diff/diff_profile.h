@@ -46,6 +46,9 @@ struct ProfileRow {
   EventClass cls = EventClass::kCpuOp;
   std::string name;
   std::vector<int64_t> count, time_ns;
+  // Input shape signatures (Profile::signatures) of its counted events that
+  // carry Kineto's Input Dims / Input type, and how many events had each.
+  std::unordered_map<uint32_t, int64_t> signatures;
 };
 
 struct Profile {
@@ -55,6 +58,11 @@ struct Profile {
   int64_t warmup_left_out = 0;
   std::string step_source;  // of the first trace; "none" when a rank had no steps
   bool inferred = false;    // a kept step is inferred (steps table kind)
+  // Input shape signatures: "<Input Dims> <Input type>", each the op_inputs
+  // text (whitespace removed), a missing one left out.
+  std::vector<std::string> signatures;
+  std::unordered_map<std::string, uint32_t> signature_index;
+  int64_t shaped_events = 0;  // counted events with a signature
 };
 
 std::string RowKey(EventClass cls, const std::string& name);

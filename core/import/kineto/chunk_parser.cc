@@ -6,8 +6,8 @@
 
 #include "core/graph/text_escape.h"
 #include "core/graph/utf8.h"
-#include "core/import/kineto/compact_json.h"
 #include "core/import/kineto/decimal_time.h"
+#include "core/import/kineto/json_arg_text.h"
 #include "core/import/kineto/json_value_check.h"
 #include "core/import/kineto/object_fields.h"
 #include "core/import/kineto/xprof_json.h"
@@ -101,8 +101,9 @@ struct Args {
   int64_t rank = kNoValue;     // args.rank: written by trace mergers (merged_ranks.h)
   std::string_view meta_name;  // M events: args.name / args.labels
   bool has_meta_name = false;
-  // record_shapes: the JSON text of "Input Dims" / "Input type" as written.
-  std::string_view input_dims, input_types;
+  // record_shapes: "Input Dims" / "Input type" as compact JSON text.
+  JsonArgText* arg_text = nullptr;
+  StringId input_dims = kEmptyString, input_types = kEmptyString;
   bool has_input_dims = false, has_input_types = false;
   // C events (when ph came before args, as every producer writes it): every
   // numeric arg is a series value.
@@ -142,23 +143,39 @@ template <auto Member, auto Present>
 constexpr auto kPresentStringArg = [](std::string_view, ondemand::value v, auto* a,
                                       CheckedReader* r,
                                       auto*...) { a->*Present = r->String(v, &(a->*Member)); };
-// An argument kept as its JSON text (checked; trailing blanks of a scalar's
-// token included): the text of a container ends at its closing bracket.
+// An argument kept as the string id of its compact JSON text. An array's
+// text comes from simdjson's structural index (up to the next token), and is
+// checked only when this thread has not seen it before (json_arg_text.h).
 template <auto Member, auto Present>
 constexpr auto kJsonTextArg = [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
-  std::string_view token = v.raw_json_token();
-  if (!token.empty() && (token[0] == '[' || token[0] == '{')) {
+  const std::string_view token = v.raw_json_token();
+  std::string_view raw = token;
+  bool checked = false;
+  ondemand::array arr;
+  if (!token.empty() && token[0] == '[' && !v.get_array().get(arr)) {
+    if (auto err = arr.raw_json().get(raw)) {
+      // Where the text is wrong, when the check can say.
+      CheckContainerEnd(token.data(), r->check->text_end, r->check);
+      r->err = err;
+      return;
+    }
+  } else if (!token.empty() && (token[0] == '[' || token[0] == '{')) {
     const char* end = CheckContainerEnd(token.data(), r->check->text_end, r->check);
     if (!end) {
       r->err = simdjson::TAPE_ERROR;
       return;
     }
-    token = std::string_view(token.data(), static_cast<size_t>(end - token.data()));
+    raw = std::string_view(token.data(), static_cast<size_t>(end - token.data()));
+    checked = true;
   } else {
     r->Skip(v);
     if (r->err) return;
+    checked = true;
   }
-  a->*Member = token;
+  if (!a->arg_text->Intern(raw, checked, r->check, &(a->*Member))) {
+    r->err = simdjson::TAPE_ERROR;
+    return;
+  }
   a->*Present = true;
 };
 template <auto Member>
@@ -419,8 +436,9 @@ constexpr KeyHandlers kCommonFields{
 
 class EventReader {
  public:
-  EventReader(ParsedChunk* out, ThreadTables* tables, std::vector<uint8_t>* cat_kind)
-      : out_(out), tables_(tables), cat_kind_(*cat_kind) {}
+  EventReader(ParsedChunk* out, ThreadTables* tables, JsonArgText* arg_text,
+              std::vector<uint8_t>* cat_kind)
+      : out_(out), tables_(tables), arg_text_(arg_text), cat_kind_(*cat_kind) {}
 
   // What checking the values found (the malformed token, non-finite numbers).
   ValueCheck& check() { return check_; }
@@ -430,6 +448,7 @@ class EventReader {
     bool bind_enclosing = false, id_is_string = false;
     int64_t id = kNoValue;
     Args args;
+    args.arg_text = arg_text_;
     CheckedReader r{&check_};
     const CommonContext common{tables_, &out_->defects, NsRounding::kHalfEven};
     auto err = ForEachField(
@@ -624,12 +643,8 @@ class EventReader {
     if (*args_row == kNoRow && ArgsTableOf(kind) == ArgsTable::kOpInputs)
       *args_row = static_cast<uint32_t>(o.size());
     o.event.push_back(row);
-    o.input_dims.push_back(a.has_input_dims ? InternCompact(a.input_dims) : kEmptyString);
-    o.input_types.push_back(a.has_input_types ? InternCompact(a.input_types) : kEmptyString);
-  }
-  StringId InternCompact(std::string_view json) {
-    CompactJson(json, &compact_);
-    return tables_->Intern(compact_);
+    o.input_dims.push_back(a.input_dims);
+    o.input_types.push_back(a.input_types);
   }
 
   void PushEvent(int64_t ts, int64_t dur, StringId name, StringId cat, uint32_t track, char ph,
@@ -733,11 +748,11 @@ class EventReader {
   }
 
   ValueCheck check_;
-  std::string compact_;  // InternCompact's buffer
   ParsedChunk* out_;
   StringId host_cat_ = kEmptyString, device_cat_ = kEmptyString;
   std::vector<std::pair<std::string_view, double>> series_;
   ThreadTables* tables_;
+  JsonArgText* arg_text_;
   std::vector<uint8_t>& cat_kind_;
 };
 
@@ -807,7 +822,7 @@ const char* LocateError(const TextChunk& chunk, simdjson::error_code err, ondema
 
 void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, ParsedChunk* out) {
   out->sequence = chunk.sequence;
-  EventReader reader(out, &tables_, &cat_kind_);
+  EventReader reader(out, &tables_, &arg_text_, &cat_kind_);
   ValueCheck& check = reader.check();
   check.text_end = chunk.data + chunk.length;
   int64_t index = 0;

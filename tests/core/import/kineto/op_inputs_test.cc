@@ -145,19 +145,27 @@ TEST(OpInputs, MergedRanksKeepTheirRows) {
 }
 
 TEST(OpInputs, MalformedInputArgsAreAnError) {
-  for (const char* bad : {R"([[1, 2], [3 4]])", R"([[1, 2],, []])", R"(["a", "b\q"])",
-                          R"([[1, 2], [3, 4])", R"([[1, 2], [3, 4]]])", R"([tru])"}) {
-    SCOPED_TRACE(bad);
-    std::string json =
-        std::string(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a",)") +
-        R"( "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"Input Dims": )" + bad + "}}]}";
-    auto t = Import(json, 1 << 20);
-    ASSERT_FALSE(t.ok());
-    // Unbalanced brackets are found by the event boundary scan, the rest
-    // by the value check: an error naming the file and the offset either way.
-    const std::string& m = t.status().message();
-    EXPECT_EQ(m.rfind("fixture.json: ", 0), 0u) << m;
-    EXPECT_NE(m.find(" text offset "), std::string::npos) << m;
+  // Each after a valid value that shares its start (text seen before is not
+  // checked again: the malformed one must be).
+  for (const char* bad :
+       {R"([[1, 2], [3 4]])", R"([[1, 2],, []])", R"(["a", "b\q"])", R"([[1, 2], [3, 4])",
+        R"([[1, 2], [3, 4]]])", R"([tru])", R"([[1, 2], [3, 4x]])", R"([[1, 2], [3, 4]] x)"}) {
+    for (const char* key : {"Input Dims", "Input type"}) {
+      SCOPED_TRACE(std::string(key) + ": " + bad);
+      auto event = [&](const std::string& value) {
+        return std::string(R"({"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1,)") +
+               R"( "ts": 1, "dur": 1, "args": {")" + key + "\": " + value + "}}";
+      };
+      const std::string json = "{\"traceEvents\": [" + event("[[1, 2], [3, 4]]") + ",\n" +
+                               event(R"(["a", "b"])") + ",\n" + event(bad) + "]}";
+      auto t = Import(json, 1 << 20);
+      ASSERT_FALSE(t.ok());
+      // Unbalanced brackets are found by the event boundary scan, the rest
+      // by the value check: an error naming the file and the offset either way.
+      const std::string& m = t.status().message();
+      EXPECT_EQ(m.rfind("fixture.json: ", 0), 0u) << m;
+      EXPECT_NE(m.find(" text offset "), std::string::npos) << m;
+    }
   }
 }
 
