@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -63,6 +64,13 @@ struct Settings {
   std::string device;  // a peaks device id forced for every op, "" = by name
   th::roofline::AttentionOptions attention;
 };
+
+// A ratio with three decimals ("1.289").
+std::string Fixed3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
 
 double Efficiency(const OpRow& r) {
   if (r.roof.flops <= 0 || r.roof.bytes_per_s <= 0 || r.time <= 0) return -1;
@@ -463,9 +471,9 @@ class Roofline final : public th::sdk::Plugin {
       ctx.Add(th::sdk::Finding(th::sdk::P2,
                                "exceeds the roofline: " + cause.first + " on " + cause.second)
                   .What(cause.first + " runs faster than the peaks of " + cause.second +
-                        " allow (efficiency " + std::to_string(Efficiency(*worst)) + " for " +
+                        " allow (efficiency " + Fixed3(Efficiency(*worst)) + " for " +
                         worst->dtype + " " + worst->dims + ", " + std::to_string(list.size()) +
-                        " shape(s) above " + std::to_string(threshold) +
+                        " shape(s) above " + Fixed3(threshold) +
                         "): the model or the peak is wrong")
                   .Suggest("check the op's FLOP/byte model and the device's row in the peak "
                            "table (" +

@@ -106,6 +106,10 @@ TEST(Roofline, Fp32AddOnA100IsMemoryBoundAndAt300usExceedsTheRoofline) {
   ASSERT_EQ(f.findings.size(), 1u) << tk::Summary(f);
   EXPECT_EQ(f.findings[0].title, "exceeds the roofline: aten::add on NVIDIA A100-SXM4-80GB");
   EXPECT_EQ(f.findings[0].group, "roofline-exceeds:aten::add");
+  EXPECT_EQ(f.findings[0].what,
+            "aten::add runs faster than the peaks of NVIDIA A100-SXM4-80GB allow (efficiency 1.317 "
+            "for fp32 [[67108864],[67108864],[]], 1 shape(s) above 1.050): the model or the peak "
+            "is wrong");
   const auto& ev = f.findings[0].evidence;
   auto peak = std::find_if(ev.begin(), ev.end(), [](const tk::ReportedEvidence& e) {
     return e.name == "peak_bytes_per_s";
