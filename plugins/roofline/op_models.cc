@@ -3,6 +3,7 @@
 #include <tracehound/op_shapes.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -11,9 +12,26 @@
 namespace th::roofline {
 namespace {
 
-int64_t Elements(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+// A count that saturates: a negative operand or an overflow gives kOut,
+// which every later operation keeps (hostile shapes never overflow int64).
+struct N {
+  static constexpr int64_t kOut = INT64_MAX;
+  int64_t v;
+  N(int64_t x) : v(x < 0 ? kOut : x) {}  // NOLINT: counts mix with sizes
+  bool out() const { return v == kOut; }
+};
+N operator*(N a, N b) {
+  int64_t r;
+  return a.out() || b.out() || __builtin_mul_overflow(a.v, b.v, &r) ? N(N::kOut) : N(r);
+}
+N operator+(N a, N b) {
+  int64_t r;
+  return a.out() || b.out() || __builtin_add_overflow(a.v, b.v, &r) ? N(N::kOut) : N(r);
+}
+
+N Elements(const std::vector<int64_t>& dims) {
+  N n = 1;
+  for (int64_t d : dims) n = n * d;
   return n;
 }
 
@@ -23,11 +41,12 @@ OpCost Unmodelled(std::string why) {
   return c;
 }
 
-OpCost Cost(int64_t flops, int64_t bytes, const ElementType& t, const char* unit) {
+OpCost Cost(N flops, N bytes, const ElementType& t, const char* unit) {
+  if (flops.out() || bytes.out()) return Unmodelled("sizes out of range");
   OpCost c;
   c.modelled = true;
-  c.flops = flops;
-  c.bytes = bytes;
+  c.flops = flops.v;
+  c.bytes = bytes.v;
   c.dtype = t.dtype;
   c.unit = unit;
   return c;
@@ -114,8 +133,9 @@ OpCost Gemm(std::string_view name, const OpInputs& in) {
     const auto* bias = Input(in, 2);
     if (!x || !w || x->empty() || w->size() != 2 || x->back() != (*w)[1])
       return Unmodelled("linear: input [..., K] and weight [N, K] expected");
-    const int64_t m = Elements(*x) / x->back();
-    return GemmCost(1, m, x->back(), (*w)[0], bias ? Elements(*bias) : 0, t);
+    if (x->back() <= 0 || Elements(*x).out()) return Unmodelled("linear: sizes out of range");
+    const int64_t m = Elements(*x).v / x->back();
+    return GemmCost(1, m, x->back(), (*w)[0], bias ? Elements(*bias).v : 0, t);
   }
   if (name == "aten::mm" || name == "aten::addmm") {
     const size_t a = name == "aten::addmm" ? 1 : 0;
@@ -124,7 +144,7 @@ OpCost Gemm(std::string_view name, const OpInputs& in) {
     const auto* bias = a ? Input(in, 0) : nullptr;
     if (!x || !y || x->size() != 2 || y->size() != 2 || (*x)[1] != (*y)[0])
       return Unmodelled(std::string(name) + ": [M, K] and [K, N] expected");
-    return GemmCost(1, (*x)[0], (*x)[1], (*y)[1], bias ? Elements(*bias) : 0, t);
+    return GemmCost(1, (*x)[0], (*x)[1], (*y)[1], bias ? Elements(*bias).v : 0, t);
   }
   if (name == "aten::bmm" || name == "aten::baddbmm") {
     const size_t a = name == "aten::baddbmm" ? 1 : 0;
@@ -133,7 +153,7 @@ OpCost Gemm(std::string_view name, const OpInputs& in) {
     const auto* bias = a ? Input(in, 0) : nullptr;
     if (!x || !y || x->size() != 3 || y->size() != 3 || (*x)[0] != (*y)[0] || (*x)[2] != (*y)[1])
       return Unmodelled(std::string(name) + ": [b, M, K] and [b, K, N] expected");
-    return GemmCost((*x)[0], (*x)[1], (*x)[2], (*y)[2], bias ? Elements(*bias) : 0, t);
+    return GemmCost((*x)[0], (*x)[1], (*x)[2], (*y)[2], bias ? Elements(*bias).v : 0, t);
   }
   // aten::matmul: 1-D operands are promoted, batch dimensions broadcast.
   const auto* x = Input(in, 0, &t);
@@ -147,11 +167,11 @@ OpCost Gemm(std::string_view name, const OpInputs& in) {
   std::vector<int64_t> batch;
   if (!Broadcast({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2}, &batch))
     return Unmodelled("matmul: batch dimensions do not broadcast");
-  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back(), nb = Elements(batch);
-  OpCost c = GemmCost(nb, m, k, n, 0, t);
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  const N nb = Elements(batch);
   // Operands are read once as they are, not once per broadcast batch.
-  c.bytes = (Elements(*x) + Elements(*y) + nb * m * n) * t.bytes;
-  return c;
+  return Cost(N(2) * nb * m * k * n, (Elements(*x) + Elements(*y) + nb * m * n) * t.bytes, t,
+              "matrix");
 }
 
 OpCost Attention(std::string_view name, const OpInputs& in, const AttentionOptions& o) {
@@ -178,41 +198,41 @@ OpCost Elementwise(std::string_view name, const OpInputs& in) {
   const std::vector<Tensor> ts = Tensors(operands);
   if (ts.empty()) return Unmodelled(std::string(name) + ": no tensor input");
   std::vector<int64_t> out = *ts[0].dims;
-  int64_t bytes = 0;
+  N bytes = 0;
   for (const Tensor& x : ts) {
     std::vector<int64_t> next;
     if (!Broadcast(out, *x.dims, &next))
       return Unmodelled(std::string(name) + ": inputs do not broadcast");
     out = next;
-    bytes += Elements(*x.dims) * x.type.bytes;
+    bytes = bytes + Elements(*x.dims) * x.type.bytes;
   }
-  const int64_t n = Elements(out);
+  const N n = Elements(out);
   return Cost(n, bytes + n * ts[0].type.bytes, ts[0].type, "vector");
 }
 
 OpCost Norm(std::string_view name, const OpInputs& in) {
   const std::vector<Tensor> ts = Tensors(in);
   if (ts.empty()) return Unmodelled(std::string(name) + ": no tensor input");
-  const int64_t n = Elements(*ts[0].dims);
-  int64_t bytes = n * ts[0].type.bytes;  // the output
-  for (const Tensor& x : ts) bytes += Elements(*x.dims) * x.type.bytes;
+  const N n = Elements(*ts[0].dims);
+  N bytes = n * ts[0].type.bytes;  // the output
+  for (const Tensor& x : ts) bytes = bytes + Elements(*x.dims) * x.type.bytes;
   // Per element: layer/batch norm 7 (mean, centre, square, sum, scale by the
   // inverse deviation, affine multiply and add); rms_norm 4 (square, sum,
   // scale, weight).
   const int64_t per = name == "aten::rms_norm" ? 4 : 7;
-  return Cost(per * n, bytes, ts[0].type, "vector");
+  return Cost(n * per, bytes, ts[0].type, "vector");
 }
 
 OpCost Reduction(std::string_view name, const OpInputs& in) {
   const std::vector<Tensor> ts = Tensors(in);
   if (ts.empty()) return Unmodelled(std::string(name) + ": no tensor input");
-  const int64_t n = Elements(*ts[0].dims);
-  const int b = ts[0].type.bytes;
+  const N n = Elements(*ts[0].dims);
+  const int64_t b = ts[0].type.bytes;
   const bool softmax = name.find("softmax") != std::string_view::npos;
   // softmax: max, subtract, exp, sum, divide per element; in and out the same
   // shape. Reductions: one add per element; the output (at most the input)
   // is left out of the lower bound, its size depending on `dim`.
-  if (softmax) return Cost(5 * n, 2 * n * b, ts[0].type, "vector");
+  if (softmax) return Cost(n * 5, n * 2 * b, ts[0].type, "vector");
   return Cost(n, n * b, ts[0].type, "vector");
 }
 
@@ -221,10 +241,9 @@ OpCost Embedding(const OpInputs& in) {
   const auto* w = Input(in, 0, &wt);
   const auto* idx = Input(in, 1, &it);
   if (!w || !idx || w->size() != 2) return Unmodelled("embedding: weight [V, D] expected");
-  const int64_t rows = Elements(*idx);
+  const N rows = Elements(*idx);
   // A gather: no arithmetic; the rows read, the output written, the indices.
-  OpCost c = Cost(0, 2 * rows * (*w)[1] * wt.bytes + rows * it.bytes, wt, "vector");
-  return c;
+  return Cost(0, rows * 2 * (*w)[1] * wt.bytes + rows * it.bytes, wt, "vector");
 }
 
 }  // namespace
@@ -237,15 +256,15 @@ ElementType ElementTypeOf(std::string_view t) {
 
 OpCost GemmCost(int64_t batch, int64_t m, int64_t k, int64_t n, int64_t bias_elements,
                 const ElementType& t) {
-  return Cost(2 * batch * m * k * n, (batch * (m * k + k * n + m * n) + bias_elements) * t.bytes, t,
-              "matrix");
+  return Cost(N(2) * batch * m * k * n,
+              (N(batch) * (N(m) * k + N(k) * n + N(m) * n) + bias_elements) * t.bytes, t, "matrix");
 }
 
 OpCost AttentionCost(int64_t b, int64_t h, int64_t nq, int64_t nk, int64_t d, int64_t dv,
                      bool causal, const ElementType& t) {
-  int64_t flops = 2 * b * h * nq * nk * (d + dv);
-  if (causal && nq == nk) flops /= 2;
-  const int64_t bytes = b * h * (nq * d + nk * d + nk * dv + nq * dv) * t.bytes;
+  N flops = N(2) * b * h * nq * nk * (N(d) + dv);
+  if (causal && nq == nk && !flops.out()) flops = flops.v / 2;
+  const N bytes = N(b) * h * (N(nq) * d + N(nk) * d + N(nk) * dv + N(nq) * dv) * t.bytes;
   return Cost(flops, bytes, t, "matrix");
 }
 
@@ -256,18 +275,22 @@ OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int6
   const size_t spatial = input.size() < 3 ? 0 : input.size() - 2;
   if (spatial == 0 || weight.size() != input.size() || stride.size() != spatial ||
       padding.size() != spatial || dilation.size() != spatial || groups < 1 ||
-      input[1] != weight[1] * groups)
+      (N(weight[1]) * groups).v != N(input[1]).v || N(input[1]).out())
     return Unmodelled("convolution: input [N, C, ...], weight [O, C/groups, ...] expected");
   std::vector<int64_t> out = {input[0], weight[0]};
   for (size_t i = 0; i < spatial; ++i) {
+    if (stride[i] <= 0 || dilation[i] <= 0 || padding[i] < 0 || weight[i + 2] <= 0 ||
+        input[i + 2] < 0 || input[i + 2] > (int64_t{1} << 40) || padding[i] > (int64_t{1} << 40) ||
+        (N(dilation[i]) * weight[i + 2]).out())
+      return Unmodelled("convolution: sizes out of range");
     const int64_t span = dilation[i] * (weight[i + 2] - 1) + 1;
     const int64_t o = (input[i + 2] + 2 * padding[i] - span) / stride[i] + 1;
     if (o <= 0) return Unmodelled("convolution: empty output");
     out.push_back(o);
   }
-  const int64_t n_out = Elements(out);
-  const int64_t per = 2 * weight[1] * Elements({weight.begin() + 2, weight.end()});
-  return Cost(n_out * per + (bias ? n_out : 0),
+  const N n_out = Elements(out);
+  const N per = N(2) * weight[1] * Elements({weight.begin() + 2, weight.end()});
+  return Cost(n_out * per + (bias ? n_out : N(0)),
               (Elements(input) + Elements(weight) + (bias ? weight[0] : 0) + n_out) * t.bytes, t,
               "matrix");
 }

@@ -13,6 +13,7 @@
 #include <tracehound/sdk.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -64,6 +65,11 @@ struct Settings {
   std::string device;  // a peaks device id forced for every op, "" = by name
   th::roofline::AttentionOptions attention;
 };
+
+// a += b, saturating at INT64_MAX (sums over hostile shapes never overflow).
+void AddTo(int64_t& a, int64_t b) {
+  if (__builtin_add_overflow(a, b, &a)) a = INT64_MAX;
+}
 
 // A ratio with three decimals ("1.289").
 std::string Fixed3(double v) {
@@ -223,12 +229,12 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
       if (pd) r.roof = s.peaks->For(pd->id, c.unit, c.dtype);
     }
     r.count += 1;
-    r.flops += c.flops;
-    r.bytes += c.bytes;
+    AddTo(r.flops, c.flops);
+    AddTo(r.bytes, c.bytes);
     r.time += time;
     if (st == kNone) continue;
     modelled[st].insert(modelled[st].end(), iv.begin(), iv.end());
-    steps[st].flops += c.flops;
+    AddTo(steps[st].flops, c.flops);
     if (r.roof.flops > 0) steps[st].ideal_ns += static_cast<double>(c.flops) / r.roof.flops * 1e9;
   }
   for (size_t st = 0; st < steps.size(); ++st) {

@@ -117,6 +117,19 @@ TEST(OpModels, ConvolutionNeedsConcreteInputsAndUnknownOpsAreUnmodelled) {
   EXPECT_EQ(c.bytes, (192 + 108 + 4 + 256) * 4);
 }
 
+TEST(OpModels, HostileSizesAreUnmodelledNotOverflowed) {
+  const int64_t big = int64_t{1} << 62;
+  const OpCost huge = CostOf("aten::mm", In({{big, big}, {big, 4}}, {"float", "float"}), {});
+  EXPECT_FALSE(huge.modelled);
+  EXPECT_EQ(huge.why, "sizes out of range");
+  EXPECT_FALSE(CostOf("aten::mm", In({{-1, 4}, {4, 4}}, {"float", "float"}), {}).modelled);
+  EXPECT_FALSE(CostOf("aten::add", In({{big}, {big}}, {"double", "double"}), {}).modelled);
+  EXPECT_FALSE(CostOf("aten::linear", In({{4, 0}, {4, 0}}, {"float", "float"}), {}).modelled);
+  EXPECT_FALSE(
+      ConvolutionCost({1, 3, 8, 8}, {4, 3, 3, 3}, false, {0, 1}, {1, 1}, {1, 1}, 1, {"fp32", 4})
+          .modelled);
+}
+
 std::string ReadFile(const char* path) {
   std::ifstream in(path);
   std::stringstream s;
