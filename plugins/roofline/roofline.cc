@@ -138,16 +138,23 @@ std::string DeviceName(const Trace& t, int32_t id) {
   return "";
 }
 
-// The parsed inputs of op event `e` (empty when it has no op_inputs row).
-th::roofline::OpInputs InputsOf(const Trace& t, uint32_t e, std::string* dims_text) {
+// The parsed inputs of op event `e`; on failure `why` says what is missing.
+th::roofline::OpInputs InputsOf(const Trace& t, uint32_t e, std::string* dims_text,
+                                std::string* why) {
   th::roofline::OpInputs in;
   const uint32_t row = t.args_row(e);
-  if (row == th::sdk::kNoRow || row >= t.op_inputs_count() || t.op_inputs_event(row) != e)
+  if (row == th::sdk::kNoRow || row >= t.op_inputs_count() || t.op_inputs_event(row) != e ||
+      t.op_input_dims(row).empty() || t.op_input_types(row).empty()) {
+    *why = "no Input Dims / Input type (recorded without record_shapes)";
     return in;
+  }
   *dims_text = std::string(t.op_input_dims(row));
   const th::sdk::ParsedOpInputs p =
       th::sdk::ParseOpInputs(t.op_input_dims(row), t.op_input_types(row));
-  if (!p.ok()) return in;
+  if (!p.ok()) {
+    *why = "unreadable input shapes: " + p.error;
+    return in;
+  }
   for (const th::sdk::OpInput& x : p.inputs) {
     in.dims.push_back(x.shape.dims);
     in.types.push_back(x.type);
@@ -208,8 +215,13 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
   std::vector<Intervals> modelled(step_of.count());
   std::vector<StepRow> steps(step_of.count());
   for (auto& [o, iv] : owned) {
-    std::string dims;
-    const OpCost c = th::roofline::CostOf(t.name(o), InputsOf(t, o, &dims), s.attention);
+    std::string dims, no_inputs;
+    const th::roofline::OpInputs inputs = InputsOf(t, o, &dims, &no_inputs);
+    OpCost c;
+    if (no_inputs.empty())
+      c = th::roofline::CostOf(t.name(o), inputs, s.attention);
+    else
+      c.why = no_inputs;
     const uint32_t st = step_of(t.ts(o));
     Intervals copy = iv;
     const int64_t time = th::roofline::UnionLength(copy);

@@ -151,6 +151,32 @@ TEST(Roofline, OutermostModelledOpOwnsTheKernelsAndUnmodelledTimeIsListed) {
   EXPECT_EQ(Cell<double>(r, "roofline_steps", "coverage", 0), 0.8);
 }
 
+// Modelled ops whose shapes are absent or unreadable are listed with the
+// reason, their time unmodelled.
+TEST(Roofline, OpsWithoutOrWithBadShapesAreUnmodelledWithTheReason) {
+  tk::TraceBuilder b;
+  const uint32_t cpu = b.CpuThread(1, 1), s7 = b.GpuStream(0, 7);
+  b.Device({.id = 0, .name = "NVIDIA H100 80GB HBM3"});
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 110'000, 10'000),
+           b.Kernel(s7, "gemm", 300'000, 40'000));
+  b.CpuOp(cpu, "aten::mm", 100'000, 50'000);
+  b.CpuOp(cpu, "aten::add", 200'000, 50'000, "[[4],[4", R"(["float","float"])");
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 210'000, 10'000),
+           b.Kernel(s7, "add", 400'000, 5'000));
+  const tk::RunResult r = RunRoofline(b);
+  EXPECT_EQ(r.Table("roofline_ops")->rows, 0u);
+  ASSERT_EQ(r.Table("roofline_unmodelled")->rows, 2u);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_unmodelled", "name", 0), "aten::mm");
+  EXPECT_EQ(Cell<std::string>(r, "roofline_unmodelled", "reason", 0),
+            "no Input Dims / Input type (recorded without record_shapes)");
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_unmodelled", "time", 0), 40000);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_unmodelled", "name", 1), "aten::add");
+  EXPECT_EQ(Cell<std::string>(r, "roofline_unmodelled", "reason", 1)
+                .rfind("unreadable input shapes: ", 0),
+            0u);
+  EXPECT_EQ(Cell<double>(r, "roofline_steps", "coverage", 0), 0.0);
+}
+
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const auto path = std::filesystem::temp_directory_path() / ("roofline_test_" + name);
   std::ofstream(path) << text;
