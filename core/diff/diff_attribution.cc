@@ -18,7 +18,6 @@ std::vector<std::string> ParityWarnings(const SideSummary& a, const SideSummary&
     if (s->steps < 2)
       w.push_back("side " + s->label + " has " + std::to_string(s->steps) +
                   " kept step(s): rows present on both sides are unknown, not unchanged");
-  w.push_back("input shapes and dtypes of matched ops are not compared (not kept by the import)");
   return w;
 }
 

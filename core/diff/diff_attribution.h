@@ -14,8 +14,7 @@
 namespace th::diff {
 
 // What differs between the sides beyond their timing: device, world size,
-// ranks, step source, too few steps; and what is not checked (input shapes
-// and dtypes: the event graph does not keep them).
+// ranks, step source, too few steps (input shapes: diff_shapes.h).
 std::vector<std::string> ParityWarnings(const SideSummary& a, const SideSummary& b);
 
 // The summary of one side.

@@ -60,6 +60,10 @@ ProfileTrace ProfileTraceOf(const Trace& trace, Storage* st) {
   t.labels = g.xla_labels.size();
   t.label_event = g.xla_labels.event.data();
   t.label_hlo_op = g.xla_labels.hlo_op.data();
+  t.op_inputs = g.op_inputs.size();
+  t.op_input_event = g.op_inputs.event.data();
+  t.op_input_dims = g.op_inputs.input_dims.data();
+  t.op_input_types = g.op_inputs.input_types.data();
   t.string = [&g](uint32_t id) { return g.strings.Get(id); };
   return t;
 }

@@ -5,6 +5,7 @@
 
 #include "core/diff/diff_aggregate.h"
 #include "core/diff/diff_attribution.h"
+#include "core/diff/diff_shapes.h"
 #include "core/diff/diff_tree.h"
 #include "core/plugin/plugin_host.h"
 
@@ -34,6 +35,7 @@ StatusOr<DiffResult> DiffRuns(const DiffSide& a, const DiffSide& b, const DiffOp
   r.a = Summarise(a, *pa);
   r.b = Summarise(b, *pb);
   r.warnings = ParityWarnings(r.a, r.b);
+  for (std::string& w : ShapeWarnings(*pa, *pb)) r.warnings.push_back(std::move(w));
   r.aggregate = AggregateRows(*pa, *pb, options);
   r.totals = ClassTotals(*pa, *pb);
   r.structure = AlignStepPairs(ga.traces(), *pa, gb.traces(), *pb, options);

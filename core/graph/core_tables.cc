@@ -12,6 +12,20 @@ TableSchema Table(std::string name, std::string doc, std::vector<ColumnSchema> c
   return {std::move(name), std::move(doc), std::move(columns), ""};
 }
 
+// Kineto record_shapes.
+TableSchema OpInputsSchema() {
+  return Table("op_inputs",
+               "Kineto record_shapes: events with args \"Input Dims\" and/or \"Input type\" "
+               "(CPU ops), event order",
+               {{"event", T::kU32, "", "event row"},
+                {"input_dims", T::kStringId, "",
+                 "the Input Dims JSON without whitespace, e.g. [[4096,4096],[4096,4096]]; empty if "
+                 "absent"},
+                {"input_types", T::kStringId, "",
+                 "the Input type JSON without whitespace, e.g. [\"c10::BFloat16\",\"float\"]; "
+                 "empty if absent"}});
+}
+
 std::vector<TableSchema> MakeSchemas() {
   std::vector<TableSchema> s;
   s.push_back(
@@ -25,7 +39,8 @@ std::vector<TableSchema> MakeSchemas() {
              {"depth", T::kU16, "", "nesting depth on the track, 0 at top"},
              {"kind", T::kU8, "", "TH_EVENT_*"},
              {"args_row", T::kU32, "",
-              "row of gpu_args, memory_args or collective_args by kind, 0xFFFFFFFF if none"}}));
+              "row of gpu_args (GPU activity, syncs), memory_args (allocator events) or "
+              "op_inputs (other kinds), 0xFFFFFFFF if none"}}));
   s.push_back(Table("tracks", "timelines: a (pid, tid) of the file",
                     {{"kind", T::kU32, "", "TH_TRACK_*"},
                      {"pid", T::kI64, "", "process id (0 when a string)"},
@@ -82,6 +97,7 @@ std::vector<TableSchema> MakeSchemas() {
                      {"total_allocated", T::kI64, "bytes", "after the event, INT64_MIN if absent"},
                      {"total_reserved", T::kI64, "bytes",
                       "reserved by the caching allocator, INT64_MIN if absent"}}));
+  s.push_back(OpInputsSchema());
   s.push_back(Table("counters", "counter (C) events: one row per series value",
                     {{"event", T::kU32, "", "event row"},
                      {"series", T::kStringId, "", "the args key"},
@@ -249,6 +265,10 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
   out->Add(schema("memory_args"), ma.size(),
            {ma.event.data(), ma.device_type.data(), ma.device_id.data(), ma.addr.data(),
             ma.bytes.data(), ma.total_allocated.data(), ma.total_reserved.data()});
+
+  const OpInputsTable& oi = g.op_inputs;
+  out->Add(schema("op_inputs"), oi.size(),
+           {oi.event.data(), oi.input_dims.data(), oi.input_types.data()});
 
   const CounterTable& co = g.counters;
   out->Add(schema("counters"), co.size(), {co.event.data(), co.series.data(), co.value.data()});

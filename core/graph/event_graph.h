@@ -4,9 +4,10 @@
 // - Times are int64 nanoseconds on the trace's own clock (Kineto: the file's
 //   `ts` ×1000, exactly; add TraceInfo::base_time_ns for epoch time).
 // - Event rows keep file order. Per-track time order is in `track_order`.
-// - Sparse argument tables (gpu_args, collective_args, memory_args) hold one row
-//   per event that carries such arguments; `EventColumns::args_row` points there
-//   (kNoRow when absent); which table depends on the event's kind.
+// - Sparse argument tables (gpu_args, collective_args, memory_args, op_inputs)
+//   hold one row per event that carries such arguments; `EventColumns::args_row`
+//   points there (kNoRow when absent); which table depends on the event's kind
+//   (ArgsTableOf).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,17 @@ struct GpuArgsTable {
   size_t size() const { return event.size(); }
 };
 
+// Input shapes and dtypes Kineto records on CPU ops (record_shapes): one row
+// per event with args "Input Dims" and/or "Input type", rows in event order.
+// Each is the arg's JSON text with the whitespace outside strings removed
+// (e.g. "[[4096,4096],[4096,4096]]"), kEmptyString when the arg is absent.
+struct OpInputsTable {
+  PodColumn<EventId> event;
+  PodColumn<StringId> input_dims;
+  PodColumn<StringId> input_types;
+  size_t size() const { return event.size(); }
+};
+
 // Collective metadata Kineto copies onto NCCL/RCCL kernels.
 struct CollectiveArgsTable {
   PodColumn<EventId> event;
@@ -119,6 +131,17 @@ struct XlaLabelTable {
   uint32_t Find(EventId e) const;
 };
 
+// The table `EventColumns::args_row` points into for an event of kind k:
+// memory_args for allocator events, gpu_args for GPU activity, syncs and
+// events, op_inputs for every other kind.
+enum class ArgsTable : uint8_t { kGpu, kMemory, kOpInputs };
+inline ArgsTable ArgsTableOf(EventKind k) {
+  if (k == EventKind::kMemory || k == EventKind::kOutOfMemory) return ArgsTable::kMemory;
+  if (IsGpuActivity(k) || k == EventKind::kGpuSync || k == EventKind::kGpuEvent)
+    return ArgsTable::kGpu;
+  return ArgsTable::kOpInputs;
+}
+
 enum class TrackKind : uint8_t { kCpu, kGpuStream, kOther };
 
 // A timeline: (pid, tid) of the file. pid/tid are integers or strings.
@@ -160,6 +183,7 @@ struct EventGraph {
   MemoryArgsTable memory_args;
   CounterTable counters;
   XlaLabelTable xla_labels;
+  OpInputsTable op_inputs;
   EdgeTable edges;
   std::vector<Step> steps;
   // Events of each track in time order (ts asc, longer first): read them with

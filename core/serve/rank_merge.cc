@@ -9,7 +9,7 @@ namespace {
 struct Offsets {
   EventId event = 0;
   TrackId track = 0;
-  uint32_t gpu = 0, memory = 0;
+  uint32_t gpu = 0, memory = 0, op_inputs = 0;
   std::vector<StringId> strings;  // local id -> merged id
 };
 
@@ -27,14 +27,16 @@ void AppendMapped(PodColumn<T>& out, const PodColumn<T>& in, F&& map) {
 
 EventId Shift(EventId id, EventId by) { return id == kNoRow ? kNoRow : id + by; }
 
-// args_row points into the memory table (allocator events) or the GPU table
-// (the row whose event is this one); any other row has no table to follow.
+// args_row points into the memory table (allocator events), the GPU table or
+// the op_inputs table (the row whose event is this one); any other row has no
+// table to follow.
 uint32_t ShiftArgs(const EventGraph& g, EventId e, const Offsets& o) {
   const uint32_t row = g.events.args_row[e];
   if (row == kNoRow) return kNoRow;
   const EventKind kind = g.events.kind[e];
   if (kind == EventKind::kMemory || kind == EventKind::kOutOfMemory) return row + o.memory;
   if (row < g.gpu_args.size() && g.gpu_args.event[row] == e) return row + o.gpu;
+  if (row < g.op_inputs.size() && g.op_inputs.event[row] == e) return row + o.op_inputs;
   return kNoRow;
 }
 
@@ -89,6 +91,9 @@ void AppendTables(EventGraph& out, const EventGraph& g, const Offsets& o) {
   Append(out.memory_args.bytes, m.bytes);
   Append(out.memory_args.total_allocated, m.total_allocated);
   Append(out.memory_args.total_reserved, m.total_reserved);
+  AppendMapped(out.op_inputs.event, g.op_inputs.event, ev);
+  AppendMapped(out.op_inputs.input_dims, g.op_inputs.input_dims, str);
+  AppendMapped(out.op_inputs.input_types, g.op_inputs.input_types, str);
   AppendMapped(out.counters.event, g.counters.event, ev);
   AppendMapped(out.counters.series, g.counters.series, str);
   Append(out.counters.value, g.counters.value);
@@ -131,6 +136,7 @@ MergedRanks MergeRanks(const TraceSet& set) {
     o.track = static_cast<TrackId>(out.tracks.size());
     o.gpu = static_cast<uint32_t>(out.gpu_args.size());
     o.memory = static_cast<uint32_t>(out.memory_args.size());
+    o.op_inputs = static_cast<uint32_t>(out.op_inputs.size());
     o.strings.resize(g.strings.size());
     for (StringId s = 0; s < g.strings.size(); ++s)
       o.strings[s] = out.strings.Intern(g.strings.Get(s));

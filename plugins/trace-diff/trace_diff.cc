@@ -12,10 +12,13 @@
 //                           were aligned (the command's "structure");
 //   trace_diff_structure    their structural rows (added / removed
 //                           subtrees, kernels replaced, kernel time changed);
+//   trace_diff_warnings     what makes the sides not like for like that the
+//                           catalog shows (input shapes of matched ops);
 // and one finding per regression (a changed or added row that got slower),
 // the largest first, at most max_findings.
 #include <tracehound/diff/diff_aggregate.h>
 #include <tracehound/diff/diff_attribution.h>
+#include <tracehound/diff/diff_shapes.h>
 #include <tracehound/diff/diff_tree.h>
 #include <tracehound/diff/diff_view.h>
 #include <tracehound/sdk.h>
@@ -207,6 +210,17 @@ void PublishAttribution(Context& ctx, const Attribution& at) {
                   .Int("delta_ns", d, "ns"));
 }
 
+th::sdk::Schema WarningsTable() {
+  return th::sdk::Schema("trace_diff_warnings",
+                         "why matched rows may not compare like for like: ops whose most common "
+                         "input shapes differ, or that shapes were not compared")
+      .Text("warning");
+}
+
+void PublishWarnings(Context& ctx, const Profile& a, const Profile& b) {
+  ctx.Publish(th::sdk::Table("trace_diff_warnings").Text("warning", ShapeWarnings(a, b)));
+}
+
 // The first device name of the inputs' traces, "" when none is described.
 std::string DeviceOf(const Context& ctx) {
   for (const th::sdk::Trace& t : ctx.traces())
@@ -260,13 +274,14 @@ class TraceDiff final : public th::sdk::Plugin {
                        "step trees, and the step-time change split over the step-breakdown "
                        "categories")
         .InputGroups()
-        .Reads({"events", "event_flags", "tracks", "event_launches", "xla_labels", "devices",
+        .Reads({"events", "event_flags", "tracks", "event_launches", "xla_labels", "op_inputs", "devices",
                 "steps", "step_breakdown"})
         .Publishes(RowsTable())
         .Publishes(TotalsTable())
         .Publishes(AttributionTable())
         .Publishes(StepPairsTable())
         .Publishes(StructureTable())
+        .Publishes(WarningsTable())
         .Option("threshold_ns", int64_t{1000},
                 "a row is changed only when |Δ time per step| exceeds this and the noise")
         .Min(0)
@@ -318,6 +333,7 @@ class TraceDiff final : public th::sdk::Plugin {
     PublishTotals(ctx, ClassTotals(pa, pb));
     PublishAttribution(ctx, Attribute(pa, pb));
     PublishStructure(ctx, AlignStepPairs(a, pa, b, pb, o));
+    PublishWarnings(ctx, pa, pb);
     AddFindings(ctx, rows, pb, ctx.GetInt("max_findings"));
   }
 };

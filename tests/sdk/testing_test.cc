@@ -25,7 +25,8 @@ std::unique_ptr<kit::TestTrace> FullTrace() {
   const uint32_t s7 = b.GpuStream(0, 7), s9 = b.GpuStream(1, 9);
   b.ProfilerStep(cpu, 2, 10'000, 5'000);
   b.ProfilerStep(cpu, 1, 0, 10'000);
-  const uint32_t op = b.CpuOp(cpu, "aten::mm", 100, 900);
+  const uint32_t op = b.CpuOp(cpu, "aten::mm", 100, 900, "[[4096,4096],[4096,4096]]",
+                              R"(["c10::BFloat16","c10::BFloat16"])");
   const uint32_t launch = b.Runtime(cpu, "cudaLaunchKernel", 200, 50);
   kit::GpuArgs args;
   args.grid[0] = 4;
@@ -78,6 +79,7 @@ TEST(TestingKit, BuilderWritesEveryCatalogTableWithItsSchema) {
   EXPECT_EQ(trace->Find("events")->row_count, 12u);
   EXPECT_EQ(trace->Find("gpu_args")->row_count, 5u);  // kernel, memcpy, memset, collective, sync
   EXPECT_EQ(trace->Find("graph_capture")->row_count, 1u);
+  EXPECT_EQ(trace->Find("op_inputs")->row_count, 1u);
   // event_launches: the gemm (at 300 ns) and its launch call (the runtime event at 200 ns).
   const th_table* launches = trace->Find("event_launches");
   ASSERT_EQ(launches->row_count, 1u);
@@ -94,7 +96,8 @@ class Reader final : public sdk::Plugin {
   static sdk::Declaration Declare() {
     return sdk::Declaration("reader", "1.0.0", sdk::kAnalyzer, "reads the kit's trace")
         .Reads({"events", "tracks", "edges", "profiler_steps", "gpu_args", "collective_args",
-                "memory_args", "devices", "name_classes", "class_rules", "graph_capture"});
+                "memory_args", "devices", "name_classes", "class_rules", "graph_capture",
+                "op_inputs"});
   }
   void Run(sdk::Context& ctx) override {
     const sdk::Trace& t = ctx.traces().at(0);
@@ -121,6 +124,16 @@ class Reader final : public sdk::Plugin {
     ctx.Metric("sms", t.device(0).num_sms, "", sdk::kMeasured);
     ctx.Metric("gpu track", t.track(1).kind == TH_TRACK_GPU_STREAM, "", sdk::kMeasured);
     ctx.Metric("capture", t.capture().dominates, "", sdk::kMeasured);
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      if (t.name(i) != "aten::mm") continue;
+      const uint32_t row = t.args_row(i);
+      ctx.Metric("op inputs", static_cast<double>(t.op_inputs_count()), "", sdk::kMeasured);
+      ctx.Metric("op inputs row event", t.op_inputs_event(row) == i, "", sdk::kMeasured);
+      ctx.Metric("mm dims", t.op_input_dims(row) == "[[4096,4096],[4096,4096]]", "",
+                 sdk::kMeasured);
+      ctx.Metric("mm types", t.op_input_types(row) == R"(["c10::BFloat16","c10::BFloat16"])", "",
+                 sdk::kMeasured);
+    }
   }
 };
 
@@ -156,6 +169,10 @@ TEST(TestingKit, TheSdkReadsTheBuiltTrace) {
   EXPECT_EQ(MetricOf(r, "sms"), 132);
   EXPECT_EQ(MetricOf(r, "gpu track"), 1);
   EXPECT_EQ(MetricOf(r, "capture"), 0);
+  EXPECT_EQ(MetricOf(r, "op inputs"), 1);
+  EXPECT_EQ(MetricOf(r, "op inputs row event"), 1);
+  EXPECT_EQ(MetricOf(r, "mm dims"), 1);
+  EXPECT_EQ(MetricOf(r, "mm types"), 1);
 }
 
 // Reads gpu_args without declaring it, or finds an undeclared table.

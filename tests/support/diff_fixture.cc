@@ -24,8 +24,16 @@ std::string DiffFixtureTrace(const DiffFixture& f) {
                 static_cast<unsigned long long>(f.address));
   std::vector<std::string> ev;
   int64_t corr = 0;
+  auto shapes = [&](const std::string& name) -> std::string {
+    if (!f.shapes) return "";
+    if (name == "aten::linear")
+      return "\"Input Dims\": " + f.linear_dims +
+             ", \"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]";
+    if (name == "aten::relu") return R"("Input Dims": [[64, 64]], "Input type": ["float"])";
+    return R"("Input Dims": [[64, 64], [64, 64], []], "Input type": ["float", "float", "Scalar"])";
+  };
   auto op = [&](const std::string& name, int64_t ts, const std::string& kernel, int64_t dur) {
-    ev.push_back(Event("cpu_op", name, ts, 40, 1, ""));
+    ev.push_back(Event("cpu_op", name, ts, 40, 1, shapes(name)));
     const std::string c = "\"correlation\": " + std::to_string(++corr);
     ev.push_back(Event("cuda_runtime", "cudaLaunchKernel", ts + 10, 5, 1, c));
     ev.push_back(Event("kernel", kernel, ts + 20, dur, 7, "\"device\": 0, \"stream\": 7, " + c));

@@ -16,6 +16,10 @@ struct DiffFixture {
   bool insert_mul = false;       // aten::mul (with mul_kernel, 15 µs) inside Decoder_0
   int64_t address = 0x7f001000;  // written into the gemm kernel's name (masked by the diff)
   bool markers = true;           // ProfilerStep#N events (else steps are inferred)
+  // record_shapes: every op carries "Input Dims" / "Input type"; the linears
+  // (bf16) have `linear_dims`, add and relu fp32 [64, 64] tensors.
+  bool shapes = false;
+  std::string linear_dims = "[[8, 1024], [1024, 1024], [1024]]";
 };
 
 // The trace as Kineto JSON text (µs, whole numbers). Per step (base = 1000 µs

@@ -7,6 +7,7 @@
 #include "core/graph/text_escape.h"
 #include "core/graph/utf8.h"
 #include "core/import/kineto/decimal_time.h"
+#include "core/import/kineto/json_arg_text.h"
 #include "core/import/kineto/json_value_check.h"
 #include "core/import/kineto/object_fields.h"
 #include "core/import/kineto/xprof_json.h"
@@ -100,6 +101,10 @@ struct Args {
   int64_t rank = kNoValue;     // args.rank: written by trace mergers (merged_ranks.h)
   std::string_view meta_name;  // M events: args.name / args.labels
   bool has_meta_name = false;
+  // record_shapes: "Input Dims" / "Input type" as compact JSON text.
+  JsonArgText* arg_text = nullptr;
+  StringId input_dims = kEmptyString, input_types = kEmptyString;
+  bool has_input_dims = false, has_input_types = false;
   // C events (when ph came before args, as every producer writes it): every
   // numeric arg is a series value.
   std::vector<std::pair<std::string_view, double>>* series = nullptr;
@@ -138,6 +143,41 @@ template <auto Member, auto Present>
 constexpr auto kPresentStringArg = [](std::string_view, ondemand::value v, auto* a,
                                       CheckedReader* r,
                                       auto*...) { a->*Present = r->String(v, &(a->*Member)); };
+// An argument kept as the string id of its compact JSON text. An array's
+// text comes from simdjson's structural index (up to the next token), and is
+// checked only when this thread has not seen it before (json_arg_text.h).
+template <auto Member, auto Present>
+constexpr auto kJsonTextArg = [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
+  const std::string_view token = v.raw_json_token();
+  std::string_view raw = token;
+  bool checked = false;
+  ondemand::array arr;
+  if (!token.empty() && token[0] == '[' && !v.get_array().get(arr)) {
+    if (auto err = arr.raw_json().get(raw)) {
+      // Where the text is wrong, when the check can say.
+      CheckContainerEnd(token.data(), r->check->text_end, r->check);
+      r->err = err;
+      return;
+    }
+  } else if (!token.empty() && (token[0] == '[' || token[0] == '{')) {
+    const char* end = CheckContainerEnd(token.data(), r->check->text_end, r->check);
+    if (!end) {
+      r->err = simdjson::TAPE_ERROR;
+      return;
+    }
+    raw = std::string_view(token.data(), static_cast<size_t>(end - token.data()));
+    checked = true;
+  } else {
+    r->Skip(v);
+    if (r->err) return;
+    checked = true;
+  }
+  if (!a->arg_text->Intern(raw, checked, r->check, &(a->*Member))) {
+    r->err = simdjson::TAPE_ERROR;
+    return;
+  }
+  a->*Present = true;
+};
 template <auto Member>
 constexpr auto kDim3Arg = [](std::string_view, ondemand::value v, Args* a, CheckedReader* r) {
   GetDim3(v, a->*Member, r);
@@ -172,6 +212,8 @@ constexpr KeyHandlers kKinetoArgs{
     On<"Device Type">(kIntArg<&Args::device_type>),
     On<"Device Id">(kIntArg<&Args::device_id>),
     On<"name">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
+    On<"Input Dims">(kJsonTextArg<&Args::input_dims, &Args::has_input_dims>),
+    On<"Input type">(kJsonTextArg<&Args::input_types, &Args::has_input_types>),
     On<"labels">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
 };
 
@@ -394,8 +436,9 @@ constexpr KeyHandlers kCommonFields{
 
 class EventReader {
  public:
-  EventReader(ParsedChunk* out, ThreadTables* tables, std::vector<uint8_t>* cat_kind)
-      : out_(out), tables_(tables), cat_kind_(*cat_kind) {}
+  EventReader(ParsedChunk* out, ThreadTables* tables, JsonArgText* arg_text,
+              std::vector<uint8_t>* cat_kind)
+      : out_(out), tables_(tables), arg_text_(arg_text), cat_kind_(*cat_kind) {}
 
   // What checking the values found (the malformed token, non-finite numbers).
   ValueCheck& check() { return check_; }
@@ -405,6 +448,7 @@ class EventReader {
     bool bind_enclosing = false, id_is_string = false;
     int64_t id = kNoValue;
     Args args;
+    args.arg_text = arg_text_;
     CheckedReader r{&check_};
     const CommonContext common{tables_, &out_->defects, NsRounding::kHalfEven};
     auto err = ForEachField(
@@ -586,9 +630,21 @@ class EventReader {
       if (keep) out_->names.push_back({nk, track, tables_->Intern(a.meta_name)});
     }
 
+    if (a.has_input_dims || a.has_input_types) PushOpInputs(row, kind, a, &args_row);
     if (a.rank != kNoValue) out_->event_ranks.push_back({row, a.rank});
     PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, correlation, a.external_id,
               args_row);
+  }
+
+  // The op_inputs row of event `row`; *args_row points at it when the
+  // event's kind has no other argument table.
+  void PushOpInputs(EventId row, EventKind kind, const Args& a, uint32_t* args_row) {
+    OpInputsTable& o = out_->op_inputs;
+    if (*args_row == kNoRow && ArgsTableOf(kind) == ArgsTable::kOpInputs)
+      *args_row = static_cast<uint32_t>(o.size());
+    o.event.push_back(row);
+    o.input_dims.push_back(a.input_dims);
+    o.input_types.push_back(a.input_types);
   }
 
   void PushEvent(int64_t ts, int64_t dur, StringId name, StringId cat, uint32_t track, char ph,
@@ -696,6 +752,7 @@ class EventReader {
   StringId host_cat_ = kEmptyString, device_cat_ = kEmptyString;
   std::vector<std::pair<std::string_view, double>> series_;
   ThreadTables* tables_;
+  JsonArgText* arg_text_;
   std::vector<uint8_t>& cat_kind_;
 };
 
@@ -765,7 +822,7 @@ const char* LocateError(const TextChunk& chunk, simdjson::error_code err, ondema
 
 void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, ParsedChunk* out) {
   out->sequence = chunk.sequence;
-  EventReader reader(out, &tables_, &cat_kind_);
+  EventReader reader(out, &tables_, &arg_text_, &cat_kind_);
   ValueCheck& check = reader.check();
   check.text_end = chunk.data + chunk.length;
   int64_t index = 0;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/import/kineto/json_arg_text.h"
 #include "core/import/kineto/parsed_chunk.h"
 #include "core/import/kineto/shared_tables.h"
 
@@ -14,7 +15,7 @@ namespace th::kineto {
 
 class ChunkParser {
  public:
-  explicit ChunkParser(SharedTables* shared) : tables_(shared) {}
+  explicit ChunkParser(SharedTables* shared) : tables_(shared), arg_text_(&tables_) {}
 
   // Parses `chunk` into `out`. On malformed JSON, out->error names the event
   // index and the decompressed text offset; `source_name` prefixes messages.
@@ -23,6 +24,7 @@ class ChunkParser {
  private:
   simdjson::ondemand::parser parser_;
   ThreadTables tables_;
+  JsonArgText arg_text_;           // record_shapes args (uses tables_)
   std::vector<uint8_t> cat_kind_;  // by category string id: EventKind, 0xff = not yet known
 };
 

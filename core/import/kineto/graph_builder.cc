@@ -31,7 +31,8 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   EventGraph& g = trace_->graph;
   EventColumns& e = g.events;
   if (e.size() == 0 && g.gpu_args.size() == 0 && g.collective_args.size() == 0 &&
-      g.memory_args.size() == 0 && g.counters.size() == 0 && g.xla_labels.size() == 0) {
+      g.memory_args.size() == 0 && g.counters.size() == 0 && g.xla_labels.size() == 0 &&
+      g.op_inputs.size() == 0) {
     // The first chunk: its rows and ids are the graph's as they are (no
     // offsets to add), so its columns move in instead of being copied.
     e = std::move(c.events);
@@ -40,6 +41,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
     g.memory_args = std::move(c.memory_args);
     g.counters = std::move(c.counters);
     g.xla_labels = std::move(c.xla_labels);
+    g.op_inputs = std::move(c.op_inputs);
     event_ranks_ = std::move(c.event_ranks);
     AppendNamesAndDefects(c);
     return;
@@ -49,6 +51,8 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   const auto base = static_cast<EventId>(e.size());
   const auto gpu_base = static_cast<uint32_t>(g.gpu_args.size());
   const auto mem_base = static_cast<uint32_t>(g.memory_args.size());
+  const auto op_base = static_cast<uint32_t>(g.op_inputs.size());
+  const uint32_t bases[] = {gpu_base, mem_base, op_base};  // by ArgsTable
   AppendColumn(e.ts, s.ts);
   AppendColumn(e.dur, s.dur);
   AppendColumn(e.parent, s.parent);
@@ -65,10 +69,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   uint32_t* args_row = e.args_row.grow_uninitialized(n);
   for (size_t i = 0; i < n; ++i) {
     uint32_t row = s.args_row[i];
-    if (row != kNoRow) {
-      EventKind k = s.kind[i];
-      row += (k == EventKind::kMemory || k == EventKind::kOutOfMemory) ? mem_base : gpu_base;
-    }
+    if (row != kNoRow) row += bases[static_cast<int>(ArgsTableOf(s.kind[i]))];
     args_row[i] = row;
   }
 
@@ -118,6 +119,11 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(xa.op_name, xs.op_name);
   AppendColumn(xa.source, xs.source);
   AppendColumn(xa.group_id, xs.group_id);
+
+  OpInputsTable& oi = g.op_inputs;
+  for (EventId id : c.op_inputs.event) oi.event.push_back(id + base);
+  AppendColumn(oi.input_dims, c.op_inputs.input_dims);
+  AppendColumn(oi.input_types, c.op_inputs.input_types);
 
   for (const auto& [row, rank] : c.event_ranks) event_ranks_.push_back({row + base, rank});
   AppendNamesAndDefects(c);

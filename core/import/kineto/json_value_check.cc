@@ -292,4 +292,9 @@ simdjson::error_code CheckContainerText(const char* p, const char* end, ValueChe
   return simdjson::TAPE_ERROR;
 }
 
+const char* CheckContainerEnd(const char* p, const char* end, ValueCheck* check) {
+  TextValidator v(end, check);
+  return v.Value(p, 0);
+}
+
 }  // namespace th::kineto

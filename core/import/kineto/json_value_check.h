@@ -58,6 +58,10 @@ simdjson::error_code CheckScalar(std::string_view token, ValueCheck* check);
 // '['), up to its matching bracket and never past `end`.
 simdjson::error_code CheckContainerText(const char* p, const char* end, ValueCheck* check);
 
+// CheckContainerText that also says where the container ends: the byte after
+// its closing bracket, or null after recording the error.
+const char* CheckContainerEnd(const char* p, const char* end, ValueCheck* check);
+
 // Checks a value the reader does not read, or one a getter refused: an error
 // when it is malformed, SUCCESS when it is valid JSON (of any type). Only the
 // value's text is looked at (simdjson then skips it as usual).

@@ -14,8 +14,6 @@ uint64_t ProcessKey(const TrackKey& k) {
   return k.pid_str != 0 ? (uint64_t{1} << 63) | k.pid_str : static_cast<uint64_t>(k.pid);
 }
 
-bool IsMemoryKind(EventKind k) { return k == EventKind::kMemory || k == EventKind::kOutOfMemory; }
-
 // Copies rows of the sparse tables that refer to one event, walking each
 // table (sorted by event) once per part.
 class SparseCursor {
@@ -43,7 +41,8 @@ class PartBuilder {
         part_(part),
         collectives_(g.collective_args.event),
         counters_(g.counters.event),
-        labels_(g.xla_labels.event) {}
+        labels_(g.xla_labels.event),
+        op_inputs_(g.op_inputs.event) {}
 
   void AddRow(EventId i) {
     const EventColumns& s = g_.events;
@@ -63,7 +62,20 @@ class PartBuilder {
     e.correlation.push_back(s.correlation[i]);
     e.external_id.push_back(s.external_id[i]);
     uint32_t args = s.args_row[i];
-    if (args != kNoRow) args = IsMemoryKind(s.kind[i]) ? CopyMemory(args, row) : CopyGpu(args, row);
+    const uint32_t op_row = CopyOpInputs(i, row);
+    if (args != kNoRow) {
+      switch (ArgsTableOf(s.kind[i])) {
+        case ArgsTable::kMemory:
+          args = CopyMemory(args, row);
+          break;
+        case ArgsTable::kGpu:
+          args = CopyGpu(args, row);
+          break;
+        case ArgsTable::kOpInputs:
+          args = op_row;
+          break;
+      }
+    }
     e.args_row.push_back(args);
     CopyCollectives(i, row);
     CopyCounters(i, row);
@@ -110,6 +122,14 @@ class PartBuilder {
                &CollectiveArgsTable::out_nelems, &CollectiveArgsTable::group_size>(
         &collectives_, i, row, g_.collective_args, &part_->chunk.collective_args);
   }
+  // The part's op_inputs row of event i, kNoRow when it has none.
+  uint32_t CopyOpInputs(EventId i, EventId row) {
+    OpInputsTable& d = part_->chunk.op_inputs;
+    const auto first = static_cast<uint32_t>(d.size());
+    CopyRowsOf<&OpInputsTable::input_dims, &OpInputsTable::input_types>(&op_inputs_, i, row,
+                                                                        g_.op_inputs, &d);
+    return d.size() > first ? first : kNoRow;
+  }
   void CopyCounters(EventId i, EventId row) {
     CopyRowsOf<&CounterTable::series, &CounterTable::value>(&counters_, i, row, g_.counters,
                                                             &part_->chunk.counters);
@@ -139,7 +159,7 @@ class PartBuilder {
   const std::vector<TrackKey>& tracks_;
   RankPart* part_;
   std::unordered_map<TrackId, uint32_t> track_ids_;
-  SparseCursor collectives_, counters_, labels_;
+  SparseCursor collectives_, counters_, labels_, op_inputs_;
 };
 
 }  // namespace

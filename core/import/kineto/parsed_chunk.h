@@ -81,6 +81,7 @@ struct ParsedChunk {
   MemoryArgsTable memory_args;
   CounterTable counters;
   XlaLabelTable xla_labels;  // XProf JSON and XSpace only
+  OpInputsTable op_inputs;
   std::vector<NameRecord> names;
   // Events whose args carry "rank" (a merged trace, merged_ranks.h): sparse,
   // empty for a trace of one rank.
@@ -116,6 +117,7 @@ inline void ParsedChunk::Reset() {
   memory_args = MemoryArgsTable();
   counters = CounterTable();
   xla_labels = XlaLabelTable();
+  op_inputs = OpInputsTable();
   names.clear();
   event_ranks.clear();
   defects = ChunkDefects();

@@ -184,7 +184,8 @@ class Trace {
   uint32_t parent(uint64_t i) const { return At<uint32_t>(parent_, i); }
   uint32_t depth(uint64_t i) const { return At<uint16_t>(depth_, i); }
   uint32_t name_id(uint64_t i) const { return At<uint32_t>(name_, i); }
-  // Row of the event in gpu_args, memory_args or collective_args (by kind), kNoRow if none.
+  // Row of the event in gpu_args (GPU activity and syncs), memory_args
+  // (allocator events) or op_inputs (other kinds), kNoRow if none.
   uint32_t args_row(uint64_t i) const { return At<uint32_t>(args_row_, i); }
   std::string_view name(uint64_t i) const { return String(name_id(i)); }
   std::string_view category(uint64_t i) const { return String(At<uint32_t>(cat_, i)); }
@@ -317,6 +318,19 @@ class Trace {
   }
   int32_t collective_group_size(uint64_t row) const {
     return At<int32_t>(collective_group_size_, row);
+  }
+
+  // op_inputs: Kineto record_shapes, one row per event with "Input Dims"
+  // and/or "Input type", rows in event order. Each is the arg's JSON text
+  // without whitespace ("[[4096,4096],[4096,4096]]", "[\"float\",\"Scalar\"]"),
+  // empty when absent; parse them with op_shapes.h.
+  uint64_t op_inputs_count() const { return Rows(op_inputs_); }
+  uint32_t op_inputs_event(uint64_t row) const { return At<uint32_t>(op_inputs_event_, row); }
+  std::string_view op_input_dims(uint64_t row) const {
+    return String(At<uint32_t>(op_input_dims_, row));
+  }
+  std::string_view op_input_types(uint64_t row) const {
+    return String(At<uint32_t>(op_input_types_, row));
   }
 
   // memory_args: [memory] and [OutOfMemory] events, rows in event order;
@@ -528,7 +542,8 @@ class Trace {
             &name_classes_,
             &class_rules_,
             &graph_capture_,
-            &event_launches_};
+            &event_launches_,
+            &op_inputs_};
   }
   std::vector<Col*> AllColumns() {
     return {&ts_,
@@ -595,7 +610,10 @@ class Trace {
             &name_rule_,
             &name_hta_rule_,
             &launched_,
-            &launch_};
+            &launch_,
+            &op_inputs_event_,
+            &op_input_dims_,
+            &op_input_types_};
   }
 
   const th_host_api* host_;
@@ -607,7 +625,7 @@ class Trace {
       hlo_instructions_{"hlo_instructions"}, hlo_operand_offsets_tab_{"hlo_operand_offsets"},
       hlo_operands_tab_{"hlo_operands"}, hlo_user_offsets_tab_{"hlo_user_offsets"},
       hlo_users_tab_{"hlo_users"}, name_classes_{"name_classes"}, class_rules_{"class_rules"},
-      graph_capture_{"graph_capture"}, event_launches_{"event_launches"};
+      graph_capture_{"graph_capture"}, event_launches_{"event_launches"}, op_inputs_{"op_inputs"};
 
   Col ts_{"events", "ts"}, dur_{"events", "dur"}, name_{"events", "name"}, cat_{"events", "cat"},
       track_{"events", "track"}, parent_{"events", "parent"}, depth_{"events", "depth"},
@@ -630,6 +648,8 @@ class Trace {
       memory_bytes_{"memory_args", "bytes"},
       memory_total_allocated_{"memory_args", "total_allocated"},
       memory_total_reserved_{"memory_args", "total_reserved"};
+  Col op_inputs_event_{"op_inputs", "event"}, op_input_dims_{"op_inputs", "input_dims"},
+      op_input_types_{"op_inputs", "input_types"};
   Col hlo_module_name_{"hlo_modules", "name"}, hlo_module_id_{"hlo_modules", "id"};
   Col hlo_module_{"hlo_instructions", "module"}, hlo_name_{"hlo_instructions", "name"},
       hlo_opcode_{"hlo_instructions", "opcode"}, hlo_shape_{"hlo_instructions", "shape"},

@@ -332,7 +332,7 @@ struct DeviceArgs {
 
 // Builds one rank's trace, event by event, as the catalog tables tracehound
 // hands a plugin (events, tracks, edges, profiler_steps, gpu_args, gpu_hlo,
-// collective_args, memory_args, counters, devices, the HLO tables (empty),
+// collective_args, memory_args, op_inputs, counters, devices, the HLO tables (empty),
 // name_classes, class_rules, graph_capture, event_launches, event_flags, xla_labels). Times
 // are ns. Every method that
 // adds an event returns its row in events.
@@ -422,6 +422,21 @@ class TraceBuilder {
         Event(track, TH_EVENT_OUT_OF_MEMORY, "[OutOfMemory]", "cpu_instant_event", ts, 0), bytes,
         args);
   }
+  // The op_inputs row of an event (Kineto record_shapes): "Input Dims" and
+  // "Input type" as compact JSON text ("" when absent), e.g.
+  // OpInputs(mm, "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])").
+  // An event gets one row (a second call replaces the first).
+  void OpInputs(uint32_t event, std::string_view dims, std::string_view types) {
+    CheckEvent(event);
+    op_inputs_[event] = {Intern(dims), Intern(types)};
+  }
+  // A CPU op with its op_inputs row.
+  uint32_t CpuOp(uint32_t track, std::string_view name, int64_t ts, int64_t dur,
+                 std::string_view dims, std::string_view types) {
+    const uint32_t e = CpuOp(track, name, ts, dur);
+    OpInputs(e, dims, types);
+    return e;
+  }
   // A counter (C) event with one series value.
   uint32_t Counter(uint32_t track, std::string_view name, int64_t ts, std::string_view series,
                    double value) {
@@ -474,6 +489,7 @@ class TraceBuilder {
     t->strings_ = strings_;
     const std::vector<uint32_t> gpu_row = GpuRows();
     const std::vector<uint32_t> memory_row = MemoryRows();
+    const std::vector<uint32_t> op_row = OpInputsRows();
     std::vector<uint32_t> parent(events_.size(), kNone);
     std::vector<uint16_t> depth(events_.size(), 0);
     Nest(&parent, &depth);
@@ -507,6 +523,7 @@ class TraceBuilder {
       Col(c, "args_row", TH_TYPE_U32, "", [&](BuiltColumn& x) {
         for (size_t i = 0; i < events_.size(); ++i) {
           uint32_t row = gpu_row[i] != kNone ? gpu_row[i] : memory_row[i];
+          if (row == kNone) row = op_row[i];
           if (row == kNone) row = CollectiveRow(static_cast<uint32_t>(i));
           x.u32.push_back(row);
         }
@@ -666,6 +683,19 @@ class TraceBuilder {
         for (const Me& m : memory_) x.i64.push_back(m.args.total_reserved);
       });
       Finish(*t, "memory_args", memory_.size());
+    }
+    {
+      auto& c = t->columns_.emplace_back();
+      Col(c, "event", TH_TYPE_U32, "", [&](BuiltColumn& x) {
+        for (const auto& [event, text] : op_inputs_) x.u32.push_back(event);
+      });
+      Col(c, "input_dims", TH_TYPE_STRING_ID, "", [&](BuiltColumn& x) {
+        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.first);
+      });
+      Col(c, "input_types", TH_TYPE_STRING_ID, "", [&](BuiltColumn& x) {
+        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.second);
+      });
+      Finish(*t, "op_inputs", op_inputs_.size());
     }
     {
       auto& c = t->columns_.emplace_back();
@@ -862,6 +892,13 @@ class TraceBuilder {
     for (size_t r = 0; r < memory_.size(); ++r) row[memory_[r].event] = static_cast<uint32_t>(r);
     return row;
   }
+  // Per event, its op_inputs row (rows in event order), kNone if none.
+  std::vector<uint32_t> OpInputsRows() const {
+    std::vector<uint32_t> row(events_.size(), kNone);
+    uint32_t r = 0;
+    for (const auto& [event, text] : op_inputs_) row[event] = r++;
+    return row;
+  }
   uint32_t CollectiveRow(uint32_t event) const {
     for (size_t r = 0; r < collectives_.size(); ++r)
       if (collectives_[r].event == event) return static_cast<uint32_t>(r);
@@ -1000,6 +1037,7 @@ class TraceBuilder {
   std::vector<th_step> steps_;
   std::vector<Gp> gpu_;
   std::vector<Co> collectives_;
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> op_inputs_;  // event -> dims, types
   std::vector<Me> memory_;
   std::vector<Cn> counters_;
   std::vector<DeviceArgs> devices_;

@@ -61,7 +61,7 @@ constexpr const char* kJson = R"json({
     "world_size": 1
   },
   "warnings": [
-    "input shapes and dtypes of matched ops are not compared (not kept by the import)"
+    "input shapes and dtypes of matched ops are not compared: neither side has Kineto Input Dims / Input type (record_shapes)"
   ],
   "attribution": {
     "available": true,
@@ -336,7 +336,7 @@ constexpr const char* kMarkdown = R"md(# tracehound diff
 
 ## Warnings
 
-- input shapes and dtypes of matched ops are not compared (not kept by the import)
+- input shapes and dtypes of matched ops are not compared: neither side has Kineto Input Dims / Input type (record_shapes)
 
 ## Step time
 

@@ -51,8 +51,8 @@ void CheckRows(scan::Database& db) {
       int64_t{1},
       int64_t{6},
       int64_t{0},
-      std::string("input shapes and dtypes of matched ops are not compared (not kept by the "
-                  "import)")};
+      std::string("input shapes and dtypes of matched ops are not compared: neither side has "
+                  "Kineto Input Dims / Input type (record_shapes)")};
   EXPECT_EQ(diffs->rows[0], expected);
 
   auto rows = db.Query(

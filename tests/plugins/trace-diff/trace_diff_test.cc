@@ -57,8 +57,8 @@ std::unique_ptr<PipelineRun> RunPlugin(const std::string& a, const std::string& 
   return std::move(*run);
 }
 
-// What the command computes on the same pair (its DiffRuns, its JSON).
-std::string CommandJson(const std::string& a, const std::string& b) {
+// What the command computes on the same pair (its DiffRuns).
+diff::DiffResult CommandDiff(const std::string& a, const std::string& b) {
   auto load = [](const std::string& path, TraceSet* set, PluginResults* results) {
     auto s = LoadTraceSet({path}, LoadOptions{});
     if (!s.ok()) throw std::runtime_error(s.status().message());
@@ -73,7 +73,21 @@ std::string CommandJson(const std::string& a, const std::string& b) {
   load(b, &sb, &rb);
   auto r = diff::DiffRuns({&sa, &ra, "A", {a}}, {&sb, &rb, "B", {b}}, diff::DiffOptions{});
   if (!r.ok()) throw std::runtime_error(r.status().message());
-  return diff::DiffJson(*r);
+  return std::move(*r);
+}
+
+// The command's JSON on the pair.
+std::string CommandJson(const std::string& a, const std::string& b) {
+  return diff::DiffJson(CommandDiff(a, b));
+}
+
+// The command's warnings about input shapes (the others read trace metadata
+// the plugin does not see).
+std::vector<std::string> CommandShapeWarnings(const std::string& a, const std::string& b) {
+  std::vector<std::string> out;
+  for (const std::string& w : CommandDiff(a, b).warnings)
+    if (w.starts_with("input shapes")) out.push_back(w);
+  return out;
 }
 
 // The JSON text of `key`'s value in `json` (an array or object that follows
@@ -315,8 +329,31 @@ TEST(TraceDiffPlugin, TheRealTraceDiffPairGivesTheCommandsRows) {
   EXPECT_EQ(
       StructureJson(Table(*run, "trace_diff_step_pairs"), Table(*run, "trace_diff_structure")),
       Member(command, "structure"));
+  EXPECT_EQ(Values<std::string>(Table(*run, "trace_diff_warnings"), "warning"),
+            CommandShapeWarnings(a, b));
+  EXPECT_GT(Table(*run, "trace_diff_warnings").rows, 1u);  // other model shapes in B
   EXPECT_GT(Table(*run, "trace_diff_rows").rows, 100u);
   EXPECT_GT(Table(*run, "trace_diff_structure").rows, 0u);
+}
+
+TEST(TraceDiffPlugin, ShapeWarningsAreTheCommands) {
+  DiffFixture fa, fb;
+  fa.shapes = fb.shapes = true;
+  fb.linear_dims = "[[8, 2048], [2048, 2048], [2048]]";
+  const std::string a = Fixture("a6", fa), b = Fixture("b6", fb);
+  auto run = RunPlugin(a, b);
+  const std::vector<std::string> expected = {
+      "input shapes differ for cpu_op aten::linear (most common): A "
+      "[[8,1024],[1024,1024],[1024]] [\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"], "
+      "B [[8,2048],[2048,2048],[2048]] [\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]"};
+  EXPECT_EQ(Values<std::string>(Table(*run, "trace_diff_warnings"), "warning"), expected);
+  EXPECT_EQ(CommandShapeWarnings(a, b), expected);
+  // Without record_shapes on A the table says the shapes were not compared.
+  fa.shapes = false;
+  const std::string bare = Fixture("a7", fa);
+  EXPECT_EQ(Values<std::string>(Table(*RunPlugin(bare, b), "trace_diff_warnings"), "warning"),
+            std::vector<std::string>{"input shapes and dtypes of matched ops are not compared: "
+                                     "side A has no Kineto Input Dims / Input type (record_shapes)"});
 }
 
 TEST(TraceDiffPlugin, OtherPluginsSeeOnlyTheInputs) {

@@ -36,7 +36,8 @@ namespace th::diff {
 // One trace of a side, as columns of the catalog tables events (ts, dur,
 // name, kind, track, parent), event_flags, tracks (kind), the launch pairs
 // (event_launches, or every launch edge in edge order) and xla_labels
-// (event, hlo_op), and its strings.
+// (event, hlo_op), op_inputs (event, input_dims, input_types; may be empty),
+// and its strings.
 struct ProfileTrace {
   int64_t rank = 0;
   uint64_t events = 0;
@@ -55,6 +56,10 @@ struct ProfileTrace {
   uint64_t labels = 0;
   const uint32_t* label_event = nullptr;
   const uint32_t* label_hlo_op = nullptr;  // string ids; 0 is the empty string
+  uint64_t op_inputs = 0;
+  const uint32_t* op_input_event = nullptr;
+  const uint32_t* op_input_dims = nullptr;   // string ids; 0 is the empty string
+  const uint32_t* op_input_types = nullptr;  // string ids; 0 is the empty string
   std::function<std::string_view(uint32_t)> string;
 };
 
@@ -70,6 +75,9 @@ struct ProfileRow {
   EventClass cls = EventClass::kCpuOp;
   std::string name;
   std::vector<int64_t> count, time_ns;
+  // Input shape signatures (Profile::signatures) of its counted events that
+  // carry Kineto's Input Dims / Input type, and how many events had each.
+  std::unordered_map<uint32_t, int64_t> signatures;
 };
 
 struct Profile {
@@ -79,6 +87,11 @@ struct Profile {
   int64_t warmup_left_out = 0;
   std::string step_source;  // of the first trace; "none" when a rank had no steps
   bool inferred = false;    // a kept step is inferred (steps table kind)
+  // Input shape signatures: "<Input Dims> <Input type>", each the op_inputs
+  // text (whitespace removed), a missing one left out.
+  std::vector<std::string> signatures;
+  std::unordered_map<std::string, uint32_t> signature_index;
+  int64_t shaped_events = 0;  // counted events with a signature
 };
 
 inline std::string RowKey(EventClass cls, const std::string& name) {
@@ -227,6 +240,27 @@ inline bool IsGpuActivity(uint32_t kind) {
   return kind == TH_EVENT_KERNEL || kind == TH_EVENT_MEMCPY || kind == TH_EVENT_MEMSET;
 }
 
+// Counts the input shape signature of op_inputs row `op` of `tr` into row r;
+// `cache` holds the trace's (dims, types) string id pairs.
+inline void CountSignature(const ProfileTrace& tr, uint32_t op,
+                           std::unordered_map<uint64_t, uint32_t>* cache, Profile* p,
+                           ProfileRow* r) {
+  const uint64_t key = (static_cast<uint64_t>(tr.op_input_dims[op]) << 32) | tr.op_input_types[op];
+  auto [it, fresh] = cache->try_emplace(key, 0);
+  if (fresh) {
+    std::string text(tr.string(tr.op_input_dims[op]));
+    const std::string_view types = tr.string(tr.op_input_types[op]);
+    if (!text.empty() && !types.empty()) text += ' ';
+    text += types;
+    auto [at, added] = p->signature_index.try_emplace(std::move(text),
+                                                      static_cast<uint32_t>(p->signatures.size()));
+    if (added) p->signatures.push_back(at->first);
+    it->second = at->second;
+  }
+  ++r->signatures[it->second];
+  ++p->shaped_events;
+}
+
 // Counts one trace's events into the rows; `first`..`last` are its steps.
 inline void CountTrace(const ProfileTrace& tr, size_t first, size_t last,
                        const DiffOptions& options, Profile* p) {
@@ -240,7 +274,7 @@ inline void CountTrace(const ProfileTrace& tr, size_t first, size_t last,
   };
   // Row per (class, name id), resolved once.
   std::unordered_map<uint64_t, size_t> row_of_name;
-  auto add = [&](EventClass cls, uint32_t name, size_t s, int64_t dur) {
+  auto add = [&](EventClass cls, uint32_t name, size_t s, int64_t dur) -> ProfileRow& {
     uint64_t key = (static_cast<uint64_t>(cls) << 32) | name;
     auto [it, fresh] = row_of_name.try_emplace(key, 0);
     if (fresh) {
@@ -250,10 +284,15 @@ inline void CountTrace(const ProfileTrace& tr, size_t first, size_t last,
     ProfileRow& r = p->rows[it->second];
     ++r.count[s];
     r.time_ns[s] += dur;
+    return r;
   };
   constexpr uint32_t kNone = 0xFFFFFFFFu;
   std::vector<uint32_t> launch(tr.events, kNone);
   for (uint64_t i = 0; i < tr.launches; ++i) launch[tr.launched[i]] = tr.launch[i];
+  std::vector<uint32_t> op_input(tr.op_inputs ? tr.events : 0, kNone);
+  for (uint64_t i = 0; i < tr.op_inputs; ++i)
+    if (tr.op_input_event[i] < tr.events) op_input[tr.op_input_event[i]] = static_cast<uint32_t>(i);
+  std::unordered_map<uint64_t, uint32_t> signature_of;  // (dims, types) ids -> signature
   const bool all_classes = options.all_classes || options.hta;
   constexpr uint8_t kSkip = TH_EVENT_FLAG_END_MARKER | TH_EVENT_FLAG_NO_DURATION;
   for (uint64_t e = 0; e < tr.events; ++e) {
@@ -267,7 +306,9 @@ inline void CountTrace(const ProfileTrace& tr, size_t first, size_t last,
     else if (!options.hta)
       s = step_of(tr.ts[e]);
     if (s == SIZE_MAX) continue;
-    add(cls, tr.name[e], s, std::max<int64_t>(tr.dur[e], 0));
+    ProfileRow& r = add(cls, tr.name[e], s, std::max<int64_t>(tr.dur[e], 0));
+    if (!op_input.empty() && op_input[e] != kNone)
+      CountSignature(tr, op_input[e], &signature_of, p, &r);
   }
   if (options.hta) return;  // HTA has no HLO rows
   for (uint64_t i = 0; i < tr.labels; ++i) {

@@ -1,5 +1,6 @@
 // A ProfileTrace (<tracehound/diff/diff_profile.h>) over the catalog tables
-// a plugin reads: events, event_flags, tracks, event_launches, xla_labels.
+// a plugin reads: events, event_flags, tracks, event_launches, xla_labels,
+// and op_inputs when handed over (input shape signatures; else none).
 // Header-only; the trace-diff plugin's side of what the `tracehound diff`
 // command builds from its event graphs.
 #ifndef TRACEHOUND_DIFF_DIFF_VIEW_H_
@@ -73,6 +74,14 @@ inline std::string ProfileTraceOfView(const th_trace_view& view,
              " of the type this SDK reads";
   }
   if (flags->row_count != t.events) return "event_flags and events differ in rows";
+  if (const th_table* op_inputs = table("op_inputs")) {
+    t.op_input_event = Column<uint32_t>(op_inputs, "event", TH_TYPE_U32);
+    t.op_input_dims = Column<uint32_t>(op_inputs, "input_dims", TH_TYPE_STRING_ID);
+    t.op_input_types = Column<uint32_t>(op_inputs, "input_types", TH_TYPE_STRING_ID);
+    if (op_inputs->row_count > 0 && (!t.op_input_event || !t.op_input_dims || !t.op_input_types))
+      return "the catalog table op_inputs lacks a column of the type this SDK reads";
+    t.op_inputs = op_inputs->row_count;
+  }
   t.string = std::move(string);
   return "";
 }

@@ -1,0 +1,73 @@
+// FLOP and byte models of framework ops from their input shapes and types
+// (Kineto's "Input Dims" / "Input type" with record_shapes), per occurrence.
+// Pure functions of their inputs. Bytes are a lower bound: every input and
+// output tensor moved once between HBM and the chip, nothing re-read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace th::roofline {
+
+// One op's inputs as Kineto records them: per input its dims ([] for a
+// scalar, a list or a missing tensor) and its type ("float", "c10::BFloat16",
+// "Scalar", "" ...).
+struct OpInputs {
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<std::string> types;
+};
+
+// A tensor element type: the peak table's dtype name ("bf16", "fp32", ...;
+// "int64" and the like for types without a peak row) and its size in bytes
+// (0 for a type that is no tensor element: "Scalar", "").
+struct ElementType {
+  std::string dtype;
+  int bytes = 0;
+};
+ElementType ElementTypeOf(std::string_view kineto_type);
+
+// The cost of one op occurrence. modelled false: `why` says what is missing
+// (never counted as 0 FLOPs).
+struct OpCost {
+  bool modelled = false;
+  int64_t flops = 0, bytes = 0;
+  std::string dtype;  // of the first tensor input
+  std::string unit;   // matrix | vector: which peak applies
+  std::string why;
+};
+
+struct AttentionOptions {
+  bool causal = false;  // the mask is causal (halves F only when Nq == Nk)
+};
+
+// By op name: aten::mm, bmm, baddbmm, addmm, matmul, linear; the
+// scaled_dot_product_attention family and _flash_attention_forward;
+// element-wise ops; layer_norm, native_layer_norm, rms_norm, batch_norm;
+// sum, mean, amax, softmax, _softmax, log_softmax; embedding. Convolution
+// names are known but need stride/padding/dilation, which Input Dims do not
+// carry: not modelled here (ConvolutionCost takes them).
+OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention);
+
+// Whether CostOf has a model for this op name (whatever its inputs).
+bool HasModel(std::string_view name);
+
+// 2 · M · K · N (· batch), bytes A + B (+ bias) + C.
+OpCost GemmCost(int64_t batch, int64_t m, int64_t k, int64_t n, int64_t bias_elements,
+                const ElementType& t);
+
+// q [B, H, Nq, d], k [B, H, Nk, d], v [B, H, Nk, dv]: 2·B·H·Nq·Nk·(d + dv),
+// halved when causal and Nq == Nk; bytes q + k + v + out [B, H, Nq, dv].
+OpCost AttentionCost(int64_t b, int64_t h, int64_t nq, int64_t nk, int64_t d, int64_t dv,
+                     bool causal, const ElementType& t);
+
+// input [N, Cin, spatial...], weight [Cout, Cin/groups, kernel...]: F = 2 ·
+// |out| · Cin/groups · Πkernel (+ |out| with bias); bytes in + weight (+ bias)
+// + out. stride, padding, dilation per spatial dim.
+OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int64_t>& weight,
+                       bool bias, const std::vector<int64_t>& stride,
+                       const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+                       int64_t groups, const ElementType& t);
+
+}  // namespace th::roofline

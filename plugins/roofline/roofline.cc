@@ -1,0 +1,513 @@
+// roofline: per framework op occurrence, FLOPs F and bytes B from its input
+// shapes (op_models.h), its time T = the busy time of the GPU activity
+// launched under it, and the device's peaks (configs/peaks.yaml, peaks.h):
+// achieved rates, arithmetic intensity, bound and efficiency, per step the
+// share of busy time the models cover and an MFU-style figure.
+//
+// Attribution: each GPU activity goes to the outermost op with a model above
+// the runtime call that launched it (a modelled op nested in a modelled op,
+// aten::mm in aten::matmul, is part of the outer one and not counted apart);
+// activity under no modelled op is listed as unmodelled under the innermost
+// op above its launch.
+#include <tracehound/op_shapes.h>
+#include <tracehound/sdk.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "op_models.h"
+#include "peaks.h"
+#include "roofline_attribution.h"
+#include "shipped_peaks.h"
+
+namespace {
+
+using th::roofline::kNone;
+using th::roofline::OpCost;
+using th::roofline::PeakTable;
+using th::roofline::Roof;
+using th::sdk::Context;
+using th::sdk::Declaration;
+using th::sdk::Trace;
+using Intervals = std::vector<std::pair<int64_t, int64_t>>;
+
+struct OpRow {  // one (rank, device, name, dtype, input dims)
+  int64_t rank = 0;
+  std::string device, name, dtype, unit, dims;
+  int64_t count = 0, flops = 0, bytes = 0, time = 0;
+  Roof roof;
+};
+struct StepRow {
+  int64_t rank = 0, step = 0, window = 0, busy = 0, modelled = 0, flops = 0;
+  double ideal_ns = 0;  // Σ F / P_peak over the step's modelled ops
+};
+struct Unmodelled {
+  int64_t count = 0, time = 0;
+};
+struct Results {
+  std::map<std::tuple<int64_t, std::string, std::string, std::string, std::string>, OpRow> ops;
+  std::vector<StepRow> steps;
+  std::map<std::tuple<int64_t, std::string, std::string>, Unmodelled> unmodelled;
+};
+struct Settings {
+  const PeakTable* peaks;
+  std::string device;  // a peaks device id forced for every op, "" = by name
+  th::roofline::AttentionOptions attention;
+};
+
+// a += b, saturating at INT64_MAX (sums over hostile shapes never overflow).
+void AddTo(int64_t& a, int64_t b) {
+  if (__builtin_add_overflow(a, b, &a)) a = INT64_MAX;
+}
+
+// A ratio with three decimals ("1.289").
+std::string Fixed3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+double Efficiency(const OpRow& r) {
+  if (r.roof.flops <= 0 || r.roof.bytes_per_s <= 0 || r.time <= 0) return -1;
+  const double ideal = std::max(static_cast<double>(r.flops) / r.roof.flops,
+                                static_cast<double>(r.bytes) / r.roof.bytes_per_s);
+  return ideal / (static_cast<double>(r.time) * 1e-9);
+}
+
+PeakTable LoadPeaks(const std::string& file) {
+  std::string text = th::roofline::kShippedPeaks, name = "configs/peaks.yaml (shipped)";
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error("peaks_file " + file + ": cannot be read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+    name = file;
+  }
+  std::string error;
+  std::optional<PeakTable> t = PeakTable::Parse(text, name, &error);
+  if (!t) throw std::runtime_error("peaks_file " + error);
+  return std::move(*t);
+}
+
+// The step (index into the trace's profiler steps) whose window holds `ts`;
+// 0 when the trace has none (one window over everything).
+class StepOf {
+ public:
+  explicit StepOf(const Trace& t) {
+    for (uint64_t s = 0; s < t.step_count(); ++s)
+      windows_.push_back({t.step(s).ts, t.step(s).ts + t.step(s).dur, t.step(s).number});
+    std::sort(windows_.begin(), windows_.end());
+  }
+  size_t count() const { return windows_.empty() ? 1 : windows_.size(); }
+  int64_t number(size_t s) const { return windows_.empty() ? -1 : std::get<2>(windows_[s]); }
+  int64_t window(size_t s) const {
+    return windows_.empty() ? 0 : std::get<1>(windows_[s]) - std::get<0>(windows_[s]);
+  }
+  // kNone: outside every step.
+  uint32_t operator()(int64_t ts) const {
+    if (windows_.empty()) return 0;
+    auto it = std::upper_bound(windows_.begin(), windows_.end(),
+                               std::make_tuple(ts, INT64_MAX, INT64_MAX));
+    if (it == windows_.begin()) return kNone;
+    --it;
+    return ts < std::get<1>(*it) ? static_cast<uint32_t>(it - windows_.begin()) : kNone;
+  }
+
+ private:
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> windows_;
+};
+
+// The device name of the devices-table row with `id` (the only row when
+// none has it), "" when unknown.
+std::string DeviceName(const Trace& t, int32_t id) {
+  for (uint64_t d = 0; d < t.device_count(); ++d)
+    if (t.device(d).id == id && t.device(d).name) return t.device(d).name;
+  if (t.device_count() == 1 && t.device(0).name) return t.device(0).name;
+  return "";
+}
+
+// The parsed inputs of op event `e`; on failure `why` says what is missing.
+th::roofline::OpInputs InputsOf(const Trace& t, uint32_t e, std::string* dims_text,
+                                std::string* why) {
+  th::roofline::OpInputs in;
+  const uint32_t row = t.args_row(e);
+  if (row == th::sdk::kNoRow || row >= t.op_inputs_count() || t.op_inputs_event(row) != e ||
+      t.op_input_dims(row).empty() || t.op_input_types(row).empty()) {
+    *why = "no Input Dims / Input type (recorded without record_shapes)";
+    return in;
+  }
+  *dims_text = std::string(t.op_input_dims(row));
+  const th::sdk::ParsedOpInputs p =
+      th::sdk::ParseOpInputs(t.op_input_dims(row), t.op_input_types(row));
+  if (!p.ok()) {
+    *why = "unreadable input shapes: " + p.error;
+    return in;
+  }
+  for (const th::sdk::OpInput& x : p.inputs) {
+    in.dims.push_back(x.shape.dims);
+    in.types.push_back(x.type);
+  }
+  return in;
+}
+
+// Per trace: GPU activity by owning op and step, then each owner costed.
+void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
+  const uint64_t n = t.size();
+  const th::sdk::TableView events = t.Table("events");
+  std::vector<int8_t> has_model;  // by name id: -1 unknown
+  std::vector<bool> marked(n, false);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (t.kind(i) != TH_EVENT_CPU_OP) continue;
+    const uint32_t id = t.name_id(i);
+    if (id >= has_model.size()) has_model.resize(id + 1, -1);
+    if (has_model[id] < 0) has_model[id] = th::roofline::HasModel(t.name(i)) ? 1 : 0;
+    marked[i] = has_model[id] == 1;
+  }
+  th::roofline::OutermostMarked owner(events.Values<uint32_t>("parent", TH_TYPE_U32),
+                                      std::move(marked));
+  const StepOf step_of(t);
+  std::vector<Intervals> busy(step_of.count());
+  std::unordered_map<uint32_t, Intervals> owned;    // owner op -> its activity
+  std::unordered_map<uint32_t, int32_t> device_of;  // owner op -> device of its activity
+  std::map<std::pair<std::string, std::string>, Unmodelled> loose;  // (name, why)
+  std::vector<bool> launched(n, false);
+  for (uint64_t k = 0; k < t.edge_count(); ++k) {
+    if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
+    const uint32_t call = t.edge_src(k), a = t.edge_dst(k);
+    if (!t.is_gpu_activity(a) || launched[a]) continue;
+    launched[a] = true;
+    const uint32_t st = step_of(t.ts(call));
+    if (st != kNone) busy[st].push_back({t.ts(a), t.end(a)});
+    const uint32_t o = owner(call);
+    if (o != kNone) {
+      owned[o].push_back({t.ts(a), t.end(a)});
+      const uint32_t row = t.args_row(a);
+      if (row != th::sdk::kNoRow) device_of.try_emplace(o, t.gpu_device(row));
+      continue;
+    }
+    uint32_t leaf = t.parent(call);
+    while (leaf != kNone && t.kind(leaf) != TH_EVENT_CPU_OP) leaf = t.parent(leaf);
+    Unmodelled& u = loose[{leaf == kNone ? "(no op)" : std::string(t.name(leaf)),
+                           leaf == kNone ? "launched outside any op" : "no model for this op"}];
+    u.count += 1;
+    u.time += t.dur(a);
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!t.is_gpu_activity(i) || launched[i]) continue;
+    const uint32_t st = step_of(t.ts(i));
+    if (st != kNone) busy[st].push_back({t.ts(i), t.end(i)});
+    Unmodelled& u = loose[{"(no launch event)", "no launch event"}];
+    u.count += 1;
+    u.time += t.dur(i);
+  }
+  std::vector<Intervals> modelled(step_of.count());
+  std::vector<StepRow> steps(step_of.count());
+  for (auto& [o, iv] : owned) {
+    std::string dims, no_inputs;
+    const th::roofline::OpInputs inputs = InputsOf(t, o, &dims, &no_inputs);
+    OpCost c;
+    if (no_inputs.empty())
+      c = th::roofline::CostOf(t.name(o), inputs, s.attention);
+    else
+      c.why = no_inputs;
+    const uint32_t st = step_of(t.ts(o));
+    Intervals copy = iv;
+    const int64_t time = th::roofline::UnionLength(copy);
+    if (!c.modelled) {
+      Unmodelled& u = loose[{std::string(t.name(o)), c.why}];
+      u.count += 1;
+      u.time += time;
+      continue;
+    }
+    const auto dev = device_of.find(o);
+    const std::string device = dev == device_of.end() ? "" : DeviceName(t, dev->second);
+    const th::roofline::PeakDevice* pd =
+        s.device.empty() ? s.peaks->Match(device) : s.peaks->ById(s.device);
+    OpRow& r = out.ops[{t.rank(), device, std::string(t.name(o)), c.dtype, dims}];
+    if (r.count == 0) {
+      r = {t.rank(), device, std::string(t.name(o)), c.dtype, c.unit, dims, 0, 0, 0, 0, {}};
+      if (pd) r.roof = s.peaks->For(pd->id, c.unit, c.dtype);
+    }
+    r.count += 1;
+    AddTo(r.flops, c.flops);
+    AddTo(r.bytes, c.bytes);
+    r.time += time;
+    if (st == kNone) continue;
+    modelled[st].insert(modelled[st].end(), iv.begin(), iv.end());
+    AddTo(steps[st].flops, c.flops);
+    if (r.roof.flops > 0) steps[st].ideal_ns += static_cast<double>(c.flops) / r.roof.flops * 1e9;
+  }
+  for (size_t st = 0; st < steps.size(); ++st) {
+    StepRow& row = steps[st];
+    row.rank = t.rank();
+    row.step = step_of.number(st);
+    row.busy = th::roofline::UnionLength(busy[st]);
+    row.modelled = th::roofline::UnionLength(modelled[st]);
+    row.window = step_of.window(st);
+    if (row.window == 0 && !busy[st].empty()) {  // no steps: first start to last end
+      int64_t first = INT64_MAX, last = INT64_MIN;
+      for (const auto& [b, e] : busy[st]) first = std::min(first, b), last = std::max(last, e);
+      row.window = last - first;
+    }
+    out.steps.push_back(row);
+  }
+  for (const auto& [key, u] : loose) {
+    Unmodelled& v = out.unmodelled[{t.rank(), key.first, key.second}];
+    v.count += u.count;
+    v.time += u.time;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+th::sdk::Schema OpsTable() {
+  return th::sdk::Schema("roofline_ops",
+                         "per (rank, device, op, dtype, input dims): F and B inferred from the "
+                         "shapes, T measured, peaks read from the peak table")
+      .Int("rank")
+      .Text("device", "the device name of the op's GPU activity")
+      .Text("name")
+      .Text("dtype", "of the op's first tensor input")
+      .Text("unit", "matrix or vector: which peak applies")
+      .Text("input_dims", "Kineto Input Dims")
+      .Int("count", "count")
+      .Int("flops", "FLOP", "inferred")
+      .Int("bytes", "B", "inferred: every tensor moved once (a lower bound)")
+      .Int("time", "ns", "measured: busy time of the activity launched under the op")
+      .Real("flops_per_s", "FLOP/s", "inferred: flops / time")
+      .Real("bytes_per_s", "B/s", "inferred: bytes / time")
+      .Real("intensity", "FLOP/B", "inferred: flops / bytes")
+      .Real("peak_flops", "FLOP/s", "read: 0 when the peak table has none")
+      .Real("peak_bytes_per_s", "B/s", "read: 0 when the peak table has none")
+      .Text("peak", "the peak row used (unit dtype)")
+      .Text("bound", "compute, memory, or unknown (no peak)")
+      .Real("efficiency", "ratio",
+            "inferred: max(flops/peak_flops, bytes/peak_bytes_per_s) / time, never clamped; "
+            "-1 without a peak")
+      .Text("peak_source");
+}
+
+th::sdk::Schema StepsTable() {
+  return th::sdk::Schema("roofline_steps", "per rank and step (-1: the whole trace)")
+      .Int("rank")
+      .Int("step")
+      .Int("window", "ns", "measured: the step's duration")
+      .Int("busy", "ns", "measured: union of the GPU activity launched in the step")
+      .Int("modelled", "ns", "measured: the part launched under modelled ops")
+      .Int("unmodelled", "ns", "measured: busy - modelled")
+      .Real("coverage", "ratio", "modelled / busy")
+      .Int("flops", "FLOP", "inferred: sum over the modelled ops")
+      .Real("mfu", "ratio", "inferred: sum of flops / peak_flops of each op, over the window");
+}
+
+th::sdk::Schema UnmodelledTable() {
+  return th::sdk::Schema("roofline_unmodelled",
+                         "GPU time no model covers, by op (never counted as 0 FLOPs)")
+      .Int("rank")
+      .Text("name", "the op (the innermost op above the launch when no model applies)")
+      .Text("reason")
+      .Int("count", "count")
+      .Int("time", "ns", "measured");
+}
+
+class Roofline final : public th::sdk::Plugin {
+ public:
+  static Declaration Declare() {
+    return Declaration("roofline", "1.0.0", th::sdk::kAnalyzer,
+                       "Per op: FLOPs and bytes from the input shapes, time of its kernels, "
+                       "against the device's datasheet peaks (dtype-aware roofline)")
+        .Reads({"events", "edges", "gpu_args", "devices", "profiler_steps", "op_inputs"})
+        .Publishes(OpsTable())
+        .Publishes(StepsTable())
+        .Publishes(UnmodelledTable())
+        .Option("peaks_file", "",
+                "a peak table in the format of configs/peaks.yaml; empty: the shipped one")
+        .Option("device", "",
+                "a device id of the peak table for every op; empty: matched by device name")
+        .Option("causal_attention", false,
+                "attention ops use a causal mask (Input Dims cannot tell): halves their FLOPs "
+                "when query and key lengths are equal")
+        .Option("exceeds_threshold", 1.05,
+                "an efficiency above this is reported: the model or the peak is wrong")
+        .Min(1.0);
+  }
+
+  void Run(Context& ctx) override {
+    const PeakTable peaks = LoadPeaks(ctx.GetString("peaks_file"));
+    Settings s{&peaks, ctx.GetString("device"), {ctx.GetBool("causal_attention")}};
+    if (!s.device.empty() && !peaks.ById(s.device))
+      throw std::runtime_error("device '" + s.device + "' is not a device id of the peak table");
+    Results r;
+    for (const Trace& t : ctx.traces()) AnalyzeTrace(t, s, r);
+    std::vector<const OpRow*> rows;
+    for (const auto& [key, row] : r.ops) rows.push_back(&row);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const OpRow* a, const OpRow* b) { return a->time > b->time; });
+    PublishOps(ctx, rows);
+    PublishSteps(ctx, r.steps);
+    PublishUnmodelled(ctx, r.unmodelled);
+    ReportExceeding(ctx, rows, ctx.GetDouble("exceeds_threshold"));
+  }
+
+ private:
+  static void PublishOps(Context& ctx, const std::vector<const OpRow*>& rows) {
+    std::vector<int64_t> rank, count, flops, bytes, time;
+    std::vector<std::string> device, name, dtype, unit, dims, peak, bound, source;
+    std::vector<double> fps, bps, intensity, pf, pb, eff;
+    for (const OpRow* r : rows) {
+      rank.push_back(r->rank);
+      device.push_back(r->device);
+      name.push_back(r->name);
+      dtype.push_back(r->dtype);
+      unit.push_back(r->unit);
+      dims.push_back(r->dims);
+      count.push_back(r->count);
+      flops.push_back(r->flops);
+      bytes.push_back(r->bytes);
+      time.push_back(r->time);
+      const double sec = static_cast<double>(r->time) * 1e-9;
+      fps.push_back(sec > 0 ? static_cast<double>(r->flops) / sec : 0);
+      bps.push_back(sec > 0 ? static_cast<double>(r->bytes) / sec : 0);
+      intensity.push_back(r->bytes > 0 ? static_cast<double>(r->flops) / r->bytes : 0);
+      pf.push_back(r->roof.flops);
+      pb.push_back(r->roof.bytes_per_s);
+      peak.push_back(r->roof.peak_row);
+      const bool known = r->roof.flops > 0 && r->roof.bytes_per_s > 0;
+      bound.push_back(!known ? "unknown"
+                      : static_cast<double>(r->flops) / r->roof.flops >=
+                              static_cast<double>(r->bytes) / r->roof.bytes_per_s
+                          ? "compute"
+                          : "memory");
+      eff.push_back(Efficiency(*r));
+      source.push_back(r->roof.peak_source +
+                       (r->roof.bandwidth_source.empty() ? "" : "; " + r->roof.bandwidth_source));
+    }
+    ctx.Publish(th::sdk::Table("roofline_ops")
+                    .Int("rank", rank)
+                    .Text("device", device)
+                    .Text("name", name)
+                    .Text("dtype", dtype)
+                    .Text("unit", unit)
+                    .Text("input_dims", dims)
+                    .Int("count", count, "count")
+                    .Int("flops", flops, "FLOP")
+                    .Int("bytes", bytes, "B")
+                    .Int("time", time, "ns")
+                    .Real("flops_per_s", fps, "FLOP/s")
+                    .Real("bytes_per_s", bps, "B/s")
+                    .Real("intensity", intensity, "FLOP/B")
+                    .Real("peak_flops", pf, "FLOP/s")
+                    .Real("peak_bytes_per_s", pb, "B/s")
+                    .Text("peak", peak)
+                    .Text("bound", bound)
+                    .Real("efficiency", eff, "ratio")
+                    .Text("peak_source", source));
+  }
+
+  static void PublishSteps(Context& ctx, const std::vector<StepRow>& steps) {
+    std::vector<int64_t> rank, step, window, busy, modelled, unmodelled, flops;
+    std::vector<double> coverage, mfu;
+    for (const StepRow& s : steps) {
+      rank.push_back(s.rank);
+      step.push_back(s.step);
+      window.push_back(s.window);
+      busy.push_back(s.busy);
+      modelled.push_back(s.modelled);
+      unmodelled.push_back(s.busy - s.modelled);
+      coverage.push_back(s.busy > 0 ? static_cast<double>(s.modelled) / s.busy : 0);
+      flops.push_back(s.flops);
+      mfu.push_back(s.window > 0 ? s.ideal_ns / static_cast<double>(s.window) : 0);
+      th::sdk::Scope scope;
+      scope.rank = s.rank;
+      scope.step_first = scope.step_last = s.step;
+      ctx.Metric("roofline_coverage", coverage.back(), "ratio", th::sdk::kMeasured, scope);
+      ctx.Metric("roofline_mfu", mfu.back(), "ratio", th::sdk::kInferred, scope);
+    }
+    ctx.Publish(th::sdk::Table("roofline_steps")
+                    .Int("rank", rank)
+                    .Int("step", step)
+                    .Int("window", window, "ns")
+                    .Int("busy", busy, "ns")
+                    .Int("modelled", modelled, "ns")
+                    .Int("unmodelled", unmodelled, "ns")
+                    .Real("coverage", coverage, "ratio")
+                    .Int("flops", flops, "FLOP")
+                    .Real("mfu", mfu, "ratio"));
+  }
+
+  static void PublishUnmodelled(
+      Context& ctx,
+      const std::map<std::tuple<int64_t, std::string, std::string>, Unmodelled>& loose) {
+    std::vector<std::pair<std::tuple<int64_t, std::string, std::string>, Unmodelled>> rows(
+        loose.begin(), loose.end());
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.second.time > b.second.time; });
+    std::vector<int64_t> rank, count, time;
+    std::vector<std::string> name, reason;
+    for (const auto& [key, u] : rows) {
+      rank.push_back(std::get<0>(key));
+      name.push_back(std::get<1>(key));
+      reason.push_back(std::get<2>(key));
+      count.push_back(u.count);
+      time.push_back(u.time);
+    }
+    ctx.Publish(th::sdk::Table("roofline_unmodelled")
+                    .Int("rank", rank)
+                    .Text("name", name)
+                    .Text("reason", reason)
+                    .Int("count", count, "count")
+                    .Int("time", time, "ns"));
+  }
+
+  // One finding per (op name, device): its rows above the threshold, the
+  // worst one's figures as evidence.
+  static void ReportExceeding(Context& ctx, const std::vector<const OpRow*>& rows,
+                              double threshold) {
+    std::map<std::pair<std::string, std::string>, std::vector<const OpRow*>> by_cause;
+    for (const OpRow* r : rows)
+      if (Efficiency(*r) > threshold) by_cause[{r->name, r->device}].push_back(r);
+    for (const auto& [cause, list] : by_cause) {
+      const OpRow* worst = *std::max_element(
+          list.begin(), list.end(),
+          [](const OpRow* a, const OpRow* b) { return Efficiency(*a) < Efficiency(*b); });
+      th::sdk::Scope scope;
+      scope.rank = worst->rank;
+      ctx.Add(th::sdk::Finding(th::sdk::P2,
+                               "exceeds the roofline: " + cause.first + " on " + cause.second)
+                  .What(cause.first + " runs faster than the peaks of " + cause.second +
+                        " allow (efficiency " + Fixed3(Efficiency(*worst)) + " for " +
+                        worst->dtype + " " + worst->dims + ", " + std::to_string(list.size()) +
+                        " shape(s) above " + Fixed3(threshold) +
+                        "): the model or the peak is wrong")
+                  .Suggest("check the op's FLOP/byte model and the device's row in the peak "
+                           "table (" +
+                           worst->roof.peak_row + ")")
+                  .Group("roofline-exceeds:" + cause.first)
+                  .In(scope)
+                  .Evidence("efficiency", Efficiency(*worst), "ratio", th::sdk::kInferred)
+                  .Evidence("flops", static_cast<double>(worst->flops), "FLOP", th::sdk::kInferred)
+                  .Evidence("bytes", static_cast<double>(worst->bytes), "B", th::sdk::kInferred)
+                  .Evidence("time", static_cast<double>(worst->time), "ns", th::sdk::kMeasured)
+                  .Evidence("peak_flops", worst->roof.flops, "FLOP/s", th::sdk::kRead)
+                  .Evidence("peak_bytes_per_s", worst->roof.bytes_per_s, "B/s", th::sdk::kRead));
+    }
+  }
+};
+
+}  // namespace
+
+TH_PLUGIN(Roofline)

@@ -1,0 +1,32 @@
+// Which op a GPU activity's time belongs to, and the busy time of a set of
+// intervals. Plain inputs (column views), so each is tested on its own.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace th::roofline {
+
+inline constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+// The outermost event marked in `marked` at or above an event (itself, its
+// parent, ...), kNone when none; memoised along parent chains. `parent`:
+// per event its parent, kNone for a root.
+class OutermostMarked {
+ public:
+  OutermostMarked(std::span<const uint32_t> parent, std::vector<bool> marked);
+  uint32_t operator()(uint32_t event);
+
+ private:
+  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
+  std::span<const uint32_t> parent_;
+  std::vector<bool> marked_;
+  std::vector<uint32_t> found_, path_;
+};
+
+// Length of the union of [begin, end) intervals (sorted in place).
+int64_t UnionLength(std::vector<std::pair<int64_t, int64_t>>& intervals);
+
+}  // namespace th::roofline

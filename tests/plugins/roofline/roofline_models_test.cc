@@ -1,0 +1,206 @@
+// The roofline's pieces on their own: the FLOP/byte models (known answers,
+// every figure by hand), the peak table parser (the shipped file, and errors
+// that name the line), and the attribution helpers.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "op_models.h"
+#include "peaks.h"
+#include "roofline_attribution.h"
+
+namespace th::roofline {
+namespace {
+
+OpInputs In(std::vector<std::vector<int64_t>> dims, std::vector<std::string> types) {
+  return {std::move(dims), std::move(types)};
+}
+
+TEST(OpModels, MmBf16KnownAnswer) {
+  const OpCost c =
+      CostOf("aten::mm", In({{4096, 4096}, {4096, 4096}}, {"c10::BFloat16", "c10::BFloat16"}), {});
+  ASSERT_TRUE(c.modelled) << c.why;
+  EXPECT_EQ(c.flops, 137438953472);  // 2 * 4096^3
+  EXPECT_EQ(c.bytes, 100663296);     // 3 * 4096^2 * 2
+  EXPECT_EQ(c.dtype, "bf16");
+  EXPECT_EQ(c.unit, "matrix");
+}
+
+TEST(OpModels, AddFp32KnownAnswer) {
+  const int64_t n = int64_t{1} << 26;
+  const OpCost c = CostOf("aten::add", In({{n}, {n}, {}}, {"float", "float", "Scalar"}), {});
+  ASSERT_TRUE(c.modelled) << c.why;
+  EXPECT_EQ(c.flops, n);
+  EXPECT_EQ(c.bytes, 3 * n * 4);  // two inputs read, one output written
+  EXPECT_EQ(c.dtype, "fp32");
+  EXPECT_EQ(c.unit, "vector");
+}
+
+TEST(OpModels, CausalAttentionHalvesOnlyWithEqualLengths) {
+  const std::vector<int64_t> q = {2, 16, 2048, 128};
+  const auto in = In({q, q, q}, {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16"});
+  EXPECT_EQ(CostOf("aten::scaled_dot_product_attention", in, {true}).flops, 34359738368);
+  EXPECT_EQ(CostOf("aten::scaled_dot_product_attention", in, {false}).flops, 68719476736);
+  EXPECT_EQ(CostOf("aten::scaled_dot_product_attention", in, {false}).bytes,
+            4 * 2 * 16 * 2048 * 128 * 2);
+  // Query shorter than key (decode with a cache): causal does not halve.
+  const auto decode = In({{2, 16, 1, 128}, q, q}, {"c10::Half", "c10::Half", "c10::Half"});
+  EXPECT_EQ(CostOf("aten::_scaled_dot_product_flash_attention", decode, {true}).flops,
+            2 * 2 * 16 * 1 * 2048 * 256);
+  // _flash_attention_forward takes [B, N, H, d].
+  const std::vector<int64_t> bnhd = {2, 2048, 16, 128};
+  EXPECT_EQ(
+      CostOf("aten::_flash_attention_forward",
+             In({bnhd, bnhd, bnhd}, {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16"}), {true})
+          .flops,
+      34359738368);
+}
+
+TEST(OpModels, LinearAddmmBmmMatmul) {
+  const OpCost linear = CostOf(
+      "aten::linear", In({{8, 128, 512}, {1024, 512}, {1024}}, {"float", "float", "float"}), {});
+  EXPECT_EQ(linear.flops, 2 * 1024 * 512 * 1024);
+  EXPECT_EQ(linear.bytes, (1024 * 512 + 512 * 1024 + 1024 * 1024 + 1024) * 4);
+  const OpCost addmm = CostOf("aten::addmm",
+                              In({{64}, {32, 16}, {16, 64}, {}, {}},
+                                 {"c10::Half", "c10::Half", "c10::Half", "Scalar", "Scalar"}),
+                              {});
+  EXPECT_EQ(addmm.flops, 2 * 32 * 16 * 64);
+  EXPECT_EQ(addmm.bytes, (32 * 16 + 16 * 64 + 32 * 64 + 64) * 2);
+  EXPECT_EQ(CostOf("aten::bmm", In({{4, 8, 16}, {4, 16, 32}}, {"float", "float"}), {}).flops,
+            2 * 4 * 8 * 16 * 32);
+  // matmul broadcasts a 2-D weight over the batch: read once.
+  const OpCost mm = CostOf("aten::matmul", In({{3, 8, 16}, {16, 4}}, {"float", "float"}), {});
+  EXPECT_EQ(mm.flops, 2 * 3 * 8 * 16 * 4);
+  EXPECT_EQ(mm.bytes, (3 * 8 * 16 + 16 * 4 + 3 * 8 * 4) * 4);
+  EXPECT_FALSE(CostOf("aten::mm", In({{4, 5}, {6, 7}}, {"float", "float"}), {}).modelled);
+}
+
+TEST(OpModels, NormsReductionsEmbeddingElementwiseBroadcast) {
+  const OpCost ln = CostOf("aten::layer_norm",
+                           In({{4, 10}, {}, {10}, {10}, {}, {}},
+                              {"float", "ScalarList", "float", "float", "Double", "Bool"}),
+                           {});
+  EXPECT_EQ(ln.flops, 7 * 40);
+  EXPECT_EQ(ln.bytes, (40 + 40 + 10 + 10) * 4);
+  EXPECT_EQ(CostOf("aten::softmax", In({{4, 10}, {}, {}}, {"c10::Half", "Int", ""}), {}).flops,
+            200);
+  EXPECT_EQ(CostOf("aten::sum", In({{4, 10}, {}}, {"float", "ScalarList"}), {}).bytes, 160);
+  const OpCost emb =
+      CostOf("aten::embedding", In({{1000, 64}, {2, 8}}, {"c10::BFloat16", "long int"}), {});
+  EXPECT_EQ(emb.flops, 0);
+  EXPECT_EQ(emb.bytes, 2 * 16 * 64 * 2 + 16 * 8);
+  const OpCost mul = CostOf("aten::mul", In({{8, 1}, {1, 4}}, {"float", "float"}), {});
+  EXPECT_EQ(mul.flops, 32);
+  EXPECT_EQ(mul.bytes, (8 + 4 + 32) * 4);
+  // mul.out(self, other, out): the out tensor is written once, not read
+  // (seen on a real A100 trace, where counting it read gave efficiency 1.29).
+  const OpCost out =
+      CostOf("aten::mul", In({{4, 8}, {}, {4, 8}}, {"float", "Scalar", "float"}), {});
+  EXPECT_EQ(out.flops, 32);
+  EXPECT_EQ(out.bytes, 2 * 32 * 4);
+}
+
+TEST(OpModels, ConvolutionNeedsConcreteInputsAndUnknownOpsAreUnmodelled) {
+  const OpCost conv =
+      CostOf("aten::convolution", In({{1, 3, 8, 8}, {4, 3, 3, 3}}, {"float", "float"}), {});
+  EXPECT_FALSE(conv.modelled);
+  EXPECT_NE(conv.why.find("stride"), std::string::npos);
+  EXPECT_FALSE(CostOf("aten::nonzero", In({{4}}, {"float"}), {}).modelled);
+  // With the arguments: 2 * |out| * Cin * kh * kw (+ |out| bias).
+  const OpCost c =
+      ConvolutionCost({1, 3, 8, 8}, {4, 3, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, 1, {"fp32", 4});
+  ASSERT_TRUE(c.modelled);
+  EXPECT_EQ(c.flops, 4 * 64 * 2 * 27 + 4 * 64);
+  EXPECT_EQ(c.bytes, (192 + 108 + 4 + 256) * 4);
+}
+
+TEST(OpModels, HostileSizesAreUnmodelledNotOverflowed) {
+  const int64_t big = int64_t{1} << 62;
+  const OpCost huge = CostOf("aten::mm", In({{big, big}, {big, 4}}, {"float", "float"}), {});
+  EXPECT_FALSE(huge.modelled);
+  EXPECT_EQ(huge.why, "sizes out of range");
+  EXPECT_FALSE(CostOf("aten::mm", In({{-1, 4}, {4, 4}}, {"float", "float"}), {}).modelled);
+  EXPECT_FALSE(CostOf("aten::add", In({{big}, {big}}, {"double", "double"}), {}).modelled);
+  EXPECT_FALSE(CostOf("aten::linear", In({{4, 0}, {4, 0}}, {"float", "float"}), {}).modelled);
+  EXPECT_FALSE(
+      ConvolutionCost({1, 3, 8, 8}, {4, 3, 3, 3}, false, {0, 1}, {1, 1}, {1, 1}, 1, {"fp32", 4})
+          .modelled);
+}
+
+std::string ReadFile(const char* path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(PeakTable, ShippedTableParsesAndMatchesDeviceNames) {
+  std::string error;
+  auto t = PeakTable::Parse(ReadFile(PEAKS_YAML), "peaks.yaml", &error);
+  ASSERT_TRUE(t) << error;
+  for (const char* id :
+       {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm", "h200-sxm", "b200-hgx", "mi250x-gcd",
+        "mi300x", "mi355x", "tpu-v5e", "tpu-v6e", "v100-sxm2", "mi210"}) {
+    ASSERT_NE(t->ById(id), nullptr) << id;
+    EXPECT_GT(t->For(id, "matrix", "bf16").bytes_per_s + t->For(id, "matrix", "fp16").flops, 0)
+        << id;
+  }
+  EXPECT_EQ(t->Match("NVIDIA H100 80GB HBM3")->id, "h100-sxm");
+  EXPECT_EQ(t->Match("NVIDIA A100-SXM4-80GB")->id, "a100-sxm4-80gb");
+  EXPECT_EQ(t->Match("AMD Instinct MI300X")->id, "mi300x");
+  EXPECT_EQ(t->Match("TPU v6 Lite")->id, "tpu-v6e");
+  EXPECT_EQ(t->Match("Tesla V100-SXM2-16GB")->id, "v100-sxm2");
+  EXPECT_EQ(t->Match("NVIDIA GeForce RTX 4090"), nullptr);
+  // Per dtype, not one normalised peak: an FP32 GEMM on MI300X is held to
+  // the FP32 matrix peak, a BF16 one to the BF16 peak.
+  EXPECT_EQ(t->For("mi300x", "matrix", "fp32").flops, 163.4e12);
+  EXPECT_EQ(t->For("mi300x", "matrix", "bf16").flops, 1307.4e12);
+  // A100 has no FP32 matrix peak (TF32 is a separate mode): the vector one.
+  const Roof a100 = t->For("a100-sxm4-80gb", "matrix", "fp32");
+  EXPECT_EQ(a100.flops, 19.5e12);
+  EXPECT_EQ(a100.peak_row, "vector fp32");
+  EXPECT_EQ(a100.bytes_per_s, 2039e9);
+}
+
+TEST(PeakTable, ErrorsNameTheLine) {
+  std::string error;
+  const std::string head =
+      "version: 1\ndevices:\n  - {id: x, name: \"X\", match: [\"X\"]}\npeaks:\n";
+  EXPECT_FALSE(PeakTable::Parse(head + "  - {device: x, unit: matrix, dtype: bf17, flops: 1e12, "
+                                       "kind: datasheet, source: \"s\"}\n",
+                                "p.yaml", &error));
+  EXPECT_EQ(error, "p.yaml:5: dtype 'bf17' is not one of fp64 fp32 tf32 bf16 fp16 fp8 int8");
+  EXPECT_FALSE(PeakTable::Parse(head + "  - {device: y, unit: matrix, dtype: bf16, flops: 1e12, "
+                                       "kind: datasheet, source: \"s\"}\n",
+                                "p.yaml", &error));
+  EXPECT_EQ(error, "p.yaml:5: device 'y' is not under devices:");
+  EXPECT_FALSE(PeakTable::Parse(head + "  - {device: x, unit: matrix, dtype: bf16, flops: fast, "
+                                       "kind: datasheet, source: \"s\"}\n",
+                                "p.yaml", &error));
+  EXPECT_EQ(error, "p.yaml:5: flops is not a positive number");
+  EXPECT_FALSE(PeakTable::Parse(head + "  - {device: x, unit: matrix}\n", "p.yaml", &error));
+  EXPECT_EQ(error, "p.yaml:5: missing key 'dtype'");
+  EXPECT_FALSE(
+      PeakTable::Parse("devices:\n  - {id: x, name: \"X\", match: [\"X\"]\n", "p.yaml", &error));
+  EXPECT_EQ(error, "p.yaml:2: expected ',' or '}'");
+  EXPECT_FALSE(PeakTable::Parse("devices: []\n", "p.yaml", &error));
+  EXPECT_EQ(error,
+            "p.yaml:1: expected version:, devices:, peaks: or bandwidth:, got 'devices: []'");
+}
+
+TEST(Attribution, OutermostMarkedAndUnion) {
+  // 0 (marked) > 1 (marked) > 2; 3 (root) > 4.
+  const std::vector<uint32_t> parent = {kNone, 0, 1, kNone, 3};
+  OutermostMarked above(parent, {true, true, false, false, false});
+  EXPECT_EQ(above(2), 0u);
+  EXPECT_EQ(above(1), 0u);
+  EXPECT_EQ(above(4), kNone);
+  std::vector<std::pair<int64_t, int64_t>> iv = {{10, 20}, {15, 30}, {40, 50}, {45, 45}};
+  EXPECT_EQ(UnionLength(iv), 30);
+}
+
+}  // namespace
+}  // namespace th::roofline

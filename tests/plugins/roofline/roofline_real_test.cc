@@ -1,0 +1,74 @@
+// The roofline plugin through tracehound's importer and plugin host on a
+// real Kineto trace with record_shapes (../shared/data; skipped when absent):
+// the Qwen 0.5B H100 capture. F of a GEMM row by hand from its shapes, the
+// step's figures reconcile, and no op exceeds the H100's roofline.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/import/trace_loader.h"
+#include "core/plugin/plugin_host.h"
+#include "core/plugin/plugin_loader.h"
+#include "tests/support/test_files.h"
+
+namespace th {
+namespace {
+
+template <typename T>
+const std::vector<T>& Col(const DerivedTable& t, const char* name) {
+  const DerivedColumn* c = t.Find(name);
+  if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
+  return std::get<std::vector<T>>(c->values);
+}
+
+TEST(RooflineRealTrace, QwenOnH100) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  const std::string path =
+      data + "/tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  Status s = RunPlugin(**plugin, *set, {}, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+
+  const DerivedTable& ops = r.tables.at("roofline_ops");
+  ASSERT_GT(ops.rows, 0u);
+  bool found = false;
+  for (size_t i = 0; i < ops.rows; ++i) {
+    EXPECT_EQ(Col<std::string>(ops, "device")[i], "NVIDIA H100 80GB HBM3");
+    EXPECT_LE(Col<double>(ops, "efficiency")[i], 1.05) << Col<std::string>(ops, "name")[i];
+    if (Col<std::string>(ops, "name")[i] == "aten::linear" &&
+        Col<std::string>(ops, "input_dims")[i] == "[[16,559,1024],[2816,1024],[]]") {
+      found = true;
+      // 48 calls of x [16·559, 1024] · Wᵀ [1024, 2816] in bf16.
+      EXPECT_EQ(Col<int64_t>(ops, "count")[i], 48);
+      EXPECT_EQ(Col<int64_t>(ops, "flops")[i], int64_t{48} * 2 * 16 * 559 * 1024 * 2816);
+      EXPECT_EQ(Col<int64_t>(ops, "bytes")[i],
+                int64_t{48} * 2 * (16 * 559 * 1024 + 2816 * 1024 + 16 * 559 * 2816));
+      EXPECT_EQ(Col<std::string>(ops, "bound")[i], "compute");
+      EXPECT_EQ(Col<std::string>(ops, "peak")[i], "matrix bf16");
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(r.findings.empty());
+
+  const DerivedTable& steps = r.tables.at("roofline_steps");
+  ASSERT_EQ(steps.rows, 1u);
+  const int64_t busy = Col<int64_t>(steps, "busy")[0],
+                modelled = Col<int64_t>(steps, "modelled")[0];
+  EXPECT_GT(modelled, 0);
+  EXPECT_LE(modelled, busy);
+  EXPECT_EQ(Col<int64_t>(steps, "unmodelled")[0], busy - modelled);
+  EXPECT_LT(Col<double>(steps, "mfu")[0], 1.0);
+  // The unmodelled time is listed by op, with a reason.
+  const DerivedTable& loose = r.tables.at("roofline_unmodelled");
+  ASSERT_GT(loose.rows, 0u);
+  for (size_t i = 0; i < loose.rows; ++i)
+    EXPECT_FALSE(Col<std::string>(loose, "reason")[i].empty());
+}
+
+}  // namespace
+}  // namespace th
