@@ -18,7 +18,7 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
       auto it = transfer_slot.find(k);
       if (it != transfer_slot.end()) slot = it->second;
     }
-    s.by_rank_slot[slot] += e.weight;
+    if (e.weight > 0) s.by_rank_slot[slot] += e.weight;
     if (a.event != kNone && b.event != kNone && a.rank_slot == b.rank_slot)
       s.waits += (b.ts - a.ts) - e.weight;
     if (a.event == kNone || b.event == kNone) one_rank = false;

@@ -21,7 +21,7 @@ struct PathSummary {
   int64_t waits = 0;    // ns, zero-weight time between timed instants (same rank)
   int64_t elapsed = 0;  // ns, last instant - first instant (single rank), else length + waits
   std::array<int64_t, kCategories> by_category{};
-  std::map<uint32_t, int64_t> by_rank_slot;  // ns of the length, per trace slot
+  std::map<uint32_t, int64_t> by_rank_slot;  // ns of the length, per trace slot (> 0)
   // (rank slot, event) -> ns of the length attributed to it; every event
   // with an instant on the path is present (0 when none is attributed).
   std::map<std::pair<uint32_t, uint32_t>, int64_t> events;
