@@ -18,6 +18,7 @@
 #include "path_summary.h"
 #include "rank_graph.h"
 #include "trace_index.h"
+#include "what_if.h"
 
 namespace {
 
@@ -77,6 +78,25 @@ Schema EventTable() {
       .Int("dur", "ns")
       .Int("time", "ns", "measured: the path's time attributed to the event")
       .Text("name");
+}
+
+Schema WhatIfTable() {
+  return Schema("critical_path_whatif",
+                "per step and rank: the longest path with one category's weights at 0")
+      .Int("step")
+      .Int("rank", "", "-1: the path across ranks")
+      .Text("category", "compute, communication, launch_overhead, kernel_gap, host")
+      .Int("path_before", "ns", "measured: the path's length")
+      .Int("path_after", "ns", "inferred: the longest path with this category's weights at 0");
+}
+Schema SpanTable() {
+  return Schema("critical_path_spans", "per step and rank: the path's length by event and category")
+      .Int("step")
+      .Int("rank", "", "-1: the path across ranks")
+      .Int("event_rank", "", "the rank the time belongs to (a transfer: the gating rank)")
+      .Int("event", "", "event row; -1: a collective's transfer (no single event)")
+      .Text("category", "compute, communication, launch_overhead, kernel_gap, host")
+      .Int("time", "ns", "measured");
 }
 
 struct StepWindow {
@@ -140,6 +160,10 @@ struct Rows {
   std::vector<int64_t> k_step, k_id, k_gating, k_lead, k_transfer, k_on;
   std::vector<int64_t> e_step, e_rank, e_event_rank, e_event, e_ts, e_dur, e_time;
   std::vector<std::string> e_name;
+  std::vector<int64_t> w_step, w_rank, w_before, w_after;
+  std::vector<std::string> w_cat;
+  std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
+  std::vector<std::string> s_cat;
 };
 
 class CriticalPath final : public th::sdk::Plugin {
@@ -156,6 +180,8 @@ class CriticalPath final : public th::sdk::Plugin {
         .Publishes(RankShareTable())
         .Publishes(CollectiveTable())
         .Publishes(EventTable())
+        .Publishes(WhatIfTable())
+        .Publishes(SpanTable())
         .Option("annotation", "ProfilerStep",
                 "the windows: instances of the events whose name holds this text ('': the "
                 "whole trace)")
@@ -225,6 +251,7 @@ class CriticalPath final : public th::sdk::Plugin {
               std::to_string(sum.length) + " ns + " + std::to_string(sum.waits) + " ns vs " +
                   std::to_string(sum.elapsed) + " ns");
     AddPath(traces, w.step, t.rank(), sum, rg.sync_edges, rows);
+    AddWhatIf(traces, w.step, t.rank(), g, p, {}, rows);
   }
 
   static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
@@ -258,6 +285,30 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.e_dur.push_back(t.dur(key.second));
       rows.e_time.push_back(time);
       rows.e_name.push_back(std::string(t.name(key.second)));
+    }
+  }
+
+  // The what-if rows of one path (one per category) and its spans.
+  static void AddWhatIf(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
+                        const Graph& g, const LongestPath& p,
+                        const std::map<uint32_t, uint32_t>& transfer_slot, Rows& rows) {
+    const th::critical_path::WhatIf what_if(g);
+    for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
+                       Category::kKernelGap, Category::kHost}) {
+      rows.w_step.push_back(step);
+      rows.w_rank.push_back(rank);
+      rows.w_cat.push_back(th::critical_path::CategoryName(c));
+      rows.w_before.push_back(p.length);
+      rows.w_after.push_back(what_if.LengthWithout(c));
+    }
+    for (const auto& [key, time] : th::critical_path::SpansOf(g, p, transfer_slot)) {
+      const auto& [slot, event, category] = key;
+      rows.s_step.push_back(step);
+      rows.s_rank.push_back(rank);
+      rows.s_event_rank.push_back(traces[slot].rank());
+      rows.s_event.push_back(event == th::critical_path::kNone ? -1 : int64_t{event});
+      rows.s_cat.push_back(th::critical_path::CategoryName(category));
+      rows.s_time.push_back(time);
     }
   }
 
@@ -308,6 +359,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     }
     const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot);
     AddPath(traces, step, -1, sum, sync_edges, rows);
+    AddWhatIf(traces, step, -1, g, p, transfer_slot, rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {
       rows.r_step.push_back(step);
       rows.r_rank.push_back(traces[slot].rank());
@@ -356,6 +408,21 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
       .Int("time", std::move(r.e_time), "ns")
       .Text("name", std::move(r.e_name));
   ctx.Publish(events);
+  th::sdk::Table what_if("critical_path_whatif");
+  what_if.Int("step", std::move(r.w_step))
+      .Int("rank", std::move(r.w_rank))
+      .Text("category", std::move(r.w_cat))
+      .Int("path_before", std::move(r.w_before), "ns")
+      .Int("path_after", std::move(r.w_after), "ns");
+  ctx.Publish(what_if);
+  th::sdk::Table spans("critical_path_spans");
+  spans.Int("step", std::move(r.s_step))
+      .Int("rank", std::move(r.s_rank))
+      .Int("event_rank", std::move(r.s_event_rank))
+      .Int("event", std::move(r.s_event))
+      .Text("category", std::move(r.s_cat))
+      .Int("time", std::move(r.s_time), "ns");
+  ctx.Publish(spans);
 }
 
 }  // namespace
