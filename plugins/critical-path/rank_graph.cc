@@ -12,8 +12,9 @@ constexpr int64_t kKernelKernelGapLimit = 1'500'000;  // ns: HTA's 1.5 ms
 
 class Builder {
  public:
-  Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot, Graph* g)
-      : t_(t), ix_(ix), w_(w), g_(*g) {
+  Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot,
+          bool infer_sync, Graph* g)
+      : t_(t), ix_(ix), w_(w), g_(*g), infer_(infer_sync && !ix.has_sync_events()) {
     r_.rank_slot = slot;
     r_.first_node = static_cast<uint32_t>(g_.nodes().size());
     r_.first_edge = static_cast<uint32_t>(g_.edges().size());
@@ -24,7 +25,9 @@ class Builder {
     MakeNodes();
     RuntimeLockEdges();
     CallStackEdges();
+    if (infer_) InferStreamWaits();
     GpuEdges();
+    if (infer_) InferBlockingWaits();
     return std::move(r_);
   }
 
@@ -161,6 +164,8 @@ class Builder {
   }
 
   void GpuEdges();
+  void InferStreamWaits();
+  void InferBlockingWaits();
   void Sync(uint32_t s);
   void Activity(uint32_t k);
 
@@ -168,6 +173,7 @@ class Builder {
   const TraceIndex& ix_;
   Window w_;
   Graph& g_;
+  bool infer_;
   RankGraph r_;
   std::vector<uint32_t> host_, gpu_, syncs_;
   std::map<int64_t, uint32_t> last_on_stream_;          // stream key -> end node
@@ -182,6 +188,32 @@ void Builder::GpuEdges() {
   for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
   std::sort(order.begin(), order.end());
   for (const auto& [ts, e, is_sync] : order) is_sync ? Sync(e) : Activity(e);
+}
+
+void Builder::InferStreamWaits() {
+  for (uint32_t c : host_) {
+    if (!ix_.is_stream_wait_call(c)) continue;
+    const uint32_t src = ix_.RecordedActivity(c);
+    const uint32_t dst = ix_.NextActivity(c, kNone);
+    if (src != kNone && dst != kNone && t_.track_index(src) != t_.track_index(dst))
+      kernel_sync_[dst] = src;
+  }
+}
+
+void Builder::InferBlockingWaits() {
+  std::vector<uint32_t> by_end(gpu_);
+  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) {
+    return std::make_pair(t_.end(a), a) < std::make_pair(t_.end(b), b);
+  });
+  for (uint32_t c : host_) {
+    if (!(ix_.role(c) & kBlocking)) continue;
+    auto it = std::upper_bound(by_end.begin(), by_end.end(), t_.end(c),
+                               [&](int64_t v, uint32_t k) { return v < t_.end(k); });
+    if (it == by_end.begin() || t_.end(*(it - 1)) < t_.ts(c)) continue;
+    Add(End(*(it - 1)), End(c), EdgeType::kSync, 0, Category::kNone, kNone);
+    ++r_.sync_edges;
+    ++r_.inferred_sync_edges;
+  }
 }
 
 void Builder::Sync(uint32_t s) {
@@ -227,6 +259,7 @@ void Builder::Activity(uint32_t k) {
       sync_end = End(it->second);
       Add(sync_end, s, EdgeType::kSync, 0, Category::kNone, kNone);
       ++r_.sync_edges;
+      if (infer_) ++r_.inferred_sync_edges;
     }
     kernel_sync_.erase(it);
   }
@@ -250,8 +283,8 @@ void Builder::Activity(uint32_t k) {
 }  // namespace
 
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, Graph* g) {
-  return Builder(t, ix, w, rank_slot, g).Build();
+                         uint32_t rank_slot, bool infer_sync, Graph* g) {
+  return Builder(t, ix, w, rank_slot, infer_sync, g).Build();
 }
 
 }  // namespace th::critical_path

@@ -173,7 +173,7 @@ uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) con
   for (auto it = std::lower_bound(th->second.begin(), th->second.end(), at,
                                   [](const Launch&l, int64_t ts) { return l.ts < ts; });
        it != th->second.end(); ++it)
-    if (it->stream_track == stream_track) return it->activity;
+    if (stream_track == kNone || it->stream_track == stream_track) return it->activity;
   return kNone;
 }
 

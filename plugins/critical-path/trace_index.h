@@ -47,14 +47,15 @@ class TraceIndex {
   bool is_node_kind(uint64_t event) const;
   bool has_sync_events() const { return has_sync_; }
   bool has_event_records() const { return !records_by_thread_.empty(); }
+  bool is_stream_wait_call(uint64_t event) const { return t_.name(event) == "cudaStreamWaitEvent"; }
 
   // The activity the event a sync waits on was recorded after: the last
   // launch on the recorded stream before the last cudaEventRecord on the
   // waiting call's thread (the recorded stream: that of the thread's last
   // launch before the record). kNone if not found.
   uint32_t RecordedActivity(uint32_t wait_call) const;
-  // The first activity launched on `stream_track` from the thread of
-  // `wait_call` after it, kNone if none.
+  // The first activity launched on `stream_track` (kNone: any stream) from
+  // the thread of `wait_call` after it, kNone if none.
   uint32_t NextActivity(uint32_t wait_call, uint32_t stream_track) const;
   // The GPU activity that starts at `ts` and lasts `dur` (ns), kNone if none.
   uint32_t ActivityAt(int64_t ts, int64_t dur) const;
