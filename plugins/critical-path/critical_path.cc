@@ -74,7 +74,6 @@ Schema CollectiveTable() {
 }
 Schema EventTable() {
   return Schema("critical_path_events", "per step and rank: events with an instant on the path")
-      .View("critical_path")
       .Int("step")
       .Int("rank", "", "-1: on the path across ranks")
       .Int("event_rank", "", "the rank the event belongs to")
