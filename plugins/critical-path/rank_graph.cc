@@ -32,8 +32,6 @@ class Builder {
   }
 
  private:
-  bool InWindow(uint64_t e) const { return t_.ts(e) >= w_.begin && t_.ts(e) <= w_.end; }
-  bool HostInWindow(uint32_t e) const { return e != kNone && t_.dur(e) > 0 && InWindow(e); }
   int64_t StreamKey(uint64_t e) const {
     const uint32_t row = t_.args_row(e);
     if (row == th::sdk::kNoRow) return -1;
@@ -47,25 +45,28 @@ class Builder {
     g_.AddEdge({src, dst, weight, type, c, ev, false});
   }
 
-  // Host calls and ops that start in the window; GPU activities whose launch
-  // does; GPU syncs by HTA's rule (a stream wait always, a sync on a stream
-  // by its call, one on no stream by its own start).
+  // Host calls and ops that start in the window (lasting > 0); the GPU
+  // activities they launched; the GPU syncs on a stream their call waited in,
+  // and those on no stream that start in the window themselves.
   void Select() {
-    for (uint64_t i = 0; i < t_.size(); ++i) {
-      const auto e = static_cast<uint32_t>(i);
-      if (ix_.is_node_kind(i)) {
-        if (t_.track_of(i).kind != TH_TRACK_GPU_STREAM && HostInWindow(e)) host_.push_back(e);
-      } else if (t_.is_gpu_activity(i)) {
-        if (t_.track_of(i).kind == TH_TRACK_GPU_STREAM && HostInWindow(ix_.runtime_of(i)))
-          gpu_.push_back(e);
-      } else if (t_.kind(i) == TH_EVENT_GPU_SYNC && ix_.runtime_of(i) != kNone) {
-        const uint32_t row = t_.args_row(i);
-        const bool on_stream = row != th::sdk::kNoRow && t_.gpu_stream(row) != -1;
-        if ((ix_.role(i) & kStreamWait) ||
-            (on_stream ? HostInWindow(ix_.runtime_of(i)) : (t_.dur(i) > 0 && InWindow(i))))
-          syncs_.push_back(e);
+    auto in = [&](const std::vector<uint32_t>& by_start, auto&& take) {
+      auto first = std::lower_bound(by_start.begin(), by_start.end(), w_.begin,
+                                    [&](uint32_t e, int64_t v) { return t_.ts(e) < v; });
+      for (auto it = first; it != by_start.end() && t_.ts(*it) <= w_.end; ++it)
+        if (t_.dur(*it) > 0) take(*it);
+    };
+    in(ix_.host_by_start(), [&](uint32_t e) {
+      host_.push_back(e);
+      for (uint32_t k : ix_.launched_by(e)) {
+        if (t_.is_gpu_activity(k)) {
+          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM) gpu_.push_back(k);
+        } else {
+          const uint32_t row = t_.args_row(k);
+          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1) syncs_.push_back(k);
+        }
       }
-    }
+    });
+    in(ix_.unstreamed_syncs(), [&](uint32_t s) { syncs_.push_back(s); });
   }
 
   // Nodes in (ts, event, start first) order, as HTA numbers them.
