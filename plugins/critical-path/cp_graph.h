@@ -21,6 +21,7 @@ enum class EdgeType : uint8_t {
   kBarrierIn,     // a rank's collective start -> the collective's barrier: weight 0
   kTransfer,      // barrier in -> barrier out: the collective's transfer time
   kBarrierOut,    // barrier out -> a rank's collective end: weight 0
+  kStart,         // the common start -> a rank's first instant: its late start
 };
 
 // What an edge's weight is spent on.
@@ -31,6 +32,7 @@ enum class Category : uint8_t {
   kLaunchOverhead,
   kKernelGap,
   kHost,
+  kLateStart,  // inferred: a rank entering the step later than the first (corrected clocks)
 };
 
 struct Node {

@@ -39,16 +39,22 @@ Schema PathTable() {
       .Int("step", "", "ProfilerStep number (else the annotation's instance)")
       .Int("rank", "", "-1: the path across ranks")
       .Int("path", "ns", "measured: sum of the measured durations on the path")
+      .Int("late_start", "ns",
+           "inferred: across ranks, how late the path's rank entered the step (clocks aligned "
+           "on the collectives' ends); 0 per rank")
       .Int("waits", "ns", "measured: time between the path's instants no duration counts")
       .Int("elapsed", "ns", "measured: last - first instant (across ranks: path + waits)")
       .Int("events", "count", "events with an instant on the path")
-      .Int("sync_edges", "count", "synchronisation edges in the graph");
+      .Int("sync_edges", "count", "synchronisation edges in the graph")
+      .Int("inferred_sync_edges", "count",
+           "of them inferred from timing (a trace without CUDA sync events)");
 }
 Schema CategoryTable() {
   return Schema("critical_path_categories", "per step and rank: the path by category")
       .Int("step")
       .Int("rank", "", "-1: the path across ranks")
-      .Text("category", "compute, communication, launch_overhead, kernel_gap, host, idle")
+      .Text("category",
+            "compute, communication, launch_overhead, kernel_gap, host, late_start, idle")
       .Text("hta_bound", "HTA's bound_by name of the category")
       .Int("time", "ns", "measured");
 }
@@ -69,7 +75,6 @@ Schema CollectiveTable() {
 }
 Schema EventTable() {
   return Schema("critical_path_events", "per step and rank: events with an instant on the path")
-      .View("critical_path")
       .Int("step")
       .Int("rank", "", "-1: on the path across ranks")
       .Int("event_rank", "", "the rank the event belongs to")
@@ -151,9 +156,12 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
   return out;
 }
 
-// Rows of every table, appended window by window.
+// Rows of every table, appended window by window, and the invariant's tally.
 struct Rows {
-  std::vector<int64_t> p_step, p_rank, p_path, p_waits, p_elapsed, p_events, p_sync;
+  int64_t paths = 0, failed = 0;
+  std::string first_failure;
+  std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
+      p_inferred;
   std::vector<int64_t> c_step, c_rank, c_time;
   std::vector<std::string> c_cat, c_bound;
   std::vector<int64_t> r_step, r_rank, r_time;
@@ -187,6 +195,10 @@ class CriticalPath final : public th::sdk::Plugin {
                 "whole trace)")
         .Option("instance", int64_t{-1}, "only this instance of the annotation (-1: all)")
         .Min(-1)
+        .Option("infer_sync", true,
+                "in a trace without CUDA sync events, infer sync edges from timing: a blocking "
+                "call waits for the GPU activity that ended last within it; cudaStreamWaitEvent "
+                "makes the next launch wait for the activity recorded before it")
         .Option("across_ranks", true,
                 "also the path across ranks, through the collectives the collectives plugin "
                 "matched");
@@ -203,28 +215,36 @@ class CriticalPath final : public th::sdk::Plugin {
       index.push_back(std::make_unique<TraceIndex>(t));
       index_ptr.push_back(index.back().get());
       windows.push_back(Windows(t, annotation, instance));
-      ReportMissingSync(ctx, t, *index.back());
+      ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
     }
     Rows rows;
+    const bool infer = ctx.GetBool("infer_sync");
     for (uint32_t s = 0; s < traces.size(); ++s)
-      for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, rows);
+      for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, infer, rows);
     if (ctx.GetBool("across_ranks") && traces.size() > 1)
-      AcrossRanks(ctx, traces, index_ptr, windows, rows);
+      AcrossRanks(ctx, traces, index_ptr, windows, infer, rows);
+    if (rows.paths > 0)
+      ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
+                std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
+                    " per-rank paths" + rows.first_failure);
     Publish(ctx, std::move(rows));
   }
 
  private:
-  static void ReportMissingSync(Context& ctx, const th::sdk::Trace& t, const TraceIndex& ix) {
+  static void ReportMissingSync(Context& ctx, const th::sdk::Trace& t, const TraceIndex& ix,
+                                bool infer) {
     if (ix.has_sync_events()) return;
     th::sdk::Scope scope;
     scope.rank = t.rank();
     ctx.Add(th::sdk::Finding(
                 th::sdk::kInfo,
                 "critical path without synchronisation edges on rank " + std::to_string(t.rank()))
-                .What("the trace has no CUDA synchronisation events (cuda_sync: stream, "
-                      "device and event syncs, stream waits), so the critical path has no "
-                      "GPU-to-host or stream-to-stream sync edges; it is still computed, and "
-                      "a host call that waits on the GPU is counted as a wait")
+                .What(std::string("the trace has no CUDA synchronisation events (cuda_sync: "
+                                  "stream, device and event syncs, stream waits), so the "
+                                  "critical path has no recorded GPU-to-host or "
+                                  "stream-to-stream sync edges; it is still computed") +
+                      (infer ? ", with sync edges inferred from timing (infer_sync)"
+                             : ", and a host call that waits on the GPU counts as a wait"))
                 .Suggest("capture with PyTorch >= 2.1 and "
                          "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)")
                 .In(scope)
@@ -233,10 +253,10 @@ class CriticalPath final : public th::sdk::Plugin {
 
   static void OneRank(Context& ctx, const std::vector<th::sdk::Trace>& traces,
                       const std::vector<const TraceIndex*>& index, uint32_t slot,
-                      const StepWindow& w, Rows& rows) {
+                      const StepWindow& w, bool infer, Rows& rows) {
     const th::sdk::Trace& t = traces[slot];
     Graph g;
-    const RankGraph rg = BuildRankGraph(t, *index[slot], w.window, slot, &g);
+    const RankGraph rg = BuildRankGraph(t, *index[slot], w.window, slot, infer, &g);
     LongestPath p;
     std::string error;
     if (!th::critical_path::FindLongestPath(g, &p, &error)) {
@@ -245,35 +265,42 @@ class CriticalPath final : public th::sdk::Plugin {
       return;
     }
     const PathSummary sum = th::critical_path::Summarize(g, p, {});
-    ctx.Check("critical path: path + waits = elapsed (rank " + std::to_string(t.rank()) +
-                  ", step " + std::to_string(w.step) + ")",
-              sum.length + sum.waits == sum.elapsed,
-              std::to_string(sum.length) + " ns + " + std::to_string(sum.waits) + " ns vs " +
-                  std::to_string(sum.elapsed) + " ns");
-    AddPath(traces, w.step, t.rank(), sum, rg.sync_edges, rows);
+    ++rows.paths;
+    if (sum.length + sum.waits != sum.elapsed && rows.failed++ == 0)
+      rows.first_failure = "; first: rank " + std::to_string(t.rank()) + " step " +
+                           std::to_string(w.step) + ": " + std::to_string(sum.length) + " ns + " +
+                           std::to_string(sum.waits) + " ns vs " + std::to_string(sum.elapsed) +
+                           " ns";
+    AddPath(traces, w.step, t.rank(), sum, rg.sync_edges, rg.inferred_sync_edges, rows);
     AddWhatIf(traces, w.step, t.rank(), g, p, {}, rows);
   }
 
   static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
                           const std::vector<const TraceIndex*>& index,
-                          const std::vector<std::vector<StepWindow>>& windows, Rows& rows);
+                          const std::vector<std::vector<StepWindow>>& windows, bool infer,
+                          Rows& rows);
 
   static void AddPath(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
-                      const PathSummary& sum, int64_t sync_edges, Rows& rows) {
+                      const PathSummary& sum, int64_t sync_edges, int64_t inferred, Rows& rows) {
     rows.p_step.push_back(step);
     rows.p_rank.push_back(rank);
-    rows.p_path.push_back(sum.length);
+    const int64_t late = sum.by_category[static_cast<int>(Category::kLateStart)];
+    rows.p_path.push_back(sum.length - late);
+    rows.p_late.push_back(late);
     rows.p_waits.push_back(sum.waits);
     rows.p_elapsed.push_back(sum.elapsed);
     rows.p_events.push_back(static_cast<int64_t>(sum.events.size()));
     rows.p_sync.push_back(sync_edges);
-    for (int c = 1; c <= th::critical_path::kCategories; ++c) {
-      const auto cat = static_cast<Category>(c == th::critical_path::kCategories ? 0 : c);
+    rows.p_inferred.push_back(inferred);
+    for (Category cat :
+         {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
+          Category::kKernelGap, Category::kHost, Category::kLateStart, Category::kNone}) {
       rows.c_step.push_back(step);
       rows.c_rank.push_back(rank);
       rows.c_cat.push_back(th::critical_path::CategoryName(cat));
       rows.c_bound.push_back(th::critical_path::HtaBoundName(cat));
-      rows.c_time.push_back(cat == Category::kNone ? sum.waits : sum.by_category[c]);
+      rows.c_time.push_back(cat == Category::kNone ? sum.waits
+                                                   : sum.by_category[static_cast<int>(cat)]);
     }
     for (const auto& [key, time] : sum.events) {
       const th::sdk::Trace& t = traces[key.first];
@@ -317,12 +344,14 @@ class CriticalPath final : public th::sdk::Plugin {
 
 void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
                                const std::vector<const TraceIndex*>& index,
-                               const std::vector<std::vector<StepWindow>>& windows, Rows& rows) {
+                               const std::vector<std::vector<StepWindow>>& windows, bool infer,
+                               Rows& rows) {
   const auto collectives = th::critical_path::ReadCollectives(ctx.FindTable("collectives"),
                                                               ctx.FindTable("collective_ranks"));
   if (collectives.empty()) return;
   std::map<int64_t, uint32_t> slot_of_rank;
   for (uint32_t s = 0; s < traces.size(); ++s) slot_of_rank[traces[s].rank()] = s;
+  const auto offsets = th::critical_path::ClockOffsets(collectives, slot_of_rank);
   std::map<int64_t, std::vector<std::pair<uint32_t, Window>>> by_step;
   for (uint32_t s = 0; s < traces.size(); ++s)
     for (const StepWindow& w : windows[s]) by_step[w.step].emplace_back(s, w.window);
@@ -330,14 +359,16 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     if (members.size() < 2) continue;
     Graph g;
     std::vector<RankGraph> ranks;
-    int64_t sync_edges = 0;
+    int64_t sync_edges = 0, inferred = 0;
     for (const auto& [slot, w] : members) {
-      ranks.push_back(BuildRankGraph(traces[slot], *index[slot], w, slot, &g));
+      ranks.push_back(BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &g));
       sync_edges += ranks.back().sync_edges;
+      inferred += ranks.back().inferred_sync_edges;
     }
     const std::vector<Barrier> barriers =
         th::critical_path::AddBarriers(collectives, ranks, index, slot_of_rank, &g);
     if (barriers.empty()) continue;
+    th::critical_path::AddStartEdges(ranks, offsets, &g);
     LongestPath p;
     std::string error;
     if (!th::critical_path::FindLongestPath(g, &p, &error)) {
@@ -358,7 +389,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
       rows.k_on.push_back(on_path[b.transfer_edge] ? 1 : 0);
     }
     const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot);
-    AddPath(traces, step, -1, sum, sync_edges, rows);
+    AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
     AddWhatIf(traces, step, -1, g, p, transfer_slot, rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {
       rows.r_step.push_back(step);
@@ -373,10 +404,12 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
   path.Int("step", std::move(r.p_step))
       .Int("rank", std::move(r.p_rank))
       .Int("path", std::move(r.p_path), "ns")
+      .Int("late_start", std::move(r.p_late), "ns")
       .Int("waits", std::move(r.p_waits), "ns")
       .Int("elapsed", std::move(r.p_elapsed), "ns")
       .Int("events", std::move(r.p_events), "count")
-      .Int("sync_edges", std::move(r.p_sync), "count");
+      .Int("sync_edges", std::move(r.p_sync), "count")
+      .Int("inferred_sync_edges", std::move(r.p_inferred), "count");
   ctx.Publish(path);
   th::sdk::Table cats("critical_path_categories");
   cats.Int("step", std::move(r.c_step))

@@ -1,6 +1,7 @@
 #include "cross_rank.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace th::critical_path {
 
@@ -58,6 +59,56 @@ std::vector<Barrier> AddBarriers(const std::vector<Collective>& collectives,
     out.push_back(std::move(b));
   }
   return out;
+}
+
+std::map<uint32_t, int64_t> ClockOffsets(const std::vector<Collective>& collectives,
+                                         const std::map<int64_t, uint32_t>& slot_of_rank) {
+  std::map<uint32_t, int64_t> out;
+  if (slot_of_rank.empty()) return out;
+  const int64_t ref = slot_of_rank.begin()->first;
+  std::map<int64_t, std::vector<int64_t>> diffs;  // rank -> end - end on ref
+  for (const Collective& c : collectives) {
+    const CollectiveRun* on_ref = nullptr;
+    for (const CollectiveRun& run : c.runs)
+      if (run.rank == ref) on_ref = &run;
+    if (!on_ref) continue;
+    for (const CollectiveRun& run : c.runs)
+      diffs[run.rank].push_back((run.ts + run.dur) - (on_ref->ts + on_ref->dur));
+  }
+  for (auto& [rank, d] : diffs) {
+    auto slot = slot_of_rank.find(rank);
+    if (slot == slot_of_rank.end()) continue;
+    std::sort(d.begin(), d.end());
+    out[slot->second] = d[(d.size() - 1) / 2];
+  }
+  return out;
+}
+
+void AddStartEdges(const std::vector<RankGraph>& ranks, const std::map<uint32_t, int64_t>& offsets,
+                   Graph* g) {
+  struct First {
+    uint32_t node, count;  // the rank's first node and how many it has
+    int64_t at;            // corrected ts of the first node
+  };
+  std::vector<First> firsts;
+  int64_t earliest = INT64_MAX;
+  for (const RankGraph& rg : ranks) {
+    auto off = offsets.find(rg.rank_slot);
+    if (off == offsets.end() || rg.nodes_of.empty()) continue;
+    const int64_t at = g->nodes()[rg.first_node].ts - off->second;
+    firsts.push_back({rg.first_node, static_cast<uint32_t>(2 * rg.nodes_of.size()), at});
+    earliest = std::min(earliest, at);
+  }
+  if (firsts.size() < 2) return;
+  std::vector<uint8_t> entered(g->nodes().size(), 0);
+  for (const Edge& e : g->edges())
+    if (!e.disabled) entered[e.dst] = 1;
+  const uint32_t start = g->AddNode({0, kNone, g->nodes()[firsts.front().node].rank_slot, true});
+  for (const auto& [first, count, at] : firsts) {
+    for (uint32_t n = first; n < first + count; ++n)
+      if (!entered[n])
+        g->AddEdge({start, n, at - earliest, EdgeType::kStart, Category::kLateStart, kNone, false});
+  }
 }
 
 Gating GatingOf(const Graph& g, const LongestPath& p, const Barrier& b) {

@@ -45,6 +45,21 @@ std::vector<Barrier> AddBarriers(const std::vector<Collective>& collectives,
                                  const std::vector<const TraceIndex*>& index,
                                  const std::map<int64_t, uint32_t>& slot_of_rank, Graph* g);
 
+// Per trace slot, its clock's offset to the slot of the lowest rank (ns): the
+// lower median, over the collectives both ran, of the difference of their
+// ends (a collective ends on all ranks at about the same moment). Shifting a
+// rank's clock by k shifts its offset by k exactly. Slots sharing no
+// collective with the reference are absent.
+std::map<uint32_t, int64_t> ClockOffsets(const std::vector<Collective>& collectives,
+                                         const std::map<int64_t, uint32_t>& slot_of_rank);
+
+// Adds a common start: an edge to every instant of a rank that no edge enters,
+// weighing how much later the rank's first instant came, on clocks corrected
+// by `offsets`, than the earliest rank's (inferred). Ranks without an offset
+// get no edge.
+void AddStartEdges(const std::vector<RankGraph>& ranks, const std::map<uint32_t, int64_t>& offsets,
+                   Graph* g);
+
 struct Gating {
   int64_t slot = -1;  // the trace slot whose path into the barrier is longest
   int64_t lead = 0;   // ns ahead of the next longest (0 when alone)

@@ -14,6 +14,7 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
     s.length += e.weight;
     s.by_category[static_cast<int>(e.category)] += e.weight;
     uint32_t slot = a.rank_slot;
+    if (e.type == EdgeType::kStart) slot = b.rank_slot;
     if (e.type == EdgeType::kTransfer) {
       auto it = transfer_slot.find(k);
       if (it != transfer_slot.end()) slot = it->second;
@@ -45,6 +46,8 @@ const char* CategoryName(Category c) {
       return "kernel_gap";
     case Category::kHost:
       return "host";
+    case Category::kLateStart:
+      return "late_start";
     case Category::kNone:
       break;
   }
@@ -63,6 +66,7 @@ const char* HtaBoundName(Category c) {
       return "gpu_kernel_kernel_overhead";
     case Category::kHost:
       return "cpu_bound";
+    case Category::kLateStart:
     case Category::kNone:
       break;
   }

@@ -14,7 +14,7 @@
 
 namespace th::critical_path {
 
-inline constexpr int kCategories = 6;  // Category values
+inline constexpr int kCategories = 7;  // Category values
 
 struct PathSummary {
   int64_t length = 0;   // ns, sum of weights

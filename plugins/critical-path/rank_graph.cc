@@ -12,8 +12,9 @@ constexpr int64_t kKernelKernelGapLimit = 1'500'000;  // ns: HTA's 1.5 ms
 
 class Builder {
  public:
-  Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot, Graph* g)
-      : t_(t), ix_(ix), w_(w), g_(*g) {
+  Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot,
+          bool infer_sync, Graph* g)
+      : t_(t), ix_(ix), w_(w), g_(*g), infer_(infer_sync && !ix.has_sync_events()) {
     r_.rank_slot = slot;
     r_.first_node = static_cast<uint32_t>(g_.nodes().size());
     r_.first_edge = static_cast<uint32_t>(g_.edges().size());
@@ -24,13 +25,13 @@ class Builder {
     MakeNodes();
     RuntimeLockEdges();
     CallStackEdges();
+    if (infer_) InferStreamWaits();
     GpuEdges();
+    if (infer_) InferBlockingWaits();
     return std::move(r_);
   }
 
  private:
-  bool InWindow(uint64_t e) const { return t_.ts(e) >= w_.begin && t_.ts(e) <= w_.end; }
-  bool HostInWindow(uint32_t e) const { return e != kNone && t_.dur(e) > 0 && InWindow(e); }
   int64_t StreamKey(uint64_t e) const {
     const uint32_t row = t_.args_row(e);
     if (row == th::sdk::kNoRow) return -1;
@@ -44,25 +45,28 @@ class Builder {
     g_.AddEdge({src, dst, weight, type, c, ev, false});
   }
 
-  // Host calls and ops that start in the window; GPU activities whose launch
-  // does; GPU syncs by HTA's rule (a stream wait always, a sync on a stream
-  // by its call, one on no stream by its own start).
+  // Host calls and ops that start in the window (lasting > 0); the GPU
+  // activities they launched; the GPU syncs on a stream their call waited in,
+  // and those on no stream that start in the window themselves.
   void Select() {
-    for (uint64_t i = 0; i < t_.size(); ++i) {
-      const auto e = static_cast<uint32_t>(i);
-      if (ix_.is_node_kind(i)) {
-        if (t_.track_of(i).kind != TH_TRACK_GPU_STREAM && HostInWindow(e)) host_.push_back(e);
-      } else if (t_.is_gpu_activity(i)) {
-        if (t_.track_of(i).kind == TH_TRACK_GPU_STREAM && HostInWindow(ix_.runtime_of(i)))
-          gpu_.push_back(e);
-      } else if (t_.kind(i) == TH_EVENT_GPU_SYNC && ix_.runtime_of(i) != kNone) {
-        const uint32_t row = t_.args_row(i);
-        const bool on_stream = row != th::sdk::kNoRow && t_.gpu_stream(row) != -1;
-        if ((ix_.role(i) & kStreamWait) ||
-            (on_stream ? HostInWindow(ix_.runtime_of(i)) : (t_.dur(i) > 0 && InWindow(i))))
-          syncs_.push_back(e);
+    auto in = [&](const std::vector<uint32_t>& by_start, auto&& take) {
+      auto first = std::lower_bound(by_start.begin(), by_start.end(), w_.begin,
+                                    [&](uint32_t e, int64_t v) { return t_.ts(e) < v; });
+      for (auto it = first; it != by_start.end() && t_.ts(*it) <= w_.end; ++it)
+        if (t_.dur(*it) > 0) take(*it);
+    };
+    in(ix_.host_by_start(), [&](uint32_t e) {
+      host_.push_back(e);
+      for (uint32_t k : ix_.launched_by(e)) {
+        if (t_.is_gpu_activity(k)) {
+          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM) gpu_.push_back(k);
+        } else {
+          const uint32_t row = t_.args_row(k);
+          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1) syncs_.push_back(k);
+        }
       }
-    }
+    });
+    in(ix_.unstreamed_syncs(), [&](uint32_t s) { syncs_.push_back(s); });
   }
 
   // Nodes in (ts, event, start first) order, as HTA numbers them.
@@ -161,6 +165,8 @@ class Builder {
   }
 
   void GpuEdges();
+  void InferStreamWaits();
+  void InferBlockingWaits();
   void Sync(uint32_t s);
   void Activity(uint32_t k);
 
@@ -168,6 +174,7 @@ class Builder {
   const TraceIndex& ix_;
   Window w_;
   Graph& g_;
+  bool infer_;
   RankGraph r_;
   std::vector<uint32_t> host_, gpu_, syncs_;
   std::map<int64_t, uint32_t> last_on_stream_;          // stream key -> end node
@@ -182,6 +189,32 @@ void Builder::GpuEdges() {
   for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
   std::sort(order.begin(), order.end());
   for (const auto& [ts, e, is_sync] : order) is_sync ? Sync(e) : Activity(e);
+}
+
+void Builder::InferStreamWaits() {
+  for (uint32_t c : host_) {
+    if (!ix_.is_stream_wait_call(c)) continue;
+    const uint32_t src = ix_.RecordedActivity(c);
+    const uint32_t dst = ix_.NextActivity(c, kNone);
+    if (src != kNone && dst != kNone && t_.track_index(src) != t_.track_index(dst))
+      kernel_sync_[dst] = src;
+  }
+}
+
+void Builder::InferBlockingWaits() {
+  std::vector<uint32_t> by_end(gpu_);
+  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) {
+    return std::make_pair(t_.end(a), a) < std::make_pair(t_.end(b), b);
+  });
+  for (uint32_t c : host_) {
+    if (!(ix_.role(c) & kBlocking)) continue;
+    auto it = std::upper_bound(by_end.begin(), by_end.end(), t_.end(c),
+                               [&](int64_t v, uint32_t k) { return v < t_.end(k); });
+    if (it == by_end.begin() || t_.end(*(it - 1)) < t_.ts(c)) continue;
+    Add(End(*(it - 1)), End(c), EdgeType::kSync, 0, Category::kNone, kNone);
+    ++r_.sync_edges;
+    ++r_.inferred_sync_edges;
+  }
 }
 
 void Builder::Sync(uint32_t s) {
@@ -227,6 +260,7 @@ void Builder::Activity(uint32_t k) {
       sync_end = End(it->second);
       Add(sync_end, s, EdgeType::kSync, 0, Category::kNone, kNone);
       ++r_.sync_edges;
+      if (infer_) ++r_.inferred_sync_edges;
     }
     kernel_sync_.erase(it);
   }
@@ -250,8 +284,8 @@ void Builder::Activity(uint32_t k) {
 }  // namespace
 
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, Graph* g) {
-  return Builder(t, ix, w, rank_slot, g).Build();
+                         uint32_t rank_slot, bool infer_sync, Graph* g) {
+  return Builder(t, ix, w, rank_slot, infer_sync, g).Build();
 }
 
 }  // namespace th::critical_path

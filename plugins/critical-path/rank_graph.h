@@ -37,10 +37,15 @@ struct RankGraph {
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> nodes_of;  // event -> start, end
   std::unordered_map<uint32_t, uint32_t> span_edge_of;                   // GPU activity -> edge
   int64_t sync_edges = 0;
+  int64_t inferred_sync_edges = 0;  // of sync_edges
 };
 
-// Appends the rank's graph for `w` to `g`.
+// Appends the rank's graph for `w` to `g`. `infer_sync`, for a trace without
+// CUDA sync events: a blocking call waits for the GPU activity that ended
+// last within it (an edge from its end to the call's end), and
+// cudaStreamWaitEvent makes the next activity launched from its thread wait
+// for the activity recorded before it (when on another stream).
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, Graph* g);
+                         uint32_t rank_slot, bool infer_sync, Graph* g);
 
 }  // namespace th::critical_path

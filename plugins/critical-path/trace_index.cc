@@ -69,14 +69,35 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
       if (c > 0) host_call.emplace(c, static_cast<uint32_t>(i));
     }
   runtime_of_.assign(t.size(), kNone);
+  launched_first_.assign(t.size() + 1, 0);
   for (uint64_t i = 0; i < t.size(); ++i) {
     if (t.is_gpu_activity(i)) activity_at_.emplace(t.ts(i), static_cast<uint32_t>(i));
     if (!t.is_gpu_activity(i) && t.kind(i) != TH_EVENT_GPU_SYNC) continue;
     const int64_t c = t.correlation(i);
     if (c <= 0) continue;
     auto it = host_call.find(c);
-    if (it != host_call.end()) runtime_of_[i] = it->second;
+    if (it == host_call.end()) continue;
+    runtime_of_[i] = it->second;
+    ++launched_first_[it->second + 1];
   }
+  for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
+  launched_.resize(launched_first_[t.size()]);
+  std::vector<uint32_t> fill(launched_first_.begin(), launched_first_.end() - 1);
+  for (uint64_t i = 0; i < t.size(); ++i) {
+    if (runtime_of_[i] == kNone) continue;
+    launched_[fill[runtime_of_[i]]++] = static_cast<uint32_t>(i);
+    const uint32_t row = t.args_row(i);
+    if (t.kind(i) == TH_EVENT_GPU_SYNC && (row == th::sdk::kNoRow || t.gpu_stream(row) == -1))
+      unstreamed_syncs_.push_back(static_cast<uint32_t>(i));
+  }
+  for (uint64_t i = 0; i < t.size(); ++i)
+    if (is_node_kind(i) && t.track_of(i).kind != TH_TRACK_GPU_STREAM)
+      host_by_start_.push_back(static_cast<uint32_t>(i));
+  auto by_start = [&](uint32_t a, uint32_t b) {
+    return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
+  };
+  std::sort(host_by_start_.begin(), host_by_start_.end(), by_start);
+  std::sort(unstreamed_syncs_.begin(), unstreamed_syncs_.end(), by_start);
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
@@ -173,7 +194,7 @@ uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) con
   for (auto it = std::lower_bound(th->second.begin(), th->second.end(), at,
                                   [](const Launch&l, int64_t ts) { return l.ts < ts; });
        it != th->second.end(); ++it)
-    if (it->stream_track == stream_track) return it->activity;
+    if (stream_track == kNone || it->stream_track == stream_track) return it->activity;
   return kNone;
 }
 

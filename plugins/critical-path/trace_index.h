@@ -10,6 +10,7 @@
 #include <tracehound/sdk.h>
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -47,15 +48,24 @@ class TraceIndex {
   bool is_node_kind(uint64_t event) const;
   bool has_sync_events() const { return has_sync_; }
   bool has_event_records() const { return !records_by_thread_.empty(); }
+  bool is_stream_wait_call(uint64_t event) const { return t_.name(event) == "cudaStreamWaitEvent"; }
 
   // The activity the event a sync waits on was recorded after: the last
   // launch on the recorded stream before the last cudaEventRecord on the
   // waiting call's thread (the recorded stream: that of the thread's last
   // launch before the record). kNone if not found.
   uint32_t RecordedActivity(uint32_t wait_call) const;
-  // The first activity launched on `stream_track` from the thread of
-  // `wait_call` after it, kNone if none.
+  // The first activity launched on `stream_track` (kNone: any stream) from
+  // the thread of `wait_call` after it, kNone if none.
   uint32_t NextActivity(uint32_t wait_call, uint32_t stream_track) const;
+  // Host ops and calls (on CPU tracks) by start, then row.
+  const std::vector<uint32_t>& host_by_start() const { return host_by_start_; }
+  // GPU syncs on no stream (Event Sync, Context Sync) with a host call, by start.
+  const std::vector<uint32_t>& unstreamed_syncs() const { return unstreamed_syncs_; }
+  // The GPU activities and syncs correlated with host call `call`.
+  std::span<const uint32_t> launched_by(uint32_t call) const {
+    return {launched_.data() + launched_first_[call], launched_.data() + launched_first_[call + 1]};
+  }
   // The GPU activity that starts at `ts` and lasts `dur` (ns), kNone if none.
   uint32_t ActivityAt(int64_t ts, int64_t dur) const;
 
@@ -78,6 +88,8 @@ class TraceIndex {
   std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
   std::unordered_multimap<int64_t, uint32_t> activity_at_;  // start ts -> GPU activity
+  std::vector<uint32_t> host_by_start_, unstreamed_syncs_;
+  std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events
 };
 
 }  // namespace th::critical_path

@@ -80,9 +80,9 @@ TEST(CriticalPath, OneRankLaunchSyncAndRelaunch) {
   EXPECT_EQ(Col<int64_t>(p, "elapsed")[0], 535'000);  // 10 .. 545 µs
   EXPECT_EQ(Col<int64_t>(p, "waits")[0], 180'000);    // 170 sync wait + 10 host idle
   EXPECT_EQ(Col<int64_t>(p, "sync_edges")[0], 1);
-  const std::map<std::string, int64_t> want = {{"communication", 0}, {"compute", 300'000},
-                                               {"host", 20'000},     {"idle", 180'000},
-                                               {"kernel_gap", 0},    {"launch_overhead", 35'000}};
+  const std::map<std::string, int64_t> want = {
+      {"communication", 0}, {"compute", 300'000},        {"host", 20'000}, {"idle", 180'000},
+      {"kernel_gap", 0},    {"launch_overhead", 35'000}, {"late_start", 0}};
   EXPECT_EQ(Categories(r, 0), want);
   ASSERT_EQ(r.checks.size(), 1u);
   EXPECT_TRUE(r.checks[0].passed) << r.checks[0].detail;
@@ -98,16 +98,29 @@ TEST(CriticalPath, OneRankLaunchSyncAndRelaunch) {
   EXPECT_EQ(events, want_events);
 }
 
-TEST(CriticalPath, WithoutSyncEventsSaysSoAndStillFindsThePath) {
+TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
+  // infer_sync (default): cudaStreamSynchronize waits for K1, which ended
+  // last within it: the same path as with the sync event.
   const PluginResults r = RunOne("cp_nosync.json", OneRank(false));
   const DerivedTable& p = r.tables.at("critical_path");
   ASSERT_EQ(p.rows, 1u);
-  // Nothing joins K1 to the host: the path ends with K1 (10 + 20 + 200).
-  EXPECT_EQ(Col<int64_t>(p, "path")[0], 230'000);
-  EXPECT_EQ(Col<int64_t>(p, "sync_edges")[0], 0);
+  EXPECT_EQ(Col<int64_t>(p, "path")[0], 355'000);
+  EXPECT_EQ(Col<int64_t>(p, "sync_edges")[0], 1);
+  EXPECT_EQ(Col<int64_t>(p, "inferred_sync_edges")[0], 1);
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].title, "critical path without synchronisation edges on rank 0");
   EXPECT_EQ(r.findings[0].severity, FindingSeverity::kInfo);
+  EXPECT_NE(r.findings[0].what.find("inferred from timing"), std::string::npos);
+  // Without inference nothing joins K1 to the host: the path ends with K1
+  // (10 host + 20 launch + 200 compute).
+  auto set = LoadTraceSet({testing::WriteTempFile("cp_nosync2.json", OneRank(false))}, {});
+  ASSERT_TRUE(set.ok());
+  const PluginResults plain = testing::RunCriticalPath(*set, {{"infer_sync", false}}, false);
+  const DerivedTable& q = plain.tables.at("critical_path");
+  EXPECT_EQ(Col<int64_t>(q, "path")[0], 230'000);
+  EXPECT_EQ(Col<int64_t>(q, "sync_edges")[0], 0);
+  ASSERT_EQ(plain.findings.size(), 1u);
+  EXPECT_NE(plain.findings[0].what.find("counts as a wait"), std::string::npos);
 }
 
 // Rank r computes compute_us[r] on stream 7 (launched at 0 into an empty
@@ -163,8 +176,8 @@ TEST(CriticalPath, TwoRanksAllReduceGatedByTheSlowRank) {
   EXPECT_EQ(Col<int64_t>(k, "transfer")[0], 500'000);
   EXPECT_EQ(Col<int64_t>(k, "on_path")[0], 1);
   const std::map<std::string, int64_t> want = {
-      {"communication", 500'000}, {"compute", 3'000'000}, {"host", 0}, {"idle", 0},
-      {"kernel_gap", 0},          {"launch_overhead", 0}};
+      {"communication", 500'000}, {"compute", 3'000'000}, {"host", 0},      {"idle", 0},
+      {"kernel_gap", 0},          {"launch_overhead", 0}, {"late_start", 0}};
   EXPECT_EQ(Categories(r, -1), want);
   const DerivedTable& share = r.tables.at("critical_path_ranks");
   std::map<int64_t, int64_t> by_rank;
