@@ -172,6 +172,7 @@ struct Rows {
   std::vector<std::string> w_cat;
   std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
   std::vector<std::string> s_cat;
+  bool what_if = true;  // the what-if rows (the spans always)
 };
 
 class CriticalPath final : public th::sdk::Plugin {
@@ -201,7 +202,9 @@ class CriticalPath final : public th::sdk::Plugin {
                 "makes the next launch wait for the activity recorded before it")
         .Option("across_ranks", true,
                 "also the path across ranks, through the collectives the collectives plugin "
-                "matched");
+                "matched")
+        .Option("what_if", true,
+                "the what-if table: each path's longest path again with one category at 0");
   }
 
   void Run(Context& ctx) override {
@@ -218,6 +221,7 @@ class CriticalPath final : public th::sdk::Plugin {
       ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
     }
     Rows rows;
+    rows.what_if = ctx.GetBool("what_if");
     const bool infer = ctx.GetBool("infer_sync");
     for (uint32_t s = 0; s < traces.size(); ++s)
       for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, infer, rows);
@@ -319,14 +323,16 @@ class CriticalPath final : public th::sdk::Plugin {
   static void AddWhatIf(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
                         const Graph& g, const LongestPath& p,
                         const std::map<uint32_t, uint32_t>& transfer_slot, Rows& rows) {
-    const th::critical_path::WhatIf what_if(g);
-    for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
-                       Category::kKernelGap, Category::kHost}) {
-      rows.w_step.push_back(step);
-      rows.w_rank.push_back(rank);
-      rows.w_cat.push_back(th::critical_path::CategoryName(c));
-      rows.w_before.push_back(p.length);
-      rows.w_after.push_back(what_if.LengthWithout(c));
+    if (rows.what_if) {
+      const auto lengths = th::critical_path::WhatIf(g).LengthsWithout();
+      for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
+                         Category::kKernelGap, Category::kHost}) {
+        rows.w_step.push_back(step);
+        rows.w_rank.push_back(rank);
+        rows.w_cat.push_back(th::critical_path::CategoryName(c));
+        rows.w_before.push_back(p.length);
+        rows.w_after.push_back(lengths[static_cast<size_t>(c)]);
+      }
     }
     for (const auto& [key, time] : th::critical_path::SpansOf(g, p, transfer_slot)) {
       const auto& [slot, event, category] = key;

@@ -29,16 +29,22 @@ WhatIf::WhatIf(const Graph& g) : g_(g) {
   }
 }
 
-int64_t WhatIf::LengthWithout(Category zeroed) const {
+std::array<int64_t, 6> WhatIf::LengthsWithout() const {
+  constexpr size_t kN = 6;
   const auto& edges = g_.edges();
-  std::vector<int64_t> dist(g_.nodes().size(), 0);
-  int64_t longest = 0;
+  std::vector<std::array<int64_t, kN>> dist(g_.nodes().size(), std::array<int64_t, kN>{});
+  std::array<int64_t, kN> longest{};
   for (uint32_t u : order_) {
-    longest = std::max(longest, dist[u]);
+    const std::array<int64_t, kN>& du = dist[u];
+    for (size_t c = 0; c < kN; ++c) longest[c] = std::max(longest[c], du[c]);
     for (uint32_t j = first_[u]; j < first_[u + 1]; ++j) {
       const Edge& e = edges[out_[j]];
-      const int64_t d = dist[u] + (e.category == zeroed ? 0 : e.weight);
-      if (d > dist[e.dst]) dist[e.dst] = d;
+      std::array<int64_t, kN>& dv = dist[e.dst];
+      const auto zeroed = static_cast<size_t>(e.category);
+      for (size_t c = 0; c < kN; ++c) {
+        const int64_t d = du[c] + (c == zeroed && c != 0 ? 0 : e.weight);
+        if (d > dv[c]) dv[c] = d;
+      }
     }
   }
   return longest;

@@ -4,6 +4,7 @@
 // time linear in nodes + edges. Also the path's weights by event and category.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -17,8 +18,10 @@ class WhatIf {
  public:
   // `g` must be acyclic (FindLongestPath succeeded on it) and outlive this.
   explicit WhatIf(const Graph& g);
-  // The longest path's length (ns) with every enabled edge of `zeroed` at 0.
-  int64_t LengthWithout(Category zeroed) const;
+  // The longest path's length (ns) with every enabled edge of one category at
+  // 0, for each category at once (index: the Category value; kNone: no
+  // category zeroed, the path itself), in one pass over the order.
+  std::array<int64_t, 6> LengthsWithout() const;
 
  private:
   const Graph& g_;
