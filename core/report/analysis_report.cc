@@ -303,10 +303,13 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
   GroupedFindings grouped = GroupFindings(r.results.findings, filter);
   std::vector<Change> changes =
       r.traces ? RankChanges(*r.traces, r.results) : std::vector<Change>{};
+  const PathChanges by_path = r.traces ? RankChangesByPath(*r.traces, r.results) : PathChanges{};
   if (!grouped.groups.empty() && IsProblem(grouped.groups.front().severity)) {
     const Finding* cause = changes.empty()
                                ? &r.results.findings[grouped.groups.front().members.front()]
                                : changes.front().finding;
+    if (!by_path.changes.empty() && by_path.changes.front().share_median > 0)
+      cause = by_path.changes.front().finding;
     out << "\n\n**Cause:** " << SeverityLabel(cause->severity) << " · " << cause->plugin << " · "
         << cause->title;
   }
@@ -346,7 +349,6 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
     if (!f->suggestion.empty()) out << "**Try:** " << f->suggestion << "\n\n";
   }
   out << "## Changes (*inferred*, not run)\n\n";
-  const PathChanges by_path = r.traces ? RankChangesByPath(*r.traces, r.results) : PathChanges{};
   WritePathChangesMarkdown(by_path, out);
   if (by_path.available) changes.clear();
   if (!by_path.available)

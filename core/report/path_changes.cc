@@ -204,10 +204,13 @@ std::string Assumption(const PathFigures& f, const std::vector<std::string>& cat
     whole &= cat != p.category_time.end() && cat->second == it->second;
   }
   const std::string out = what + where + (parts > 1 ? " disappear" : " disappears");
-  const std::string after = FigureText(static_cast<double>(f.path_after), "ns");
-  if (whole && parts == 1) return out + "; the next-longest path then takes over at " + after;
+  const std::string after =
+      ": the step takes " +
+      FigureText(static_cast<double>(p.elapsed - (p.path - f.path_after)), "ns") + " (path " +
+      FigureText(static_cast<double>(f.path_after), "ns") + ", the waits on it unchanged)";
+  if (whole && parts == 1) return out + "; the next-longest path then takes over" + after;
   return out + "; the path shrinks by the what-if's saving scaled to that share (" + what_ifs +
-         ") to " + after + "; the waits on it stay as they are";
+         ")" + after;
 }
 
 }  // namespace

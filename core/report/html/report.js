@@ -176,7 +176,9 @@
       fs.forEach(function (f) { sev[f.severity] = (sev[f.severity] || 0) + 1; });
       var rank = {P0: 0, P1: 1, P2: 2, info: 3};
       // The cause is a problem; info findings say what the trace is.
-      var cause = (D.changes || []).length ? findingById[D.changes[0].finding] : fs.filter(function (f) {
+      var onPath = ((D.changes_by_path || {}).causes || []).filter(function (c) { return c.share_median > 0; });
+      var cause = onPath.length ? findingById[onPath[0].finding] :
+        (D.changes || []).length ? findingById[D.changes[0].finding] : fs.filter(function (f) {
         return f.severity !== 'info';
       }).sort(function (a, b) {
         return rank[a.severity] - rank[b.severity];

@@ -93,7 +93,9 @@ Fixture Build(bool with_path) {
   EXPECT_TRUE(set.ok()) << set.status().message();
   fx.set = std::make_unique<TraceSet>(std::move(*set));
   if (with_path) fx.results = testing::RunCriticalPath(*fx.set, {}, false);
-  fx.results.findings.push_back(Cause("idle-launch", "launch-bound small kernels", 7));
+  Finding launch = Cause("idle-launch", "launch-bound small kernels", 7);
+  launch.saving_ns = 900'000;  // the largest saving, not the largest share of the path
+  fx.results.findings.push_back(launch);
   Finding ar = Cause("collectives", "exposed all-reduce", -1, "overlap it with the backward pass");
   ar.saving_ns = 500'000;
   fx.results.findings.push_back(ar);
@@ -163,7 +165,8 @@ TEST(PathChanges, RankedByShareWithStepAfter) {
   }
   EXPECT_EQ(c.changes[0].assumption,
             "the 1.000 ms of communication on the critical path of rank 0 (step 1) disappears; "
-            "the next-longest path then takes over at 360.000 us");
+            "the next-longest path then takes over: the step takes 540.000 us (path 360.000 us, "
+            "the waits on it unchanged)");
   EXPECT_EQ(c.changes[0].knob, "overlap it with the backward pass");  // the finding's own
   EXPECT_EQ(c.changes[3].assumption,
             "none of its time is on the critical path of rank 0 (step 1): the step time does "
@@ -200,14 +203,15 @@ TEST(PathChanges, OutputBytes) {
   r.results = std::move(fx.results);
   // The JSON of the top cause, as the report and the HTML data blob write it.
   const std::string top =
-      R"({"group":"collectives/group-1","finding":"collectives/1","plugin":"collectives",)"
-      R"("title":"exposed all-reduce","categories":["communication"],"paths":1,)"
-      R"("share_median":0.7352941176470589,"share_min":0.7352941176470589,)"
-      R"("share_max":0.7352941176470589,"step":1,"rank":0,"path_ns":1360000,)"
-      R"("covered_ns":1000000,"what_if_ns":360000,"path_after_ns":360000,"step_ns":1540000,)"
-      R"("step_after_ns":540000,"kind":"inferred","assumption":"the 1.000 ms of communication )"
-      R"(on the critical path of rank 0 (step 1) disappears; the next-longest path then takes )"
-      R"(over at 360.000 us","knob":"overlap it with the backward pass"})";
+      R"j({"group":"collectives/group-1","finding":"collectives/1","plugin":"collectives",)j"
+      R"j("title":"exposed all-reduce","categories":["communication"],"paths":1,)j"
+      R"j("share_median":0.7352941176470589,"share_min":0.7352941176470589,)j"
+      R"j("share_max":0.7352941176470589,"step":1,"rank":0,"path_ns":1360000,)j"
+      R"j("covered_ns":1000000,"what_if_ns":360000,"path_after_ns":360000,"step_ns":1540000,)j"
+      R"j("step_after_ns":540000,"kind":"inferred","assumption":"the 1.000 ms of communication )j"
+      R"j(on the critical path of rank 0 (step 1) disappears; the next-longest path then takes )j"
+      R"j(over: the step takes 540.000 us (path 360.000 us, the waits on it unchanged)",)j"
+      R"j("knob":"overlap it with the backward pass"})j";
   std::ostringstream html;
   WriteHtmlReportData(r, {}, html);
   EXPECT_NE(html.str().find(R"("changes_by_path":{"available":true,"ranked_by":)"
@@ -229,17 +233,19 @@ TEST(PathChanges, OutputBytes) {
           "(*inferred*) | assumption | try |\n| --- | --- | --- | --- | --- | --- | --- |\n"
           "| collectives: exposed all-reduce | communication | 73.5 % (73.5 %–73.5 %, 1 path) | "
           "1.540 ms | 540.000 us | the 1.000 ms of communication on the critical path of rank 0 "
-          "(step 1) disappears; the next-longest path then takes over at 360.000 us | overlap it "
-          "with the backward pass |\n| idle-launch: launch-bound small kernels | launch_overhead, "
+          "(step 1) disappears; the next-longest path then takes over: the step takes 540.000 us "
+          "(path 360.000 us, the waits on it unchanged) | overlap it with the backward pass |\n| "
+          "idle-launch: launch-bound small kernels | launch_overhead, "
           "kernel_gap | 2.9 % (2.9 %–2.9 %, 1 path) | 1.540 ms | 1.500 ms | the 35.000 us of "
           "launch overhead and the 5.000 us of kernel-to-kernel gaps on the critical path of rank "
           "0 (step 1) disappear; the path shrinks by the what-if's saving scaled to that share "
-          "(without any launch overhead: 1.325 ms; without any kernel-to-kernel gaps: 1.355 ms) "
-          "to 1.320 ms; the waits on it stay as they are | CUDA graphs, or "
+          "(without any launch overhead: 1.325 ms; without any kernel-to-kernel gaps: 1.355 ms): "
+          "the step takes 1.500 ms (path 1.320 ms, the waits on it unchanged) | CUDA graphs, or "
           "torch.compile(mode=\"reduce-overhead\"), to launch the small kernels at once |\n"),
       std::string::npos)
       << md.str();
   EXPECT_EQ(md.str().find("Ranked by the saving each finding infers"), std::string::npos);
+  EXPECT_NE(md.str().find("**Cause:** P1 · collectives · exposed all-reduce\n"), std::string::npos);
   std::ostringstream term;
   WriteReportTerminal(r, term, {});
   EXPECT_NE(term.str().find("biggest cause on the critical path (inferred): collectives: exposed "
