@@ -140,6 +140,7 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
 struct Rows {
   int64_t paths = 0, failed = 0;
   std::string first_failure;
+  th::critical_path::EventScratch scratch;  // one entry per event of each trace
   std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
       p_inferred;
   std::vector<int64_t> c_step, c_rank, c_time;
@@ -192,6 +193,7 @@ class CriticalPath final : public th::sdk::Plugin {
       ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
     }
     Rows rows;
+    for (const auto& t : traces) rows.scratch.emplace_back(t.size(), th::critical_path::kNone);
     const bool infer = ctx.GetBool("infer_sync");
     for (uint32_t s = 0; s < traces.size(); ++s)
       for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, infer, rows);
@@ -238,7 +240,7 @@ class CriticalPath final : public th::sdk::Plugin {
                error + "; no critical path");
       return;
     }
-    const PathSummary sum = th::critical_path::Summarize(g, p, {});
+    const PathSummary sum = th::critical_path::Summarize(g, p, {}, &rows.scratch);
     ++rows.paths;
     if (sum.length + sum.waits != sum.elapsed && rows.failed++ == 0)
       rows.first_failure = "; first: rank " + std::to_string(t.rank()) + " step " +
@@ -275,16 +277,16 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.c_time.push_back(cat == Category::kNone ? sum.waits
                                                    : sum.by_category[static_cast<int>(cat)]);
     }
-    for (const auto& [key, time] : sum.events) {
-      const th::sdk::Trace& t = traces[key.first];
+    for (const auto& [slot, event, time] : sum.events) {
+      const th::sdk::Trace& t = traces[slot];
       rows.e_step.push_back(step);
       rows.e_rank.push_back(rank);
       rows.e_event_rank.push_back(t.rank());
-      rows.e_event.push_back(key.second);
-      rows.e_ts.push_back(t.ts(key.second));
-      rows.e_dur.push_back(t.dur(key.second));
+      rows.e_event.push_back(event);
+      rows.e_ts.push_back(t.ts(event));
+      rows.e_dur.push_back(t.dur(event));
       rows.e_time.push_back(time);
-      rows.e_name.push_back(std::string(t.name(key.second)));
+      rows.e_name.push_back(std::string(t.name(event)));
     }
   }
 
@@ -337,7 +339,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
       rows.k_transfer.push_back(b.transfer);
       rows.k_on.push_back(on_path[b.transfer_edge] ? 1 : 0);
     }
-    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot);
+    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &rows.scratch);
     AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {
       rows.r_step.push_back(step);
