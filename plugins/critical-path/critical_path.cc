@@ -89,8 +89,9 @@ struct StepWindow {
   Window window;
 };
 
-// The instances of `annotation` (events whose name holds it), by start; the
-// whole trace for "". Step: N of "...#N", else the instance's index.
+// The instances of `annotation` (host events whose name holds it), by start;
+// the whole trace for "". Step: N of "...#N", else the instance's index; the
+// first instance of a step number counts.
 std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& annotation,
                                 int64_t instance) {
   std::vector<StepWindow> out;
@@ -107,7 +108,10 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
   std::unordered_map<uint32_t, bool> holds;
   std::vector<uint64_t> found;
   for (uint64_t i = 0; i < t.size(); ++i) {
-    if (t.kind(i) == TH_EVENT_FLOW || t.kind(i) == TH_EVENT_METADATA) continue;
+    const uint32_t k = t.kind(i);
+    if (k == TH_EVENT_FLOW || k == TH_EVENT_METADATA || k == TH_EVENT_GPU_USER_ANNOTATION ||
+        t.track_of(i).kind == TH_TRACK_GPU_STREAM)
+      continue;
     auto it = holds.find(t.name_id(i));
     if (it == holds.end())
       it = holds.emplace(t.name_id(i), t.name(i).find(annotation) != std::string_view::npos).first;
@@ -131,7 +135,9 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
       }
       if (digits) step = v;
     }
-    out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
+    const bool seen =
+        std::any_of(out.begin(), out.end(), [&](const StepWindow& w) { return w.step == step; });
+    if (!seen) out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
   }
   return out;
 }
