@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -117,6 +118,7 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
       it = holds.emplace(t.name_id(i), t.name(i).find(annotation) != std::string_view::npos).first;
     if (it->second) found.push_back(i);
   }
+  std::set<int64_t> seen;
   std::stable_sort(found.begin(), found.end(),
                    [&](uint64_t a, uint64_t b) { return t.ts(a) < t.ts(b); });
   for (size_t k = 0; k < found.size(); ++k) {
@@ -135,9 +137,7 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
       }
       if (digits) step = v;
     }
-    const bool seen =
-        std::any_of(out.begin(), out.end(), [&](const StepWindow& w) { return w.step == step; });
-    if (!seen) out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
+    if (seen.insert(step).second) out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
   }
   return out;
 }
