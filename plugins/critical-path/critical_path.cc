@@ -56,20 +56,23 @@ Schema CategoryTable() {
       .Text("category",
             "compute, communication, launch_overhead, kernel_gap, host, late_start, idle")
       .Text("hta_bound", "HTA's bound_by name of the category")
-      .Int("time", "ns", "measured");
+      .Int("time", "ns", "measured (late_start: inferred)");
 }
 Schema RankShareTable() {
   return Schema("critical_path_ranks", "per step: the path across ranks, by rank")
       .Int("step")
       .Int("rank")
-      .Int("time", "ns", "measured: the path's durations on this rank (transfers: gating rank)");
+      .Int("time", "ns",
+           "the path's time on this rank (transfers: the gating rank's; its late start is "
+           "inferred, the rest measured)");
 }
 Schema CollectiveTable() {
   return Schema("critical_path_collectives", "per step: the gating rank of each collective")
       .Int("step")
       .Int("collective", "", "id in the collectives table")
       .Int("gating_rank", "", "the rank whose path into the collective is longest")
-      .Int("lead", "ns", "measured: how much longer than the next rank's path")
+      .Int("lead", "ns",
+           "how much longer than the next rank's path (inferred when a late start is on it)")
       .Int("transfer", "ns", "measured: shortest duration among the ranks")
       .Int("on_path", "", "1 when the collective is on the path across ranks");
 }
