@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,20 +57,23 @@ Schema CategoryTable() {
       .Text("category",
             "compute, communication, launch_overhead, kernel_gap, host, late_start, idle")
       .Text("hta_bound", "HTA's bound_by name of the category")
-      .Int("time", "ns", "measured");
+      .Int("time", "ns", "measured (late_start: inferred)");
 }
 Schema RankShareTable() {
   return Schema("critical_path_ranks", "per step: the path across ranks, by rank")
       .Int("step")
       .Int("rank")
-      .Int("time", "ns", "measured: the path's durations on this rank (transfers: gating rank)");
+      .Int("time", "ns",
+           "the path's time on this rank (transfers: the gating rank's; its late start is "
+           "inferred, the rest measured)");
 }
 Schema CollectiveTable() {
   return Schema("critical_path_collectives", "per step: the gating rank of each collective")
       .Int("step")
       .Int("collective", "", "id in the collectives table")
       .Int("gating_rank", "", "the rank whose path into the collective is longest")
-      .Int("lead", "ns", "measured: how much longer than the next rank's path")
+      .Int("lead", "ns",
+           "how much longer than the next rank's path (inferred when a late start is on it)")
       .Int("transfer", "ns", "measured: shortest duration among the ranks")
       .Int("on_path", "", "1 when the collective is on the path across ranks");
 }
@@ -109,8 +113,9 @@ struct StepWindow {
   Window window;
 };
 
-// The instances of `annotation` (events whose name holds it), by start; the
-// whole trace for "". Step: N of "...#N", else the instance's index.
+// The instances of `annotation` (host events whose name holds it), by start;
+// the whole trace for "". Step: N of "...#N", else the instance's index; the
+// first instance of a step number counts.
 std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& annotation,
                                 int64_t instance) {
   std::vector<StepWindow> out;
@@ -127,12 +132,16 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
   std::unordered_map<uint32_t, bool> holds;
   std::vector<uint64_t> found;
   for (uint64_t i = 0; i < t.size(); ++i) {
-    if (t.kind(i) == TH_EVENT_FLOW || t.kind(i) == TH_EVENT_METADATA) continue;
+    const uint32_t k = t.kind(i);
+    if (k == TH_EVENT_FLOW || k == TH_EVENT_METADATA || k == TH_EVENT_GPU_USER_ANNOTATION ||
+        t.track_of(i).kind == TH_TRACK_GPU_STREAM)
+      continue;
     auto it = holds.find(t.name_id(i));
     if (it == holds.end())
       it = holds.emplace(t.name_id(i), t.name(i).find(annotation) != std::string_view::npos).first;
     if (it->second) found.push_back(i);
   }
+  std::set<int64_t> seen;
   std::stable_sort(found.begin(), found.end(),
                    [&](uint64_t a, uint64_t b) { return t.ts(a) < t.ts(b); });
   for (size_t k = 0; k < found.size(); ++k) {
@@ -151,7 +160,7 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
       }
       if (digits) step = v;
     }
-    out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
+    if (seen.insert(step).second) out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
   }
   return out;
 }
@@ -160,6 +169,7 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
 struct Rows {
   int64_t paths = 0, failed = 0;
   std::string first_failure;
+  th::critical_path::EventScratch scratch;  // one entry per event of each trace
   std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
       p_inferred;
   std::vector<int64_t> c_step, c_rank, c_time;
@@ -222,6 +232,7 @@ class CriticalPath final : public th::sdk::Plugin {
     }
     Rows rows;
     rows.what_if = ctx.GetBool("what_if");
+    for (const auto& t : traces) rows.scratch.emplace_back(t.size(), th::critical_path::kNone);
     const bool infer = ctx.GetBool("infer_sync");
     for (uint32_t s = 0; s < traces.size(); ++s)
       for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, infer, rows);
@@ -268,7 +279,7 @@ class CriticalPath final : public th::sdk::Plugin {
                error + "; no critical path");
       return;
     }
-    const PathSummary sum = th::critical_path::Summarize(g, p, {});
+    const PathSummary sum = th::critical_path::Summarize(g, p, {}, &rows.scratch);
     ++rows.paths;
     if (sum.length + sum.waits != sum.elapsed && rows.failed++ == 0)
       rows.first_failure = "; first: rank " + std::to_string(t.rank()) + " step " +
@@ -306,16 +317,16 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.c_time.push_back(cat == Category::kNone ? sum.waits
                                                    : sum.by_category[static_cast<int>(cat)]);
     }
-    for (const auto& [key, time] : sum.events) {
-      const th::sdk::Trace& t = traces[key.first];
+    for (const auto& [slot, event, time] : sum.events) {
+      const th::sdk::Trace& t = traces[slot];
       rows.e_step.push_back(step);
       rows.e_rank.push_back(rank);
       rows.e_event_rank.push_back(t.rank());
-      rows.e_event.push_back(key.second);
-      rows.e_ts.push_back(t.ts(key.second));
-      rows.e_dur.push_back(t.dur(key.second));
+      rows.e_event.push_back(event);
+      rows.e_ts.push_back(t.ts(event));
+      rows.e_dur.push_back(t.dur(event));
       rows.e_time.push_back(time);
-      rows.e_name.push_back(std::string(t.name(key.second)));
+      rows.e_name.push_back(std::string(t.name(event)));
     }
   }
 
@@ -394,7 +405,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
       rows.k_transfer.push_back(b.transfer);
       rows.k_on.push_back(on_path[b.transfer_edge] ? 1 : 0);
     }
-    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot);
+    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &rows.scratch);
     AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
     AddWhatIf(traces, step, -1, g, p, transfer_slot, rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {

@@ -29,17 +29,19 @@ std::vector<Barrier> AddBarriers(const std::vector<Collective>& collectives,
                                  const std::vector<const TraceIndex*>& index,
                                  const std::map<int64_t, uint32_t>& slot_of_rank, Graph* g) {
   std::vector<Barrier> out;
+  std::map<uint32_t, const RankGraph*> by_slot;
+  for (const RankGraph& rg : ranks) by_slot[rg.rank_slot] = &rg;
+  std::vector<std::pair<const RankGraph*, uint32_t>> members;
   for (const Collective& c : collectives) {
     // (rank graph, kernel event) of each rank taking part in this window.
-    std::vector<std::pair<const RankGraph*, uint32_t>> members;
+    members.clear();
     for (const CollectiveRun& run : c.runs) {
       auto slot = slot_of_rank.find(run.rank);
       if (slot == slot_of_rank.end()) continue;
-      for (const RankGraph& rg : ranks) {
-        if (rg.rank_slot != slot->second) continue;
-        const uint32_t k = index[rg.rank_slot]->ActivityAt(run.ts, run.dur);
-        if (k != kNone && rg.span_edge_of.count(k)) members.emplace_back(&rg, k);
-      }
+      auto rg = by_slot.find(slot->second);
+      if (rg == by_slot.end()) continue;
+      const uint32_t k = index[slot->second]->ActivityAt(run.ts, run.dur);
+      if (k != kNone && rg->second->span_edge_of.count(k)) members.emplace_back(rg->second, k);
     }
     if (members.size() < 2) continue;
     Barrier b;

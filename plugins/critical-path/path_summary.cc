@@ -1,10 +1,21 @@
 #include "path_summary.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace th::critical_path {
 
 PathSummary Summarize(const Graph& g, const LongestPath& p,
-                      const std::map<uint32_t, uint32_t>& transfer_slot) {
+                      const std::map<uint32_t, uint32_t>& transfer_slot, EventScratch* scratch) {
   PathSummary s;
+  auto add = [&](uint32_t slot, uint32_t event, int64_t time) {
+    uint32_t& at = (*scratch)[slot][event];
+    if (at == kNone) {
+      at = static_cast<uint32_t>(s.events.size());
+      s.events.push_back({slot, event, 0});
+    }
+    s.events[at].time += time;
+  };
   const auto& nodes = g.nodes();
   bool one_rank = true;
   for (uint32_t k : p.edges) {
@@ -23,10 +34,11 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
     if (a.event != kNone && b.event != kNone && a.rank_slot == b.rank_slot)
       s.waits += (b.ts - a.ts) - e.weight;
     if (a.event == kNone || b.event == kNone) one_rank = false;
-    if (a.event != kNone) s.events[{a.rank_slot, a.event}] += 0;
-    if (b.event != kNone) s.events[{b.rank_slot, b.event}] += 0;
-    if (e.attributed != kNone && e.weight > 0) s.events[{a.rank_slot, e.attributed}] += e.weight;
+    if (a.event != kNone) add(a.rank_slot, a.event, 0);
+    if (e.attributed != kNone && e.weight > 0) add(a.rank_slot, e.attributed, e.weight);
+    if (b.event != kNone) add(b.rank_slot, b.event, 0);
   }
+  for (const PathSummary::OnPath& o : s.events) (*scratch)[o.slot][o.event] = kNone;
   if (one_rank && !p.edges.empty())
     s.elapsed = nodes[g.edges()[p.edges.back()].dst].ts - nodes[g.edges()[p.edges.front()].src].ts;
   else

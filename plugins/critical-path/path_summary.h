@@ -22,15 +22,23 @@ struct PathSummary {
   int64_t elapsed = 0;  // ns, last instant - first instant (single rank), else length + waits
   std::array<int64_t, kCategories> by_category{};
   std::map<uint32_t, int64_t> by_rank_slot;  // ns of the length, per trace slot (> 0)
-  // (rank slot, event) -> ns of the length attributed to it; every event
-  // with an instant on the path is present (0 when none is attributed).
-  std::map<std::pair<uint32_t, uint32_t>, int64_t> events;
+  struct OnPath {
+    uint32_t slot, event;
+    int64_t time;  // ns of the length attributed to the event
+  };
+  // Every event with an instant on the path (time 0 when none is
+  // attributed), in the order the path first reaches it.
+  std::vector<OnPath> events;
 };
+
+// Per trace slot, a slot per event (kNone when unused): Summarize's scratch,
+// reused across windows (it leaves every entry kNone again).
+using EventScratch = std::vector<std::vector<uint32_t>>;
 
 // `transfer_slot`: for each transfer edge index, the trace slot it is charged
 // to (the gating rank of its collective).
 PathSummary Summarize(const Graph& g, const LongestPath& p,
-                      const std::map<uint32_t, uint32_t>& transfer_slot);
+                      const std::map<uint32_t, uint32_t>& transfer_slot, EventScratch* scratch);
 
 const char* CategoryName(Category c);
 const char* HtaBoundName(Category c);

@@ -78,6 +78,7 @@ class Builder {
         order.emplace_back(t_.end(e), e, true);
       }
     std::sort(order.begin(), order.end());
+    r_.nodes_of.reserve(order.size() / 2);
     for (const auto& [ts, e, is_end] : order) {
       const uint32_t n = g_.AddNode({ts, e, r_.rank_slot, !is_end});
       auto& slot = r_.nodes_of[e];

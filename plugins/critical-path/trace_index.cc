@@ -62,23 +62,28 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
 }
 
 void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
-  std::unordered_map<int64_t, uint32_t> host_call;
-  for (uint64_t i = 0; i < t.size(); ++i)
-    if (IsHostKind(t.kind(i))) {
-      const int64_t c = t.correlation(i);
-      if (c > 0) host_call.emplace(c, static_cast<uint32_t>(i));
-    }
+  // (correlation, row) of host calls and of GPU events, each sorted, merged.
+  std::vector<std::pair<int64_t, uint32_t>> host, gpu;
+  for (uint64_t i = 0; i < t.size(); ++i) {
+    const uint32_t k = t.kind(i);
+    const bool on_host = IsHostKind(k);
+    const bool on_gpu = t.is_gpu_activity(i);
+    if (on_gpu) activity_at_.emplace_back(t.ts(i), static_cast<uint32_t>(i));
+    if (!on_host && !on_gpu && k != TH_EVENT_GPU_SYNC) continue;
+    const int64_t c = t.correlation(i);
+    if (c > 0) (on_host ? host : gpu).emplace_back(c, static_cast<uint32_t>(i));
+  }
+  std::sort(host.begin(), host.end());
+  std::sort(gpu.begin(), gpu.end());
+  std::sort(activity_at_.begin(), activity_at_.end());
   runtime_of_.assign(t.size(), kNone);
   launched_first_.assign(t.size() + 1, 0);
-  for (uint64_t i = 0; i < t.size(); ++i) {
-    if (t.is_gpu_activity(i)) activity_at_.emplace(t.ts(i), static_cast<uint32_t>(i));
-    if (!t.is_gpu_activity(i) && t.kind(i) != TH_EVENT_GPU_SYNC) continue;
-    const int64_t c = t.correlation(i);
-    if (c <= 0) continue;
-    auto it = host_call.find(c);
-    if (it == host_call.end()) continue;
-    runtime_of_[i] = it->second;
-    ++launched_first_[it->second + 1];
+  size_t h = 0;
+  for (const auto& [c, i] : gpu) {
+    while (h < host.size() && host[h].first < c) ++h;
+    if (h == host.size() || host[h].first != c) continue;
+    runtime_of_[i] = host[h].second;
+    ++launched_first_[host[h].second + 1];
   }
   for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
   launched_.resize(launched_first_[t.size()]);
@@ -199,8 +204,9 @@ uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) con
 }
 
 uint32_t TraceIndex::ActivityAt(int64_t ts, int64_t dur) const {
-  auto [first, last] = activity_at_.equal_range(ts);
-  for (auto it = first; it != last; ++it)
+  for (auto it = std::lower_bound(activity_at_.begin(), activity_at_.end(),
+                                  std::make_pair(ts, uint32_t{0}));
+       it != activity_at_.end() && it->first == ts; ++it)
     if (t_.dur(it->second) == dur) return it->second;
   return kNone;
 }

@@ -87,7 +87,7 @@ class TraceIndex {
   bool has_sync_ = false;
   std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
-  std::unordered_multimap<int64_t, uint32_t> activity_at_;  // start ts -> GPU activity
+  std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted
   std::vector<uint32_t> host_by_start_, unstreamed_syncs_;
   std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events
 };

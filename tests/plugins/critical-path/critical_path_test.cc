@@ -123,24 +123,29 @@ TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
   EXPECT_NE(plain.findings[0].what.find("counts as a wait"), std::string::npos);
 }
 
-// Rank r computes compute_us[r] on stream 7 (launched at 0 into an empty
-// queue), then an all-reduce on the same stream that ends at 3500 µs on every
-// rank (real time): transfer = the shortest duration, 500 µs on rank 1. Each
-// rank's clock is shifted by offset_us[r].
-std::vector<std::string> TwoRanks(const std::vector<int64_t>& offset_us, const std::string& tag) {
-  const std::vector<int64_t> compute_us = {1000, 3000};
+// Rank r starts at start_us[r] (real time) and computes compute_us[r] on
+// stream 7 (launched at its start into an empty queue), then an all-reduce
+// on the same stream that ends at end_us on every rank (real time): transfer
+// = the shortest duration. Each rank's clock is shifted by offset_us[r].
+struct TwoRankJob {
+  std::vector<int64_t> offset_us = {0, 0}, start_us = {0, 0}, compute_us = {1000, 3000};
+  int64_t end_us = 3500;
+};
+
+std::vector<std::string> TwoRanks(const TwoRankJob& job, const std::string& tag) {
   std::vector<std::string> files;
   for (int r = 0; r < 2; ++r) {
-    const int64_t k = offset_us[r], c = compute_us[r];
+    const int64_t k = job.offset_us[r] + job.start_us[r], c = job.compute_us[r];
+    const int64_t nccl = job.end_us - job.start_us[r] - c;
     std::vector<std::string> e = {
-        X("user_annotation", "ProfilerStep#1", 1, 1, k, 5000),
+        X("user_annotation", "ProfilerStep#1", 1, 1, k, job.end_us + 1000),
         X("cpu_op", "aten::mm", 1, 1, k, 10),
         X("cuda_runtime", "cudaLaunchKernel", 1, 1, k, 2, Corr(1)),
         X("cuda_runtime", "cudaLaunchKernel", 1, 1, k + 4, 2, Corr(2)),
         X("kernel", "gemm", 0, 7, k, c, OnStream(7, 1)),
         X("kernel",
           "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", 0, 7,
-          k + c, 3500 - c, OnStream(7, 2)),
+          k + c, nccl, OnStream(7, 2)),
     };
     std::string out = R"({"distributedInfo": {"rank": )" + std::to_string(r) +
                       R"(, "world_size": 2}, "traceEvents": [)";
@@ -151,8 +156,8 @@ std::vector<std::string> TwoRanks(const std::vector<int64_t>& offset_us, const s
   return files;
 }
 
-PluginResults RunTwo(const std::vector<int64_t>& offset_us, const std::string& tag) {
-  auto set = LoadTraceSet(TwoRanks(offset_us, tag), LoadOptions{});
+PluginResults RunTwo(const TwoRankJob& job, const std::string& tag) {
+  auto set = LoadTraceSet(TwoRanks(job, tag), LoadOptions{});
   EXPECT_TRUE(set.ok()) << set.status().message();
   return testing::RunCriticalPath(*set, {});
 }
@@ -165,7 +170,7 @@ size_t AcrossRow(const DerivedTable& p) {
 }
 
 TEST(CriticalPath, TwoRanksAllReduceGatedByTheSlowRank) {
-  const PluginResults r = RunTwo({0, 0}, "cp_two");
+  const PluginResults r = RunTwo({}, "cp_two");
   const DerivedTable& p = r.tables.at("critical_path");
   const size_t row = AcrossRow(p);
   EXPECT_EQ(Col<int64_t>(p, "path")[row], 3'500'000);
@@ -188,10 +193,12 @@ TEST(CriticalPath, TwoRanksAllReduceGatedByTheSlowRank) {
 
 // Every table but the events' own timestamps is the same whatever the clocks.
 TEST(CriticalPath, ClockOffsetsDoNotChangeTheAnswer) {
-  const PluginResults base = RunTwo({0, 0}, "cp_base");
+  const PluginResults base = RunTwo({}, "cp_base");
   for (const std::vector<int64_t>& offsets :
        {std::vector<int64_t>{5000, -5000}, std::vector<int64_t>{-5000, 5000}}) {
-    const PluginResults r = RunTwo(offsets, "cp_off" + std::to_string(offsets[0]));
+    TwoRankJob job;
+    job.offset_us = offsets;
+    const PluginResults r = RunTwo(job, "cp_off" + std::to_string(offsets[0]));
     for (const char* name : {"critical_path", "critical_path_categories", "critical_path_ranks",
                              "critical_path_collectives"}) {
       const DerivedTable& a = base.tables.at(name);
@@ -204,6 +211,31 @@ TEST(CriticalPath, ClockOffsetsDoNotChangeTheAnswer) {
     EXPECT_EQ(Col<int64_t>(k, "gating_rank")[0], 1);
     const DerivedTable& p = r.tables.at("critical_path");
     EXPECT_EQ(Col<int64_t>(p, "path")[AcrossRow(p)], 3'500'000);
+  }
+}
+
+// Rank 1 enters the step 2.5 ms after rank 0 (real time), computes 1 ms
+// against rank 0's 3 ms and arrives last: it gates the all-reduce through its
+// late start (inferred from the clocks aligned on the collective's end), with
+// or without +-5 ms of clock offsets.
+TEST(CriticalPath, LateStartGatesTheCollective) {
+  for (const std::vector<int64_t>& offsets :
+       {std::vector<int64_t>{0, 0}, std::vector<int64_t>{5000, -5000}}) {
+    TwoRankJob job;
+    job.offset_us = offsets;
+    job.start_us = {0, 2500};
+    job.compute_us = {3000, 1000};
+    job.end_us = 4000;
+    const PluginResults r = RunTwo(job, "cp_late" + std::to_string(offsets[0]));
+    const DerivedTable& k = r.tables.at("critical_path_collectives");
+    ASSERT_EQ(k.rows, 1u);
+    EXPECT_EQ(Col<int64_t>(k, "gating_rank")[0], 1);
+    EXPECT_EQ(Col<int64_t>(k, "lead")[0], 500'000);  // 2.5 + 1 ms against 3 ms
+    const DerivedTable& p = r.tables.at("critical_path");
+    const size_t row = AcrossRow(p);
+    EXPECT_EQ(Col<int64_t>(p, "path")[row], 1'500'000);  // measured: 1 ms + 0.5 ms transfer
+    EXPECT_EQ(Col<int64_t>(p, "late_start")[row], 2'500'000);
+    EXPECT_EQ(Categories(r, -1).at("late_start"), 2'500'000);
   }
 }
 
