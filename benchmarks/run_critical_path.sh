@@ -6,6 +6,7 @@
 # plugins[].seconds), of the whole run's wall time, and the peak RSS.
 #
 #   benchmarks/run_critical_path.sh [BUILD_DIR]
+# SET=plugins.critical-path.what_if=false: a pipeline value to override.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -29,7 +30,7 @@ echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo
 rm -f "$OUT/runs.txt"
 for ((r = 0; r < RUNS; r++)); do
   /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$BUILD/cli/tracehound" run "$OUT/pipeline.yaml" \
-    "$trace" >/dev/null 2>"$OUT/stderr.txt" || { cat "$OUT/stderr.txt" >&2; exit 1; }
+    "$trace" ${SET:+--set "$SET"} >/dev/null 2>"$OUT/stderr.txt" || { cat "$OUT/stderr.txt" >&2; exit 1; }
   python3 - "$OUT/findings.json" "$(cat "$OUT/time.txt")" >>"$OUT/runs.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -182,7 +182,8 @@ struct Rows {
   std::vector<std::string> w_cat;
   std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
   std::vector<std::string> s_cat;
-  bool what_if = true;  // the what-if rows (the spans always)
+  bool what_if = true;                       // the what-if and spans rows
+  th::critical_path::WhatIf what_if_engine;  // its buffers, reused across windows
 };
 
 class CriticalPath final : public th::sdk::Plugin {
@@ -214,7 +215,8 @@ class CriticalPath final : public th::sdk::Plugin {
                 "also the path across ranks, through the collectives the collectives plugin "
                 "matched")
         .Option("what_if", true,
-                "the what-if table: each path's longest path again with one category at 0");
+                "the what-if and spans tables (each path again with one category at 0; the "
+                "path by event and category), what the report ranks changes by");
   }
 
   void Run(Context& ctx) override {
@@ -334,25 +336,24 @@ class CriticalPath final : public th::sdk::Plugin {
   static void AddWhatIf(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
                         const Graph& g, const LongestPath& p,
                         const std::map<uint32_t, uint32_t>& transfer_slot, Rows& rows) {
-    if (rows.what_if) {
-      const auto lengths = th::critical_path::WhatIf(g).LengthsWithout();
-      for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
-                         Category::kKernelGap, Category::kHost}) {
-        rows.w_step.push_back(step);
-        rows.w_rank.push_back(rank);
-        rows.w_cat.push_back(th::critical_path::CategoryName(c));
-        rows.w_before.push_back(p.length);
-        rows.w_after.push_back(lengths[static_cast<size_t>(c)]);
-      }
+    if (!rows.what_if) return;
+    const auto lengths = rows.what_if_engine.LengthsWithout(g);
+    for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
+                       Category::kKernelGap, Category::kHost}) {
+      rows.w_step.push_back(step);
+      rows.w_rank.push_back(rank);
+      rows.w_cat.push_back(th::critical_path::CategoryName(c));
+      rows.w_before.push_back(p.length);
+      rows.w_after.push_back(lengths[static_cast<size_t>(c)]);
     }
-    for (const auto& [key, time] : th::critical_path::SpansOf(g, p, transfer_slot)) {
-      const auto& [slot, event, category] = key;
+    for (const th::critical_path::PathSpan& span :
+         th::critical_path::SpansOf(g, p, transfer_slot, &rows.scratch)) {
       rows.s_step.push_back(step);
       rows.s_rank.push_back(rank);
-      rows.s_event_rank.push_back(traces[slot].rank());
-      rows.s_event.push_back(event == th::critical_path::kNone ? -1 : int64_t{event});
-      rows.s_cat.push_back(th::critical_path::CategoryName(category));
-      rows.s_time.push_back(time);
+      rows.s_event_rank.push_back(traces[span.slot].rank());
+      rows.s_event.push_back(span.event == th::critical_path::kNone ? -1 : int64_t{span.event});
+      rows.s_cat.push_back(th::critical_path::CategoryName(span.category));
+      rows.s_time.push_back(span.time);
     }
   }
 

@@ -7,7 +7,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <tuple>
 #include <vector>
 
 #include "cp_graph.h"
@@ -16,24 +15,29 @@ namespace th::critical_path {
 
 class WhatIf {
  public:
-  // `g` must be acyclic (FindLongestPath succeeded on it) and outlive this.
-  explicit WhatIf(const Graph& g);
-  // The longest path's length (ns) with every enabled edge of one category at
-  // 0, for each category at once (index: the Category value; kNone: no
-  // category zeroed, the path itself), in one pass over the order.
-  std::array<int64_t, 6> LengthsWithout() const;
+  // The longest path's length (ns) of `g` (acyclic: FindLongestPath succeeded
+  // on it) with every enabled edge of one category at 0, for each category at
+  // once (index: the Category value; kNone: no category zeroed, the path
+  // itself), in one pass over a topological order. The buffers are kept for
+  // the next graph (no allocation once they are big enough).
+  std::array<int64_t, 6> LengthsWithout(const Graph& g);
 
  private:
-  const Graph& g_;
-  std::vector<uint32_t> order_;        // nodes, topologically ordered
-  std::vector<uint32_t> first_, out_;  // outgoing enabled edges (CSR)
+  std::vector<uint32_t> order_, first_, out_, in_degree_, fill_;
+  std::vector<std::array<int64_t, 6>> dist_;
 };
 
-// (rank slot, event or kNone, category) -> ns of the path's length. A weight
-// with no attributed event (a collective's transfer) counts to the slot in
-// `transfer_slot` (its gating rank) with event kNone.
-using PathSpans = std::map<std::tuple<uint32_t, uint32_t, Category>, int64_t>;
-PathSpans SpansOf(const Graph& g, const LongestPath& p,
-                  const std::map<uint32_t, uint32_t>& transfer_slot);
+// The path's length by (rank slot, event or kNone, category), each key once,
+// in the order the path first reaches it. A weight with no attributed event
+// (a collective's transfer) counts to the slot in `transfer_slot` (its gating
+// rank). `scratch`: one kNone entry per event of each slot, left kNone.
+struct PathSpan {
+  uint32_t slot = 0, event = kNone;
+  Category category = Category::kNone;
+  int64_t time = 0;  // ns
+};
+std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
+                              const std::map<uint32_t, uint32_t>& transfer_slot,
+                              std::vector<std::vector<uint32_t>>* scratch);
 
 }  // namespace th::critical_path
