@@ -299,6 +299,8 @@ PathChanges RankChangesByPath(const TraceSet& set, const PluginResults& results)
     c.step_after_ns = mid.path->elapsed - (mid.path->path - mid.path_after);
     c.assumption = Assumption(mid, cats);
     c.knob = !c.finding->suggestion.empty() ? c.finding->suggestion : DefaultKnob(first);
+    for (const PathFigures& f : figures)
+      c.per_path.push_back({f.path->step, f.path->rank, f.covered_ns, f.path->path});
     out.changes.push_back(std::move(c));
   }
   std::stable_sort(

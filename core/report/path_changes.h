@@ -29,6 +29,11 @@ struct PathChange {
   int64_t step_ns = 0;        // measured: the path's elapsed time (path + waits)
   int64_t step_after_ns = 0;  // inferred: step_ns - (path_ns - path_after_ns)
   std::string assumption, knob;
+  // Every path the cause reaches: (step, rank, covered ns, path ns), by share.
+  struct OnPath {
+    int64_t step = 0, rank = 0, covered_ns = 0, path_ns = 0;
+  };
+  std::vector<OnPath> per_path;
 };
 
 struct PathChanges {

@@ -10,13 +10,16 @@
 // What-ifs: without communication the longest path is 360 (the same path up
 // to add_k2 and its gap); without compute 1130 (mm's 100 µs of host then
 // add's 10 + 15 + 5 + 1000); without launch overhead 1325; without kernel
-// gaps 1355; without host 1340.
+// gaps 1355; without host 1340. Then on ../shared/data (skipped when absent):
+// HTA's cuda_event_sync trace with one cause per category (the invariants),
+// and the 8-rank DLRM capture with the plugins' own findings.
 #include "core/report/path_changes.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -273,6 +276,18 @@ TEST(PathChanges, RealTraceInvariants) {
   const PathChanges c = RankChangesByPath(*set, results);
   ASSERT_TRUE(c.available);
   ASSERT_EQ(c.changes.size(), 4u);
+  // The four causes stand for disjoint categories: on every path, what they
+  // cover adds up to at most the path.
+  std::map<std::pair<int64_t, int64_t>, int64_t> covered, length;
+  for (const PathChange& x : c.changes) {
+    EXPECT_EQ(x.per_path.size(), static_cast<size_t>(x.paths));
+    for (const PathChange::OnPath& o : x.per_path) {
+      covered[{o.step, o.rank}] += o.covered_ns;
+      length[{o.step, o.rank}] = o.path_ns;
+    }
+  }
+  ASSERT_FALSE(covered.empty());
+  for (const auto& [key, ns] : covered) EXPECT_LE(ns, length[key]);
   for (const PathChange& x : c.changes) {
     EXPECT_GE(x.paths, 1);
     EXPECT_LE(x.share_min, x.share_median);
@@ -297,6 +312,46 @@ TEST(PathChanges, RealTraceInvariants) {
   const DerivedTable& w = results.tables.at("critical_path_whatif");
   for (size_t i = 0; i < w.rows; ++i)
     EXPECT_LE(Col<int64_t>(w, "path_after")[i], Col<int64_t>(w, "path_before")[i]);
+}
+
+// The 8-rank DLRM capture through the plugins whose findings map to the path
+// (as a pipeline runs them): the section ranks their causes, every figure
+// within its bounds, and the report writes it.
+TEST(PathChanges, RealDlrmWithThePluginsFindings) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data absent: the DLRM capture is not there";
+  auto set = LoadTraceSet({data + "/param/et_replay/tests/data/dlrm_kineto.tar.gz"}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults results;
+  for (const char* library :
+       {"th_steps.so", "th_collectives.so", "th_overlap.so", "th_idle_launch.so", "th_cuda_sync.so",
+        "th_stragglers.so", "th_critical_path.so"}) {
+    const Status s = RunPlugin(testing::LoadBuiltin(library), *set, {}, &results);
+    ASSERT_TRUE(s.ok()) << library << ": " << s.message();
+  }
+  const PathChanges c = RankChangesByPath(*set, results);
+  ASSERT_TRUE(c.available);
+  std::set<std::string> plugins;
+  for (const PathChange& x : c.changes) {
+    plugins.insert(x.finding->plugin);
+    EXPECT_LE(x.share_max, 1.0);
+    EXPECT_LE(x.step_after_ns, x.step_ns);
+    EXPECT_LE(x.covered_ns, x.path_ns);
+    EXPECT_FALSE(x.assumption.empty());
+    EXPECT_FALSE(x.knob.empty());
+  }
+  for (size_t i = 1; i < c.changes.size(); ++i)
+    EXPECT_GE(c.changes[i - 1].share_median, c.changes[i].share_median);
+  EXPECT_TRUE(plugins.count("overlap") && plugins.count("idle-launch") &&
+              plugins.count("cuda-sync"))
+      << plugins.size();
+  AnalysisReport r;
+  r.traces = &*set;
+  r.results = std::move(results);
+  std::ostringstream md;
+  WriteReportMarkdown(r, md, {});
+  EXPECT_NE(md.str().find("| cause | path category | share of path (median, range) |"),
+            std::string::npos);
 }
 
 }  // namespace
