@@ -444,9 +444,7 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out, const Findi
           << c.finding->title << ", " << ShareText(c.share_median) << " of rank " << c.rank
           << "'s path (step " << FigureText(static_cast<double>(c.step_ns), "ns") << " -> "
           << FigureText(static_cast<double>(c.step_after_ns), "ns") << "; try " << c.knob << ")\n";
-    } else if (by_path.available) {
-      out << "no cause on the critical path\n";
-    } else if (!changes.empty()) {
+    } else if (!by_path.available && !changes.empty()) {
       const Change& c = changes.front();
       out << "biggest change (inferred; by saving, no critical path in the pipeline): "
           << c.finding->plugin << ": " << c.finding->title << ", saves "

@@ -88,6 +88,14 @@ class EventLookup {
   std::map<int64_t, const Trace*> by_rank_;
 };
 
+// Whether a scope of the cause holds the path: its rank and its steps.
+bool Reaches(const Finding& f, const PathRow& p) {
+  if (f.scope.rank >= 0 && f.scope.rank != p.rank) return false;
+  if (f.scope.step_first >= 0 && p.step < f.scope.step_first) return false;
+  if (f.scope.step_last >= 0 && p.step > f.scope.step_last) return false;
+  return true;
+}
+
 // Whether span `i` (category already matched) lies in a scope of `f`: its
 // rank, stream (GPU events only) and time range. A span without an event (a
 // transfer) lies only in scopes without stream and range.
@@ -239,19 +247,16 @@ PathChanges RankChangesByPath(const TraceSet& set, const PluginResults& results)
     const std::vector<std::string> cats = PathCategoriesOf(g.plugin);
     if (cats.empty() || g.severity == FindingSeverity::kInfo) continue;
     std::vector<const Finding*> members;
-    bool all_ranks = false;
-    std::set<int64_t> ranks;
-    for (size_t m : g.members) {
-      members.push_back(&results.findings[m]);
-      all_ranks |= members.back()->scope.rank < 0;
-      ranks.insert(members.back()->scope.rank);
-    }
+    for (size_t m : g.members) members.push_back(&results.findings[m]);
     const std::set<std::string_view> named =
         std::find(cats.begin(), cats.end(), "compute") != cats.end() ? NamedKernels(members, set)
                                                                      : std::set<std::string_view>{};
     std::vector<PathFigures> figures;
     for (const PathRow& p : paths) {
-      if (!all_ranks && !ranks.count(p.rank)) continue;
+      std::vector<const Finding*> reaching;  // the scopes whose rank and steps hold the path
+      for (const Finding* f : members)
+        if (Reaches(*f, p)) reaching.push_back(f);
+      if (reaching.empty()) continue;
       std::map<std::string, int64_t> covered;
       for (const std::string& c : cats) covered[c] = 0;
       for (size_t i : p.spans) {
@@ -259,7 +264,7 @@ PathChanges RankChangesByPath(const TraceSet& set, const PluginResults& results)
         if (it == covered.end()) continue;
         if (it->first == "compute" && !named.empty() && !named.count(EventName(spans, i, events)))
           continue;
-        for (const Finding* f : members) {
+        for (const Finding* f : reaching) {
           if (!InScope(*f, spans, i, events)) continue;
           it->second += (*spans.time)[i];
           break;

@@ -89,7 +89,8 @@ struct Fixture {
 
 // The trace, the critical-path plugin's tables (when `with_path`) and four
 // causes: launch-bound kernels on stream 7, the exposed all-reduce, the slow
-// side-stream kernel (named), aten::add's host time (by its time range).
+// side-stream kernel (named), aten::add's host time (by its time range); and
+// a fifth scoped to a step the trace does not have.
 Fixture Build(bool with_path) {
   Fixture fx;
   auto set = LoadTraceSet({testing::WriteTempFile("path_changes.json", Trace())}, LoadOptions{});
@@ -106,6 +107,10 @@ Fixture Build(bool with_path) {
   Finding add = Cause("op-stats", "aten::add holds the host", -1);
   add.range = {{420'000, 480'000}};
   fx.results.findings.push_back(add);
+  // Its steps hold no path of the trace (step 1 only): not ranked.
+  Finding later = Cause("cuda-sync", "host blocked in step 2", -1);
+  later.scope.step_first = later.scope.step_last = 2;
+  fx.results.findings.push_back(later);
   return fx;
 }
 
@@ -143,7 +148,7 @@ TEST(PathChanges, RankedByShareWithStepAfter) {
   const Fixture fx = Build(true);
   const PathChanges c = RankChangesByPath(*fx.set, fx.results);
   ASSERT_TRUE(c.available);
-  ASSERT_EQ(c.changes.size(), 4u);
+  ASSERT_EQ(c.changes.size(), 4u);  // not the cause of step 2
   struct Want {
     std::string plugin;
     int64_t covered, path_after, step_after;
