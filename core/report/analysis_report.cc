@@ -10,6 +10,8 @@
 #include "core/report/finding_json.h"
 #include "core/report/investigation.h"
 #include "core/report/json_writer.h"
+#include "core/report/path_changes.h"
+#include "core/report/path_changes_text.h"
 #include "core/report/trust_json.h"
 
 namespace th {
@@ -269,6 +271,8 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFi
       w.EndObject();
     }
     w.EndArray();
+    w.Key("changes_by_path");
+    WritePathChangesJson(w, RankChangesByPath(*r.traces, r.results), r.results.findings, ids);
     w.Key("open_questions").BeginArray();
     for (const OpenQuestion& q : OpenQuestions(*r.traces))
       w.BeginObject().Field("question", q.question).Field("capture", q.capture).EndObject();
@@ -300,10 +304,13 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
   GroupedFindings grouped = GroupFindings(r.results.findings, filter);
   std::vector<Change> changes =
       r.traces ? RankChanges(*r.traces, r.results) : std::vector<Change>{};
+  const PathChanges by_path = r.traces ? RankChangesByPath(*r.traces, r.results) : PathChanges{};
   if (!grouped.groups.empty() && IsProblem(grouped.groups.front().severity)) {
     const Finding* cause = changes.empty()
                                ? &r.results.findings[grouped.groups.front().members.front()]
                                : changes.front().finding;
+    if (!by_path.changes.empty() && by_path.changes.front().share_median > 0)
+      cause = by_path.changes.front().finding;
     out << "\n\n**Cause:** " << SeverityLabel(cause->severity) << " · " << cause->plugin << " · "
         << cause->title;
   }
@@ -343,7 +350,12 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
     if (!f->suggestion.empty()) out << "**Try:** " << f->suggestion << "\n\n";
   }
   out << "## Changes (*inferred*, not run)\n\n";
-  if (changes.empty()) out << "No finding carries an inferred saving.\n\n";
+  WritePathChangesMarkdown(by_path, out);
+  if (by_path.available) changes.clear();
+  if (!by_path.available)
+    out << "No critical path in this run (the `critical-path` plugin is not in the pipeline): "
+           "the changes are ranked by saving, not by their share of the critical path.\n\n";
+  if (changes.empty() && !by_path.available) out << "No finding carries an inferred saving.\n\n";
   if (!changes.empty())
     out << "Ranked by the saving each finding infers; step time after the change assumes the "
            "saving spreads evenly over the captured steps.\n\n| change | saving | median step "
@@ -425,11 +437,19 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
 void WriteReportTerminal(const AnalysisReport& r, std::ostream& out, const FindingFilter& filter) {
   out << "verdict: " << Verdict(r) << "\n";
   if (r.traces) {
+    const PathChanges by_path = RankChangesByPath(*r.traces, r.results);
     auto changes = RankChanges(*r.traces, r.results);
-    if (!changes.empty()) {
+    if (by_path.available && !by_path.changes.empty()) {
+      const PathChange& c = by_path.changes.front();
+      out << "biggest cause on the critical path (inferred): " << c.finding->plugin << ": "
+          << c.finding->title << ", " << ShareText(c.share_median) << " of rank " << c.rank
+          << "'s path (step " << FigureText(static_cast<double>(c.step_ns), "ns") << " -> "
+          << FigureText(static_cast<double>(c.step_after_ns), "ns") << "; try " << c.knob << ")\n";
+    } else if (!by_path.available && !changes.empty()) {
       const Change& c = changes.front();
-      out << "biggest change (inferred): " << c.finding->plugin << ": " << c.finding->title
-          << ", saves " << FigureText(c.saving_ns, "ns");
+      out << "biggest change (inferred; by saving, no critical path in the pipeline): "
+          << c.finding->plugin << ": " << c.finding->title << ", saves "
+          << FigureText(c.saving_ns, "ns");
       if (c.steps)
         out << " (step " << FigureText(c.step_ns, "ns") << " -> "
             << FigureText(c.step_after_ns, "ns") << ")";

@@ -10,6 +10,8 @@
 #include "core/report/investigation.h"
 #include "core/report/json_writer.h"
 #include "core/report/output_file.h"
+#include "core/report/path_changes.h"
+#include "core/report/path_changes_text.h"
 #include "core/report/report_panels.h"
 #include "core/report/trust_json.h"
 
@@ -348,6 +350,10 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
     }
   }
   w.EndArray();
+  if (r.traces) {
+    w.Key("changes_by_path");
+    WritePathChangesJson(w, RankChangesByPath(*r.traces, r.results), r.results.findings, ids);
+  }
   w.Key("open_questions").BeginArray();
   if (r.traces) {
     for (const OpenQuestion& q : OpenQuestions(*r.traces))

@@ -176,7 +176,9 @@
       fs.forEach(function (f) { sev[f.severity] = (sev[f.severity] || 0) + 1; });
       var rank = {P0: 0, P1: 1, P2: 2, info: 3};
       // The cause is a problem; info findings say what the trace is.
-      var cause = (D.changes || []).length ? findingById[D.changes[0].finding] : fs.filter(function (f) {
+      var onPath = ((D.changes_by_path || {}).causes || []).filter(function (c) { return c.share_median > 0; });
+      var cause = onPath.length ? findingById[onPath[0].finding] :
+        (D.changes || []).length ? findingById[D.changes[0].finding] : fs.filter(function (f) {
         return f.severity !== 'info';
       }).sort(function (a, b) {
         return rank[a.severity] - rank[b.severity];
@@ -201,7 +203,30 @@
       body.appendChild(el('div', {'class': 'table-wrap'}, '<table class="data"><tr><th>rank</th><th>trace</th>' +
         '<th>format</th><th class="num">events</th><th>devices</th></tr>' + rows + '</table>'));
     }
-    var changes = D.changes || [];
+    var byPath = D.changes_by_path || {available: false, causes: []};
+    if (byPath.available) {
+      body.appendChild(el('h3', null, 'Changes ranked by the critical path'));
+      body.appendChild(el('p', {'class': 'note'}, byPath.causes.length ? 'Ranked by the share of the critical path ' +
+        'each cause covers (median and range over the steps and ranks it reaches); the step time after is inferred ' +
+        'from the what-if of its category, scaled to its share of that category on the path.' :
+        'No cause maps to the critical path.'));
+      if (byPath.causes.length) {
+        var pct = function (x) { return (x * 100).toFixed(1) + ' %'; };
+        body.appendChild(el('table', {'class': 'data'}, '<tr><th>cause</th><th>path category</th>' +
+          '<th class="num">share of path</th><th class="num">step</th><th class="num">step after</th>' +
+          '<th>assumption</th><th>try</th></tr>' + byPath.causes.map(function (c) {
+            return '<tr><td><a href="#f-' + esc(c.finding) + '">' + esc(c.plugin + ': ' + c.title) + '</a></td><td>' +
+              esc(c.categories.join(', ')) + '</td><td class="num">' + pct(c.share_median) + ' (' + pct(c.share_min) +
+              '–' + pct(c.share_max) + ', ' + c.paths + (c.paths === 1 ? ' path' : ' paths') + ')</td><td class="num">' +
+              fmtNs(c.step_ns) + kindTag('measured') + '</td><td class="num">' + fmtNs(c.step_after_ns) +
+              kindTag('inferred') + '</td><td>' + esc(c.assumption) + '</td><td>' + esc(c.knob) + '</td></tr>';
+          }).join('')));
+      }
+    } else if ((D.changes || []).length) {
+      body.appendChild(el('p', {'class': 'note'}, 'No critical path in this run (the critical-path plugin is not ' +
+        'in the pipeline): the changes below are ranked by saving.'));
+    }
+    var changes = byPath.available ? [] : (D.changes || []);
     if (changes.length) {
       var r = changes.map(function (c) {
         var f = findingById[c.finding];

@@ -1,0 +1,481 @@
+// critical-path: the longest chain of dependent work in each step, per rank
+// by Holistic Trace Analysis' rules (rank_graph.h) and across ranks through
+// a barrier per collective (cross_rank.h). Publishes per step the path
+// length, its split by category and by rank, the gating rank of each
+// collective and the events on the path; checks that the path length plus
+// the waits on it equals the elapsed time.
+#include <tracehound/sdk.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cp_graph.h"
+#include "cross_rank.h"
+#include "path_summary.h"
+#include "rank_graph.h"
+#include "trace_index.h"
+#include "what_if.h"
+
+namespace {
+
+using th::critical_path::Barrier;
+using th::critical_path::Category;
+using th::critical_path::Graph;
+using th::critical_path::LongestPath;
+using th::critical_path::PathSummary;
+using th::critical_path::RankGraph;
+using th::critical_path::TraceIndex;
+using th::critical_path::Window;
+using th::sdk::Context;
+using th::sdk::Declaration;
+using th::sdk::Schema;
+
+Schema PathTable() {
+  return Schema("critical_path", "per step: the longest path, per rank and across ranks (rank -1)")
+      .Int("step", "", "ProfilerStep number (else the annotation's instance)")
+      .Int("rank", "", "-1: the path across ranks")
+      .Int("path", "ns", "measured: sum of the measured durations on the path")
+      .Int("late_start", "ns",
+           "inferred: across ranks, how late the path's rank entered the step (clocks aligned "
+           "on the collectives' ends); 0 per rank")
+      .Int("waits", "ns", "measured: time between the path's instants no duration counts")
+      .Int("elapsed", "ns", "measured: last - first instant (across ranks: path + waits)")
+      .Int("events", "count", "events with an instant on the path")
+      .Int("sync_edges", "count", "synchronisation edges in the graph")
+      .Int("inferred_sync_edges", "count",
+           "of them inferred from timing (a trace without CUDA sync events)");
+}
+Schema CategoryTable() {
+  return Schema("critical_path_categories", "per step and rank: the path by category")
+      .Int("step")
+      .Int("rank", "", "-1: the path across ranks")
+      .Text("category",
+            "compute, communication, launch_overhead, kernel_gap, host, late_start, idle")
+      .Text("hta_bound", "HTA's bound_by name of the category")
+      .Int("time", "ns", "measured (late_start: inferred)");
+}
+Schema RankShareTable() {
+  return Schema("critical_path_ranks", "per step: the path across ranks, by rank")
+      .Int("step")
+      .Int("rank")
+      .Int("time", "ns",
+           "the path's time on this rank (transfers: the gating rank's; its late start is "
+           "inferred, the rest measured)");
+}
+Schema CollectiveTable() {
+  return Schema("critical_path_collectives", "per step: the gating rank of each collective")
+      .Int("step")
+      .Int("collective", "", "id in the collectives table")
+      .Int("gating_rank", "", "the rank whose path into the collective is longest")
+      .Int("lead", "ns",
+           "how much longer than the next rank's path (inferred when a late start is on it)")
+      .Int("transfer", "ns", "measured: shortest duration among the ranks")
+      .Int("on_path", "", "1 when the collective is on the path across ranks");
+}
+Schema EventTable() {
+  return Schema("critical_path_events", "per step and rank: events with an instant on the path")
+      .Int("step")
+      .Int("rank", "", "-1: on the path across ranks")
+      .Int("event_rank", "", "the rank the event belongs to")
+      .Int("event", "", "event row")
+      .Int("ts", "ns")
+      .Int("dur", "ns")
+      .Int("time", "ns", "measured: the path's time attributed to the event")
+      .Text("name");
+}
+
+Schema WhatIfTable() {
+  return Schema("critical_path_whatif",
+                "per step and rank: the longest path with one category's weights at 0")
+      .Int("step")
+      .Int("rank", "", "-1: the path across ranks")
+      .Text("category", "compute, communication, launch_overhead, kernel_gap, host")
+      .Int("path_before", "ns", "measured: the path's length")
+      .Int("path_after", "ns", "inferred: the longest path with this category's weights at 0");
+}
+Schema SpanTable() {
+  return Schema("critical_path_spans", "per step and rank: the path's length by event and category")
+      .Int("step")
+      .Int("rank", "", "-1: the path across ranks")
+      .Int("event_rank", "", "the rank the time belongs to (a transfer: the gating rank)")
+      .Int("event", "", "event row; -1: a collective's transfer (no single event)")
+      .Text("category", "compute, communication, launch_overhead, kernel_gap, host")
+      .Int("time", "ns", "measured");
+}
+
+struct StepWindow {
+  int64_t step = 0;
+  Window window;
+};
+
+// The instances of `annotation` (host events whose name holds it), by start;
+// the whole trace for "". Step: N of "...#N", else the instance's index; the
+// first instance of a step number counts.
+std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& annotation,
+                                int64_t instance) {
+  std::vector<StepWindow> out;
+  if (annotation.empty()) {
+    StepWindow w{0, {INT64_MAX, INT64_MIN}};
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      if (t.kind(i) == TH_EVENT_METADATA || t.kind(i) == TH_EVENT_FLOW) continue;
+      w.window.begin = std::min(w.window.begin, t.ts(i));
+      w.window.end = std::max(w.window.end, t.end(i));
+    }
+    if (w.window.begin <= w.window.end) out.push_back(w);
+    return out;
+  }
+  std::unordered_map<uint32_t, bool> holds;
+  std::vector<uint64_t> found;
+  for (uint64_t i = 0; i < t.size(); ++i) {
+    const uint32_t k = t.kind(i);
+    if (k == TH_EVENT_FLOW || k == TH_EVENT_METADATA || k == TH_EVENT_GPU_USER_ANNOTATION ||
+        t.track_of(i).kind == TH_TRACK_GPU_STREAM)
+      continue;
+    auto it = holds.find(t.name_id(i));
+    if (it == holds.end())
+      it = holds.emplace(t.name_id(i), t.name(i).find(annotation) != std::string_view::npos).first;
+    if (it->second) found.push_back(i);
+  }
+  std::set<int64_t> seen;
+  std::stable_sort(found.begin(), found.end(),
+                   [&](uint64_t a, uint64_t b) { return t.ts(a) < t.ts(b); });
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (instance >= 0 && static_cast<int64_t>(k) != instance) continue;
+    const std::string_view n = t.name(found[k]);
+    int64_t step = static_cast<int64_t>(k);
+    const size_t hash = n.rfind('#');
+    if (hash != std::string_view::npos && hash + 1 < n.size()) {
+      int64_t v = 0;
+      bool digits = true;
+      for (char ch : n.substr(hash + 1)) {
+        if (ch < '0' || ch > '9')
+          digits = false;
+        else
+          v = v * 10 + (ch - '0');
+      }
+      if (digits) step = v;
+    }
+    if (seen.insert(step).second) out.push_back({step, {t.ts(found[k]), t.end(found[k])}});
+  }
+  return out;
+}
+
+// Rows of every table, appended window by window, and the invariant's tally.
+struct Rows {
+  int64_t paths = 0, failed = 0;
+  std::string first_failure;
+  th::critical_path::EventScratch scratch;  // one entry per event of each trace
+  std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
+      p_inferred;
+  std::vector<int64_t> c_step, c_rank, c_time;
+  std::vector<std::string> c_cat, c_bound;
+  std::vector<int64_t> r_step, r_rank, r_time;
+  std::vector<int64_t> k_step, k_id, k_gating, k_lead, k_transfer, k_on;
+  std::vector<int64_t> e_step, e_rank, e_event_rank, e_event, e_ts, e_dur, e_time;
+  std::vector<std::string> e_name;
+  std::vector<int64_t> w_step, w_rank, w_before, w_after;
+  std::vector<std::string> w_cat;
+  std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
+  std::vector<std::string> s_cat;
+  bool what_if = true;                       // the what-if and spans rows
+  th::critical_path::WhatIf what_if_engine;  // its buffers, reused across windows
+};
+
+class CriticalPath final : public th::sdk::Plugin {
+ public:
+  static Declaration Declare() {
+    return Declaration("critical-path", "1.0.0", th::sdk::kAnalyzer,
+                       "The critical path of each step: per rank by Holistic Trace Analysis' "
+                       "rules, across ranks through a barrier per collective; its length by "
+                       "category and by rank, the gating rank of each collective")
+        .Reads({"events", "tracks", "gpu_args", "name_classes", "class_rules", "collectives",
+                "collective_ranks"})
+        .Publishes(PathTable())
+        .Publishes(CategoryTable())
+        .Publishes(RankShareTable())
+        .Publishes(CollectiveTable())
+        .Publishes(EventTable())
+        .Publishes(WhatIfTable())
+        .Publishes(SpanTable())
+        .Option("annotation", "ProfilerStep",
+                "the windows: instances of the events whose name holds this text ('': the "
+                "whole trace)")
+        .Option("instance", int64_t{-1}, "only this instance of the annotation (-1: all)")
+        .Min(-1)
+        .Option("infer_sync", true,
+                "in a trace without CUDA sync events, infer sync edges from timing: a blocking "
+                "call waits for the GPU activity that ended last within it; cudaStreamWaitEvent "
+                "makes the next launch wait for the activity recorded before it")
+        .Option("across_ranks", true,
+                "also the path across ranks, through the collectives the collectives plugin "
+                "matched")
+        .Option("what_if", true,
+                "the what-if and spans tables (each path again with one category at 0; the "
+                "path by event and category), what the report ranks changes by");
+  }
+
+  void Run(Context& ctx) override {
+    const auto& traces = ctx.traces();
+    const std::string annotation = ctx.GetString("annotation");
+    const int64_t instance = ctx.GetInt("instance");
+    std::vector<std::unique_ptr<TraceIndex>> index;
+    std::vector<const TraceIndex*> index_ptr;
+    std::vector<std::vector<StepWindow>> windows;
+    for (const auto& t : traces) {
+      index.push_back(std::make_unique<TraceIndex>(t));
+      index_ptr.push_back(index.back().get());
+      windows.push_back(Windows(t, annotation, instance));
+      ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
+    }
+    Rows rows;
+    rows.what_if = ctx.GetBool("what_if");
+    for (const auto& t : traces) rows.scratch.emplace_back(t.size(), th::critical_path::kNone);
+    const bool infer = ctx.GetBool("infer_sync");
+    for (uint32_t s = 0; s < traces.size(); ++s)
+      for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, infer, rows);
+    if (ctx.GetBool("across_ranks") && traces.size() > 1)
+      AcrossRanks(ctx, traces, index_ptr, windows, infer, rows);
+    if (rows.paths > 0)
+      ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
+                std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
+                    " per-rank paths" + rows.first_failure);
+    Publish(ctx, std::move(rows));
+  }
+
+ private:
+  static void ReportMissingSync(Context& ctx, const th::sdk::Trace& t, const TraceIndex& ix,
+                                bool infer) {
+    if (ix.has_sync_events()) return;
+    th::sdk::Scope scope;
+    scope.rank = t.rank();
+    ctx.Add(th::sdk::Finding(
+                th::sdk::kInfo,
+                "critical path without synchronisation edges on rank " + std::to_string(t.rank()))
+                .What(std::string("the trace has no CUDA synchronisation events (cuda_sync: "
+                                  "stream, device and event syncs, stream waits), so the "
+                                  "critical path has no recorded GPU-to-host or "
+                                  "stream-to-stream sync edges; it is still computed") +
+                      (infer ? ", with sync edges inferred from timing (infer_sync)"
+                             : ", and a host call that waits on the GPU counts as a wait"))
+                .Suggest("capture with PyTorch >= 2.1 and "
+                         "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)")
+                .In(scope)
+                .Group("critical path without sync edges"));
+  }
+
+  static void OneRank(Context& ctx, const std::vector<th::sdk::Trace>& traces,
+                      const std::vector<const TraceIndex*>& index, uint32_t slot,
+                      const StepWindow& w, bool infer, Rows& rows) {
+    const th::sdk::Trace& t = traces[slot];
+    Graph g;
+    const RankGraph rg = BuildRankGraph(t, *index[slot], w.window, slot, infer, &g);
+    LongestPath p;
+    std::string error;
+    if (!th::critical_path::FindLongestPath(g, &p, &error)) {
+      ctx.Warn("rank " + std::to_string(t.rank()) + " step " + std::to_string(w.step) + ": " +
+               error + "; no critical path");
+      return;
+    }
+    const PathSummary sum = th::critical_path::Summarize(g, p, {}, &rows.scratch);
+    ++rows.paths;
+    if (sum.length + sum.waits != sum.elapsed && rows.failed++ == 0)
+      rows.first_failure = "; first: rank " + std::to_string(t.rank()) + " step " +
+                           std::to_string(w.step) + ": " + std::to_string(sum.length) + " ns + " +
+                           std::to_string(sum.waits) + " ns vs " + std::to_string(sum.elapsed) +
+                           " ns";
+    AddPath(traces, w.step, t.rank(), sum, rg.sync_edges, rg.inferred_sync_edges, rows);
+    AddWhatIf(traces, w.step, t.rank(), g, p, {}, rows);
+  }
+
+  static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
+                          const std::vector<const TraceIndex*>& index,
+                          const std::vector<std::vector<StepWindow>>& windows, bool infer,
+                          Rows& rows);
+
+  static void AddPath(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
+                      const PathSummary& sum, int64_t sync_edges, int64_t inferred, Rows& rows) {
+    rows.p_step.push_back(step);
+    rows.p_rank.push_back(rank);
+    const int64_t late = sum.by_category[static_cast<int>(Category::kLateStart)];
+    rows.p_path.push_back(sum.length - late);
+    rows.p_late.push_back(late);
+    rows.p_waits.push_back(sum.waits);
+    rows.p_elapsed.push_back(sum.elapsed);
+    rows.p_events.push_back(static_cast<int64_t>(sum.events.size()));
+    rows.p_sync.push_back(sync_edges);
+    rows.p_inferred.push_back(inferred);
+    for (Category cat :
+         {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
+          Category::kKernelGap, Category::kHost, Category::kLateStart, Category::kNone}) {
+      rows.c_step.push_back(step);
+      rows.c_rank.push_back(rank);
+      rows.c_cat.push_back(th::critical_path::CategoryName(cat));
+      rows.c_bound.push_back(th::critical_path::HtaBoundName(cat));
+      rows.c_time.push_back(cat == Category::kNone ? sum.waits
+                                                   : sum.by_category[static_cast<int>(cat)]);
+    }
+    for (const auto& [slot, event, time] : sum.events) {
+      const th::sdk::Trace& t = traces[slot];
+      rows.e_step.push_back(step);
+      rows.e_rank.push_back(rank);
+      rows.e_event_rank.push_back(t.rank());
+      rows.e_event.push_back(event);
+      rows.e_ts.push_back(t.ts(event));
+      rows.e_dur.push_back(t.dur(event));
+      rows.e_time.push_back(time);
+      rows.e_name.push_back(std::string(t.name(event)));
+    }
+  }
+
+  // The what-if rows of one path (one per category) and its spans.
+  static void AddWhatIf(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
+                        const Graph& g, const LongestPath& p,
+                        const std::map<uint32_t, uint32_t>& transfer_slot, Rows& rows) {
+    if (!rows.what_if) return;
+    const auto lengths = rows.what_if_engine.LengthsWithout(g);
+    for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
+                       Category::kKernelGap, Category::kHost}) {
+      rows.w_step.push_back(step);
+      rows.w_rank.push_back(rank);
+      rows.w_cat.push_back(th::critical_path::CategoryName(c));
+      rows.w_before.push_back(p.length);
+      rows.w_after.push_back(lengths[static_cast<size_t>(c)]);
+    }
+    for (const th::critical_path::PathSpan& span :
+         th::critical_path::SpansOf(g, p, transfer_slot, &rows.scratch)) {
+      rows.s_step.push_back(step);
+      rows.s_rank.push_back(rank);
+      rows.s_event_rank.push_back(traces[span.slot].rank());
+      rows.s_event.push_back(span.event == th::critical_path::kNone ? -1 : int64_t{span.event});
+      rows.s_cat.push_back(th::critical_path::CategoryName(span.category));
+      rows.s_time.push_back(span.time);
+    }
+  }
+
+  static void Publish(Context& ctx, Rows r);
+};
+
+void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
+                               const std::vector<const TraceIndex*>& index,
+                               const std::vector<std::vector<StepWindow>>& windows, bool infer,
+                               Rows& rows) {
+  const auto collectives = th::critical_path::ReadCollectives(ctx.FindTable("collectives"),
+                                                              ctx.FindTable("collective_ranks"));
+  if (collectives.empty()) return;
+  std::map<int64_t, uint32_t> slot_of_rank;
+  for (uint32_t s = 0; s < traces.size(); ++s) slot_of_rank[traces[s].rank()] = s;
+  const auto offsets = th::critical_path::ClockOffsets(collectives, slot_of_rank);
+  std::map<int64_t, std::vector<std::pair<uint32_t, Window>>> by_step;
+  for (uint32_t s = 0; s < traces.size(); ++s)
+    for (const StepWindow& w : windows[s]) by_step[w.step].emplace_back(s, w.window);
+  for (const auto& [step, members] : by_step) {
+    if (members.size() < 2) continue;
+    Graph g;
+    std::vector<RankGraph> ranks;
+    int64_t sync_edges = 0, inferred = 0;
+    for (const auto& [slot, w] : members) {
+      ranks.push_back(BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &g));
+      sync_edges += ranks.back().sync_edges;
+      inferred += ranks.back().inferred_sync_edges;
+    }
+    const std::vector<Barrier> barriers =
+        th::critical_path::AddBarriers(collectives, ranks, index, slot_of_rank, &g);
+    if (barriers.empty()) continue;
+    th::critical_path::AddStartEdges(ranks, offsets, &g);
+    LongestPath p;
+    std::string error;
+    if (!th::critical_path::FindLongestPath(g, &p, &error)) {
+      ctx.Warn("step " + std::to_string(step) + " across ranks: " + error);
+      continue;
+    }
+    std::map<uint32_t, uint32_t> transfer_slot;
+    std::vector<bool> on_path(g.edges().size(), false);
+    for (uint32_t k : p.edges) on_path[k] = true;
+    for (const Barrier& b : barriers) {
+      const auto gating = th::critical_path::GatingOf(g, p, b);
+      transfer_slot[b.transfer_edge] = static_cast<uint32_t>(gating.slot);
+      rows.k_step.push_back(step);
+      rows.k_id.push_back(b.id);
+      rows.k_gating.push_back(traces[gating.slot].rank());
+      rows.k_lead.push_back(gating.lead);
+      rows.k_transfer.push_back(b.transfer);
+      rows.k_on.push_back(on_path[b.transfer_edge] ? 1 : 0);
+    }
+    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &rows.scratch);
+    AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
+    AddWhatIf(traces, step, -1, g, p, transfer_slot, rows);
+    for (const auto& [slot, time] : sum.by_rank_slot) {
+      rows.r_step.push_back(step);
+      rows.r_rank.push_back(traces[slot].rank());
+      rows.r_time.push_back(time);
+    }
+  }
+}
+
+void CriticalPath::Publish(Context& ctx, Rows r) {
+  th::sdk::Table path("critical_path");
+  path.Int("step", std::move(r.p_step))
+      .Int("rank", std::move(r.p_rank))
+      .Int("path", std::move(r.p_path), "ns")
+      .Int("late_start", std::move(r.p_late), "ns")
+      .Int("waits", std::move(r.p_waits), "ns")
+      .Int("elapsed", std::move(r.p_elapsed), "ns")
+      .Int("events", std::move(r.p_events), "count")
+      .Int("sync_edges", std::move(r.p_sync), "count")
+      .Int("inferred_sync_edges", std::move(r.p_inferred), "count");
+  ctx.Publish(path);
+  th::sdk::Table cats("critical_path_categories");
+  cats.Int("step", std::move(r.c_step))
+      .Int("rank", std::move(r.c_rank))
+      .Text("category", std::move(r.c_cat))
+      .Text("hta_bound", std::move(r.c_bound))
+      .Int("time", std::move(r.c_time), "ns");
+  ctx.Publish(cats);
+  th::sdk::Table ranks("critical_path_ranks");
+  ranks.Int("step", std::move(r.r_step))
+      .Int("rank", std::move(r.r_rank))
+      .Int("time", std::move(r.r_time), "ns");
+  ctx.Publish(ranks);
+  th::sdk::Table coll("critical_path_collectives");
+  coll.Int("step", std::move(r.k_step))
+      .Int("collective", std::move(r.k_id))
+      .Int("gating_rank", std::move(r.k_gating))
+      .Int("lead", std::move(r.k_lead), "ns")
+      .Int("transfer", std::move(r.k_transfer), "ns")
+      .Int("on_path", std::move(r.k_on));
+  ctx.Publish(coll);
+  th::sdk::Table events("critical_path_events");
+  events.Int("step", std::move(r.e_step))
+      .Int("rank", std::move(r.e_rank))
+      .Int("event_rank", std::move(r.e_event_rank))
+      .Int("event", std::move(r.e_event))
+      .Int("ts", std::move(r.e_ts), "ns")
+      .Int("dur", std::move(r.e_dur), "ns")
+      .Int("time", std::move(r.e_time), "ns")
+      .Text("name", std::move(r.e_name));
+  ctx.Publish(events);
+  th::sdk::Table what_if("critical_path_whatif");
+  what_if.Int("step", std::move(r.w_step))
+      .Int("rank", std::move(r.w_rank))
+      .Text("category", std::move(r.w_cat))
+      .Int("path_before", std::move(r.w_before), "ns")
+      .Int("path_after", std::move(r.w_after), "ns");
+  ctx.Publish(what_if);
+  th::sdk::Table spans("critical_path_spans");
+  spans.Int("step", std::move(r.s_step))
+      .Int("rank", std::move(r.s_rank))
+      .Int("event_rank", std::move(r.s_event_rank))
+      .Int("event", std::move(r.s_event))
+      .Text("category", std::move(r.s_cat))
+      .Int("time", std::move(r.s_time), "ns");
+  ctx.Publish(spans);
+}
+
+}  // namespace
+
+TH_PLUGIN(CriticalPath)

@@ -1,0 +1,292 @@
+#include "rank_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace th::critical_path {
+namespace {
+
+constexpr int64_t kKernelKernelGapLimit = 1'500'000;  // ns: HTA's 1.5 ms
+
+class Builder {
+ public:
+  Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot,
+          bool infer_sync, Graph* g)
+      : t_(t), ix_(ix), w_(w), g_(*g), infer_(infer_sync && !ix.has_sync_events()) {
+    r_.rank_slot = slot;
+    r_.first_node = static_cast<uint32_t>(g_.nodes().size());
+    r_.first_edge = static_cast<uint32_t>(g_.edges().size());
+  }
+
+  RankGraph Build() {
+    Select();
+    MakeNodes();
+    RuntimeLockEdges();
+    CallStackEdges();
+    if (infer_) InferStreamWaits();
+    GpuEdges();
+    if (infer_) InferBlockingWaits();
+    return std::move(r_);
+  }
+
+ private:
+  int64_t StreamKey(uint64_t e) const {
+    const uint32_t row = t_.args_row(e);
+    if (row == th::sdk::kNoRow) return -1;
+    return (int64_t{t_.gpu_device(row)} << 40) + t_.gpu_stream(row);
+  }
+  const Node& N(uint32_t n) const { return g_.nodes()[n]; }
+  uint32_t Start(uint32_t e) const { return r_.nodes_of.at(e).first; }
+  uint32_t End(uint32_t e) const { return r_.nodes_of.at(e).second; }
+  bool Has(uint32_t e) const { return e != kNone && r_.nodes_of.count(e) != 0; }
+  void Add(uint32_t src, uint32_t dst, EdgeType type, int64_t weight, Category c, uint32_t ev) {
+    g_.AddEdge({src, dst, weight, type, c, ev, false});
+  }
+
+  // Host calls and ops that start in the window (lasting > 0); the GPU
+  // activities they launched; the GPU syncs on a stream their call waited in,
+  // and those on no stream that start in the window themselves.
+  void Select() {
+    auto in = [&](const std::vector<uint32_t>& by_start, auto&& take) {
+      auto first = std::lower_bound(by_start.begin(), by_start.end(), w_.begin,
+                                    [&](uint32_t e, int64_t v) { return t_.ts(e) < v; });
+      for (auto it = first; it != by_start.end() && t_.ts(*it) <= w_.end; ++it)
+        if (t_.dur(*it) > 0) take(*it);
+    };
+    in(ix_.host_by_start(), [&](uint32_t e) {
+      host_.push_back(e);
+      for (uint32_t k : ix_.launched_by(e)) {
+        if (t_.is_gpu_activity(k)) {
+          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM) gpu_.push_back(k);
+        } else {
+          const uint32_t row = t_.args_row(k);
+          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1) syncs_.push_back(k);
+        }
+      }
+    });
+    in(ix_.unstreamed_syncs(), [&](uint32_t s) { syncs_.push_back(s); });
+  }
+
+  // Nodes in (ts, event, start first) order, as HTA numbers them.
+  void MakeNodes() {
+    std::vector<std::tuple<int64_t, uint32_t, bool>> order;
+    for (const auto* list : {&host_, &gpu_})
+      for (uint32_t e : *list) {
+        order.emplace_back(t_.ts(e), e, false);
+        order.emplace_back(t_.end(e), e, true);
+      }
+    std::sort(order.begin(), order.end());
+    r_.nodes_of.reserve(order.size() / 2);
+    for (const auto& [ts, e, is_end] : order) {
+      const uint32_t n = g_.AddNode({ts, e, r_.rank_slot, !is_end});
+      auto& slot = r_.nodes_of[e];
+      (is_end ? slot.second : slot.first) = n;
+    }
+  }
+
+  bool IsLock(uint32_t n) const {
+    return N(n).event != kNone && (ix_.role(N(n).event) & kRuntimeLock) &&
+           ix_.is_node_kind(N(n).event);
+  }
+  bool SharesLock(uint32_t a, uint32_t b) const {
+    return IsLock(a) && IsLock(b) && (N(a).start || !N(b).start);
+  }
+
+  // Calls holding the runtime lock: each end follows the previous end, and
+  // every call started before it that had not ended.
+  void RuntimeLockEdges() {
+    std::vector<uint32_t> open;
+    uint32_t last = kNone;
+    const auto end = static_cast<uint32_t>(g_.nodes().size());
+    for (uint32_t n = r_.first_node; n < end; ++n) {
+      if (!IsLock(n)) continue;
+      if (N(n).start) {
+        open.push_back(n);
+      } else {
+        while (!open.empty()) {
+          const uint32_t p = open.back();
+          open.pop_back();
+          if (N(p).event == N(n).event)
+            Add(p, n, EdgeType::kOperator, N(n).ts - N(p).ts, Category::kHost, N(n).event);
+          else
+            Add(p, n, EdgeType::kDependency, 0, Category::kNone, kNone);
+        }
+        if (last != kNone && !N(last).start)
+          Add(last, n, EdgeType::kDependency, 0, Category::kNone, kNone);
+      }
+      last = n;
+    }
+  }
+
+  void CallStackEdges() {
+    std::map<uint32_t, std::vector<uint32_t>> by_thread;
+    for (uint32_t e : host_) by_thread[ix_.thread_of(t_.track_index(e))].push_back(e);
+    for (auto& [thread, events] : by_thread) {
+      std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+        return std::make_tuple(t_.ts(a), -t_.dur(a), a) < std::make_tuple(t_.ts(b), -t_.dur(b), b);
+      });
+      WalkStack(events);
+    }
+  }
+
+  // Depth-first over one thread's nesting of ops and calls.
+  void WalkStack(const std::vector<uint32_t>& events) {
+    std::vector<uint32_t> stack;
+    uint32_t last = kNone;
+    auto enter = [&](uint32_t e) {
+      const uint32_t s = Start(e);
+      if (last != kNone && !SharesLock(last, s)) {
+        if (stack.empty()) {
+          Add(last, s, EdgeType::kDependency, 0, Category::kNone, kNone);
+        } else {
+          const uint32_t owner = N(last).start ? N(last).event : stack.back();
+          Add(last, s, EdgeType::kOperator, N(s).ts - N(last).ts, Category::kHost, owner);
+        }
+      }
+      last = s;
+      stack.push_back(e);
+    };
+    auto exit = [&]() {
+      const uint32_t e = stack.back();
+      stack.pop_back();
+      const uint32_t x = End(e);
+      if (last != kNone && !SharesLock(last, x)) {
+        const int64_t w = (ix_.role(e) & kBlocking) ? 0 : N(x).ts - N(last).ts;
+        Add(last, x, EdgeType::kOperator, w, Category::kHost, N(last).start ? N(last).event : e);
+      }
+      last = x;
+    };
+    for (uint32_t e : events) {
+      while (!stack.empty() && t_.end(stack.back()) <= t_.ts(e)) exit();
+      enter(e);
+    }
+    while (!stack.empty()) exit();
+  }
+
+  void GpuEdges();
+  void InferStreamWaits();
+  void InferBlockingWaits();
+  void Sync(uint32_t s);
+  void Activity(uint32_t k);
+
+  const th::sdk::Trace& t_;
+  const TraceIndex& ix_;
+  Window w_;
+  Graph& g_;
+  bool infer_;
+  RankGraph r_;
+  std::vector<uint32_t> host_, gpu_, syncs_;
+  std::map<int64_t, uint32_t> last_on_stream_;          // stream key -> end node
+  std::unordered_map<uint32_t, uint32_t> kernel_sync_;  // activity -> activity it waits for
+};
+
+// Activities by start, syncs by end (a sync overlapping an activity on its
+// stream comes after it), in that one order.
+void Builder::GpuEdges() {
+  std::vector<std::tuple<int64_t, uint32_t, bool>> order;
+  for (uint32_t k : gpu_) order.emplace_back(t_.ts(k), k, false);
+  for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
+  std::sort(order.begin(), order.end());
+  for (const auto& [ts, e, is_sync] : order) is_sync ? Sync(e) : Activity(e);
+}
+
+void Builder::InferStreamWaits() {
+  for (uint32_t c : host_) {
+    if (!ix_.is_stream_wait_call(c)) continue;
+    const uint32_t src = ix_.RecordedActivity(c);
+    const uint32_t dst = ix_.NextActivity(c, kNone);
+    if (src != kNone && dst != kNone && t_.track_index(src) != t_.track_index(dst))
+      kernel_sync_[dst] = src;
+  }
+}
+
+void Builder::InferBlockingWaits() {
+  std::vector<uint32_t> by_end(gpu_);
+  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) {
+    return std::make_pair(t_.end(a), a) < std::make_pair(t_.end(b), b);
+  });
+  for (uint32_t c : host_) {
+    if (!(ix_.role(c) & kBlocking)) continue;
+    auto it = std::upper_bound(by_end.begin(), by_end.end(), t_.end(c),
+                               [&](int64_t v, uint32_t k) { return v < t_.end(k); });
+    if (it == by_end.begin() || t_.end(*(it - 1)) < t_.ts(c)) continue;
+    Add(End(*(it - 1)), End(c), EdgeType::kSync, 0, Category::kNone, kNone);
+    ++r_.sync_edges;
+    ++r_.inferred_sync_edges;
+  }
+}
+
+void Builder::Sync(uint32_t s) {
+  const uint32_t call = ix_.runtime_of(s);
+  const uint8_t role = ix_.role(s);
+  if (role & (kStreamWait | kEventSync)) {
+    const uint32_t src = ix_.RecordedActivity(call);
+    if (src == kNone) return;
+    if (role & kStreamWait) {
+      const uint32_t dst = ix_.NextActivity(call, t_.track_index(s));
+      if (dst != kNone) kernel_sync_[dst] = src;
+    } else if (Has(src) && Has(call)) {
+      Add(End(src), End(call), EdgeType::kSync, 0, Category::kNone, kNone);
+      ++r_.sync_edges;
+    }
+    return;
+  }
+  if (!Has(call)) return;
+  if (role & kContextSync) {
+    for (const auto& [stream, node] : last_on_stream_) {
+      Add(node, End(call), EdgeType::kSync, 0, Category::kNone, kNone);
+      ++r_.sync_edges;
+    }
+  } else if (role & kStreamSync) {
+    auto it = last_on_stream_.find(StreamKey(s));
+    if (it == last_on_stream_.end()) return;
+    Add(it->second, End(call), EdgeType::kSync, 0, Category::kNone, kNone);
+    ++r_.sync_edges;
+  }
+}
+
+void Builder::Activity(uint32_t k) {
+  const uint32_t s = Start(k), x = End(k);
+  const Category c = t_.hta_kernel_class(k) == th::sdk::KernelClass::kComm
+                         ? Category::kCommunication
+                         : Category::kCompute;
+  r_.span_edge_of[k] = static_cast<uint32_t>(g_.edges().size());
+  Add(s, x, EdgeType::kOperator, N(x).ts - N(s).ts, c, k);
+
+  uint32_t sync_end = kNone;
+  if (auto it = kernel_sync_.find(k); it != kernel_sync_.end()) {
+    if (Has(it->second)) {
+      sync_end = End(it->second);
+      Add(sync_end, s, EdgeType::kSync, 0, Category::kNone, kNone);
+      ++r_.sync_edges;
+      if (infer_) ++r_.inferred_sync_edges;
+    }
+    kernel_sync_.erase(it);
+  }
+  const int64_t key = StreamKey(k);
+  auto last = last_on_stream_.find(key);
+  const bool has_last = last != last_on_stream_.end();
+  const uint32_t call = ix_.runtime_of(k);
+  const int64_t call_ts = t_.ts(call);
+  if (ix_.queue_at_launch(k) == 1 && ix_.queue_at_start(k) == 0 &&
+      (!has_last || N(last->second).ts < call_ts) &&
+      (sync_end == kNone || N(sync_end).ts < call_ts)) {
+    Add(Start(call), s, EdgeType::kLaunch, N(s).ts - call_ts, Category::kLaunchOverhead, k);
+  } else if (has_last && N(s).ts - N(last->second).ts < kKernelKernelGapLimit &&
+             (sync_end == kNone || N(sync_end).ts < N(last->second).ts)) {
+    Add(last->second, s, EdgeType::kKernelKernel, N(s).ts - N(last->second).ts,
+        Category::kKernelGap, N(last->second).event);
+  }
+  last_on_stream_[key] = x;
+}
+
+}  // namespace
+
+RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
+                         uint32_t rank_slot, bool infer_sync, Graph* g) {
+  return Builder(t, ix, w, rank_slot, infer_sync, g).Build();
+}
+
+}  // namespace th::critical_path

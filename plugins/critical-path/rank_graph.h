@@ -1,0 +1,51 @@
+// One rank's critical path graph over a time window, by the rules of
+// Holistic Trace Analysis' critical path analysis:
+// - nodes at the start and end of CPU ops and runtime/driver calls that start
+//   in the window (and last > 0), and of GPU activities launched by such calls;
+// - host edges: each call stack (a CPU thread; HTA merges the backward thread
+//   into the forward thread) walked depth first, consecutive instants joined
+//   (top-level ops by a dependency of weight 0, nested ones by the time between
+//   them); calls holding the CUDA runtime lock ordered by their ends;
+//   synchronising calls (cudaStreamSynchronize, ...) weigh 0;
+// - GPU edges: each activity's span; a launch edge (runtime call start ->
+//   activity start) only when the stream queue was empty (the activity was the
+//   only one queued at its launch and the stream had finished the previous
+//   one before the call); else the gap from the previous activity on the same
+//   stream when under 1.5 ms; sync edges of weight 0 from the activity a
+//   stream, device or event synchronisation waits for to the end of the
+//   waiting call, and from a recorded activity to the first activity launched
+//   on a stream after cudaStreamWaitEvent.
+#pragma once
+
+#include <tracehound/sdk.h>
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "cp_graph.h"
+#include "trace_index.h"
+
+namespace th::critical_path {
+
+struct Window {
+  int64_t begin = 0, end = 0;  // ns, inclusive: events starting in [begin, end]
+};
+
+struct RankGraph {
+  uint32_t first_node = 0, first_edge = 0;  // where this rank's part begins in the graph
+  uint32_t rank_slot = 0;
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> nodes_of;  // event -> start, end
+  std::unordered_map<uint32_t, uint32_t> span_edge_of;                   // GPU activity -> edge
+  int64_t sync_edges = 0;
+  int64_t inferred_sync_edges = 0;  // of sync_edges
+};
+
+// Appends the rank's graph for `w` to `g`. `infer_sync`, for a trace without
+// CUDA sync events: a blocking call waits for the GPU activity that ended
+// last within it (an edge from its end to the call's end), and
+// cudaStreamWaitEvent makes the next activity launched from its thread wait
+// for the activity recorded before it (when on another stream).
+RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
+                         uint32_t rank_slot, bool infer_sync, Graph* g);
+
+}  // namespace th::critical_path

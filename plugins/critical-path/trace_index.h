@@ -1,0 +1,95 @@
+// What the critical path needs of one trace, worked out once for all its
+// windows: the runtime call of each GPU event (same correlation), the stream
+// queue length at each launch and at each activity's start (HTA's queue
+// length: +1 at a launch call, -1 when the activity starts), the CPU thread
+// each host event's call stack runs on (the backward thread merged into the
+// forward thread, as HTA does), the role of each name, and the launch calls
+// and cudaEventRecord calls in time order for event synchronisation.
+#pragma once
+
+#include <tracehound/sdk.h>
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "cp_graph.h"
+
+namespace th::critical_path {
+
+// Roles of an event by its name (bit flags).
+enum NameRole : uint8_t {
+  kRuntimeLock = 1,   // cudaLaunchKernel, cudaMemcpyAsync, cudaHostAlloc: hold the runtime lock
+  kBlocking = 2,      // synchronising calls: their own time is a wait (weight 0)
+  kLaunchCall = 4,    // enqueues a GPU activity (counts in the queue length)
+  kEventRecord = 8,   // cudaEventRecord
+  kStreamSync = 16,   // GPU sync "Stream Sync"
+  kContextSync = 32,  // GPU sync "Context Sync"
+  kEventSync = 64,    // GPU sync "Event Sync"
+  kStreamWait = 128,  // GPU sync "Stream Wait Event"
+};
+
+inline constexpr int32_t kNoQueue = -1;
+
+class TraceIndex {
+ public:
+  explicit TraceIndex(const th::sdk::Trace& t);
+
+  uint8_t role(uint64_t event) const { return role_[event]; }
+  // The host call with the event's correlation id, kNone if none.
+  uint32_t runtime_of(uint64_t event) const { return runtime_of_[event]; }
+  // Queue length after the activity's launch call, and after its start
+  // (kNoQueue when it was not launched by a launch call).
+  int32_t queue_at_launch(uint64_t event) const { return queue_launch_[event]; }
+  int32_t queue_at_start(uint64_t event) const { return queue_start_[event]; }
+  // The call-stack thread of a CPU track (tracks merged by HTA's rule).
+  uint32_t thread_of(uint32_t track) const { return thread_of_[track]; }
+  bool is_node_kind(uint64_t event) const;
+  bool has_sync_events() const { return has_sync_; }
+  bool has_event_records() const { return !records_by_thread_.empty(); }
+  bool is_stream_wait_call(uint64_t event) const { return t_.name(event) == "cudaStreamWaitEvent"; }
+
+  // The activity the event a sync waits on was recorded after: the last
+  // launch on the recorded stream before the last cudaEventRecord on the
+  // waiting call's thread (the recorded stream: that of the thread's last
+  // launch before the record). kNone if not found.
+  uint32_t RecordedActivity(uint32_t wait_call) const;
+  // The first activity launched on `stream_track` (kNone: any stream) from
+  // the thread of `wait_call` after it, kNone if none.
+  uint32_t NextActivity(uint32_t wait_call, uint32_t stream_track) const;
+  // Host ops and calls (on CPU tracks) by start, then row.
+  const std::vector<uint32_t>& host_by_start() const { return host_by_start_; }
+  // GPU syncs on no stream (Event Sync, Context Sync) with a host call, by start.
+  const std::vector<uint32_t>& unstreamed_syncs() const { return unstreamed_syncs_; }
+  // The GPU activities and syncs correlated with host call `call`.
+  std::span<const uint32_t> launched_by(uint32_t call) const {
+    return {launched_.data() + launched_first_[call], launched_.data() + launched_first_[call + 1]};
+  }
+  // The GPU activity that starts at `ts` and lasts `dur` (ns), kNone if none.
+  uint32_t ActivityAt(int64_t ts, int64_t dur) const;
+
+ private:
+  struct Launch {
+    int64_t ts;
+    uint32_t call, activity, stream_track;
+  };
+  void IndexNames(const th::sdk::Trace& t);
+  void IndexCorrelations(const th::sdk::Trace& t);
+  void IndexQueues(const th::sdk::Trace& t);
+  void MergeThreads(const th::sdk::Trace& t);
+
+  const th::sdk::Trace& t_;
+  std::vector<uint8_t> role_;
+  std::vector<uint32_t> runtime_of_;
+  std::vector<int32_t> queue_launch_, queue_start_;
+  std::vector<uint32_t> thread_of_;
+  bool has_sync_ = false;
+  std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
+  std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted
+  std::vector<uint32_t> host_by_start_, unstreamed_syncs_;
+  std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events
+};
+
+}  // namespace th::critical_path

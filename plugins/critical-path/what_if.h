@@ -1,0 +1,43 @@
+// What-if lengths of a critical path graph: the longest path with the
+// weights of one category set to 0 ("if this cause went away"). The
+// topological order is computed once; each scenario is one pass over it, in
+// time linear in nodes + edges. Also the path's weights by event and category.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "cp_graph.h"
+
+namespace th::critical_path {
+
+class WhatIf {
+ public:
+  // The longest path's length (ns) of `g` (acyclic: FindLongestPath succeeded
+  // on it) with every enabled edge of one category at 0, for each category at
+  // once (index: the Category value; kNone: no category zeroed, the path
+  // itself), in one pass over a topological order. The buffers are kept for
+  // the next graph (no allocation once they are big enough).
+  std::array<int64_t, 6> LengthsWithout(const Graph& g);
+
+ private:
+  std::vector<uint32_t> order_, first_, out_, in_degree_, fill_;
+  std::vector<std::array<int64_t, 6>> dist_;
+};
+
+// The path's length by (rank slot, event or kNone, category), each key once,
+// in the order the path first reaches it. A weight with no attributed event
+// (a collective's transfer) counts to the slot in `transfer_slot` (its gating
+// rank). `scratch`: one kNone entry per event of each slot, left kNone.
+struct PathSpan {
+  uint32_t slot = 0, event = kNone;
+  Category category = Category::kNone;
+  int64_t time = 0;  // ns
+};
+std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
+                              const std::map<uint32_t, uint32_t>& transfer_slot,
+                              std::vector<std::vector<uint32_t>>* scratch);
+
+}  // namespace th::critical_path
