@@ -26,6 +26,40 @@ TableSchema OpInputsSchema() {
                  "empty if absent"}});
 }
 
+// XProf captures: the HLO modules and their instruction graph.
+void AddHloSchemas(std::vector<TableSchema>* out) {
+  std::vector<TableSchema>& s = *out;
+  s.push_back(Table("hlo_modules", "XProf captures: HLO modules",
+                    {{"name", T::kStringId, "", "module name"},
+                     {"id", T::kI64, "", "HloModuleProto.id (= program_id on GPU)"}}));
+  s.push_back(
+      Table("hlo_instructions", "XProf captures: the instructions of all modules, numbered flat",
+            {{"module", T::kU32, "", "row of hlo_modules"},
+             {"name", T::kStringId, "", "e.g. fusion.3"},
+             {"opcode", T::kStringId, "", "e.g. fusion"},
+             {"shape", T::kStringId, "", "HLO text with layout, e.g. f32[8,16]{1,0}"},
+             {"op_name", T::kStringId, "", "metadata op_name"},
+             {"source_file", T::kStringId, "", "metadata source file"},
+             {"source_line", T::kI32, "", "0 when unset"},
+             {"caller", T::kU32, "", "fusion/call instruction holding this one, 0xFFFFFFFF at top"},
+             {"custom_call_target", T::kStringId, "", "empty unless custom-call"},
+             {"fusion_kind", T::kStringId, "", "kLoop, kInput, kOutput, kCustom or empty"},
+             {"computation", T::kStringId, "", "computation name"},
+             {"parameter_number", T::kI32, "", "-1 unless a parameter"},
+             {"tuple_index", T::kI32, "", "-1 unless a get-tuple-element"},
+             {"in_entry", T::kU8, "", "1 in the module's entry computation"}}));
+  s.push_back(Table("hlo_operand_offsets",
+                    "per instruction, its first row of hlo_operands (one more row at the end)",
+                    {{"first", T::kU32, "", "row of hlo_operands"}}));
+  s.push_back(Table("hlo_operands", "operands of each instruction (see hlo_operand_offsets)",
+                    {{"instruction", T::kU32, "", "row of hlo_instructions"}}));
+  s.push_back(Table("hlo_user_offsets",
+                    "per instruction, its first row of hlo_users (one more row at the end)",
+                    {{"first", T::kU32, "", "row of hlo_users"}}));
+  s.push_back(Table("hlo_users", "users of each instruction (see hlo_user_offsets)",
+                    {{"instruction", T::kU32, "", "row of hlo_instructions"}}));
+}
+
 std::vector<TableSchema> MakeSchemas() {
   std::vector<TableSchema> s;
   s.push_back(
@@ -109,35 +143,7 @@ std::vector<TableSchema> MakeSchemas() {
                      {"compute_major", T::kI32, "", "0 if unknown"},
                      {"compute_minor", T::kI32, "", "0 if unknown"},
                      {"num_sms", T::kI32, "", "streaming multiprocessors / compute units"}}));
-  s.push_back(Table("hlo_modules", "XProf captures: HLO modules",
-                    {{"name", T::kStringId, "", "module name"},
-                     {"id", T::kI64, "", "HloModuleProto.id (= program_id on GPU)"}}));
-  s.push_back(
-      Table("hlo_instructions", "XProf captures: the instructions of all modules, numbered flat",
-            {{"module", T::kU32, "", "row of hlo_modules"},
-             {"name", T::kStringId, "", "e.g. fusion.3"},
-             {"opcode", T::kStringId, "", "e.g. fusion"},
-             {"shape", T::kStringId, "", "HLO text with layout, e.g. f32[8,16]{1,0}"},
-             {"op_name", T::kStringId, "", "metadata op_name"},
-             {"source_file", T::kStringId, "", "metadata source file"},
-             {"source_line", T::kI32, "", "0 when unset"},
-             {"caller", T::kU32, "", "fusion/call instruction holding this one, 0xFFFFFFFF at top"},
-             {"custom_call_target", T::kStringId, "", "empty unless custom-call"},
-             {"fusion_kind", T::kStringId, "", "kLoop, kInput, kOutput, kCustom or empty"},
-             {"computation", T::kStringId, "", "computation name"},
-             {"parameter_number", T::kI32, "", "-1 unless a parameter"},
-             {"tuple_index", T::kI32, "", "-1 unless a get-tuple-element"},
-             {"in_entry", T::kU8, "", "1 in the module's entry computation"}}));
-  s.push_back(Table("hlo_operand_offsets",
-                    "per instruction, its first row of hlo_operands (one more row at the end)",
-                    {{"first", T::kU32, "", "row of hlo_operands"}}));
-  s.push_back(Table("hlo_operands", "operands of each instruction (see hlo_operand_offsets)",
-                    {{"instruction", T::kU32, "", "row of hlo_instructions"}}));
-  s.push_back(Table("hlo_user_offsets",
-                    "per instruction, its first row of hlo_users (one more row at the end)",
-                    {{"first", T::kU32, "", "row of hlo_users"}}));
-  s.push_back(Table("hlo_users", "users of each instruction (see hlo_user_offsets)",
-                    {{"instruction", T::kU32, "", "row of hlo_instructions"}}));
+  AddHloSchemas(&s);
   s.push_back(
       Table("name_classes",
             "per string id, the kernel class rule that decides a GPU activity of that "
