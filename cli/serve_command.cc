@@ -13,6 +13,7 @@
 #include "cli/serve_clock_offsets.h"
 #include "cli/serve_diff_source.h"
 #include "cli/serve_findings_source.h"
+#include "cli/serve_paths_source.h"
 #include "cli/serve_runs.h"
 #include "cli/serve_share.h"
 #include "core/graph/text_escape.h"
@@ -161,6 +162,7 @@ void RunServe(const ServeOptions& opt, int* exit_code) {
   server_options.access.token = opt.token;
   if (!opt.no_findings) server_options.findings = DefaultPipelineFindings();
   server_options.browser.diff_plugins = DefaultDiffPlugins();
+  server_options.browser.paths = DefaultPathsPlugins();
   if (opt.token.empty() && !serve::IsLoopbackAddress(opt.bind))
     server_options.access.token = serve::RandomToken();
   server_options.tls = {opt.tls_cert, opt.tls_key};

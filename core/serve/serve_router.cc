@@ -9,6 +9,7 @@
 #include "core/serve/serve_counters_api.h"
 #include "core/serve/serve_findings_api.h"
 #include "core/serve/serve_flows_api.h"
+#include "core/serve/serve_paths_api.h"
 #include "core/serve/serve_runs_api.h"
 #include "core/serve/serve_share_api.h"
 #include "core/serve/web_assets.h"
@@ -235,6 +236,13 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
     if (what == "search") return ToHttp(SearchResponse(runs, run, req.params));
     if (what == "flows") return ToHttp(FlowsResponse(runs, run, ExtrasOf(run), req.params));
     if (what == "counters") return ToHttp(CountersResponse(runs, run, ExtrasOf(run), req.params));
+    if (what == "critical-path" || what == "roofline") {
+      HttpResponse r = ToHttp(PathsResponse(
+          runs, run, ExtrasOf(run), browser_.paths,
+          what == "roofline" ? PathsTask::Answer::kRoofline : PathsTask::Answer::kCriticalPath));
+      if (r.status == 503) r.headers.push_back({"Retry-After", "1"});
+      return r;
+    }
     if (what == "findings") {
       const auto n = ParseInt64(run);
       const bool valid = n && *n >= 0 && static_cast<uint64_t>(*n) < runs.size();

@@ -22,6 +22,7 @@
 #include "core/serve/run_list.h"
 #include "core/serve/serve_access.h"
 #include "core/serve/serve_diff.h"
+#include "core/serve/serve_paths.h"
 #include "core/serve/serve_run.h"
 #include "core/serve/serve_run_extras.h"
 #include "core/serve/share_keys.h"
@@ -51,6 +52,9 @@ struct RunBrowser {
       nullptr;
   // Runs the diff's plugins for /api/v1/diff (serve_diff.h); null: 404.
   DiffPluginsSource diff_plugins = nullptr;
+  // Runs the critical-path and roofline plugins for /critical-path and
+  // /roofline (serve_paths.h), on a run's first such request; null: 404.
+  PathsSource paths = nullptr;
 };
 
 class ServeRouter {
