@@ -9,11 +9,13 @@
 #include "core/serve/serve_paths.h"
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -261,6 +263,50 @@ TEST(ServePathsTest, RouterAnswers503ThenBothAnswersFromOneRun) {
   const HttpResponse none = Get(bare, "/api/v1/runs/0/critical-path");
   EXPECT_EQ(none.status, 404);
   EXPECT_EQ(none.body, R"({"error":"critical-path: this server runs no plugins"})");
+}
+
+// A real record_shapes capture (the Qwen 0.5B H100 trace of ../shared/data,
+// skipped when absent), one rank: the roofline answers one op row per
+// roofline_ops row, each held to a roof the answer lists; every event of
+// every path is placed on the run (the plugins ran on the run's own import)
+// under the name the run gives its id.
+TEST(ServePathsTest, RealQwenH100TraceAnswersOpRowsAndPlacesThePath) {
+  const std::string data = th::testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  auto run = LoadRun(data + "/tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+  ASSERT_NE(run->imported(), nullptr);
+  auto results = RunPathsPlugins(*run->imported(), Registry());
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  simdjson::dom::parser parser;
+  simdjson::dom::element roofline, path;
+  const std::string roofline_json = RooflineJson(*results);
+  ASSERT_EQ(parser.parse(roofline_json).get(roofline), simdjson::SUCCESS);
+  const size_t rows = results->tables.at("roofline_ops").rows;
+  ASSERT_GT(rows, 0u);
+  EXPECT_EQ(simdjson::dom::array(roofline["ops"]).size(), rows);
+  std::set<std::string> roofs;
+  for (simdjson::dom::element r : roofline["roofs"].get_array())
+    roofs.insert(std::string(std::string_view(r["peak"])));
+  for (simdjson::dom::element op : roofline["ops"].get_array()) {
+    EXPECT_EQ(std::string_view(op["device"]), "NVIDIA H100 80GB HBM3");
+    EXPECT_TRUE(roofs.count(std::string(std::string_view(op["peak"])))) << op;
+  }
+  simdjson::dom::parser path_parser;
+  const std::string path_json = CriticalPathJson(*run, *results);
+  ASSERT_EQ(path_parser.parse(path_json).get(path), simdjson::SUCCESS);
+  size_t paths = 0, events = 0;
+  const EventGraph& g = run->graph();
+  for (simdjson::dom::element p : path["paths"].get_array()) {
+    ++paths;
+    EXPECT_EQ(int64_t(p["unplaced"]), 0);
+    for (simdjson::dom::element e : p["events"].get_array()) {
+      ++events;
+      const auto id = static_cast<EventId>(int64_t(e["id"]));
+      EXPECT_EQ(std::string_view(e["name"]), g.strings.Get(g.events.name[id]));
+    }
+  }
+  EXPECT_GT(paths, 0u);
+  EXPECT_GT(events, 0u);
 }
 
 }  // namespace
