@@ -23,6 +23,8 @@ export function attachInput(v, canvas) {
     else if (k === 'f') v.frameSelection();
     else if (k === 'm') v.markSelection();
     else if (k === 'v') { document.getElementById('flows').checked = !v.flows.enabled; v.flows.toggle(!v.flows.enabled); }
+    else if (k === 'c') v.toggleCriticalPath();
+    else if (k === 'r') v.roofline.toggle();
     else if (k === 'Escape') v.clearSelection();
     else return;
     e.preventDefault();

@@ -1,5 +1,7 @@
 // The URL's hash holds the run, the viewport and the selection
-// (#run=0&t0=REL&t1=REL&sel=ID,ID), so a copied link reopens the same view.
+// (#run=0&t0=REL&t1=REL&sel=ID,ID), so a copied link reopens the same view;
+// cp=STEP:RANK when the critical path is highlighted (rank -1: across
+// ranks; cp=on before its answer came) and roof=1 when the roofline is open.
 // A link may give the window as abs0=NS&abs1=NS on the trace's own clock, and
 // the run by its content key (key=32 hex digits, as share links do). Only
 // numbers and that key: nothing of the trace's contents is put in a URL.
@@ -12,7 +14,8 @@ export function readHash() {
   const sel = (p.get('sel') || '').split(',').filter((s) => /^\d+$/.test(s)).map(Number).slice(0, MAX_SEL_IN_URL);
   const big = (k) => (p.has(k) && /^-?\d+$/.test(p.get(k)) ? BigInt(p.get(k)) : null);
   const key = /^[0-9a-f]{32}$/.test(p.get('key') || '') ? p.get('key') : null;
-  return {run: num('run'), key, t0: num('t0'), t1: num('t1'), abs0: big('abs0'), abs1: big('abs1'), sel};
+  const cp = /^(-?\d+:-?\d+|on)$/.test(p.get('cp') || '') ? p.get('cp') : null;
+  return {run: num('run'), key, t0: num('t0'), t1: num('t1'), abs0: big('abs0'), abs1: big('abs1'), sel, cp, roof: p.get('roof') === '1'};
 }
 
 // The window a hash names, relative to the run's origin: t0/t1 as written, or
@@ -34,11 +37,14 @@ export function hashRun(h, runs) {
   return runs.length ? runs[0].run : null;
 }
 
-export function formatHash(run, view, selIds) {
+// `extra`: {cp: "STEP:RANK" | "on" | null, roof: bool}.
+export function formatHash(run, view, selIds, extra = {}) {
   const p = new URLSearchParams();
   p.set('run', String(run));
   p.set('t0', String(Math.floor(view.t0)));
   p.set('t1', String(Math.ceil(view.t1)));
   if (selIds.length) p.set('sel', selIds.slice(0, MAX_SEL_IN_URL).join(','));
-  return '#' + p.toString().replace(/%2C/g, ',');
+  if (extra.cp) p.set('cp', extra.cp);
+  if (extra.roof) p.set('roof', '1');
+  return '#' + p.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
 }

@@ -6,11 +6,13 @@ import {ApiError, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
 import {CounterLayer} from './counters.js';
+import {CriticalPathLayer} from './critical_path.js';
 import {FindingsLayer} from './findings.js';
 import {FlowLayer} from './flows.js';
 import {fmtDur, fmtInt} from './format.js';
 import {attachInput} from './input.js';
 import {Layout, LANE_H} from './layout.js';
+import {RooflinePanel} from './roofline.js';
 import {Search} from './search.js';
 import {TileCache, TileLoader} from './tiles.js';
 import {HEADER_H, Timeline} from './timeline.js';
@@ -38,6 +40,8 @@ class Viewer {
     this.flows = new FlowLayer(this);
     this.counters = new CounterLayer(this);
     this.findings = new FindingsLayer(this);
+    this.criticalPath = new CriticalPathLayer(this, $('cp-path'));
+    this.roofline = new RooflinePanel(this, $('roofline-panel'));
   }
 
   // Aligned clocks: each rank's lanes drawn shifted by its offset (the server
@@ -72,6 +76,8 @@ class Viewer {
     $('regex').addEventListener('change', () => { this.searchKey = ''; });
     $('flows').addEventListener('change', () => this.flows.toggle($('flows').checked));
     $('align').addEventListener('change', () => this.setAligned($('align').checked));
+    $('cp').addEventListener('change', () => this.criticalPath.toggle($('cp').checked));
+    $('roofline-button').addEventListener('click', () => this.roofline.toggle());
     $('run').addEventListener('change', () => this.guard(this.openRun(Number($('run').value), null)));
     window.addEventListener('hashchange', () => this.onHashChange());
     this.setTool('select');
@@ -119,6 +125,8 @@ class Viewer {
     this.guard(this.loadCounters(run));
     this.findings.reset();
     this.guard(this.findings.load(run));
+    this.criticalPath.reset();
+    this.roofline.reset();
     this.cache = new TileCache(TILE_CACHE_COST);
     this.loader = new TileLoader(run, this.origin, meta.rows.length, meta.content_key, this.cache, () => this.requestDraw(),
       (m) => this.error(m));
@@ -142,6 +150,7 @@ class Viewer {
     const w = h && hashWindow(h, this.origin);
     if (w) this.view = w;
     if (h && h.sel.length) await this.selectIds(h.sel, false);
+    this.applyPanels(h);
     this.ready = true;
     this.requestDraw();
   }
@@ -222,6 +231,7 @@ class Viewer {
   drawNow() {
     const t = performance.now();
     this.timeline.draw();
+    this.criticalPath.draw(this.timeline);
     this.flows.draw(this.timeline);
     this.frameMs = performance.now() - t;
     // Tiles for the lanes on screen and half a screen around (scrolling
@@ -239,12 +249,13 @@ class Viewer {
     this.totals = s;
     $('status').textContent = fmtInt(s.inView) + ' events in view, ' + fmtInt(s.drawn) + ' drawn' +
       (s.complete ? '' : ' (loading…)') + ' · ' + fmtDur(this.view.t1 - this.view.t0) + ' shown · lanes on screen: ' +
-      s.rows + ' of ' + this.meta.rows.length + this.flows.label();
+      s.rows + ' of ' + this.meta.rows.length + this.flows.label() + this.criticalPath.label();
     $('marker').textContent = this.marker ? 'marked ' + fmtDur(this.marker.t1 - this.marker.t0) : '';
   }
   rowsOnScreen() { return this.layout.rowsBetween(this.scrollY, this.scrollY + this.timeline.lanesH); }
   writeHash() {
-    const h = formatHash(this.run, this.view, [...this.selection.keys()]);
+    const h = formatHash(this.run, this.view, [...this.selection.keys()],
+      {cp: this.criticalPath.hashKey(), roof: this.roofline.open});
     if (h === this.lastHash) return;
     this.lastHash = h;
     clearTimeout(this.hashTimer);
@@ -263,7 +274,19 @@ class Viewer {
     const w = hashWindow(h, this.origin);
     if (w) this.setView(w.t0, w.t1);
     this.guard(this.selectIds(h.sel, false));
+    this.applyPanels(h);
   }
+  // The critical path highlight and the roofline panel as a hash names them.
+  applyPanels(h) {
+    const cp = h ? h.cp : null;
+    if (!!cp !== this.criticalPath.enabled || (cp && cp !== 'on' && cp !== this.criticalPath.hashKey())) {
+      $('cp').checked = !!cp;
+      this.criticalPath.toggle(!!cp, cp && cp !== 'on' ? cp : null);
+      if (cp && cp !== 'on' && this.criticalPath.state === 'ready') this.criticalPath.choose(cp);
+    }
+    if (!!(h && h.roof) !== this.roofline.open) this.roofline.toggle(!!(h && h.roof));
+  }
+  toggleCriticalPath() { $('cp').checked = !this.criticalPath.enabled; this.criticalPath.toggle($('cp').checked); }
   hover(p) {
     const tip = $('tooltip');
     const hit = p && this.layout ? this.timeline.hit(p.x, p.y) : null;
@@ -430,6 +453,19 @@ class Viewer {
       rowX: (row, t) => { v.timeline.shift = v.shiftOf(row); const x = v.timeline.xOf(t); v.timeline.shift = 0; return x; },
       toggleFlows: (on) => { $('flows').checked = on === undefined ? !v.flows.enabled : on; v.flows.toggle($('flows').checked); },
       details: () => v.details || null,
+      // The critical path: on or off (and which path, "STEP:RANK"), its state, the path shown and the
+      // ids of the events highlighted, with how many were drawn in the last frame.
+      setCriticalPath: (on, key) => { $('cp').checked = on; v.criticalPath.toggle(on, key); },
+      criticalPath: () => ({enabled: v.criticalPath.enabled, state: v.criticalPath.state, drawn: v.criticalPath.drawn,
+        path: v.criticalPath.path && {step: v.criticalPath.path.step, rank: v.criticalPath.path.rank, path_ns: v.criticalPath.path.path_ns},
+        ids: v.criticalPath.enabled && v.criticalPath.path ? v.criticalPath.path.events.map((e) => e.id) : [],
+        options: [...$('cp-path').options].map((o) => o.value)}),
+      // The roofline panel: open, state, op rows, dots drawn, and the text shown for dot `i` when hovered.
+      roofline: () => ({open: v.roofline.open, state: v.roofline.state, ops: v.roofline.answer ? v.roofline.answer.ops.length : 0,
+        roofs: v.roofline.answer ? v.roofline.answer.roofs.length : 0, dots: v.roofline.dots,
+        svgDots: document.querySelectorAll('#roofline-panel circle.op-dot').length,
+        svgRoofs: document.querySelectorAll('#roofline-panel polyline.roof').length}),
+      toggleRoofline: (on) => v.roofline.toggle(on),
     };
   }
 }
