@@ -5,7 +5,7 @@
 // of 0.5 ms transfer; BF16 GEMMs and an FP32 add on an H100): the "critical
 // path" toggle highlights exactly the events /critical-path lists for the
 // path chosen (across ranks first: 3.5 ms gated by rank 1; then rank 0's),
-// outlined on the canvas, the summary names the gating rank, the URL keeps
+// outlined on the canvas (also with aligned clocks), the summary names the gating rank, the URL keeps
 // the path and reopens it; the roofline chart draws one dot per op row of
 // /roofline and one roof per peak row, and hovering a dot shows its numbers
 // with units and kinds. With --real TRACE (a record_shapes capture; skipped
@@ -125,6 +125,16 @@ async function criticalPath(cdp, origin, artefacts) {
   check(details.includes('rank 1 (ahead by 2.00 ms, transfer 500 µs)'), 'the summary does not name the gating rank: ' + details);
   check(details.includes('3.50 ms (measured)'), 'the summary does not give the length: ' + details);
   await shot(p, artefacts, 'across-ranks');
+  // Aligned clocks (when the server estimated offsets): the outlines move with their lanes.
+  if (await p.evaluate('!document.getElementById("align-label").hidden')) {
+    await p.hook('setAligned(true)');
+    await sleep(200);
+    console.log('aligned clocks: rank 1\'s lanes shifted by ' + await p.hook('rowShift(' + gemm.row + ')') + ' ns');
+    check(await outlined(p, gemm), 'no outline at rank 1\'s GEMM with aligned clocks');
+    await p.hook('setAligned(false)');
+  } else {
+    console.log('SKIP (part): no clock offsets for the job; aligned outlines not checked');
+  }
 
   // Rank 0's path from the select; the URL keeps it and reopens it.
   await p.evaluate('(() => { const s = document.getElementById("cp-path"); s.value = "1:0"; s.dispatchEvent(new Event("change")); })()');
