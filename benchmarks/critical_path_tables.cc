@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
     }
   }
   if (plugin.empty() || inputs.empty())
-    return Fail("usage: critical_path_tables --plugin PATH.so [--collectives PATH.so] "
-                "[--what-if true|false] [--annotation TEXT] TRACE...");
+    return Fail(
+        "usage: critical_path_tables --plugin PATH.so [--collectives PATH.so] "
+        "[--what-if true|false] [--annotation TEXT] TRACE...");
   auto set = th::LoadTraceSet(inputs, {});
   if (!set.ok()) return Fail(set.status().message());
   auto c = th::LoadPluginLibrary(collectives);

@@ -49,7 +49,11 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t id = t.name_id(i);
     auto it = by_name.find(id);
-    if (it == by_name.end()) it = by_name.emplace(id, RoleOfName(t.name(i))).first;
+    if (it == by_name.end()) {
+      const std::string_view n = t.name(i);
+      it = by_name.emplace(id, RoleOfName(n)).first;
+      if (n == "cudaStreamWaitEvent") stream_wait_names_.insert(id);
+    }
     role_[i] = it->second;
     if (t.kind(i) == TH_EVENT_GPU_SYNC) has_sync_ = true;
     if ((role_[i] & kEventRecord) && IsHostKind(t.kind(i)))
