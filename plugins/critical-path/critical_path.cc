@@ -397,14 +397,16 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     std::vector<RankGraph> ranks;
     int64_t sync_edges = 0, inferred = 0;
     for (const auto& [slot, w] : members) {
-      ranks.push_back(BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &g));
+      ranks.push_back(
+          BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &ws.nodes[slot], &g));
       sync_edges += ranks.back().sync_edges;
       inferred += ranks.back().inferred_sync_edges;
     }
     const std::vector<Barrier> barriers =
         th::critical_path::AddBarriers(collectives, ranks, index, slot_of_rank, &g);
+    if (!barriers.empty()) th::critical_path::AddStartEdges(ranks, offsets, &g);
+    for (RankGraph& rg : ranks) rg.Release();
     if (barriers.empty()) continue;
-    th::critical_path::AddStartEdges(ranks, offsets, &g);
     LongestPath& p = ws.path;
     std::string error;
     const bool acyclic = ws.order.Compute(g);

@@ -7,14 +7,20 @@ namespace th::critical_path {
 void PrepareScratch(const std::vector<th::sdk::Trace>& traces, Workspace* ws) {
   if (ws->scratch.size() == traces.size()) return;
   ws->scratch.clear();
-  for (const auto& t : traces) ws->scratch.emplace_back(t.size(), kNone);
+  ws->nodes.clear();
+  for (const auto& t : traces) {
+    ws->scratch.emplace_back(t.size(), kNone);
+    ws->nodes.emplace_back(t.size(), kNone);
+  }
 }
 
 void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, uint32_t slot,
               const Window& w, bool infer_sync, bool what_if, Workspace* ws, WindowPath* out) {
   PrepareScratch(traces, ws);
   ws->graph.Clear();
-  const RankGraph rg = BuildRankGraph(traces[slot], ix, w, slot, infer_sync, &ws->graph);
+  RankGraph rg =
+      BuildRankGraph(traces[slot], ix, w, slot, infer_sync, &ws->nodes[slot], &ws->graph);
+  rg.Release();
   out->sync_edges = rg.sync_edges;
   out->inferred_sync_edges = rg.inferred_sync_edges;
   out->spans.clear();

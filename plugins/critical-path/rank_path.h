@@ -26,6 +26,7 @@ struct Workspace {
   LongestPath path;
   WhatIf what_if;
   EventScratch scratch;  // per trace slot, one kNone entry per event (sized on first use)
+  EventScratch nodes;    // the same, for RankGraph::local
 };
 
 // What one rank's window gives.
@@ -44,7 +45,8 @@ struct WindowPath {
 void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, uint32_t slot,
               const Window& w, bool infer_sync, bool what_if, Workspace* ws, WindowPath* out);
 
-// Sizes ws->scratch for `traces` (a kNone entry per event of each), once.
+// Sizes ws->scratch and ws->nodes for `traces` (a kNone entry per event of
+// each), once.
 void PrepareScratch(const std::vector<th::sdk::Trace>& traces, Workspace* ws);
 
 }  // namespace th::critical_path
