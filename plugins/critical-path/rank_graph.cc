@@ -1,5 +1,7 @@
 #include "rank_graph.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -79,7 +81,7 @@ class Builder {
     std::vector<Key> starts, gpu_starts, ends;
     gpu_starts.reserve(gpu_.size());
     for (uint32_t e : gpu_) gpu_starts.emplace_back(t_.ts(e), e);
-    std::sort(gpu_starts.begin(), gpu_starts.end());
+    th::sdk::StableSortRuns(gpu_starts);
     starts.reserve(host_.size() + gpu_.size());
     auto g = gpu_starts.begin();
     for (uint32_t e : host_) {
@@ -91,7 +93,7 @@ class Builder {
     ends.reserve(starts.size());
     for (const auto* list : {&host_, &gpu_})
       for (uint32_t e : *list) ends.emplace_back(t_.end(e), e);
-    std::sort(ends.begin(), ends.end());
+    th::sdk::StableSortRuns(ends);
     r_.events.reserve(starts.size());
     r_.start.reserve(starts.size());
     r_.end.resize(starts.size());
@@ -153,7 +155,7 @@ class Builder {
     std::map<uint32_t, std::vector<uint32_t>> by_thread;
     for (uint32_t e : host_) by_thread[ix_.thread_of(t_.track_index(e))].push_back(e);
     for (auto& [thread, events] : by_thread) {
-      std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+      th::sdk::StableSortRuns(events, [&](uint32_t a, uint32_t b) {
         return std::make_tuple(t_.ts(a), -t_.dur(a), a) < std::make_tuple(t_.ts(b), -t_.dur(b), b);
       });
       WalkStack(events);
@@ -217,7 +219,7 @@ void Builder::GpuEdges() {
   std::vector<std::tuple<int64_t, uint32_t, bool>> order;
   for (uint32_t k : gpu_) order.emplace_back(t_.ts(k), k, false);
   for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
-  std::sort(order.begin(), order.end());
+  th::sdk::StableSortRuns(order);
   for (const auto& [ts, e, is_sync] : order) is_sync ? Sync(e) : Activity(e);
 }
 

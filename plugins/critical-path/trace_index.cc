@@ -1,5 +1,7 @@
 #include "trace_index.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -77,9 +79,10 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
     const int64_t c = t.correlation(i);
     if (c > 0) (on_host ? host : gpu).emplace_back(c, static_cast<uint32_t>(i));
   }
-  std::sort(host.begin(), host.end());
-  std::sort(gpu.begin(), gpu.end());
-  std::sort(activity_at_.begin(), activity_at_.end());
+  // Events come in a few runs by time per track (correlations too): merged.
+  th::sdk::StableSortRuns(host);
+  th::sdk::StableSortRuns(gpu);
+  th::sdk::StableSortRuns(activity_at_);
   runtime_of_.assign(t.size(), kNone);
   launched_first_.assign(t.size() + 1, 0);
   size_t h = 0;
@@ -105,8 +108,8 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
   auto by_start = [&](uint32_t a, uint32_t b) {
     return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
   };
-  std::sort(host_by_start_.begin(), host_by_start_.end(), by_start);
-  std::sort(unstreamed_syncs_.begin(), unstreamed_syncs_.end(), by_start);
+  th::sdk::StableSortRuns(host_by_start_, by_start);
+  th::sdk::StableSortRuns(unstreamed_syncs_, by_start);
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
