@@ -187,6 +187,7 @@ struct Rows {
   std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
   std::vector<std::string> s_cat;
   bool what_if = true;  // the what-if and spans rows
+  bool events = true;   // the critical_path_events rows
   Workspace across;     // the paths across ranks' buffers
 };
 
@@ -221,6 +222,9 @@ class CriticalPath final : public th::sdk::Plugin {
         .Option("what_if", true,
                 "the what-if and spans tables (each path again with one category at 0; the "
                 "path by event and category), what the report ranks changes by")
+        .Option("events", true,
+                "the critical_path_events table (every event on each path, what a viewer "
+                "highlights); false: the table is empty (the other tables are unchanged)")
         .Option("threads", int64_t{0},
                 "threads the per-rank paths of the windows are computed on (0: the machine's "
                 "cores); the tables are the same whatever the count")
@@ -242,6 +246,7 @@ class CriticalPath final : public th::sdk::Plugin {
     }
     Rows rows;
     rows.what_if = ctx.GetBool("what_if");
+    rows.events = ctx.GetBool("events");
     const bool infer = ctx.GetBool("infer_sync");
     std::vector<std::pair<uint32_t, const StepWindow*>> items;  // (slot, window), in order
     for (uint32_t s = 0; s < traces.size(); ++s)
@@ -266,6 +271,8 @@ class CriticalPath final : public th::sdk::Plugin {
       ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
                 std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
                     " per-rank paths" + rows.first_failure);
+    index.clear();  // freed before the tables are copied to the host
+    index_ptr.clear();
     Publish(ctx, std::move(rows));
   }
 
@@ -336,6 +343,7 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.c_time.push_back(cat == Category::kNone ? sum.waits
                                                    : sum.by_category[static_cast<int>(cat)]);
     }
+    if (!rows.events) return;
     for (const auto& [slot, event, time] : sum.events) {
       const th::sdk::Trace& t = traces[slot];
       rows.e_step.push_back(step);
@@ -441,62 +449,77 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
 }
 
 void CriticalPath::Publish(Context& ctx, Rows r) {
-  th::sdk::Table path("critical_path");
-  path.Int("step", std::move(r.p_step))
-      .Int("rank", std::move(r.p_rank))
-      .Int("path", std::move(r.p_path), "ns")
-      .Int("late_start", std::move(r.p_late), "ns")
-      .Int("waits", std::move(r.p_waits), "ns")
-      .Int("elapsed", std::move(r.p_elapsed), "ns")
-      .Int("events", std::move(r.p_events), "count")
-      .Int("sync_edges", std::move(r.p_sync), "count")
-      .Int("inferred_sync_edges", std::move(r.p_inferred), "count");
-  ctx.Publish(path);
-  th::sdk::Table cats("critical_path_categories");
-  cats.Int("step", std::move(r.c_step))
-      .Int("rank", std::move(r.c_rank))
-      .Text("category", std::move(r.c_cat))
-      .Text("hta_bound", std::move(r.c_bound))
-      .Int("time", std::move(r.c_time), "ns");
-  ctx.Publish(cats);
-  th::sdk::Table ranks("critical_path_ranks");
-  ranks.Int("step", std::move(r.r_step))
-      .Int("rank", std::move(r.r_rank))
-      .Int("time", std::move(r.r_time), "ns");
-  ctx.Publish(ranks);
-  th::sdk::Table coll("critical_path_collectives");
-  coll.Int("step", std::move(r.k_step))
-      .Int("collective", std::move(r.k_id))
-      .Int("gating_rank", std::move(r.k_gating))
-      .Int("lead", std::move(r.k_lead), "ns")
-      .Int("transfer", std::move(r.k_transfer), "ns")
-      .Int("on_path", std::move(r.k_on));
-  ctx.Publish(coll);
-  th::sdk::Table events("critical_path_events");
-  events.Int("step", std::move(r.e_step))
-      .Int("rank", std::move(r.e_rank))
-      .Int("event_rank", std::move(r.e_event_rank))
-      .Int("event", std::move(r.e_event))
-      .Int("ts", std::move(r.e_ts), "ns")
-      .Int("dur", std::move(r.e_dur), "ns")
-      .Int("time", std::move(r.e_time), "ns")
-      .Text("name", std::move(r.e_name));
-  ctx.Publish(events);
-  th::sdk::Table what_if("critical_path_whatif");
-  what_if.Int("step", std::move(r.w_step))
-      .Int("rank", std::move(r.w_rank))
-      .Text("category", std::move(r.w_cat))
-      .Int("path_before", std::move(r.w_before), "ns")
-      .Int("path_after", std::move(r.w_after), "ns");
-  ctx.Publish(what_if);
-  th::sdk::Table spans("critical_path_spans");
-  spans.Int("step", std::move(r.s_step))
-      .Int("rank", std::move(r.s_rank))
-      .Int("event_rank", std::move(r.s_event_rank))
-      .Int("event", std::move(r.s_event))
-      .Text("category", std::move(r.s_cat))
-      .Int("time", std::move(r.s_time), "ns");
-  ctx.Publish(spans);
+  // One table at a time: its columns are freed once the host has copied them.
+  {
+    th::sdk::Table path("critical_path");
+    path.Int("step", std::move(r.p_step))
+        .Int("rank", std::move(r.p_rank))
+        .Int("path", std::move(r.p_path), "ns")
+        .Int("late_start", std::move(r.p_late), "ns")
+        .Int("waits", std::move(r.p_waits), "ns")
+        .Int("elapsed", std::move(r.p_elapsed), "ns")
+        .Int("events", std::move(r.p_events), "count")
+        .Int("sync_edges", std::move(r.p_sync), "count")
+        .Int("inferred_sync_edges", std::move(r.p_inferred), "count");
+    ctx.Publish(path);
+  }
+  {
+    th::sdk::Table cats("critical_path_categories");
+    cats.Int("step", std::move(r.c_step))
+        .Int("rank", std::move(r.c_rank))
+        .Text("category", std::move(r.c_cat))
+        .Text("hta_bound", std::move(r.c_bound))
+        .Int("time", std::move(r.c_time), "ns");
+    ctx.Publish(cats);
+  }
+  {
+    th::sdk::Table ranks("critical_path_ranks");
+    ranks.Int("step", std::move(r.r_step))
+        .Int("rank", std::move(r.r_rank))
+        .Int("time", std::move(r.r_time), "ns");
+    ctx.Publish(ranks);
+  }
+  {
+    th::sdk::Table coll("critical_path_collectives");
+    coll.Int("step", std::move(r.k_step))
+        .Int("collective", std::move(r.k_id))
+        .Int("gating_rank", std::move(r.k_gating))
+        .Int("lead", std::move(r.k_lead), "ns")
+        .Int("transfer", std::move(r.k_transfer), "ns")
+        .Int("on_path", std::move(r.k_on));
+    ctx.Publish(coll);
+  }
+  {
+    th::sdk::Table events("critical_path_events");
+    events.Int("step", std::move(r.e_step))
+        .Int("rank", std::move(r.e_rank))
+        .Int("event_rank", std::move(r.e_event_rank))
+        .Int("event", std::move(r.e_event))
+        .Int("ts", std::move(r.e_ts), "ns")
+        .Int("dur", std::move(r.e_dur), "ns")
+        .Int("time", std::move(r.e_time), "ns")
+        .Text("name", std::move(r.e_name));
+    ctx.Publish(events);
+  }
+  {
+    th::sdk::Table what_if("critical_path_whatif");
+    what_if.Int("step", std::move(r.w_step))
+        .Int("rank", std::move(r.w_rank))
+        .Text("category", std::move(r.w_cat))
+        .Int("path_before", std::move(r.w_before), "ns")
+        .Int("path_after", std::move(r.w_after), "ns");
+    ctx.Publish(what_if);
+  }
+  {
+    th::sdk::Table spans("critical_path_spans");
+    spans.Int("step", std::move(r.s_step))
+        .Int("rank", std::move(r.s_rank))
+        .Int("event_rank", std::move(r.s_event_rank))
+        .Int("event", std::move(r.s_event))
+        .Text("category", std::move(r.s_cat))
+        .Int("time", std::move(r.s_time), "ns");
+    ctx.Publish(spans);
+  }
 }
 
 }  // namespace
