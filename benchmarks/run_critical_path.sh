@@ -3,8 +3,9 @@
 # amplified to SIZE (scratch under the build folder, never committed), run
 # RUNS times through `tracehound run` with collectives + critical-path; prints
 # the median of the plugin's own seconds (the findings JSON's
-# plugins[].seconds), of the whole run's wall time and CPU time (user + sys),
-# and the peak RSS.
+# plugins[].seconds), its ratio to the import's seconds (timing.import_seconds)
+# in the same run, the whole run's wall time and CPU time (user + sys), and the
+# peak RSS.
 #
 #   benchmarks/run_critical_path.sh [BUILD_DIR]
 # SET=plugins.critical-path.what_if=false: a pipeline value to override.
@@ -37,8 +38,9 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 wall, rss_kb, user, system = sys.argv[2].split()
 paths = d["tables"]["critical_path"]
-print(d["plugins"]["critical-path"]["seconds"], wall, rss_kb, paths["rows"],
-      float(user) + float(system))
+plugin = d["plugins"]["critical-path"]["seconds"]
+print(plugin, wall, rss_kb, paths["rows"], float(user) + float(system),
+      plugin / d["timing"]["import_seconds"])
 PY
 done
 python3 - "$OUT/runs.txt" "$trace" <<'PY'
@@ -46,6 +48,7 @@ import os, statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 med = lambda i: statistics.median(float(r[i]) for r in rows)
 print(f"{sys.argv[2]} ({os.path.getsize(sys.argv[2]) / 1e9:.3f} GB), {len(rows)} runs, "
-      f"{int(rows[0][3])} paths: critical-path {med(0):.3f} s (median), whole run "
+      f"{int(rows[0][3])} paths: critical-path {med(0):.3f} s (median; {med(5):.2f} x the "
+      f"import), whole run "
       f"{med(1):.2f} s, CPU {med(4):.2f} s, peak RSS {med(2) / 1024:.0f} MiB")
 PY
