@@ -113,6 +113,10 @@ Schema SpanTable() {
       .Int("time", "ns", "measured");
 }
 
+// Worker threads when the option says 0: each keeps 8 bytes per event of
+// every trace, so more would raise the plugin's peak memory.
+constexpr unsigned kMaxAutoThreads = 4;
+
 struct StepWindow {
   int64_t step = 0;
   Window window;
@@ -227,7 +231,8 @@ class CriticalPath final : public th::sdk::Plugin {
                 "highlights); false: the table is empty (the other tables are unchanged)")
         .Option("threads", int64_t{0},
                 "threads the per-rank paths of the windows are computed on (0: the machine's "
-                "cores); the tables are the same whatever the count")
+                "cores, at most 4: each holds 8 bytes per event); the tables are the same "
+                "whatever the count")
         .Min(0);
   }
 
@@ -252,7 +257,8 @@ class CriticalPath final : public th::sdk::Plugin {
     for (uint32_t s = 0; s < traces.size(); ++s)
       for (const StepWindow& w : windows[s]) items.emplace_back(s, &w);
     size_t threads = static_cast<size_t>(ctx.GetInt("threads"));
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    if (threads == 0)
+      threads = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxAutoThreads);
     std::vector<Workspace> workspaces;
     th::critical_path::RunInOrder<Workspace, WindowPath>(
         items.size(), threads, workspaces,
