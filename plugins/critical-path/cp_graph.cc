@@ -1,48 +1,58 @@
 #include "cp_graph.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace th::critical_path {
 
-bool FindLongestPath(const Graph& g, LongestPath* out, std::string* error) {
-  const auto& nodes = g.nodes();
+bool GraphOrder::Compute(const Graph& g) {
   const auto& edges = g.edges();
-  const size_t n = nodes.size();
-  // Outgoing edges as CSR, in edge order.
-  std::vector<uint32_t> first(n + 1, 0), in_degree(n, 0);
+  const size_t n = g.nodes().size();
+  first_.assign(n + 1, 0);
+  in_degree_.assign(n, 0);
   for (const Edge& e : edges)
-    if (!e.disabled) ++first[e.src + 1], ++in_degree[e.dst];
-  for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
-  std::vector<uint32_t> out_edges(first[n]);
-  std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+    if (!e.disabled) ++first_[e.src + 1], ++in_degree_[e.dst];
+  for (size_t v = 0; v < n; ++v) first_[v + 1] += first_[v];
+  out_.resize(first_[n]);
+  fill_.assign(first_.begin(), first_.end() - 1);
   for (uint32_t k = 0; k < edges.size(); ++k)
-    if (!edges[k].disabled) out_edges[fill[edges[k].src]++] = k;
+    if (!edges[k].disabled) out_[fill_[edges[k].src]++] = k;
+  order_.clear();
+  for (uint32_t v = 0; v < n; ++v)
+    if (in_degree_[v] == 0) order_.push_back(v);
+  for (size_t i = 0; i < order_.size(); ++i)
+    for (uint32_t k : out(order_[i]))
+      if (--in_degree_[edges[k].dst] == 0) order_.push_back(edges[k].dst);
+  return order_.size() == n;
+}
 
+bool FindLongestPath(const Graph& g, LongestPath* out, std::string* error) {
+  GraphOrder order;
+  const bool acyclic = order.Compute(g);
+  return FindLongestPath(g, order, acyclic, out, error);
+}
+
+bool FindLongestPath(const Graph& g, const GraphOrder& order, bool acyclic, LongestPath* out,
+                     std::string* error) {
+  const auto& edges = g.edges();
+  const size_t n = g.nodes().size();
+  if (!acyclic) {
+    *error = "the graph has a cycle (" + std::to_string(n - order.order().size()) + " of " +
+             std::to_string(n) + " nodes on or after one)";
+    return false;
+  }
   out->dist.assign(n, 0);
   out->pred.assign(n, kNone);
-  std::vector<uint32_t> ready;
-  for (uint32_t v = 0; v < n; ++v)
-    if (in_degree[v] == 0) ready.push_back(v);
-  size_t done = 0;
-  while (!ready.empty()) {
-    const uint32_t u = ready.back();
-    ready.pop_back();
-    ++done;
-    for (uint32_t j = first[u]; j < first[u + 1]; ++j) {
-      const Edge& e = edges[out_edges[j]];
+  for (uint32_t u : order.order()) {
+    for (uint32_t k : order.out(u)) {
+      const Edge& e = edges[k];
       const int64_t d = out->dist[u] + e.weight;
       if (out->pred[e.dst] == kNone || d > out->dist[e.dst] ||
-          (d == out->dist[e.dst] && out_edges[j] < out->pred[e.dst])) {
+          (d == out->dist[e.dst] && k < out->pred[e.dst])) {
         out->dist[e.dst] = d;
-        out->pred[e.dst] = out_edges[j];
+        out->pred[e.dst] = k;
       }
-      if (--in_degree[e.dst] == 0) ready.push_back(e.dst);
     }
-  }
-  if (done != n) {
-    *error = "the graph has a cycle (" + std::to_string(n - done) + " of " + std::to_string(n) +
-             " nodes on or after one)";
-    return false;
   }
   out->edges.clear();
   out->length = 0;
@@ -53,8 +63,7 @@ bool FindLongestPath(const Graph& g, LongestPath* out, std::string* error) {
   out->length = out->dist[end];
   for (uint32_t v = end; out->pred[v] != kNone; v = edges[out->pred[v]].src)
     out->edges.push_back(out->pred[v]);
-  std::vector<uint32_t> forward(out->edges.rbegin(), out->edges.rend());
-  out->edges = std::move(forward);
+  std::reverse(out->edges.begin(), out->edges.end());
   return true;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,11 @@ class Graph {
   const std::vector<Node>& nodes() const { return nodes_; }
   std::vector<Edge>& edges() { return edges_; }
   const std::vector<Edge>& edges() const { return edges_; }
+  // Empties the graph, keeping its buffers for the next one.
+  void Clear() {
+    nodes_.clear();
+    edges_.clear();
+  }
 
  private:
   std::vector<Node> nodes_;
@@ -80,9 +86,31 @@ struct LongestPath {
   std::vector<uint32_t> pred;   // per node: the edge it came in by, kNone at a source
 };
 
+// A topological order of a graph over its enabled edges (Kahn's: sources
+// first, then as they become ready) and their CSR by source, in edge order.
+// The buffers are kept for the next graph.
+class GraphOrder {
+ public:
+  // False when the graph has a cycle: order() then lacks the nodes on or
+  // after one.
+  bool Compute(const Graph& g);
+  const std::vector<uint32_t>& order() const { return order_; }
+  // The enabled edges leaving node v, by index.
+  std::span<const uint32_t> out(uint32_t v) const {
+    return {out_.data() + first_[v], out_.data() + first_[v + 1]};
+  }
+
+ private:
+  std::vector<uint32_t> first_, out_, in_degree_, fill_, order_;
+};
+
 // The longest path of `g` (enabled edges only). Returns false and sets
 // `error` when the graph has a cycle. Ties: the earliest node (by index)
-// ending the path, the first edge (by index) reaching a node.
+// ending the path, the first edge (by index) reaching a node; so the answer
+// does not depend on the topological order taken.
 bool FindLongestPath(const Graph& g, LongestPath* out, std::string* error);
+// The same over `order`, computed on `g` (Compute's result: `acyclic`).
+bool FindLongestPath(const Graph& g, const GraphOrder& order, bool acyclic, LongestPath* out,
+                     std::string* error);
 
 }  // namespace th::critical_path

@@ -11,13 +11,16 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "cp_graph.h"
 #include "cross_rank.h"
+#include "in_order.h"
 #include "path_summary.h"
 #include "rank_graph.h"
+#include "rank_path.h"
 #include "trace_index.h"
 #include "what_if.h"
 
@@ -31,6 +34,8 @@ using th::critical_path::PathSummary;
 using th::critical_path::RankGraph;
 using th::critical_path::TraceIndex;
 using th::critical_path::Window;
+using th::critical_path::WindowPath;
+using th::critical_path::Workspace;
 using th::sdk::Context;
 using th::sdk::Declaration;
 using th::sdk::Schema;
@@ -108,6 +113,10 @@ Schema SpanTable() {
       .Int("time", "ns", "measured");
 }
 
+// Worker threads when the option says 0: each keeps 8 bytes per event of
+// every trace, so more would raise the plugin's peak memory.
+constexpr unsigned kMaxAutoThreads = 4;
+
 struct StepWindow {
   int64_t step = 0;
   Window window;
@@ -169,7 +178,6 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
 struct Rows {
   int64_t paths = 0, failed = 0;
   std::string first_failure;
-  th::critical_path::EventScratch scratch;  // one entry per event of each trace
   std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
       p_inferred;
   std::vector<int64_t> c_step, c_rank, c_time;
@@ -182,8 +190,9 @@ struct Rows {
   std::vector<std::string> w_cat;
   std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
   std::vector<std::string> s_cat;
-  bool what_if = true;                       // the what-if and spans rows
-  th::critical_path::WhatIf what_if_engine;  // its buffers, reused across windows
+  bool what_if = true;  // the what-if and spans rows
+  bool events = true;   // the critical_path_events rows
+  Workspace across;     // the paths across ranks' buffers
 };
 
 class CriticalPath final : public th::sdk::Plugin {
@@ -216,7 +225,15 @@ class CriticalPath final : public th::sdk::Plugin {
                 "matched")
         .Option("what_if", true,
                 "the what-if and spans tables (each path again with one category at 0; the "
-                "path by event and category), what the report ranks changes by");
+                "path by event and category), what the report ranks changes by")
+        .Option("events", true,
+                "the critical_path_events table (every event on each path, what a viewer "
+                "highlights); false: the table is empty (the other tables are unchanged)")
+        .Option("threads", int64_t{0},
+                "threads the per-rank paths of the windows are computed on (0: the machine's "
+                "cores, at most 4: each holds 8 bytes per event); the tables are the same "
+                "whatever the count")
+        .Min(0);
   }
 
   void Run(Context& ctx) override {
@@ -234,16 +251,34 @@ class CriticalPath final : public th::sdk::Plugin {
     }
     Rows rows;
     rows.what_if = ctx.GetBool("what_if");
-    for (const auto& t : traces) rows.scratch.emplace_back(t.size(), th::critical_path::kNone);
+    rows.events = ctx.GetBool("events");
     const bool infer = ctx.GetBool("infer_sync");
+    std::vector<std::pair<uint32_t, const StepWindow*>> items;  // (slot, window), in order
     for (uint32_t s = 0; s < traces.size(); ++s)
-      for (const StepWindow& w : windows[s]) OneRank(ctx, traces, index_ptr, s, w, infer, rows);
+      for (const StepWindow& w : windows[s]) items.emplace_back(s, &w);
+    size_t threads = static_cast<size_t>(ctx.GetInt("threads"));
+    if (threads == 0)
+      threads = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxAutoThreads);
+    std::vector<Workspace> workspaces;
+    th::critical_path::RunInOrder<Workspace, WindowPath>(
+        items.size(), threads, workspaces,
+        [&](size_t i, Workspace& ws, WindowPath& out) {
+          const auto& [slot, w] = items[i];
+          th::critical_path::RankPath(traces, *index[slot], slot, w->window, infer, rows.what_if,
+                                      &ws, &out);
+        },
+        [&](size_t i, WindowPath& path) {
+          OneRank(ctx, traces, items[i].first, *items[i].second, path, rows);
+        });
+    workspaces.clear();
     if (ctx.GetBool("across_ranks") && traces.size() > 1)
       AcrossRanks(ctx, traces, index_ptr, windows, infer, rows);
     if (rows.paths > 0)
       ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
                 std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
                     " per-rank paths" + rows.first_failure);
+    index.clear();  // freed before the tables are copied to the host
+    index_ptr.clear();
     Publish(ctx, std::move(rows));
   }
 
@@ -268,28 +303,23 @@ class CriticalPath final : public th::sdk::Plugin {
                 .Group("critical path without sync edges"));
   }
 
-  static void OneRank(Context& ctx, const std::vector<th::sdk::Trace>& traces,
-                      const std::vector<const TraceIndex*>& index, uint32_t slot,
-                      const StepWindow& w, bool infer, Rows& rows) {
+  static void OneRank(Context& ctx, const std::vector<th::sdk::Trace>& traces, uint32_t slot,
+                      const StepWindow& w, const WindowPath& path, Rows& rows) {
     const th::sdk::Trace& t = traces[slot];
-    Graph g;
-    const RankGraph rg = BuildRankGraph(t, *index[slot], w.window, slot, infer, &g);
-    LongestPath p;
-    std::string error;
-    if (!th::critical_path::FindLongestPath(g, &p, &error)) {
+    if (!path.ok) {
       ctx.Warn("rank " + std::to_string(t.rank()) + " step " + std::to_string(w.step) + ": " +
-               error + "; no critical path");
+               path.error + "; no critical path");
       return;
     }
-    const PathSummary sum = th::critical_path::Summarize(g, p, {}, &rows.scratch);
+    const PathSummary& sum = path.summary;
     ++rows.paths;
     if (sum.length + sum.waits != sum.elapsed && rows.failed++ == 0)
       rows.first_failure = "; first: rank " + std::to_string(t.rank()) + " step " +
                            std::to_string(w.step) + ": " + std::to_string(sum.length) + " ns + " +
                            std::to_string(sum.waits) + " ns vs " + std::to_string(sum.elapsed) +
                            " ns";
-    AddPath(traces, w.step, t.rank(), sum, rg.sync_edges, rg.inferred_sync_edges, rows);
-    AddWhatIf(traces, w.step, t.rank(), g, p, {}, rows);
+    AddPath(traces, w.step, t.rank(), sum, path.sync_edges, path.inferred_sync_edges, rows);
+    AddWhatIf(traces, w.step, t.rank(), path.length, path.without, path.spans, rows);
   }
 
   static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
@@ -319,6 +349,7 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.c_time.push_back(cat == Category::kNone ? sum.waits
                                                    : sum.by_category[static_cast<int>(cat)]);
     }
+    if (!rows.events) return;
     for (const auto& [slot, event, time] : sum.events) {
       const th::sdk::Trace& t = traces[slot];
       rows.e_step.push_back(step);
@@ -334,20 +365,18 @@ class CriticalPath final : public th::sdk::Plugin {
 
   // The what-if rows of one path (one per category) and its spans.
   static void AddWhatIf(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
-                        const Graph& g, const LongestPath& p,
-                        const std::map<uint32_t, uint32_t>& transfer_slot, Rows& rows) {
+                        int64_t length, const std::array<int64_t, 6>& without,
+                        const std::vector<th::critical_path::PathSpan>& spans, Rows& rows) {
     if (!rows.what_if) return;
-    const auto lengths = rows.what_if_engine.LengthsWithout(g);
     for (Category c : {Category::kCompute, Category::kCommunication, Category::kLaunchOverhead,
                        Category::kKernelGap, Category::kHost}) {
       rows.w_step.push_back(step);
       rows.w_rank.push_back(rank);
       rows.w_cat.push_back(th::critical_path::CategoryName(c));
-      rows.w_before.push_back(p.length);
-      rows.w_after.push_back(lengths[static_cast<size_t>(c)]);
+      rows.w_before.push_back(length);
+      rows.w_after.push_back(without[static_cast<size_t>(c)]);
     }
-    for (const th::critical_path::PathSpan& span :
-         th::critical_path::SpansOf(g, p, transfer_slot, &rows.scratch)) {
+    for (const th::critical_path::PathSpan& span : spans) {
       rows.s_step.push_back(step);
       rows.s_rank.push_back(rank);
       rows.s_event_rank.push_back(traces[span.slot].rank());
@@ -373,23 +402,29 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
   std::map<int64_t, std::vector<std::pair<uint32_t, Window>>> by_step;
   for (uint32_t s = 0; s < traces.size(); ++s)
     for (const StepWindow& w : windows[s]) by_step[w.step].emplace_back(s, w.window);
+  Workspace& ws = rows.across;
+  th::critical_path::PrepareScratch(traces, &ws);
+  Graph& g = ws.graph;
   for (const auto& [step, members] : by_step) {
     if (members.size() < 2) continue;
-    Graph g;
+    g.Clear();
     std::vector<RankGraph> ranks;
     int64_t sync_edges = 0, inferred = 0;
     for (const auto& [slot, w] : members) {
-      ranks.push_back(BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &g));
+      ranks.push_back(
+          BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &ws.nodes[slot], &g));
       sync_edges += ranks.back().sync_edges;
       inferred += ranks.back().inferred_sync_edges;
     }
     const std::vector<Barrier> barriers =
         th::critical_path::AddBarriers(collectives, ranks, index, slot_of_rank, &g);
+    if (!barriers.empty()) th::critical_path::AddStartEdges(ranks, offsets, &g);
+    for (RankGraph& rg : ranks) rg.Release();
     if (barriers.empty()) continue;
-    th::critical_path::AddStartEdges(ranks, offsets, &g);
-    LongestPath p;
+    LongestPath& p = ws.path;
     std::string error;
-    if (!th::critical_path::FindLongestPath(g, &p, &error)) {
+    const bool acyclic = ws.order.Compute(g);
+    if (!th::critical_path::FindLongestPath(g, ws.order, acyclic, &p, &error)) {
       ctx.Warn("step " + std::to_string(step) + " across ranks: " + error);
       continue;
     }
@@ -406,9 +441,11 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
       rows.k_transfer.push_back(b.transfer);
       rows.k_on.push_back(on_path[b.transfer_edge] ? 1 : 0);
     }
-    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &rows.scratch);
+    const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &ws.scratch);
     AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
-    AddWhatIf(traces, step, -1, g, p, transfer_slot, rows);
+    if (rows.what_if)
+      AddWhatIf(traces, step, -1, p.length, ws.what_if.LengthsWithout(g, ws.order),
+                th::critical_path::SpansOf(g, p, transfer_slot, &ws.scratch), rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {
       rows.r_step.push_back(step);
       rows.r_rank.push_back(traces[slot].rank());
@@ -418,62 +455,77 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
 }
 
 void CriticalPath::Publish(Context& ctx, Rows r) {
-  th::sdk::Table path("critical_path");
-  path.Int("step", std::move(r.p_step))
-      .Int("rank", std::move(r.p_rank))
-      .Int("path", std::move(r.p_path), "ns")
-      .Int("late_start", std::move(r.p_late), "ns")
-      .Int("waits", std::move(r.p_waits), "ns")
-      .Int("elapsed", std::move(r.p_elapsed), "ns")
-      .Int("events", std::move(r.p_events), "count")
-      .Int("sync_edges", std::move(r.p_sync), "count")
-      .Int("inferred_sync_edges", std::move(r.p_inferred), "count");
-  ctx.Publish(path);
-  th::sdk::Table cats("critical_path_categories");
-  cats.Int("step", std::move(r.c_step))
-      .Int("rank", std::move(r.c_rank))
-      .Text("category", std::move(r.c_cat))
-      .Text("hta_bound", std::move(r.c_bound))
-      .Int("time", std::move(r.c_time), "ns");
-  ctx.Publish(cats);
-  th::sdk::Table ranks("critical_path_ranks");
-  ranks.Int("step", std::move(r.r_step))
-      .Int("rank", std::move(r.r_rank))
-      .Int("time", std::move(r.r_time), "ns");
-  ctx.Publish(ranks);
-  th::sdk::Table coll("critical_path_collectives");
-  coll.Int("step", std::move(r.k_step))
-      .Int("collective", std::move(r.k_id))
-      .Int("gating_rank", std::move(r.k_gating))
-      .Int("lead", std::move(r.k_lead), "ns")
-      .Int("transfer", std::move(r.k_transfer), "ns")
-      .Int("on_path", std::move(r.k_on));
-  ctx.Publish(coll);
-  th::sdk::Table events("critical_path_events");
-  events.Int("step", std::move(r.e_step))
-      .Int("rank", std::move(r.e_rank))
-      .Int("event_rank", std::move(r.e_event_rank))
-      .Int("event", std::move(r.e_event))
-      .Int("ts", std::move(r.e_ts), "ns")
-      .Int("dur", std::move(r.e_dur), "ns")
-      .Int("time", std::move(r.e_time), "ns")
-      .Text("name", std::move(r.e_name));
-  ctx.Publish(events);
-  th::sdk::Table what_if("critical_path_whatif");
-  what_if.Int("step", std::move(r.w_step))
-      .Int("rank", std::move(r.w_rank))
-      .Text("category", std::move(r.w_cat))
-      .Int("path_before", std::move(r.w_before), "ns")
-      .Int("path_after", std::move(r.w_after), "ns");
-  ctx.Publish(what_if);
-  th::sdk::Table spans("critical_path_spans");
-  spans.Int("step", std::move(r.s_step))
-      .Int("rank", std::move(r.s_rank))
-      .Int("event_rank", std::move(r.s_event_rank))
-      .Int("event", std::move(r.s_event))
-      .Text("category", std::move(r.s_cat))
-      .Int("time", std::move(r.s_time), "ns");
-  ctx.Publish(spans);
+  // One table at a time: its columns are freed once the host has copied them.
+  {
+    th::sdk::Table path("critical_path");
+    path.Int("step", std::move(r.p_step))
+        .Int("rank", std::move(r.p_rank))
+        .Int("path", std::move(r.p_path), "ns")
+        .Int("late_start", std::move(r.p_late), "ns")
+        .Int("waits", std::move(r.p_waits), "ns")
+        .Int("elapsed", std::move(r.p_elapsed), "ns")
+        .Int("events", std::move(r.p_events), "count")
+        .Int("sync_edges", std::move(r.p_sync), "count")
+        .Int("inferred_sync_edges", std::move(r.p_inferred), "count");
+    ctx.Publish(path);
+  }
+  {
+    th::sdk::Table cats("critical_path_categories");
+    cats.Int("step", std::move(r.c_step))
+        .Int("rank", std::move(r.c_rank))
+        .Text("category", std::move(r.c_cat))
+        .Text("hta_bound", std::move(r.c_bound))
+        .Int("time", std::move(r.c_time), "ns");
+    ctx.Publish(cats);
+  }
+  {
+    th::sdk::Table ranks("critical_path_ranks");
+    ranks.Int("step", std::move(r.r_step))
+        .Int("rank", std::move(r.r_rank))
+        .Int("time", std::move(r.r_time), "ns");
+    ctx.Publish(ranks);
+  }
+  {
+    th::sdk::Table coll("critical_path_collectives");
+    coll.Int("step", std::move(r.k_step))
+        .Int("collective", std::move(r.k_id))
+        .Int("gating_rank", std::move(r.k_gating))
+        .Int("lead", std::move(r.k_lead), "ns")
+        .Int("transfer", std::move(r.k_transfer), "ns")
+        .Int("on_path", std::move(r.k_on));
+    ctx.Publish(coll);
+  }
+  {
+    th::sdk::Table events("critical_path_events");
+    events.Int("step", std::move(r.e_step))
+        .Int("rank", std::move(r.e_rank))
+        .Int("event_rank", std::move(r.e_event_rank))
+        .Int("event", std::move(r.e_event))
+        .Int("ts", std::move(r.e_ts), "ns")
+        .Int("dur", std::move(r.e_dur), "ns")
+        .Int("time", std::move(r.e_time), "ns")
+        .Text("name", std::move(r.e_name));
+    ctx.Publish(events);
+  }
+  {
+    th::sdk::Table what_if("critical_path_whatif");
+    what_if.Int("step", std::move(r.w_step))
+        .Int("rank", std::move(r.w_rank))
+        .Text("category", std::move(r.w_cat))
+        .Int("path_before", std::move(r.w_before), "ns")
+        .Int("path_after", std::move(r.w_after), "ns");
+    ctx.Publish(what_if);
+  }
+  {
+    th::sdk::Table spans("critical_path_spans");
+    spans.Int("step", std::move(r.s_step))
+        .Int("rank", std::move(r.s_rank))
+        .Int("event_rank", std::move(r.s_event_rank))
+        .Int("event", std::move(r.s_event))
+        .Text("category", std::move(r.s_cat))
+        .Int("time", std::move(r.s_time), "ns");
+    ctx.Publish(spans);
+  }
 }
 
 }  // namespace

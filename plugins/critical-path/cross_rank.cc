@@ -41,7 +41,7 @@ std::vector<Barrier> AddBarriers(const std::vector<Collective>& collectives,
       auto rg = by_slot.find(slot->second);
       if (rg == by_slot.end()) continue;
       const uint32_t k = index[slot->second]->ActivityAt(run.ts, run.dur);
-      if (k != kNone && rg->second->span_edge_of.count(k)) members.emplace_back(rg->second, k);
+      if (k != kNone && rg->second->SpanEdgeOf(k) != kNone) members.emplace_back(rg->second, k);
     }
     if (members.size() < 2) continue;
     Barrier b;
@@ -52,8 +52,8 @@ std::vector<Barrier> AddBarriers(const std::vector<Collective>& collectives,
     b.transfer_edge = g->AddEdge(
         {b.in, b.out, c.transfer, EdgeType::kTransfer, Category::kCommunication, kNone, false});
     for (const auto& [rg, k] : members) {
-      const auto& [start, end] = rg->nodes_of.at(k);
-      g->edges()[rg->span_edge_of.at(k)].disabled = true;
+      const uint32_t start = rg->StartOf(k), end = rg->EndOf(k);
+      g->edges()[rg->SpanEdgeOf(k)].disabled = true;
       b.enter_edges.push_back(
           g->AddEdge({start, b.in, 0, EdgeType::kBarrierIn, Category::kNone, kNone, false}));
       g->AddEdge({b.out, end, 0, EdgeType::kBarrierOut, Category::kNone, kNone, false});
@@ -96,9 +96,9 @@ void AddStartEdges(const std::vector<RankGraph>& ranks, const std::map<uint32_t,
   int64_t earliest = INT64_MAX;
   for (const RankGraph& rg : ranks) {
     auto off = offsets.find(rg.rank_slot);
-    if (off == offsets.end() || rg.nodes_of.empty()) continue;
+    if (off == offsets.end() || rg.event_count() == 0) continue;
     const int64_t at = g->nodes()[rg.first_node].ts - off->second;
-    firsts.push_back({rg.first_node, static_cast<uint32_t>(2 * rg.nodes_of.size()), at});
+    firsts.push_back({rg.first_node, static_cast<uint32_t>(2 * rg.event_count()), at});
     earliest = std::min(earliest, at);
   }
   if (firsts.size() < 2) return;

@@ -1,8 +1,11 @@
 #include "rank_graph.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace th::critical_path {
@@ -13,9 +16,10 @@ constexpr int64_t kKernelKernelGapLimit = 1'500'000;  // ns: HTA's 1.5 ms
 class Builder {
  public:
   Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot,
-          bool infer_sync, Graph* g)
+          bool infer_sync, std::vector<uint32_t>* local, Graph* g)
       : t_(t), ix_(ix), w_(w), g_(*g), infer_(infer_sync && !ix.has_sync_events()) {
     r_.rank_slot = slot;
+    r_.local = local;
     r_.first_node = static_cast<uint32_t>(g_.nodes().size());
     r_.first_edge = static_cast<uint32_t>(g_.edges().size());
   }
@@ -38,9 +42,9 @@ class Builder {
     return (int64_t{t_.gpu_device(row)} << 40) + t_.gpu_stream(row);
   }
   const Node& N(uint32_t n) const { return g_.nodes()[n]; }
-  uint32_t Start(uint32_t e) const { return r_.nodes_of.at(e).first; }
-  uint32_t End(uint32_t e) const { return r_.nodes_of.at(e).second; }
-  bool Has(uint32_t e) const { return e != kNone && r_.nodes_of.count(e) != 0; }
+  uint32_t Start(uint32_t e) const { return r_.StartOf(e); }
+  uint32_t End(uint32_t e) const { return r_.EndOf(e); }
+  bool Has(uint32_t e) const { return r_.Has(e); }
   void Add(uint32_t src, uint32_t dst, EdgeType type, int64_t weight, Category c, uint32_t ev) {
     g_.AddEdge({src, dst, weight, type, c, ev, false});
   }
@@ -69,21 +73,48 @@ class Builder {
     in(ix_.unstreamed_syncs(), [&](uint32_t s) { syncs_.push_back(s); });
   }
 
-  // Nodes in (ts, event, start first) order, as HTA numbers them.
+  // Nodes in (ts, event, start first) order, as HTA numbers them: the starts
+  // (host_ comes by start, then row; the GPU activities are sorted) merged
+  // with the sorted ends.
   void MakeNodes() {
-    std::vector<std::tuple<int64_t, uint32_t, bool>> order;
-    for (const auto* list : {&host_, &gpu_})
-      for (uint32_t e : *list) {
-        order.emplace_back(t_.ts(e), e, false);
-        order.emplace_back(t_.end(e), e, true);
-      }
-    std::sort(order.begin(), order.end());
-    r_.nodes_of.reserve(order.size() / 2);
-    for (const auto& [ts, e, is_end] : order) {
-      const uint32_t n = g_.AddNode({ts, e, r_.rank_slot, !is_end});
-      auto& slot = r_.nodes_of[e];
-      (is_end ? slot.second : slot.first) = n;
+    using Key = std::pair<int64_t, uint32_t>;  // (ts, event)
+    std::vector<Key> starts, gpu_starts, ends;
+    gpu_starts.reserve(gpu_.size());
+    for (uint32_t e : gpu_) gpu_starts.emplace_back(t_.ts(e), e);
+    th::sdk::StableSortRuns(gpu_starts);
+    starts.reserve(host_.size() + gpu_.size());
+    auto g = gpu_starts.begin();
+    for (uint32_t e : host_) {
+      const Key k{t_.ts(e), e};
+      for (; g != gpu_starts.end() && *g < k; ++g) starts.push_back(*g);
+      starts.push_back(k);
     }
+    starts.insert(starts.end(), g, gpu_starts.end());
+    ends.reserve(starts.size());
+    for (const auto* list : {&host_, &gpu_})
+      for (uint32_t e : *list) ends.emplace_back(t_.end(e), e);
+    th::sdk::StableSortRuns(ends);
+    r_.events.reserve(starts.size());
+    r_.start.reserve(starts.size());
+    r_.end.resize(starts.size());
+    r_.span_edge.assign(starts.size(), kNone);
+    auto add = [&](const Key& k, bool is_end) {
+      const uint32_t n = g_.AddNode({k.first, k.second, r_.rank_slot, !is_end});
+      uint32_t& at = (*r_.local)[k.second];
+      if (is_end) {
+        r_.end[at] = n;
+        return;
+      }
+      at = static_cast<uint32_t>(r_.events.size());
+      r_.events.push_back(k.second);
+      r_.start.push_back(n);
+    };
+    auto x = ends.begin();
+    for (const Key& k : starts) {
+      for (; x != ends.end() && *x < k; ++x) add(*x, true);  // (ts, e, start) < (ts, e, end)
+      add(k, false);
+    }
+    for (; x != ends.end(); ++x) add(*x, true);
   }
 
   bool IsLock(uint32_t n) const {
@@ -124,7 +155,7 @@ class Builder {
     std::map<uint32_t, std::vector<uint32_t>> by_thread;
     for (uint32_t e : host_) by_thread[ix_.thread_of(t_.track_index(e))].push_back(e);
     for (auto& [thread, events] : by_thread) {
-      std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+      th::sdk::StableSortRuns(events, [&](uint32_t a, uint32_t b) {
         return std::make_tuple(t_.ts(a), -t_.dur(a), a) < std::make_tuple(t_.ts(b), -t_.dur(b), b);
       });
       WalkStack(events);
@@ -188,7 +219,7 @@ void Builder::GpuEdges() {
   std::vector<std::tuple<int64_t, uint32_t, bool>> order;
   for (uint32_t k : gpu_) order.emplace_back(t_.ts(k), k, false);
   for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
-  std::sort(order.begin(), order.end());
+  th::sdk::StableSortRuns(order);
   for (const auto& [ts, e, is_sync] : order) is_sync ? Sync(e) : Activity(e);
 }
 
@@ -252,7 +283,7 @@ void Builder::Activity(uint32_t k) {
   const Category c = t_.hta_kernel_class(k) == th::sdk::KernelClass::kComm
                          ? Category::kCommunication
                          : Category::kCompute;
-  r_.span_edge_of[k] = static_cast<uint32_t>(g_.edges().size());
+  r_.span_edge[(*r_.local)[k]] = static_cast<uint32_t>(g_.edges().size());
   Add(s, x, EdgeType::kOperator, N(x).ts - N(s).ts, c, k);
 
   uint32_t sync_end = kNone;
@@ -285,8 +316,9 @@ void Builder::Activity(uint32_t k) {
 }  // namespace
 
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, bool infer_sync, Graph* g) {
-  return Builder(t, ix, w, rank_slot, infer_sync, g).Build();
+                         uint32_t rank_slot, bool infer_sync, std::vector<uint32_t>* local,
+                         Graph* g) {
+  return Builder(t, ix, w, rank_slot, infer_sync, local, g).Build();
 }
 
 }  // namespace th::critical_path

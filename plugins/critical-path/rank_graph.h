@@ -20,7 +20,9 @@
 #include <tracehound/sdk.h>
 
 #include <cstdint>
-#include <unordered_map>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cp_graph.h"
 #include "trace_index.h"
@@ -31,21 +33,48 @@ struct Window {
   int64_t begin = 0, end = 0;  // ns, inclusive: events starting in [begin, end]
 };
 
+// One rank's part of a graph. Its events are found through `local`, an
+// index over every event of the rank's trace (kNone: not in this graph),
+// shared from window to window: Release() empties it again.
 struct RankGraph {
   uint32_t first_node = 0, first_edge = 0;  // where this rank's part begins in the graph
   uint32_t rank_slot = 0;
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> nodes_of;  // event -> start, end
-  std::unordered_map<uint32_t, uint32_t> span_edge_of;                   // GPU activity -> edge
+  std::vector<uint32_t>* local = nullptr;  // per event of the trace: index into the vectors below
+  std::vector<uint32_t> events, start, end, span_edge;  // per event with nodes (span: kNone)
   int64_t sync_edges = 0;
   int64_t inferred_sync_edges = 0;  // of sync_edges
+
+  bool Has(uint32_t e) const { return e != kNone && (*local)[e] != kNone; }
+  // The start and end node of an event with nodes; throws for another.
+  uint32_t StartOf(uint32_t e) const { return start[At(e)]; }
+  uint32_t EndOf(uint32_t e) const { return end[At(e)]; }
+  // The edge of a GPU activity's span, kNone if none.
+  uint32_t SpanEdgeOf(uint32_t e) const { return Has(e) ? span_edge[(*local)[e]] : kNone; }
+  size_t event_count() const { return events.size(); }
+  // Leaves `local` as it found it (every entry kNone).
+  void Release() {
+    for (uint32_t e : events) (*local)[e] = kNone;
+    events.clear();
+  }
+
+ private:
+  uint32_t At(uint32_t e) const {
+    if (!Has(e))
+      throw std::out_of_range("critical path: event " + std::to_string(e) +
+                              " has no node in the graph");
+    return (*local)[e];
+  }
 };
 
 // Appends the rank's graph for `w` to `g`. `infer_sync`, for a trace without
 // CUDA sync events: a blocking call waits for the GPU activity that ended
 // last within it (an edge from its end to the call's end), and
 // cudaStreamWaitEvent makes the next activity launched from its thread wait
-// for the activity recorded before it (when on another stream).
+// for the activity recorded before it (when on another stream). `local`: one
+// kNone entry per event of `t`, filled for the graph's events (the result's
+// Release() empties it).
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, bool infer_sync, Graph* g);
+                         uint32_t rank_slot, bool infer_sync, std::vector<uint32_t>* local,
+                         Graph* g);
 
 }  // namespace th::critical_path

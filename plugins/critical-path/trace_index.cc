@@ -1,5 +1,7 @@
 #include "trace_index.h"
 
+#include <tracehound/sorted_runs.h>
+
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -49,7 +51,11 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t id = t.name_id(i);
     auto it = by_name.find(id);
-    if (it == by_name.end()) it = by_name.emplace(id, RoleOfName(t.name(i))).first;
+    if (it == by_name.end()) {
+      const std::string_view n = t.name(i);
+      it = by_name.emplace(id, RoleOfName(n)).first;
+      if (n == "cudaStreamWaitEvent") stream_wait_names_.insert(id);
+    }
     role_[i] = it->second;
     if (t.kind(i) == TH_EVENT_GPU_SYNC) has_sync_ = true;
     if ((role_[i] & kEventRecord) && IsHostKind(t.kind(i)))
@@ -73,9 +79,10 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
     const int64_t c = t.correlation(i);
     if (c > 0) (on_host ? host : gpu).emplace_back(c, static_cast<uint32_t>(i));
   }
-  std::sort(host.begin(), host.end());
-  std::sort(gpu.begin(), gpu.end());
-  std::sort(activity_at_.begin(), activity_at_.end());
+  // Events come in a few runs by time per track (correlations too): merged.
+  th::sdk::StableSortRuns(host);
+  th::sdk::StableSortRuns(gpu);
+  th::sdk::StableSortRuns(activity_at_);
   runtime_of_.assign(t.size(), kNone);
   launched_first_.assign(t.size() + 1, 0);
   size_t h = 0;
@@ -101,8 +108,8 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
   auto by_start = [&](uint32_t a, uint32_t b) {
     return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
   };
-  std::sort(host_by_start_.begin(), host_by_start_.end(), by_start);
-  std::sort(unstreamed_syncs_.begin(), unstreamed_syncs_.end(), by_start);
+  th::sdk::StableSortRuns(host_by_start_, by_start);
+  th::sdk::StableSortRuns(unstreamed_syncs_, by_start);
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cp_graph.h"
@@ -48,7 +49,9 @@ class TraceIndex {
   bool is_node_kind(uint64_t event) const;
   bool has_sync_events() const { return has_sync_; }
   bool has_event_records() const { return !records_by_thread_.empty(); }
-  bool is_stream_wait_call(uint64_t event) const { return t_.name(event) == "cudaStreamWaitEvent"; }
+  bool is_stream_wait_call(uint64_t event) const {
+    return stream_wait_names_.count(t_.name_id(event)) != 0;
+  }
 
   // The activity the event a sync waits on was recorded after: the last
   // launch on the recorded stream before the last cudaEventRecord on the
@@ -85,6 +88,7 @@ class TraceIndex {
   std::vector<int32_t> queue_launch_, queue_start_;
   std::vector<uint32_t> thread_of_;
   bool has_sync_ = false;
+  std::unordered_set<uint32_t> stream_wait_names_;  // ids of "cudaStreamWaitEvent"
   std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
   std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted

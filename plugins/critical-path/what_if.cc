@@ -5,35 +5,16 @@
 
 namespace th::critical_path {
 
-std::array<int64_t, 6> WhatIf::LengthsWithout(const Graph& g) {
+std::array<int64_t, 6> WhatIf::LengthsWithout(const Graph& g, const GraphOrder& order) {
   constexpr size_t kN = 6;
   const auto& edges = g.edges();
-  const size_t n = g.nodes().size();
-  first_.assign(n + 1, 0);
-  in_degree_.assign(n, 0);
-  for (const Edge& e : edges)
-    if (!e.disabled) ++first_[e.src + 1], ++in_degree_[e.dst];
-  for (size_t v = 0; v < n; ++v) first_[v + 1] += first_[v];
-  out_.resize(first_[n]);
-  fill_.assign(first_.begin(), first_.end() - 1);
-  for (uint32_t k = 0; k < edges.size(); ++k)
-    if (!edges[k].disabled) out_[fill_[edges[k].src]++] = k;
-  // Kahn's order, kept in order_ (sources first, then as they become ready).
-  order_.clear();
-  for (uint32_t v = 0; v < n; ++v)
-    if (in_degree_[v] == 0) order_.push_back(v);
-  for (size_t i = 0; i < order_.size(); ++i) {
-    const uint32_t u = order_[i];
-    for (uint32_t j = first_[u]; j < first_[u + 1]; ++j)
-      if (--in_degree_[edges[out_[j]].dst] == 0) order_.push_back(edges[out_[j]].dst);
-  }
-  dist_.assign(n, std::array<int64_t, kN>{});
+  dist_.assign(g.nodes().size(), std::array<int64_t, kN>{});
   std::array<int64_t, kN> longest{};
-  for (uint32_t u : order_) {
+  for (uint32_t u : order.order()) {
     const std::array<int64_t, kN>& du = dist_[u];
     for (size_t c = 0; c < kN; ++c) longest[c] = std::max(longest[c], du[c]);
-    for (uint32_t j = first_[u]; j < first_[u + 1]; ++j) {
-      const Edge& e = edges[out_[j]];
+    for (uint32_t k : order.out(u)) {
+      const Edge& e = edges[k];
       std::array<int64_t, kN>& dv = dist_[e.dst];
       const auto zeroed = static_cast<size_t>(e.category);
       for (size_t c = 0; c < kN; ++c) {

@@ -18,12 +18,11 @@ class WhatIf {
   // The longest path's length (ns) of `g` (acyclic: FindLongestPath succeeded
   // on it) with every enabled edge of one category at 0, for each category at
   // once (index: the Category value; kNone: no category zeroed, the path
-  // itself), in one pass over a topological order. The buffers are kept for
-  // the next graph (no allocation once they are big enough).
-  std::array<int64_t, 6> LengthsWithout(const Graph& g);
+  // itself), in one pass over `order` (computed on `g`). The buffers are kept
+  // for the next graph (no allocation once they are big enough).
+  std::array<int64_t, 6> LengthsWithout(const Graph& g, const GraphOrder& order);
 
  private:
-  std::vector<uint32_t> order_, first_, out_, in_degree_, fill_;
   std::vector<std::array<int64_t, 6>> dist_;
 };
 
