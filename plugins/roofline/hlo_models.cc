@@ -422,6 +422,9 @@ HloCost InstructionCost(const HloOp& op) {
   } else if (!IsZeroFlopOp(code)) {
     return Unmodelled("no model for opcode " + std::string(code));
   }
+  // An asynchronous copy's operand or result is the tuple (destination,
+  // source, context): the copy reads one array and writes one.
+  if (code == "copy-start" || code == "copy-done") c.bytes = Mul(2, SizeOf(FirstArray(out)));
   return c;
 }
 

@@ -240,6 +240,8 @@ class Module:
         nbytes = size(ins.shape) + sum(size(o.shape) for o in ops)
         if ins.shape.element_type == TUPLE:
             notes.append("tuple output counted as pointers")
+        if any(o.shape.element_type == TUPLE for o in ops):
+            notes.append("tuple operand counted as pointers")
         if op in FREE:
             return {"flops": 0, "transcendentals": 0, "bytes": 0, "notes": ["no memory access"]}
         if op in ELEMENTWISE:
@@ -255,6 +257,26 @@ class Module:
         elif op == "reduce":
             f, t = self.sub(ins.called_computation_ids[0])
             n = elements(first_array(ops[0].shape)) - elements(first_array(ins.shape))
+            flops, trans = f * n, t * n
+        elif op == "reduce-window":
+            f, t = self.sub(ins.called_computation_ids[0])
+            dims = ins.window.dimensions
+            window = math.prod(d.size for d in dims)
+            out = elements(first_array(ins.shape))
+            n = (window - 1) * out
+            # A reduce-window that is a reduce followed by a broadcast of one
+            # dimension counts as that reduce.
+            reducing = [k for k, d in enumerate(dims) if d.size != 1]
+            padded = [k for k, d in enumerate(dims) if d.padding_low or d.padding_high]
+            if len(reducing) == 1 and len(padded) == 1 and ins.shape.element_type != TUPLE:
+                for k, d in enumerate(dims):
+                    if (d.size != 1 and d.padding_low and d.padding_high and
+                            d.padding_low == d.padding_high and d.size == 2 * d.padding_low + 1):
+                        if d.padding_low == ins.shape.dimensions[k] - 1:
+                            w = ins.shape.dimensions[k]
+                            n = out // w + (w - 1)
+                            notes.append("reduce-window counted as a reduce")
+                        break
             flops, trans = f * n, t * n
         elif op == "fusion":
             flops, trans, nbytes, fnotes = self.fusion_cost(ins)

@@ -124,6 +124,11 @@ TEST(HloModels, ElementwiseAndTranscendentals) {
   ASSERT_TRUE(copy.modelled);
   EXPECT_EQ(copy.flops, 0);
   EXPECT_EQ(copy.bytes, 256);
+  // An asynchronous copy moves its array once, not its (dst, src, context) tuple.
+  const HloCost done =
+      InstructionCost(Op("copy-done", "f32[64]{0}", {"(f32[64]{0}, f32[64]{0}, u32[])"}));
+  ASSERT_TRUE(done.modelled);
+  EXPECT_EQ(done.bytes, 2 * 64 * 4);
 }
 
 TEST(HloModels, ReduceCountsReductionsTimesReducer) {

@@ -62,7 +62,7 @@ TEST(RooflineHloRealTrace, MatchesXlaCostAnalysis) {
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
   const auto reference = LoadReference();
   ASSERT_FALSE(reference.empty());
-  int64_t flops_compared = 0, bytes_compared = 0;
+  int64_t flops_compared = 0, bytes_compared = 0, unknown_unmodelled = 0;
   for (const auto& [capture, ops] : reference) {
     SCOPED_TRACE(capture);
     auto set = LoadTraceSet({data + "/" + capture}, LoadOptions{});
@@ -92,16 +92,18 @@ TEST(RooflineHloRealTrace, MatchesXlaCostAnalysis) {
     }
     EXPECT_GT(rows_here, 0) << "no HLO instruction of the capture was costed";
     // What XLA cannot cost (custom-calls of unknown targets) is listed as
-    // unmodelled, never as 0 FLOPs.
+    // unmodelled with a reason, never costed as 0 FLOPs.
     const DerivedTable& loose = r.tables.at("roofline_unmodelled");
     for (size_t i = 0; i < loose.rows; ++i) {
       const auto it = ops.find(Col<std::string>(loose, "name")[i]);
-      if (it != ops.end() && it->second.flops < 0)
-        EXPECT_FALSE(Col<std::string>(loose, "reason")[i].empty());
+      if (it == ops.end() || it->second.flops >= 0) continue;
+      EXPECT_FALSE(Col<std::string>(loose, "reason")[i].empty());
+      ++unknown_unmodelled;
     }
   }
-  EXPECT_GT(flops_compared, 20);
-  EXPECT_GT(bytes_compared, 10);
+  EXPECT_GT(flops_compared, 60);
+  EXPECT_GT(bytes_compared, 40);
+  EXPECT_GT(unknown_unmodelled, 0);  // the Transformer Engine attention calls
 }
 
 // jax08_gemm on an MI300X: the cuBLAS/hipBLASLt GEMMs by hand, the device
@@ -127,8 +129,7 @@ TEST(RooflineHloRealTrace, GemmsOnMi300x) {
     EXPECT_EQ(count, 3);
     EXPECT_EQ(Col<int64_t>(t, "flops")[i], count * 137438953472);
     EXPECT_EQ(Col<int64_t>(t, "bytes")[i], count * 100663296);
-    EXPECT_EQ(Col<std::string>(t, "input_dims")[i],
-              "bf16[4096,4096]{1,0}, bf16[4096,4096]{1,0}");
+    EXPECT_EQ(Col<std::string>(t, "input_dims")[i], "bf16[4096,4096]{1,0}, bf16[4096,4096]{1,0}");
     EXPECT_EQ(Col<std::string>(t, "device")[i], "AMD GPU [MI300X: gfx 9.4, 304 CUs, 191 GiB]");
     EXPECT_EQ(Col<std::string>(t, "dtype")[i], "bf16");
     EXPECT_EQ(Col<std::string>(t, "peak")[i], "matrix bf16");
