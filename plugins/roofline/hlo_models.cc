@@ -141,8 +141,6 @@ bool IsZeroFlopOp(std::string_view op) {
                                               "gather",
                                               "iota",
                                               "bitcast-convert",
-                                              "copy-start",
-                                              "copy-done",
                                               "after-all",
                                               "add-dependency",
                                               "opt-barrier",
@@ -391,6 +389,8 @@ HloCost InstructionCost(const HloOp& op) {
     return Unmodelled("custom-call " + std::string(t) + ": no model");
   }
   if (IsCollective(code)) return Unmodelled("collective: communication, not a roofline op");
+  if (code == "copy-start" || code == "copy-done" || code.rfind("async-", 0) == 0)
+    return Unmodelled("asynchronous: its time is the issue or the wait, not the transfer");
   HloCost c;
   c.modelled = true;
   c.unit = "vector";
@@ -422,9 +422,6 @@ HloCost InstructionCost(const HloOp& op) {
   } else if (!IsZeroFlopOp(code)) {
     return Unmodelled("no model for opcode " + std::string(code));
   }
-  // An asynchronous copy's operand or result is the tuple (destination,
-  // source, context): the copy reads one array and writes one.
-  if (code == "copy-start" || code == "copy-done") c.bytes = Mul(2, SizeOf(FirstArray(out)));
   return c;
 }
 

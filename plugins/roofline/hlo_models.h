@@ -12,8 +12,8 @@
 // features/groups); reduce (|in| − |out|) · the reducer's FLOPs; fusion the
 // sum over its fused instructions. B is a lower bound: the operands and the
 // outputs, each once (a fusion: its parameters and outputs; a GEMM or
-// convolution custom-call: its result, not its workspace; copy-start /
-// copy-done: the copied array read and written).
+// convolution custom-call: its result, not its workspace). Asynchronous
+// ops (copy-start/-done, async-*) and collectives are not modelled.
 #pragma once
 
 #include <cstdint>

@@ -101,7 +101,7 @@ TEST(RooflineHloRealTrace, MatchesXlaCostAnalysis) {
       ++unknown_unmodelled;
     }
   }
-  EXPECT_GT(flops_compared, 60);
+  EXPECT_GT(flops_compared, 50);
   EXPECT_GT(bytes_compared, 40);
   EXPECT_GT(unknown_unmodelled, 0);  // the Transformer Engine attention calls
 }
