@@ -1,0 +1,119 @@
+// The roofline's HLO path end to end on a capture written by the test: an
+// XSpace embedding module jit_mm (a bf16 dot [1024,4096]·[4096,2048], its
+// dot_dimension_numbers in the proto) and one 1 ms kernel labelled with it,
+// through the importer (field 30 → hlo_compute_dims) and the plugin host.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/import/trace_loader.h"
+#include "core/plugin/plugin_host.h"
+#include "core/plugin/plugin_loader.h"
+#include "tests/support/hlo_fixture.h"
+#include "tests/support/test_files.h"
+#include "tests/support/xspace_fixture.h"
+
+namespace th {
+namespace {
+
+template <typename T>
+const T& Cell(const DerivedTable& t, const char* column, size_t row) {
+  const DerivedColumn* c = t.Find(column);
+  if (c == nullptr) throw std::runtime_error(std::string("no column ") + column);
+  return std::get<std::vector<T>>(c->values).at(row);
+}
+
+void SetShape(tracehound::hlo::HloInstructionProto* ins, int64_t rows, int64_t cols) {
+  auto* s = ins->mutable_shape();
+  s->Clear();
+  s->set_element_type(16);  // BF16
+  s->add_dimensions(rows);
+  s->add_dimensions(cols);
+  s->mutable_layout()->add_minor_to_major(1);
+  s->mutable_layout()->add_minor_to_major(0);
+}
+
+std::string WriteCapture(bool with_dot_dims) {
+  tracehound::hlo::HloModuleProto m;
+  m.set_name("jit_mm");
+  m.set_id(7);
+  auto* main = testing::AddComputation(&m, 1, "main");
+  m.set_entry_computation_id(1);
+  SetShape(testing::AddInstruction(main, 1, "a", "parameter"), 1024, 4096);
+  auto* b = testing::AddInstruction(main, 2, "b", "parameter");
+  SetShape(b, 4096, 2048);
+  b->set_parameter_number(1);
+  auto* dot = testing::AddInstruction(main, 3, "dot.1", "dot", {1, 2});
+  SetShape(dot, 1024, 2048);
+  if (with_dot_dims) {
+    dot->mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
+    dot->mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+  }
+  testing::XSpaceBuilder x;
+  x.EmbedHlo(m);
+  auto* gpu = x.AddPlane(0, "/device:GPU:0");
+  auto* line = x.AddLine(gpu, 1, "Stream #1(Kernel)", 0);
+  x.AddEvent(gpu, line, "gemm_bf16_kernel", 0, 1000000000,  // 1 ms
+             {{"hlo_op", std::string("dot.1")},
+              {"hlo_module", std::string("jit_mm")},
+              {"program_id", int64_t{7}}});
+  static int n = 0;
+  const std::string dir = testing::TempDir() + "/roofline_hlo_" + std::to_string(++n);
+  std::filesystem::create_directories(dir);
+  EXPECT_TRUE(x.WriteTo(dir + "/mm.xplane.pb"));
+  return dir + "/mm.xplane.pb";
+}
+
+PluginResults RunRoofline(const std::string& path) {
+  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
+  EXPECT_TRUE(plugin.ok()) << plugin.status().message();
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  EXPECT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  // The plane names no product: the H100 row is chosen by the option.
+  const Status s = RunPlugin(**plugin, *set, {{"device", std::string("h100-sxm")}}, &r);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return r;
+}
+
+TEST(RooflineHlo, DotBf16KnownAnswerThroughTheImporter) {
+  const PluginResults r = RunRoofline(WriteCapture(true));
+  const DerivedTable& ops = r.tables.at("roofline_ops");
+  ASSERT_EQ(ops.rows, 1u);
+  EXPECT_EQ(Cell<std::string>(ops, "name", 0), "jit_mm(7)/dot.1");
+  EXPECT_EQ(Cell<std::string>(ops, "input_dims", 0), "bf16[1024,4096]{1,0}, bf16[4096,2048]{1,0}");
+  EXPECT_EQ(Cell<int64_t>(ops, "count", 0), 1);
+  EXPECT_EQ(Cell<int64_t>(ops, "flops", 0), 17179869184);  // 2 · 1024 · 2048 · 4096
+  EXPECT_EQ(Cell<int64_t>(ops, "bytes", 0), 29360128);     // (4M + 8M + 2M elements) · 2 B
+  EXPECT_EQ(Cell<int64_t>(ops, "transcendentals", 0), 0);
+  EXPECT_EQ(Cell<int64_t>(ops, "time", 0), 1000000);
+  EXPECT_EQ(Cell<std::string>(ops, "dtype", 0), "bf16");
+  EXPECT_EQ(Cell<std::string>(ops, "unit", 0), "matrix");
+  EXPECT_EQ(Cell<std::string>(ops, "peak", 0), "matrix bf16");
+  EXPECT_EQ(Cell<std::string>(ops, "bound", 0), "compute");
+  const double peak = Cell<double>(ops, "peak_flops", 0);
+  ASSERT_GT(peak, 0);
+  EXPECT_DOUBLE_EQ(Cell<double>(ops, "efficiency", 0), 17179869184.0 / peak / 1e-3);
+  EXPECT_DOUBLE_EQ(Cell<double>(ops, "flops_per_s", 0), 17179869184.0 / 1e-3);
+  const DerivedTable& steps = r.tables.at("roofline_steps");
+  ASSERT_EQ(steps.rows, 1u);
+  EXPECT_EQ(Cell<int64_t>(steps, "busy", 0), 1000000);
+  EXPECT_EQ(Cell<int64_t>(steps, "modelled", 0), 1000000);
+  EXPECT_DOUBLE_EQ(Cell<double>(steps, "coverage", 0), 1.0);
+  EXPECT_EQ(r.tables.at("roofline_unmodelled").rows, 0u);
+}
+
+TEST(RooflineHlo, DotWithoutDimensionNumbersIsUnmodelledNotZero) {
+  const PluginResults r = RunRoofline(WriteCapture(false));
+  EXPECT_EQ(r.tables.at("roofline_ops").rows, 0u);
+  const DerivedTable& loose = r.tables.at("roofline_unmodelled");
+  ASSERT_EQ(loose.rows, 1u);
+  EXPECT_EQ(Cell<std::string>(loose, "name", 0), "jit_mm(7)/dot.1");
+  EXPECT_EQ(Cell<std::string>(loose, "reason", 0), "no dot dimension numbers");
+  EXPECT_EQ(Cell<int64_t>(loose, "time", 0), 1000000);
+  EXPECT_DOUBLE_EQ(Cell<double>(r.tables.at("roofline_steps"), "coverage", 0), 0.0);
+}
+
+}  // namespace
+}  // namespace th
