@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
@@ -34,7 +35,9 @@ void SetShape(tracehound::hlo::HloInstructionProto* ins, int64_t rows, int64_t c
   s->mutable_layout()->add_minor_to_major(0);
 }
 
-std::string WriteCapture(bool with_dot_dims) {
+// One 1 ms GEMM kernel per execution; `split_k`: each execution also runs a
+// 0.5 ms reduction kernel labelled with the same instruction.
+std::string WriteCapture(bool with_dot_dims, int executions = 1, bool split_k = false) {
   tracehound::hlo::HloModuleProto m;
   m.set_name("jit_mm");
   m.set_id(7);
@@ -54,10 +57,14 @@ std::string WriteCapture(bool with_dot_dims) {
   x.EmbedHlo(m);
   auto* gpu = x.AddPlane(0, "/device:GPU:0");
   auto* line = x.AddLine(gpu, 1, "Stream #1(Kernel)", 0);
-  x.AddEvent(gpu, line, "gemm_bf16_kernel", 0, 1000000000,  // 1 ms
-             {{"hlo_op", std::string("dot.1")},
-              {"hlo_module", std::string("jit_mm")},
-              {"program_id", int64_t{7}}});
+  const std::vector<testing::StatSpec> label = {{"hlo_op", std::string("dot.1")},
+                                                {"hlo_module", std::string("jit_mm")},
+                                                {"program_id", int64_t{7}}};
+  for (int e = 0; e < executions; ++e) {
+    const int64_t start = int64_t{e} * 10000000000;                       // every 10 ms
+    x.AddEvent(gpu, line, "gemm_bf16_kernel", start, 1000000000, label);  // 1 ms
+    if (split_k) x.AddEvent(gpu, line, "splitk_reduce", start + 1000000000, 500000000, label);
+  }
   static int n = 0;
   const std::string dir = testing::TempDir() + "/roofline_hlo_" + std::to_string(++n);
   std::filesystem::create_directories(dir);
@@ -102,6 +109,18 @@ TEST(RooflineHlo, DotBf16KnownAnswerThroughTheImporter) {
   EXPECT_EQ(Cell<int64_t>(steps, "modelled", 0), 1000000);
   EXPECT_DOUBLE_EQ(Cell<double>(steps, "coverage", 0), 1.0);
   EXPECT_EQ(r.tables.at("roofline_unmodelled").rows, 0u);
+}
+
+TEST(RooflineHlo, ExecutionsCountKernelsOfOneNameNotAllKernels) {
+  // Two executions of a split-K GEMM (two kernels each): count 2, F twice,
+  // T the four kernels' busy time.
+  const PluginResults r = RunRoofline(WriteCapture(true, 2, true));
+  const DerivedTable& ops = r.tables.at("roofline_ops");
+  ASSERT_EQ(ops.rows, 1u);
+  EXPECT_EQ(Cell<int64_t>(ops, "count", 0), 2);
+  EXPECT_EQ(Cell<int64_t>(ops, "flops", 0), 2 * int64_t{17179869184});
+  EXPECT_EQ(Cell<int64_t>(ops, "bytes", 0), 2 * 29360128);
+  EXPECT_EQ(Cell<int64_t>(ops, "time", 0), 3000000);
 }
 
 TEST(RooflineHlo, DotWithoutDimensionNumbersIsUnmodelledNotZero) {
