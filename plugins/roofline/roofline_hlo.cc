@@ -55,13 +55,14 @@ HloCost Cost(const th::sdk::hlo::Graph& g, uint32_t i, int depth) {
 std::vector<HloOccurrence> HloOccurrences(const th::sdk::Trace& t, std::vector<bool>* claimed) {
   std::vector<HloOccurrence> out;
   if (!t.attributed()) return out;
-  std::unordered_map<uint32_t, size_t> slot;  // instruction -> out index
+  std::unordered_map<uint64_t, size_t> slot;  // (instruction, device) -> out index
   std::vector<std::unordered_map<uint32_t, int64_t>> per_name;
   for (uint64_t r = 0; r < t.gpu_rows(); ++r) {
     const uint32_t i = t.gpu_hlo_instruction(r);
     const uint32_t e = t.gpu_event(r);
     if (i == th::sdk::kNoRow || i >= t.hlo_instruction_count() || !t.is_gpu_activity(e)) continue;
-    auto [it, fresh] = slot.try_emplace(i, out.size());
+    const uint64_t key = (uint64_t{i} << 32) | static_cast<uint32_t>(t.gpu_device(r));
+    auto [it, fresh] = slot.try_emplace(key, out.size());
     if (fresh) {
       out.push_back({i, {}, 0, t.gpu_device(r), t.ts(e)});
       per_name.emplace_back();
@@ -73,7 +74,7 @@ std::vector<HloOccurrence> HloOccurrences(const th::sdk::Trace& t, std::vector<b
     (*claimed)[e] = true;
   }
   std::sort(out.begin(), out.end(), [](const HloOccurrence& a, const HloOccurrence& b) {
-    return a.instruction < b.instruction;
+    return std::pair(a.instruction, a.device) < std::pair(b.instruction, b.device);
   });
   return out;
 }

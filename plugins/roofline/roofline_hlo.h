@@ -16,18 +16,21 @@
 
 namespace th::roofline {
 
-// One HLO instruction's activity in a trace.
+// One HLO instruction's activity on one device of a trace (an SPMD program
+// runs it on every device: each device's executions and busy time count
+// apart, so T sums over devices as F does).
 struct HloOccurrence {
   uint32_t instruction = 0;
   std::vector<std::pair<int64_t, int64_t>> intervals;  // its activity, [ts, end)
   // Executions: the most activities of one kernel name (an instruction
   // launching two kernels per execution counts once per pair).
   int64_t executions = 0;
-  int32_t device = -1;  // gpu_args device of its first activity
+  int32_t device = -1;  // gpu_args device
   int64_t first_ts = 0;
 };
 
-// Per attributed instruction, its activity, in instruction order; sets
+// Per attributed instruction and device, its activity, in (instruction,
+// device) order; sets
 // `claimed[event]` for every activity event it covers. Empty when the trace
 // has no gpu_hlo rows.
 std::vector<HloOccurrence> HloOccurrences(const th::sdk::Trace& t, std::vector<bool>* claimed);

@@ -37,7 +37,9 @@ void SetShape(tracehound::hlo::HloInstructionProto* ins, int64_t rows, int64_t c
 
 // One 1 ms GEMM kernel per execution; `split_k`: each execution also runs a
 // 0.5 ms reduction kernel labelled with the same instruction.
-std::string WriteCapture(bool with_dot_dims, int executions = 1, bool split_k = false) {
+// `devices`: the same kernels on that many GPU planes, at the same times.
+std::string WriteCapture(bool with_dot_dims, int executions = 1, bool split_k = false,
+                         int devices = 1) {
   tracehound::hlo::HloModuleProto m;
   m.set_name("jit_mm");
   m.set_id(7);
@@ -55,15 +57,17 @@ std::string WriteCapture(bool with_dot_dims, int executions = 1, bool split_k = 
   }
   testing::XSpaceBuilder x;
   x.EmbedHlo(m);
-  auto* gpu = x.AddPlane(0, "/device:GPU:0");
-  auto* line = x.AddLine(gpu, 1, "Stream #1(Kernel)", 0);
   const std::vector<testing::StatSpec> label = {{"hlo_op", std::string("dot.1")},
                                                 {"hlo_module", std::string("jit_mm")},
                                                 {"program_id", int64_t{7}}};
-  for (int e = 0; e < executions; ++e) {
-    const int64_t start = int64_t{e} * 10000000000;                       // every 10 ms
-    x.AddEvent(gpu, line, "gemm_bf16_kernel", start, 1000000000, label);  // 1 ms
-    if (split_k) x.AddEvent(gpu, line, "splitk_reduce", start + 1000000000, 500000000, label);
+  for (int d = 0; d < devices; ++d) {
+    auto* gpu = x.AddPlane(d, "/device:GPU:" + std::to_string(d));
+    auto* line = x.AddLine(gpu, 1, "Stream #1(Kernel)", 0);
+    for (int e = 0; e < executions; ++e) {
+      const int64_t start = int64_t{e} * 10000000000;                       // every 10 ms
+      x.AddEvent(gpu, line, "gemm_bf16_kernel", start, 1000000000, label);  // 1 ms
+      if (split_k) x.AddEvent(gpu, line, "splitk_reduce", start + 1000000000, 500000000, label);
+    }
   }
   static int n = 0;
   const std::string dir = testing::TempDir() + "/roofline_hlo_" + std::to_string(++n);
@@ -121,6 +125,24 @@ TEST(RooflineHlo, ExecutionsCountKernelsOfOneNameNotAllKernels) {
   EXPECT_EQ(Cell<int64_t>(ops, "flops", 0), 2 * int64_t{17179869184});
   EXPECT_EQ(Cell<int64_t>(ops, "bytes", 0), 2 * 29360128);
   EXPECT_EQ(Cell<int64_t>(ops, "time", 0), 3000000);
+}
+
+TEST(RooflineHlo, EachDeviceCountsItsOwnExecutionsAndTime) {
+  // An SPMD program on two GPUs at the same moment: per device one execution
+  // and 1 ms (the devices' activity is not one union), so each device's
+  // efficiency is the one-device capture's.
+  const PluginResults one = RunRoofline(WriteCapture(true));
+  const PluginResults two = RunRoofline(WriteCapture(true, 1, false, 2));
+  const DerivedTable& ops = two.tables.at("roofline_ops");
+  ASSERT_EQ(ops.rows, 2u);
+  EXPECT_NE(Cell<std::string>(ops, "device", 0), Cell<std::string>(ops, "device", 1));
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(Cell<int64_t>(ops, "count", i), 1);
+    EXPECT_EQ(Cell<int64_t>(ops, "flops", i), 17179869184);
+    EXPECT_EQ(Cell<int64_t>(ops, "time", i), 1000000);
+    EXPECT_DOUBLE_EQ(Cell<double>(ops, "efficiency", i),
+                     Cell<double>(one.tables.at("roofline_ops"), "efficiency", 0));
+  }
 }
 
 TEST(RooflineHlo, DotWithoutDimensionNumbersIsUnmodelledNotZero) {
