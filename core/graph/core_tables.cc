@@ -48,6 +48,21 @@ void AddHloSchemas(std::vector<TableSchema>* out) {
              {"parameter_number", T::kI32, "", "-1 unless a parameter"},
              {"tuple_index", T::kI32, "", "-1 unless a get-tuple-element"},
              {"in_entry", T::kU8, "", "1 in the module's entry computation"}}));
+  s.push_back(Table(
+      "hlo_compute_dims",
+      "XProf captures: per instruction (row i = hlo_instructions row i), the dimension facts "
+      "of dots and convolutions, in HLO text",
+      {{"dot_dims", T::kStringId, "",
+        "e.g. lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+        "rhs_contracting_dims={1}; from dot_dimension_numbers, or the backend_config of a "
+        "__cublas$ GEMM custom-call; empty when none"},
+       {"window", T::kStringId, "",
+        "e.g. size=3x3 stride=2x2 pad=1_1x1_1 (lhs_dilate, rhs_dilate, rhs_reversal when set); "
+        "empty when none"},
+       {"dim_labels", T::kStringId, "",
+        "convolution dimension numbers, e.g. b01f_01io->b01f; empty when none"},
+       {"feature_group_count", T::kI64, "", "1 unless a grouped convolution"},
+       {"batch_group_count", T::kI64, "", "1 unless a batch-grouped convolution"}}));
   s.push_back(Table("hlo_operand_offsets",
                     "per instruction, its first row of hlo_operands (one more row at the end)",
                     {{"first", T::kU32, "", "row of hlo_operands"}}));
@@ -306,6 +321,9 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
             h.source_file.data(), h.source_line.data(), h.caller.data(),
             h.custom_call_target.data(), h.fusion_kind.data(), h.computation.data(),
             h.parameter_number.data(), h.tuple_index.data(), h.in_entry.data()});
+  out->Add(schema("hlo_compute_dims"), h.dot_dims.size(),
+           {h.dot_dims.data(), h.window.data(), h.dim_labels.data(), h.feature_group_count.data(),
+            h.batch_group_count.data()});
   out->Add(schema("hlo_operand_offsets"), h.operand_offsets.size(), {h.operand_offsets.data()});
   out->Add(schema("hlo_operands"), h.operands.size(), {h.operands.data()});
   out->Add(schema("hlo_user_offsets"), h.user_offsets.size(), {h.user_offsets.data()});

@@ -35,6 +35,29 @@ struct HloMetadata {
   int32_t stack_frame_id = 0;  // 1-based into the module's stack frame index; 0 = unset
 };
 
+// xla.DotDimensionNumbers: dimension indices of the lhs / rhs operand.
+struct HloDotDims {
+  std::vector<int64_t> lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
+};
+
+// xla.WindowDimension, as on the wire (proto3: an absent field reads 0).
+struct HloWindowDim {
+  int64_t size = 0, stride = 0, padding_low = 0, padding_high = 0;
+  int64_t window_dilation = 0, base_dilation = 0;
+  bool window_reversal = false;
+};
+
+// xla.ConvolutionDimensionNumbers: dimension indices of the input (lhs),
+// kernel (rhs) and output shapes.
+struct HloConvDims {
+  int64_t input_batch = 0, input_feature = 0;
+  std::vector<int64_t> input_spatial;
+  int64_t kernel_input_feature = 0, kernel_output_feature = 0;
+  std::vector<int64_t> kernel_spatial;
+  int64_t output_batch = 0, output_feature = 0;
+  std::vector<int64_t> output_spatial;
+};
+
 // xla.HloInstructionProto (subset).
 struct HloInstruction {
   std::string name;
@@ -51,6 +74,15 @@ struct HloInstruction {
   std::vector<int64_t> dimensions;              // transpose perm, reduce/broadcast dims
   std::string custom_call_target;               // custom-call only
   std::string backend_config;                   // raw bytes (JSON text on GPU)
+  // dot (field 30), convolution (window 15, dimension numbers 16, group
+  // counts 50 and 58; cuDNN/MIOpen convolution custom-calls carry them too).
+  bool has_dot_dims = false;
+  HloDotDims dot_dims;
+  std::vector<HloWindowDim> window;  // empty when absent
+  bool has_conv_dims = false;
+  HloConvDims conv_dims;
+  int64_t feature_group_count = 1;  // an absent or 0 field reads 1, as XLA does
+  int64_t batch_group_count = 1;
   HloMetadata metadata;
   // The metadata or called_computation_ids payload was malformed. The oracle
   // does not decode those fields, so this does not fail the read; what decoded

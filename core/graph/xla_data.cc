@@ -1,5 +1,6 @@
 #include "core/graph/xla_data.h"
 
+#include "core/graph/hlo_compute_dims.h"
 #include "core/graph/hlo_text.h"
 
 namespace th {
@@ -45,6 +46,12 @@ void XlaData::BuildIndex(StringPool* strings) {
     c.tuple_index.push_back(static_cast<int32_t>(ins.tuple_index));
     c.in_entry.push_back(&comp == index->module_of(f).EntryComputation());
     c.caller.push_back(index->caller(f));
+    c.dot_dims.push_back(strings->Intern(hlo::InstructionDotDimsText(ins)));
+    c.window.push_back(strings->Intern(hlo::WindowText(ins.window)));
+    c.dim_labels.push_back(ins.has_conv_dims ? strings->Intern(hlo::DimLabelsText(ins.conv_dims))
+                                             : kEmptyString);
+    c.feature_group_count.push_back(ins.feature_group_count);
+    c.batch_group_count.push_back(ins.batch_group_count);
     for (uint32_t o : index->operands(f)) c.operands.push_back(o);
     c.operand_offsets.push_back(static_cast<uint32_t>(c.operands.size()));
     for (uint32_t u : index->users(f)) c.users.push_back(u);

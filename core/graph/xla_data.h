@@ -39,6 +39,10 @@ struct HloColumns {
   std::vector<uint8_t> in_entry;  // 1 when the instruction is in its module's entry computation
   std::vector<uint32_t> caller;   // fusion/call instruction of its computation, or none
   std::vector<uint32_t> operand_offsets, operands, user_offsets, users;  // CSR
+  // Per instruction (table hlo_compute_dims), HLO text: dot dimensions, the
+  // window, the convolution dim_labels ("" when not present); group counts.
+  std::vector<StringId> dot_dims, window, dim_labels;
+  std::vector<int64_t> feature_group_count, batch_group_count;
 };
 
 struct XlaData {

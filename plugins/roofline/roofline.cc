@@ -26,9 +26,11 @@
 #include <utility>
 #include <vector>
 
+#include "device_identity.h"
 #include "op_models.h"
 #include "peaks.h"
 #include "roofline_attribution.h"
+#include "roofline_hlo.h"
 #include "shipped_peaks.h"
 
 namespace {
@@ -47,6 +49,7 @@ struct OpRow {  // one (rank, device, name, dtype, input dims)
   std::string device, name, dtype, unit, dims;
   int64_t count = 0, flops = 0, bytes = 0, time = 0;
   Roof roof;
+  int64_t transcendentals = 0;
 };
 struct StepRow {
   int64_t rank = 0, step = 0, window = 0, busy = 0, modelled = 0, flops = 0;
@@ -130,11 +133,16 @@ class StepOf {
 };
 
 // The device name of the devices-table row with `id` (the only row when
-// none has it), "" when unknown.
+// none has it), "" when unknown; a vendor-only XSpace name gets the product
+// its properties identify (device_identity.h).
 std::string DeviceName(const Trace& t, int32_t id) {
+  auto named = [](const th_device& d) {
+    return th::roofline::IdentifiedDeviceName(d.name, d.compute_major, d.compute_minor, d.num_sms,
+                                              d.total_global_mem);
+  };
   for (uint64_t d = 0; d < t.device_count(); ++d)
-    if (t.device(d).id == id && t.device(d).name) return t.device(d).name;
-  if (t.device_count() == 1 && t.device(0).name) return t.device(0).name;
+    if (t.device(d).id == id && t.device(d).name) return named(t.device(d));
+  if (t.device_count() == 1 && t.device(0).name) return named(t.device(0));
   return "";
 }
 
@@ -162,6 +170,74 @@ th::roofline::OpInputs InputsOf(const Trace& t, uint32_t e, std::string* dims_te
   return in;
 }
 
+// What a modelled op row is keyed and labelled by.
+struct OpKey {
+  std::string device, name, dtype, unit, dims;
+};
+struct Amounts {
+  int64_t flops = 0, transcendentals = 0, bytes = 0;
+};
+// Where modelled work goes: the op rows, and per step its activity and F.
+struct Sinks {
+  Results& out;
+  std::vector<Intervals>& modelled;
+  std::vector<StepRow>& steps;
+};
+
+// Adds `count` occurrences of a modelled op (amounts summed over them, `time`
+// their busy time, `iv` their activity) to its row and to step `st`.
+void AddModelled(const Trace& t, const Settings& s, const OpKey& k, int64_t count, const Amounts& a,
+                 int64_t time, uint32_t st, const Intervals& iv, Sinks sinks) {
+  const th::roofline::PeakDevice* pd =
+      s.device.empty() ? s.peaks->Match(k.device) : s.peaks->ById(s.device);
+  OpRow& r = sinks.out.ops[{t.rank(), k.device, k.name, k.dtype, k.dims}];
+  if (r.count == 0) {
+    r = {t.rank(), k.device, k.name, k.dtype, k.unit, k.dims, 0, 0, 0, 0, {}, 0};
+    if (pd) r.roof = s.peaks->For(pd->id, k.unit, k.dtype);
+  }
+  r.count += count;
+  AddTo(r.flops, a.flops);
+  AddTo(r.transcendentals, a.transcendentals);
+  AddTo(r.bytes, a.bytes);
+  r.time += time;
+  if (st == kNone) return;
+  sinks.modelled[st].insert(sinks.modelled[st].end(), iv.begin(), iv.end());
+  AddTo(sinks.steps[st].flops, a.flops);
+  if (r.roof.flops > 0)
+    sinks.steps[st].ideal_ns += static_cast<double>(a.flops) / r.roof.flops * 1e9;
+}
+
+// The HLO instructions' activity: each instruction costed per execution,
+// times its executions; op = "module(program id)/instruction", input dims =
+// its operand shapes.
+void AddHloOps(const Trace& t, const Settings& s, const StepOf& step_of,
+               const std::vector<th::roofline::HloOccurrence>& hlo, Sinks sinks,
+               std::map<std::pair<std::string, std::string>, Unmodelled>& loose) {
+  if (hlo.empty()) return;
+  const th::sdk::hlo::Graph graph(t);
+  for (const th::roofline::HloOccurrence& o : hlo) {
+    const th::roofline::HloCost c = th::roofline::CostOfInstruction(graph, o.instruction);
+    Intervals iv = o.intervals;
+    const int64_t time = th::roofline::UnionLength(iv);
+    const std::string name = th::roofline::HloOpName(t, o.instruction);
+    if (!c.modelled) {
+      Unmodelled& u = loose[{name, c.why}];
+      u.count += o.executions;
+      u.time += time;
+      continue;
+    }
+    auto times = [&o](int64_t v) {
+      int64_t r = 0;
+      return __builtin_mul_overflow(v, o.executions, &r) ? INT64_MAX : r;
+    };
+    AddModelled(t, s,
+                {DeviceName(t, o.device), name, c.dtype, c.unit,
+                 th::roofline::OperandShapes(t, o.instruction)},
+                o.executions, {times(c.flops), times(c.transcendentals), times(c.bytes)}, time,
+                step_of(o.first_ts), o.intervals, sinks);
+  }
+}
+
 // Per trace: GPU activity by owning op and step, then each owner costed.
 void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
   const uint64_t n = t.size();
@@ -182,7 +258,8 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
   std::unordered_map<uint32_t, Intervals> owned;    // owner op -> its activity
   std::unordered_map<uint32_t, int32_t> device_of;  // owner op -> device of its activity
   std::map<std::pair<std::string, std::string>, Unmodelled> loose;  // (name, why)
-  std::vector<bool> launched(n, false);
+  std::vector<bool> launched(n, false), claimed(n, false);
+  const std::vector<th::roofline::HloOccurrence> hlo = th::roofline::HloOccurrences(t, &claimed);
   for (uint64_t k = 0; k < t.edge_count(); ++k) {
     if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
     const uint32_t call = t.edge_src(k), a = t.edge_dst(k);
@@ -190,6 +267,7 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
     launched[a] = true;
     const uint32_t st = step_of(t.ts(call));
     if (st != kNone) busy[st].push_back({t.ts(a), t.end(a)});
+    if (claimed[a]) continue;  // an HLO instruction's
     const uint32_t o = owner(call);
     if (o != kNone) {
       owned[o].push_back({t.ts(a), t.end(a)});
@@ -208,6 +286,7 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
     if (!t.is_gpu_activity(i) || launched[i]) continue;
     const uint32_t st = step_of(t.ts(i));
     if (st != kNone) busy[st].push_back({t.ts(i), t.end(i)});
+    if (claimed[i]) continue;
     Unmodelled& u = loose[{"(no launch event)", "no launch event"}];
     u.count += 1;
     u.time += t.dur(i);
@@ -233,22 +312,10 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
     }
     const auto dev = device_of.find(o);
     const std::string device = dev == device_of.end() ? "" : DeviceName(t, dev->second);
-    const th::roofline::PeakDevice* pd =
-        s.device.empty() ? s.peaks->Match(device) : s.peaks->ById(s.device);
-    OpRow& r = out.ops[{t.rank(), device, std::string(t.name(o)), c.dtype, dims}];
-    if (r.count == 0) {
-      r = {t.rank(), device, std::string(t.name(o)), c.dtype, c.unit, dims, 0, 0, 0, 0, {}};
-      if (pd) r.roof = s.peaks->For(pd->id, c.unit, c.dtype);
-    }
-    r.count += 1;
-    AddTo(r.flops, c.flops);
-    AddTo(r.bytes, c.bytes);
-    r.time += time;
-    if (st == kNone) continue;
-    modelled[st].insert(modelled[st].end(), iv.begin(), iv.end());
-    AddTo(steps[st].flops, c.flops);
-    if (r.roof.flops > 0) steps[st].ideal_ns += static_cast<double>(c.flops) / r.roof.flops * 1e9;
+    AddModelled(t, s, {device, std::string(t.name(o)), c.dtype, c.unit, dims}, 1,
+                {c.flops, 0, c.bytes}, time, st, iv, {out, modelled, steps});
   }
+  AddHloOps(t, s, step_of, hlo, {out, modelled, steps}, loose);
   for (size_t st = 0; st < steps.size(); ++st) {
     StepRow& row = steps[st];
     row.rank = t.rank();
@@ -287,7 +354,8 @@ th::sdk::Schema OpsTable() {
       .Int("count", "count")
       .Int("flops", "FLOP", "inferred")
       .Int("bytes", "B", "inferred: every tensor moved once (a lower bound)")
-      .Int("time", "ns", "measured: busy time of the activity launched under the op")
+      .Int("time", "ns",
+           "measured: busy time of the activity launched under the op (HLO: attributed to it)")
       .Real("flops_per_s", "FLOP/s", "inferred: flops / time")
       .Real("bytes_per_s", "B/s", "inferred: bytes / time")
       .Real("intensity", "FLOP/B", "inferred: flops / bytes")
@@ -298,7 +366,10 @@ th::sdk::Schema OpsTable() {
       .Real("efficiency", "ratio",
             "inferred: max(flops/peak_flops, bytes/peak_bytes_per_s) / time, never clamped; "
             "-1 without a peak")
-      .Text("peak_source");
+      .Text("peak_source")
+      .Int("transcendentals", "count",
+           "inferred: HLO transcendental ops (exp, log, tanh, ...), apart from flops; 0 for "
+           "framework ops");
 }
 
 th::sdk::Schema StepsTable() {
@@ -327,10 +398,13 @@ th::sdk::Schema UnmodelledTable() {
 class Roofline final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
-    return Declaration("roofline", "1.0.0", th::sdk::kAnalyzer,
-                       "Per op: FLOPs and bytes from the input shapes, time of its kernels, "
-                       "against the device's datasheet peaks (dtype-aware roofline)")
-        .Reads({"events", "edges", "gpu_args", "devices", "profiler_steps", "op_inputs"})
+    return Declaration("roofline", "1.1.0", th::sdk::kAnalyzer,
+                       "Per op (framework op or HLO instruction): FLOPs and bytes from the "
+                       "shapes, time of its kernels, against the device's datasheet peaks "
+                       "(dtype-aware roofline)")
+        .Reads({"events", "edges", "gpu_args", "devices", "profiler_steps", "op_inputs", "gpu_hlo",
+                "hlo_modules", "hlo_instructions", "hlo_operand_offsets", "hlo_operands",
+                "hlo_compute_dims"})
         .Publishes(OpsTable())
         .Publishes(StepsTable())
         .Publishes(UnmodelledTable())
@@ -365,7 +439,7 @@ class Roofline final : public th::sdk::Plugin {
 
  private:
   static void PublishOps(Context& ctx, const std::vector<const OpRow*>& rows) {
-    std::vector<int64_t> rank, count, flops, bytes, time;
+    std::vector<int64_t> rank, count, flops, bytes, time, trans;
     std::vector<std::string> device, name, dtype, unit, dims, peak, bound, source;
     std::vector<double> fps, bps, intensity, pf, pb, eff;
     for (const OpRow* r : rows) {
@@ -377,6 +451,7 @@ class Roofline final : public th::sdk::Plugin {
       dims.push_back(r->dims);
       count.push_back(r->count);
       flops.push_back(r->flops);
+      trans.push_back(r->transcendentals);
       bytes.push_back(r->bytes);
       time.push_back(r->time);
       const double sec = static_cast<double>(r->time) * 1e-9;
@@ -415,7 +490,8 @@ class Roofline final : public th::sdk::Plugin {
                     .Text("peak", peak)
                     .Text("bound", bound)
                     .Real("efficiency", eff, "ratio")
-                    .Text("peak_source", source));
+                    .Text("peak_source", source)
+                    .Int("transcendentals", trans, "count"));
   }
 
   static void PublishSteps(Context& ctx, const std::vector<StepRow>& steps) {

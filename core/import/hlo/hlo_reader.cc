@@ -73,6 +73,17 @@ class Decoder : public MessageDecoder {
   // fault leaves what decoded and returns false.
   bool ParseScheduleLenient(std::string_view msg, HloModule* m);
   bool ParseStackFramesLenient(std::string_view msg, StackFrames* frames);
+  // DotDimensionNumbers, Window and ConvolutionDimensionNumbers, outside the
+  // oracle too: a fault keeps what decoded and returns false.
+  bool ParseDotDimsLenient(std::string_view msg, HloDotDims* d);
+  bool ParseWindowLenient(std::string_view msg, std::vector<HloWindowDim>* w);
+  bool ParseConvDimsLenient(std::string_view msg, HloConvDims* c);
+  // Repeated int64 of a lenient message: no error is recorded on a fault.
+  static bool LenientInts(WireReader* r, const WireField& f, std::vector<int64_t>* out) {
+    if (f.wire_type == kVarint) out->push_back(S64(f.value));
+    if (f.wire_type != kLengthDelimited) return true;
+    return r->ForEachPackedVarint(f.bytes, [out](uint64_t v) { out->push_back(S64(v)); });
+  }
 
   // Repeated int64: packed (LEN) or a single varint. Other wire types are
   // ignored.
@@ -210,6 +221,77 @@ bool Decoder::ParseStackFramesLenient(std::string_view msg, StackFrames* frames)
   return !r.failed();
 }
 
+bool Decoder::ParseDotDimsLenient(std::string_view msg, HloDotDims* d) {
+  WireReader r = Reader(msg);
+  WireField f;
+  std::vector<int64_t>* lists[] = {&d->lhs_contracting, &d->rhs_contracting, &d->lhs_batch,
+                                   &d->rhs_batch};
+  while (r.Next(&f)) {
+    if (f.number >= 1 && f.number <= 4 && !LenientInts(&r, f, lists[f.number - 1])) return false;
+  }
+  return !r.failed();
+}
+
+bool Decoder::ParseWindowLenient(std::string_view msg, std::vector<HloWindowDim>* w) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    if (f.number != 1 || f.wire_type != kLengthDelimited) continue;
+    HloWindowDim& d = w->emplace_back();
+    int64_t* fields[] = {&d.size,         &d.stride,          &d.padding_low,
+                         &d.padding_high, &d.window_dilation, &d.base_dilation};
+    WireReader sub = Reader(f.bytes);
+    WireField g;
+    while (sub.Next(&g)) {
+      if (g.wire_type != kVarint) continue;
+      if (g.number >= 1 && g.number <= 6) *fields[g.number - 1] = S64(g.value);
+      if (g.number == 7) d.window_reversal = g.value != 0;
+    }
+    if (sub.failed()) return false;
+  }
+  return !r.failed();
+}
+
+bool Decoder::ParseConvDimsLenient(std::string_view msg, HloConvDims* c) {
+  WireReader r = Reader(msg);
+  WireField f;
+  while (r.Next(&f)) {
+    std::vector<int64_t>* list = f.number == 11   ? &c->input_spatial
+                                 : f.number == 6  ? &c->kernel_spatial
+                                 : f.number == 12 ? &c->output_spatial
+                                                  : nullptr;
+    if (list != nullptr) {
+      if (!LenientInts(&r, f, list)) return false;
+      continue;
+    }
+    if (f.wire_type != kVarint) continue;
+    const int64_t v = S64(f.value);
+    switch (f.number) {
+      case 7:
+        c->input_batch = v;
+        break;
+      case 8:
+        c->input_feature = v;
+        break;
+      case 3:
+        c->kernel_input_feature = v;
+        break;
+      case 4:
+        c->kernel_output_feature = v;
+        break;
+      case 9:
+        c->output_batch = v;
+        break;
+      case 10:
+        c->output_feature = v;
+        break;
+      default:
+        break;
+    }
+  }
+  return !r.failed();
+}
+
 bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
   WireReader r = Reader(msg);
   WireField f;
@@ -241,6 +323,17 @@ bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
             ins->lenient_decode_failed = true;
           }
           continue;
+        case 15:  // window
+          if (!ParseWindowLenient(f.bytes, &ins->window)) ins->lenient_decode_failed = true;
+          continue;
+        case 16:  // convolution_dimension_numbers
+          ins->has_conv_dims = true;
+          if (!ParseConvDimsLenient(f.bytes, &ins->conv_dims)) ins->lenient_decode_failed = true;
+          continue;
+        case 30:  // dot_dimension_numbers
+          ins->has_dot_dims = true;
+          if (!ParseDotDimsLenient(f.bytes, &ins->dot_dims)) ins->lenient_decode_failed = true;
+          continue;
         case 43:  // backend_config (bytes)
           ins->backend_config.assign(f.bytes.data(), f.bytes.size());
           continue;
@@ -262,6 +355,10 @@ bool Decoder::ParseInstruction(std::string_view msg, HloInstruction* ins) {
                                      [ins](uint64_t v) { ins->dimensions.push_back(S64(v)); }))
           ins->lenient_decode_failed = true;
       }
+    } else if ((f.number == 50 || f.number == 58) && f.wire_type == kVarint) {
+      // proto3 leaves 0 (unset) out; XLA reads an unset count as 1.
+      (f.number == 50 ? ins->feature_group_count : ins->batch_group_count) =
+          f.value == 0 ? 1 : S64(f.value);
     } else if (f.number == 35 && f.wire_type == kVarint) {
       ins->id = S64(f.value);
       ins->has_id = true;

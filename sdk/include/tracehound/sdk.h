@@ -266,6 +266,26 @@ class Trace {
   int32_t hlo_parameter_number(uint32_t i) const { return At<int32_t>(hlo_parameter_number_, i); }
   int32_t hlo_tuple_index(uint32_t i) const { return At<int32_t>(hlo_tuple_index_, i); }
   bool hlo_in_entry(uint32_t i) const { return At<uint8_t>(hlo_in_entry_, i) != 0; }
+  // hlo_compute_dims (a host without the table: "" and 1). HLO text of a
+  // dot's dimension numbers, a window, a convolution's dim_labels.
+  bool has_hlo_compute_dims() const {
+    return hlo_compute_dims_.table != nullptr && hlo_dot_dims_.data != nullptr;
+  }
+  std::string_view hlo_dot_dims(uint32_t i) const {
+    return has_hlo_compute_dims() ? String(At<uint32_t>(hlo_dot_dims_, i)) : std::string_view();
+  }
+  std::string_view hlo_window(uint32_t i) const {
+    return has_hlo_compute_dims() ? String(At<uint32_t>(hlo_window_, i)) : std::string_view();
+  }
+  std::string_view hlo_dim_labels(uint32_t i) const {
+    return has_hlo_compute_dims() ? String(At<uint32_t>(hlo_dim_labels_, i)) : std::string_view();
+  }
+  int64_t hlo_feature_group_count(uint32_t i) const {
+    return has_hlo_compute_dims() ? At<int64_t>(hlo_feature_group_count_, i) : 1;
+  }
+  int64_t hlo_batch_group_count(uint32_t i) const {
+    return has_hlo_compute_dims() ? At<int64_t>(hlo_batch_group_count_, i) : 1;
+  }
   // gpu_hlo: per GPU activity row, its instruction (kNoRow) and TH_HLO_MATCH_*.
   bool attributed() const { return Rows(gpu_hlo_) > 0; }
   uint32_t gpu_hlo_instruction(uint64_t row) const {
@@ -539,6 +559,7 @@ class Trace {
             &hlo_operands_tab_,
             &hlo_user_offsets_tab_,
             &hlo_users_tab_,
+            &hlo_compute_dims_,
             &name_classes_,
             &class_rules_,
             &graph_capture_,
@@ -607,6 +628,11 @@ class Trace {
             &hlo_operands_,
             &hlo_user_offsets_,
             &hlo_users_,
+            &hlo_dot_dims_,
+            &hlo_window_,
+            &hlo_dim_labels_,
+            &hlo_feature_group_count_,
+            &hlo_batch_group_count_,
             &name_rule_,
             &name_hta_rule_,
             &launched_,
@@ -625,7 +651,8 @@ class Trace {
       hlo_instructions_{"hlo_instructions"}, hlo_operand_offsets_tab_{"hlo_operand_offsets"},
       hlo_operands_tab_{"hlo_operands"}, hlo_user_offsets_tab_{"hlo_user_offsets"},
       hlo_users_tab_{"hlo_users"}, name_classes_{"name_classes"}, class_rules_{"class_rules"},
-      graph_capture_{"graph_capture"}, event_launches_{"event_launches"}, op_inputs_{"op_inputs"};
+      graph_capture_{"graph_capture"}, event_launches_{"event_launches"}, op_inputs_{"op_inputs"},
+      hlo_compute_dims_{"hlo_compute_dims"};
 
   Col ts_{"events", "ts"}, dur_{"events", "dur"}, name_{"events", "name"}, cat_{"events", "cat"},
       track_{"events", "track"}, parent_{"events", "parent"}, depth_{"events", "depth"},
@@ -666,6 +693,10 @@ class Trace {
   Col hlo_operand_offsets_{"hlo_operand_offsets", "first"},
       hlo_operands_{"hlo_operands", "instruction"}, hlo_user_offsets_{"hlo_user_offsets", "first"},
       hlo_users_{"hlo_users", "instruction"};
+  Col hlo_dot_dims_{"hlo_compute_dims", "dot_dims"}, hlo_window_{"hlo_compute_dims", "window"},
+      hlo_dim_labels_{"hlo_compute_dims", "dim_labels"},
+      hlo_feature_group_count_{"hlo_compute_dims", "feature_group_count"},
+      hlo_batch_group_count_{"hlo_compute_dims", "batch_group_count"};
   Col name_rule_{"name_classes", "rule"}, name_hta_rule_{"name_classes", "hta_rule"};
   Col launched_{"event_launches", "event"}, launch_{"event_launches", "launch"};
 

@@ -1017,6 +1017,16 @@ class TraceBuilder {
       for (const auto& [name, type] : cols) Col(c, name, type, "", none);
       Finish(t, "hlo_instructions", 0);
     }
+    {
+      auto& c = t.columns_.emplace_back();
+      const std::pair<const char*, th_value_type> cols[] = {{"dot_dims", TH_TYPE_STRING_ID},
+                                                            {"window", TH_TYPE_STRING_ID},
+                                                            {"dim_labels", TH_TYPE_STRING_ID},
+                                                            {"feature_group_count", TH_TYPE_I64},
+                                                            {"batch_group_count", TH_TYPE_I64}};
+      for (const auto& [name, type] : cols) Col(c, name, type, "", none);
+      Finish(t, "hlo_compute_dims", 0);
+    }
     const std::pair<const char*, const char*> csr[] = {{"hlo_operand_offsets", "first"},
                                                        {"hlo_operands", "instruction"},
                                                        {"hlo_user_offsets", "first"},

@@ -14,6 +14,43 @@
 namespace th {
 namespace {
 
+template <typename R>
+bool Same(const std::vector<int64_t>& mine, const R& ref) {
+  return std::equal(mine.begin(), mine.end(), ref.begin(), ref.end());
+}
+
+// Dot dimension numbers, window, convolution dimension numbers and group
+// counts as libprotobuf decodes them (an unset count reads 1, as in XLA).
+void ExpectSameComputeDims(const hlo::HloInstruction& mi,
+                           const tracehound::hlo::HloInstructionProto& ri) {
+  EXPECT_EQ(mi.has_dot_dims, ri.has_dot_dimension_numbers());
+  const auto& rd = ri.dot_dimension_numbers();
+  EXPECT_TRUE(Same(mi.dot_dims.lhs_contracting, rd.lhs_contracting_dimensions()));
+  EXPECT_TRUE(Same(mi.dot_dims.rhs_contracting, rd.rhs_contracting_dimensions()));
+  EXPECT_TRUE(Same(mi.dot_dims.lhs_batch, rd.lhs_batch_dimensions()));
+  EXPECT_TRUE(Same(mi.dot_dims.rhs_batch, rd.rhs_batch_dimensions()));
+  ASSERT_EQ(static_cast<int>(mi.window.size()), ri.window().dimensions_size());
+  for (int k = 0; k < ri.window().dimensions_size(); ++k) {
+    const auto& w = ri.window().dimensions(k);
+    const hlo::HloWindowDim& d = mi.window[static_cast<size_t>(k)];
+    EXPECT_EQ(d.size, w.size());
+    EXPECT_EQ(d.stride, w.stride());
+    EXPECT_EQ(d.padding_low, w.padding_low());
+    EXPECT_EQ(d.padding_high, w.padding_high());
+    EXPECT_EQ(d.window_dilation, w.window_dilation());
+    EXPECT_EQ(d.base_dilation, w.base_dilation());
+    EXPECT_EQ(d.window_reversal, w.window_reversal());
+  }
+  EXPECT_EQ(mi.has_conv_dims, ri.has_convolution_dimension_numbers());
+  const auto& rc = ri.convolution_dimension_numbers();
+  EXPECT_EQ(mi.conv_dims.input_feature, rc.input_feature_dimension());
+  EXPECT_EQ(mi.conv_dims.kernel_output_feature, rc.kernel_output_feature_dimension());
+  EXPECT_TRUE(Same(mi.conv_dims.kernel_spatial, rc.kernel_spatial_dimensions()));
+  EXPECT_TRUE(Same(mi.conv_dims.output_spatial, rc.output_spatial_dimensions()));
+  EXPECT_EQ(mi.feature_group_count, std::max<int64_t>(1, ri.feature_group_count()));
+  EXPECT_EQ(mi.batch_group_count, std::max<int64_t>(1, ri.batch_group_count()));
+}
+
 class HloAgainstLibprotobuf : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HloAgainstLibprotobuf, SameModule) {
@@ -53,6 +90,7 @@ TEST_P(HloAgainstLibprotobuf, SameModule) {
       EXPECT_TRUE(std::equal(mi.called_computation_ids.begin(), mi.called_computation_ids.end(),
                              ri.called_computation_ids().begin(),
                              ri.called_computation_ids().end()));
+      ExpectSameComputeDims(mi, ri);
       EXPECT_EQ(mi.shape.dimensions.size(), static_cast<size_t>(ri.shape().dimensions_size()));
       EXPECT_EQ(mi.shape.minor_to_major.size(),
                 static_cast<size_t>(ri.shape().layout().minor_to_major_size()));

@@ -190,6 +190,100 @@ TEST(HloReaderTest, MalformedMetadataDoesNotFail) {
   EXPECT_TRUE(r->front().computations[0].instructions[0].lenient_decode_failed);
 }
 
+// Fields 15 (window), 16 (convolution dimension numbers), 30 (dot dimension
+// numbers), 50 and 58 (group counts), packed and unpacked.
+TEST(HloReaderTest, DecodesDotAndConvolutionDimensions) {
+  std::string dot = Instruction("dot.1", "dot", 1, {});
+  std::string dnums;
+  LenField(&dnums, 1, Packed({2}));  // lhs_contracting, packed
+  VarintField(&dnums, 2, 1);         // rhs_contracting, unpacked
+  LenField(&dnums, 3, Packed({0}));
+  LenField(&dnums, 4, Packed({0}));
+  LenField(&dot, 30, dnums);
+
+  std::string conv = Instruction("conv.2", "convolution", 2, {});
+  std::string window;
+  for (uint64_t pad : {1, 0}) {
+    std::string dim;
+    VarintField(&dim, 1, 3);
+    VarintField(&dim, 2, 2);
+    VarintField(&dim, 3, pad);
+    VarintField(&dim, 4, pad);
+    VarintField(&dim, 5, 1);
+    VarintField(&dim, 6, 1);
+    VarintField(&dim, 7, pad);  // reversal on the first dimension
+    LenField(&window, 1, dim);
+  }
+  LenField(&conv, 15, window);
+  std::string cd;
+  VarintField(&cd, 7, 0);  // input batch
+  VarintField(&cd, 8, 3);  // input feature
+  LenField(&cd, 11, Packed({1, 2}));
+  VarintField(&cd, 3, 2);  // kernel input feature
+  VarintField(&cd, 4, 3);  // kernel output feature
+  LenField(&cd, 6, Packed({0, 1}));
+  VarintField(&cd, 9, 0);
+  VarintField(&cd, 10, 3);
+  LenField(&cd, 12, Packed({1, 2}));
+  LenField(&conv, 16, cd);
+  VarintField(&conv, 50, 4);
+  VarintField(&conv, 58, 2);
+
+  std::string comp;
+  LenField(&comp, 1, "main");
+  LenField(&comp, 2, dot);
+  LenField(&comp, 2, conv);
+  std::string module;
+  LenField(&module, 1, "m");
+  LenField(&module, 3, comp);
+  auto r = ReadHloProto(module, "mem");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const HloInstruction& d = r->front().computations[0].instructions[0];
+  ASSERT_TRUE(d.has_dot_dims);
+  EXPECT_EQ(d.dot_dims.lhs_contracting, std::vector<int64_t>({2}));
+  EXPECT_EQ(d.dot_dims.rhs_contracting, std::vector<int64_t>({1}));
+  EXPECT_EQ(d.dot_dims.lhs_batch, std::vector<int64_t>({0}));
+  EXPECT_EQ(d.dot_dims.rhs_batch, std::vector<int64_t>({0}));
+  EXPECT_FALSE(d.has_conv_dims);
+  EXPECT_TRUE(d.window.empty());
+  EXPECT_EQ(d.feature_group_count, 1);
+  const HloInstruction& c = r->front().computations[0].instructions[1];
+  EXPECT_FALSE(c.has_dot_dims);
+  ASSERT_EQ(c.window.size(), 2u);
+  EXPECT_EQ(c.window[0].size, 3);
+  EXPECT_EQ(c.window[0].stride, 2);
+  EXPECT_EQ(c.window[0].padding_low, 1);
+  EXPECT_EQ(c.window[0].padding_high, 1);
+  EXPECT_TRUE(c.window[0].window_reversal);
+  EXPECT_EQ(c.window[1].padding_low, 0);
+  EXPECT_FALSE(c.window[1].window_reversal);
+  ASSERT_TRUE(c.has_conv_dims);
+  EXPECT_EQ(c.conv_dims.input_feature, 3);
+  EXPECT_EQ(c.conv_dims.input_spatial, std::vector<int64_t>({1, 2}));
+  EXPECT_EQ(c.conv_dims.kernel_input_feature, 2);
+  EXPECT_EQ(c.conv_dims.kernel_output_feature, 3);
+  EXPECT_EQ(c.conv_dims.kernel_spatial, std::vector<int64_t>({0, 1}));
+  EXPECT_EQ(c.conv_dims.output_feature, 3);
+  EXPECT_EQ(c.conv_dims.output_spatial, std::vector<int64_t>({1, 2}));
+  EXPECT_EQ(c.feature_group_count, 4);
+  EXPECT_EQ(c.batch_group_count, 2);
+  EXPECT_FALSE(c.lenient_decode_failed);
+}
+
+TEST(HloReaderTest, MalformedDotDimensionsDoNotFail) {
+  std::string ins = Instruction("dot.1", "dot", 1, {});
+  LenField(&ins, 30, std::string("\x0a\x05\x01", 3));  // packed list longer than its message
+  std::string comp;
+  LenField(&comp, 1, "main");
+  LenField(&comp, 2, ins);
+  std::string module;
+  LenField(&module, 1, "m");
+  LenField(&module, 3, comp);
+  auto r = ReadHloProto(module, "mem");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->front().computations[0].instructions[0].lenient_decode_failed);
+}
+
 TEST(HloReaderTest, InvalidUtf8NamesOffsetAndPath) {
   std::string comp;
   LenField(&comp, 1, "main");
