@@ -14,16 +14,20 @@ TableSchema Table(std::string name, std::string doc, std::vector<ColumnSchema> c
 
 // Kineto record_shapes.
 TableSchema OpInputsSchema() {
-  return Table("op_inputs",
-               "Kineto record_shapes: events with args \"Input Dims\" and/or \"Input type\" "
-               "(CPU ops), event order",
-               {{"event", T::kU32, "", "event row"},
-                {"input_dims", T::kStringId, "",
-                 "the Input Dims JSON without whitespace, e.g. [[4096,4096],[4096,4096]]; empty if "
-                 "absent"},
-                {"input_types", T::kStringId, "",
-                 "the Input type JSON without whitespace, e.g. [\"c10::BFloat16\",\"float\"]; "
-                 "empty if absent"}});
+  return Table(
+      "op_inputs",
+      "Kineto record_shapes: events with args \"Input Dims\", \"Input type\" and/or "
+      "\"Concrete Inputs\" (CPU ops), event order",
+      {{"event", T::kU32, "", "event row"},
+       {"input_dims", T::kStringId, "",
+        "the Input Dims JSON without whitespace, e.g. [[4096,4096],[4096,4096]]; empty if "
+        "absent"},
+       {"input_types", T::kStringId, "",
+        "the Input type JSON without whitespace, e.g. [\"c10::BFloat16\",\"float\"]; "
+        "empty if absent"},
+       {"concrete_inputs", T::kStringId, "",
+        "the Concrete Inputs JSON without whitespace (scalar argument values as text, \"\" "
+        "for tensors), e.g. [\"\",\"\",\"[14, 14]\",\"1\"]; empty if absent"}});
 }
 
 // XProf captures: the HLO modules and their instruction graph.
@@ -288,8 +292,9 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
             ma.bytes.data(), ma.total_allocated.data(), ma.total_reserved.data()});
 
   const OpInputsTable& oi = g.op_inputs;
-  out->Add(schema("op_inputs"), oi.size(),
-           {oi.event.data(), oi.input_dims.data(), oi.input_types.data()});
+  out->Add(
+      schema("op_inputs"), oi.size(),
+      {oi.event.data(), oi.input_dims.data(), oi.input_types.data(), oi.concrete_inputs.data()});
 
   const CounterTable& co = g.counters;
   out->Add(schema("counters"), co.size(), {co.event.data(), co.series.data(), co.value.data()});

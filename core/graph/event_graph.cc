@@ -29,7 +29,8 @@ size_t EventGraph::bytes() const {
   b += counters.event.bytes() + counters.series.bytes() + counters.value.bytes();
   b += xla_labels.event.bytes() * 2 + xla_labels.hlo_op.bytes() * 2 +
        xla_labels.program_id.bytes() * 2 + xla_labels.source.bytes();
-  b += op_inputs.event.bytes() + op_inputs.input_dims.bytes() + op_inputs.input_types.bytes();
+  b += op_inputs.event.bytes() + op_inputs.input_dims.bytes() + op_inputs.input_types.bytes() +
+       op_inputs.concrete_inputs.bytes();
   b += edges.src.bytes() + edges.dst.bytes() + edges.kind.bytes();
   return b;
 }

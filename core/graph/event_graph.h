@@ -72,13 +72,15 @@ struct GpuArgsTable {
 };
 
 // Input shapes and dtypes Kineto records on CPU ops (record_shapes): one row
-// per event with args "Input Dims" and/or "Input type", rows in event order.
+// per event with args "Input Dims", "Input type" and/or "Concrete Inputs"
+// (the scalar argument values as text), rows in event order.
 // Each is the arg's JSON text with the whitespace outside strings removed
 // (e.g. "[[4096,4096],[4096,4096]]"), kEmptyString when the arg is absent.
 struct OpInputsTable {
   PodColumn<EventId> event;
   PodColumn<StringId> input_dims;
   PodColumn<StringId> input_types;
+  PodColumn<StringId> concrete_inputs;
   size_t size() const { return event.size(); }
 };
 

@@ -94,6 +94,7 @@ void AppendTables(EventGraph& out, const EventGraph& g, const Offsets& o) {
   AppendMapped(out.op_inputs.event, g.op_inputs.event, ev);
   AppendMapped(out.op_inputs.input_dims, g.op_inputs.input_dims, str);
   AppendMapped(out.op_inputs.input_types, g.op_inputs.input_types, str);
+  AppendMapped(out.op_inputs.concrete_inputs, g.op_inputs.concrete_inputs, str);
   AppendMapped(out.counters.event, g.counters.event, ev);
   AppendMapped(out.counters.series, g.counters.series, str);
   Append(out.counters.value, g.counters.value);

@@ -117,13 +117,18 @@ const std::set<std::string_view> kNorms = {"aten::layer_norm", "aten::native_lay
 const std::set<std::string_view> kReductions = {
     "aten::sum",      "aten::mean",        "aten::amax",        "aten::softmax",
     "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"};
-const std::set<std::string_view> kConvolution = {"aten::convolution",
-                                                 "aten::_convolution",
-                                                 "aten::cudnn_convolution",
-                                                 "aten::miopen_convolution",
-                                                 "aten::conv2d",
-                                                 "aten::conv1d",
-                                                 "aten::conv3d"};
+// Where a convolution op's arguments are, by position (-1: it has none).
+struct ConvArgs {
+  int bias, stride, padding, dilation, transposed, groups;
+};
+const std::map<std::string_view, ConvArgs> kConvolution = {
+    {"aten::conv1d", {2, 3, 4, 5, -1, 6}},
+    {"aten::conv2d", {2, 3, 4, 5, -1, 6}},
+    {"aten::conv3d", {2, 3, 4, 5, -1, 6}},
+    {"aten::convolution", {2, 3, 4, 5, 6, 8}},
+    {"aten::_convolution", {2, 3, 4, 5, 6, 8}},
+    {"aten::cudnn_convolution", {-1, 3, 2, 4, -1, 5}},
+    {"aten::miopen_convolution", {2, 4, 3, 5, -1, 6}}};
 
 OpCost Gemm(std::string_view name, const OpInputs& in) {
   ElementType t;
@@ -246,6 +251,56 @@ OpCost Embedding(const OpInputs& in) {
   return Cost(0, rows * 2 * (*w)[1] * wt.bytes + rows * it.bytes, wt, "vector");
 }
 
+// A per-spatial-dimension list of Concrete Inputs value i: "[a, b]", or one
+// value ("[a]" or "a") for every dimension; "valid" padding is zeros.
+bool SpatialList(const OpInputs& in, int i, size_t spatial, std::vector<int64_t>* out) {
+  if (i < 0 || static_cast<size_t>(i) >= in.concrete.size()) return false;
+  const std::string& v = in.concrete[i];
+  int64_t one = 0;
+  if (v == "valid") {
+    out->assign(spatial, 0);
+  } else if (th::sdk::ConcreteInt(v, &one)) {
+    out->assign(spatial, one);
+  } else if (!th::sdk::ConcreteIntList(v, out)) {
+    return false;
+  }
+  if (out->size() == 1) out->assign(spatial, (*out)[0]);
+  return out->size() == spatial;
+}
+
+OpCost Convolution(std::string_view name, const OpInputs& in) {
+  const ConvArgs& a = kConvolution.at(name);
+  const std::string n(name);
+  ElementType t;
+  const auto* x = Input(in, 0, &t);
+  const auto* w = Input(in, 1);
+  if (!x || !w || x->size() < 3)
+    return Unmodelled(n + ": input [N, C, ...] and weight [O, C/groups, ...] expected");
+  if (in.concrete.empty())
+    return Unmodelled(n + ": no Concrete Inputs (stride, padding, dilation, groups)");
+  bool transposed = false;
+  if (a.transposed >= 0 && (static_cast<size_t>(a.transposed) >= in.concrete.size() ||
+                            !th::sdk::ConcreteBool(in.concrete[a.transposed], &transposed)))
+    return Unmodelled(n + ": unreadable Concrete Inputs (transposed)");
+  if (transposed) return Unmodelled(n + ": transposed convolution not modelled");
+  if (static_cast<size_t>(a.padding) < in.concrete.size() && in.concrete[a.padding] == "same")
+    return Unmodelled(n + ": padding \"same\" not modelled");
+  const size_t spatial = x->size() - 2;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups = 0;
+  if (!SpatialList(in, a.stride, spatial, &stride) ||
+      !SpatialList(in, a.padding, spatial, &padding) ||
+      !SpatialList(in, a.dilation, spatial, &dilation) ||
+      static_cast<size_t>(a.groups) >= in.concrete.size() ||
+      !th::sdk::ConcreteInt(in.concrete[a.groups], &groups))
+    return Unmodelled(n + ": unreadable Concrete Inputs (stride, padding, dilation, groups)");
+  const bool bias = a.bias >= 0 && Input(in, a.bias) != nullptr;
+  OpCost c = ConvolutionCost(*x, *w, bias, stride, padding, dilation, groups, t);
+  const size_t colon = c.why.find(": ");
+  if (!c.modelled && colon != std::string::npos) c.why = n + c.why.substr(colon);
+  return c;
+}
+
 }  // namespace
 
 ElementType ElementTypeOf(std::string_view t) {
@@ -297,7 +352,8 @@ OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int6
 
 bool HasModel(std::string_view name) {
   return kGemm.count(name) || kAttention.count(name) || kElementwise.count(name) ||
-         kNorms.count(name) || kReductions.count(name) || name == "aten::embedding";
+         kNorms.count(name) || kReductions.count(name) || kConvolution.count(name) ||
+         name == "aten::embedding";
 }
 
 OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention) {
@@ -307,9 +363,7 @@ OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions&
   if (kNorms.count(name)) return Norm(name, in);
   if (kReductions.count(name)) return Reduction(name, in);
   if (name == "aten::embedding") return Embedding(in);
-  if (kConvolution.count(name))
-    return Unmodelled(
-        "convolution: stride, padding and dilation are not in Input Dims (Concrete Inputs)");
+  if (kConvolution.count(name)) return Convolution(name, in);
   return Unmodelled("no model for this op");
 }
 

@@ -12,11 +12,13 @@
 namespace th::roofline {
 
 // One op's inputs as Kineto records them: per input its dims ([] for a
-// scalar, a list or a missing tensor) and its type ("float", "c10::BFloat16",
-// "Scalar", "" ...).
+// scalar, a list or a missing tensor), its type ("float", "c10::BFloat16",
+// "Scalar", "" ...) and its Concrete Inputs value ("[1, 1]", "1", "False";
+// "" for a tensor; `concrete` is empty when the trace has none).
 struct OpInputs {
   std::vector<std::vector<int64_t>> dims;
   std::vector<std::string> types;
+  std::vector<std::string> concrete;
 };
 
 // A tensor element type: the peak table's dtype name ("bf16", "fp32", ...;
@@ -45,9 +47,10 @@ struct AttentionOptions {
 // By op name: aten::mm, bmm, baddbmm, addmm, matmul, linear; the
 // scaled_dot_product_attention family and _flash_attention_forward;
 // element-wise ops; layer_norm, native_layer_norm, rms_norm, batch_norm;
-// sum, mean, amax, softmax, _softmax, log_softmax; embedding. Convolution
-// names are known but need stride/padding/dilation, which Input Dims do not
-// carry: not modelled here (ConvolutionCost takes them).
+// sum, mean, amax, softmax, _softmax, log_softmax; embedding; conv1d/2d/3d,
+// convolution, _convolution, cudnn_convolution, miopen_convolution (stride,
+// padding, dilation, groups from Concrete Inputs: unmodelled without them,
+// and when transposed or padded "same").
 OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention);
 
 // Whether CostOf has a model for this op name (whatever its inputs).

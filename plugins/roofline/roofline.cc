@@ -167,6 +167,13 @@ th::roofline::OpInputs InputsOf(const Trace& t, uint32_t e, std::string* dims_te
     in.dims.push_back(x.shape.dims);
     in.types.push_back(x.type);
   }
+  // Concrete Inputs only matter to ops that need scalar arguments; an
+  // unreadable text leaves them out (those ops say so).
+  const std::string_view concrete = t.op_concrete_inputs(row);
+  if (!concrete.empty()) {
+    th::sdk::ParsedInputTypes c = th::sdk::ParseConcreteInputs(concrete);
+    if (c.ok()) in.concrete = std::move(c.types);
+  }
   return in;
 }
 
@@ -303,7 +310,7 @@ void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, Owne
     Unmodelled* u = nullptr;  // not
     int64_t flops = 0, bytes = 0;
   };
-  std::map<std::tuple<uint32_t, const char*, const char*, int32_t>, Costed> costed;
+  std::map<std::tuple<uint32_t, const char*, const char*, const char*, int32_t>, Costed> costed;
   Intervals copy;
   for (size_t g = 0; g < owned.owners.size(); ++g) {
     const uint32_t o = owned.owners[g];
@@ -313,7 +320,8 @@ void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, Owne
     const int32_t device_id = owned.device[g];
     auto [it, fresh] =
         costed.try_emplace({t.name_id(o), shaped ? t.op_input_dims(row).data() : nullptr,
-                            shaped ? t.op_input_types(row).data() : nullptr, device_id});
+                            shaped ? t.op_input_types(row).data() : nullptr,
+                            shaped ? t.op_concrete_inputs(row).data() : nullptr, device_id});
     Costed& k = it->second;
     if (fresh) {
       std::string dims, no_inputs;

@@ -92,6 +92,41 @@ TEST(OpShapes, JoinsDimsAndTypesIntoKinds) {
   EXPECT_TRUE(p.inputs.empty());
 }
 
+// Concrete Inputs as aten::convolution writes them (owlv2's patch embedding).
+TEST(OpShapes, ParsesConcreteInputsAndTheirValues) {
+  const ParsedInputTypes c =
+      ParseConcreteInputs(R"(["","","","[14, 14]","[0, 0]","[1, 1]","False","[0, 0]","1"])");
+  ASSERT_TRUE(c.ok()) << c.error;
+  ASSERT_EQ(c.types.size(), 9u);
+  std::vector<int64_t> list;
+  EXPECT_TRUE(ConcreteIntList(c.types[3], &list));
+  EXPECT_EQ(list, Dims({14, 14}));
+  EXPECT_TRUE(ConcreteIntList("[]", &list));
+  EXPECT_EQ(list, Dims{});
+  EXPECT_FALSE(ConcreteIntList("[1, 2", &list));
+  EXPECT_FALSE(ConcreteIntList("[1.5]", &list));
+  EXPECT_FALSE(ConcreteIntList("", &list));
+  int64_t v = 7;
+  EXPECT_TRUE(ConcreteInt(c.types[8], &v));
+  EXPECT_EQ(v, 1);
+  EXPECT_TRUE(ConcreteInt("-3", &v));
+  EXPECT_EQ(v, -3);
+  EXPECT_FALSE(ConcreteInt("1 2", &v));
+  EXPECT_FALSE(ConcreteInt("", &v));
+  EXPECT_FALSE(ConcreteInt("99999999999999999999", &v));
+  EXPECT_EQ(v, -3);
+  bool b = true;
+  EXPECT_TRUE(ConcreteBool(c.types[6], &b));
+  EXPECT_FALSE(b);
+  EXPECT_TRUE(ConcreteBool("True", &b));
+  EXPECT_TRUE(b);
+  EXPECT_FALSE(ConcreteBool("1", &b));
+  const ParsedInputTypes bad = ParseConcreteInputs(R"(["", 1])");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.types.empty());
+  EXPECT_EQ(bad.error.rfind("Concrete Inputs: ", 0), 0u) << bad.error;
+}
+
 TEST(OpShapes, DtypesOfRealSpellings) {
   // Every spelling found in ../shared/data's record_shapes traces, and the
   // c10 float8 / ScalarType names.

@@ -101,10 +101,11 @@ struct Args {
   int64_t rank = kNoValue;     // args.rank: written by trace mergers (merged_ranks.h)
   std::string_view meta_name;  // M events: args.name / args.labels
   bool has_meta_name = false;
-  // record_shapes: "Input Dims" / "Input type" as compact JSON text.
+  // record_shapes: "Input Dims" / "Input type" / "Concrete Inputs" as
+  // compact JSON text.
   JsonArgText* arg_text = nullptr;
-  StringId input_dims = kEmptyString, input_types = kEmptyString;
-  bool has_input_dims = false, has_input_types = false;
+  StringId input_dims = kEmptyString, input_types = kEmptyString, concrete_inputs = kEmptyString;
+  bool has_input_dims = false, has_input_types = false, has_concrete_inputs = false;
   // C events (when ph came before args, as every producer writes it): every
   // numeric arg is a series value.
   std::vector<std::pair<std::string_view, double>>* series = nullptr;
@@ -214,6 +215,7 @@ constexpr KeyHandlers kKinetoArgs{
     On<"name">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
     On<"Input Dims">(kJsonTextArg<&Args::input_dims, &Args::has_input_dims>),
     On<"Input type">(kJsonTextArg<&Args::input_types, &Args::has_input_types>),
+    On<"Concrete Inputs">(kJsonTextArg<&Args::concrete_inputs, &Args::has_concrete_inputs>),
     On<"labels">(kPresentStringArg<&Args::meta_name, &Args::has_meta_name>),
 };
 
@@ -630,7 +632,8 @@ class EventReader {
       if (keep) out_->names.push_back({nk, track, tables_->Intern(a.meta_name)});
     }
 
-    if (a.has_input_dims || a.has_input_types) PushOpInputs(row, kind, a, &args_row);
+    if (a.has_input_dims || a.has_input_types || a.has_concrete_inputs)
+      PushOpInputs(row, kind, a, &args_row);
     if (a.rank != kNoValue) out_->event_ranks.push_back({row, a.rank});
     PushEvent(ts, dur, name_id, cat_id, track, ph, kind, flags, correlation, a.external_id,
               args_row);
@@ -645,6 +648,7 @@ class EventReader {
     o.event.push_back(row);
     o.input_dims.push_back(a.input_dims);
     o.input_types.push_back(a.input_types);
+    o.concrete_inputs.push_back(a.concrete_inputs);
   }
 
   void PushEvent(int64_t ts, int64_t dur, StringId name, StringId cat, uint32_t track, char ph,

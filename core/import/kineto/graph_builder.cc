@@ -124,6 +124,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   for (EventId id : c.op_inputs.event) oi.event.push_back(id + base);
   AppendColumn(oi.input_dims, c.op_inputs.input_dims);
   AppendColumn(oi.input_types, c.op_inputs.input_types);
+  AppendColumn(oi.concrete_inputs, c.op_inputs.concrete_inputs);
 
   for (const auto& [row, rank] : c.event_ranks) event_ranks_.push_back({row + base, rank});
   AppendNamesAndDefects(c);

@@ -126,8 +126,8 @@ class PartBuilder {
   uint32_t CopyOpInputs(EventId i, EventId row) {
     OpInputsTable& d = part_->chunk.op_inputs;
     const auto first = static_cast<uint32_t>(d.size());
-    CopyRowsOf<&OpInputsTable::input_dims, &OpInputsTable::input_types>(&op_inputs_, i, row,
-                                                                        g_.op_inputs, &d);
+    CopyRowsOf<&OpInputsTable::input_dims, &OpInputsTable::input_types,
+               &OpInputsTable::concrete_inputs>(&op_inputs_, i, row, g_.op_inputs, &d);
     return d.size() > first ? first : kNoRow;
   }
   void CopyCounters(EventId i, EventId row) {

@@ -14,6 +14,10 @@
 //   "TensorList", "ScalarList", "GenericList", "Int", "Double", "Bool", ...).
 // So the dims text alone cannot tell a 0-d tensor from a scalar; the type
 // can: ParseOpInputs joins both and gives each input a kind.
+// - Concrete Inputs: a list with one string per input: a scalar argument's
+//   value as text ("1", "False", "[14, 14]"), "" for tensors and None.
+//   ParseConcreteInputs splits it; ConcreteInt / ConcreteIntList /
+//   ConcreteBool read one value.
 //
 // Parsing never throws and never reads past the text: malformed text gives a
 // result whose `error` says what and at which byte offset.
@@ -99,6 +103,14 @@ struct ParsedOpInputs {
 
 ParsedInputDims ParseInputDims(std::string_view text);
 ParsedInputTypes ParseInputTypes(std::string_view text);
+// Concrete Inputs parsed into its strings (the same grammar as Input type).
+ParsedInputTypes ParseConcreteInputs(std::string_view text);
+// One Concrete Inputs value: an integer ("1"), an int list ("[14, 14]",
+// "[]"), a bool ("True"/"False", "true"/"false"). false when the value is
+// not one (out untouched or partly filled).
+bool ConcreteInt(std::string_view value, int64_t* out);
+bool ConcreteIntList(std::string_view value, std::vector<int64_t>* out);
+bool ConcreteBool(std::string_view value, bool* out);
 // Both texts joined by position. An empty text (the arg was absent) leaves
 // the other one's side default: with no types every input is kOther, with
 // no dims every shape is empty. Two texts of different lengths are an error.
@@ -410,9 +422,10 @@ inline ParsedInputDims ParseInputDims(std::string_view text) {
   return out;
 }
 
-inline ParsedInputTypes ParseInputTypes(std::string_view text) {
+namespace op_shapes_detail {
+inline ParsedInputTypes ParseStringList(std::string_view text, const char* what) {
   ParsedInputTypes out;
-  op_shapes_detail::Reader r{text, "Input type", 0, {}};
+  Reader r{text, what, 0, {}};
   bool ok = r.Expect('[');
   if (ok && r.Peek(']')) {
     ++r.pos;
@@ -434,6 +447,36 @@ inline ParsedInputTypes ParseInputTypes(std::string_view text) {
     out.error = r.error;
   }
   return out;
+}
+
+}  // namespace op_shapes_detail
+
+inline ParsedInputTypes ParseInputTypes(std::string_view text) {
+  return op_shapes_detail::ParseStringList(text, "Input type");
+}
+
+inline ParsedInputTypes ParseConcreteInputs(std::string_view text) {
+  return op_shapes_detail::ParseStringList(text, "Concrete Inputs");
+}
+
+inline bool ConcreteInt(std::string_view value, int64_t* out) {
+  op_shapes_detail::Reader r{value, "Concrete Inputs", 0, {}};
+  int64_t v = 0;
+  if (!r.Int(&v) || !r.End()) return false;
+  *out = v;
+  return true;
+}
+
+inline bool ConcreteIntList(std::string_view value, std::vector<int64_t>* out) {
+  op_shapes_detail::Reader r{value, "Concrete Inputs", 0, {}};
+  out->clear();
+  return r.IntList(out) && r.End();
+}
+
+inline bool ConcreteBool(std::string_view value, bool* out) {
+  if (value == "True" || value == "true") return *out = true, true;
+  if (value == "False" || value == "false") return *out = false, true;
+  return false;
 }
 
 inline ParsedOpInputs ParseOpInputs(std::string_view dims_text, std::string_view types_text) {

@@ -352,6 +352,12 @@ class Trace {
   std::string_view op_input_types(uint64_t row) const {
     return String(At<uint32_t>(op_input_types_, row));
   }
+  // "Concrete Inputs": one JSON string per input, the value of a scalar
+  // argument as text ("[14, 14]", "1", "False"), "" for a tensor; parse
+  // with op_shapes.h ParseConcreteInputs.
+  std::string_view op_concrete_inputs(uint64_t row) const {
+    return String(At<uint32_t>(op_concrete_inputs_, row));
+  }
 
   // memory_args: [memory] and [OutOfMemory] events, rows in event order;
   // absent values: device -1, addr 0, totals kNoValue.
@@ -639,7 +645,8 @@ class Trace {
             &launch_,
             &op_inputs_event_,
             &op_input_dims_,
-            &op_input_types_};
+            &op_input_types_,
+            &op_concrete_inputs_};
   }
 
   const th_host_api* host_;
@@ -676,7 +683,8 @@ class Trace {
       memory_total_allocated_{"memory_args", "total_allocated"},
       memory_total_reserved_{"memory_args", "total_reserved"};
   Col op_inputs_event_{"op_inputs", "event"}, op_input_dims_{"op_inputs", "input_dims"},
-      op_input_types_{"op_inputs", "input_types"};
+      op_input_types_{"op_inputs", "input_types"},
+      op_concrete_inputs_{"op_inputs", "concrete_inputs"};
   Col hlo_module_name_{"hlo_modules", "name"}, hlo_module_id_{"hlo_modules", "id"};
   Col hlo_module_{"hlo_instructions", "module"}, hlo_name_{"hlo_instructions", "name"},
       hlo_opcode_{"hlo_instructions", "opcode"}, hlo_shape_{"hlo_instructions", "shape"},

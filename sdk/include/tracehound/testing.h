@@ -426,15 +426,18 @@ class TraceBuilder {
   // "Input type" as compact JSON text ("" when absent), e.g.
   // OpInputs(mm, "[[4096,4096],[4096,4096]]", R"(["c10::BFloat16","c10::BFloat16"])").
   // An event gets one row (a second call replaces the first).
-  void OpInputs(uint32_t event, std::string_view dims, std::string_view types) {
+  // "Concrete Inputs" as compact JSON text too ("" when absent), e.g.
+  // R"(["","","","[1, 1]","[1, 1]","[1, 1]","1"])".
+  void OpInputs(uint32_t event, std::string_view dims, std::string_view types,
+                std::string_view concrete = {}) {
     CheckEvent(event);
-    op_inputs_[event] = {Intern(dims), Intern(types)};
+    op_inputs_[event] = {Intern(dims), Intern(types), Intern(concrete)};
   }
   // A CPU op with its op_inputs row.
   uint32_t CpuOp(uint32_t track, std::string_view name, int64_t ts, int64_t dur,
-                 std::string_view dims, std::string_view types) {
+                 std::string_view dims, std::string_view types, std::string_view concrete = {}) {
     const uint32_t e = CpuOp(track, name, ts, dur);
-    OpInputs(e, dims, types);
+    OpInputs(e, dims, types, concrete);
     return e;
   }
   // A counter (C) event with one series value.
@@ -690,10 +693,13 @@ class TraceBuilder {
         for (const auto& [event, text] : op_inputs_) x.u32.push_back(event);
       });
       Col(c, "input_dims", TH_TYPE_STRING_ID, "", [&](BuiltColumn& x) {
-        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.first);
+        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.dims);
       });
       Col(c, "input_types", TH_TYPE_STRING_ID, "", [&](BuiltColumn& x) {
-        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.second);
+        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.types);
+      });
+      Col(c, "concrete_inputs", TH_TYPE_STRING_ID, "", [&](BuiltColumn& x) {
+        for (const auto& [event, text] : op_inputs_) x.u32.push_back(text.concrete);
       });
       Finish(*t, "op_inputs", op_inputs_.size());
     }
@@ -1047,7 +1053,10 @@ class TraceBuilder {
   std::vector<th_step> steps_;
   std::vector<Gp> gpu_;
   std::vector<Co> collectives_;
-  std::map<uint32_t, std::pair<uint32_t, uint32_t>> op_inputs_;  // event -> dims, types
+  struct OpInputTexts {
+    uint32_t dims, types, concrete;  // string ids
+  };
+  std::map<uint32_t, OpInputTexts> op_inputs_;  // by event
   std::vector<Me> memory_;
   std::vector<Cn> counters_;
   std::vector<DeviceArgs> devices_;

@@ -1,7 +1,8 @@
 // The roofline plugin through tracehound's importer and plugin host on a
 // real Kineto trace with record_shapes (../shared/data; skipped when absent):
 // the Qwen 0.5B H100 capture. F of a GEMM row by hand from its shapes, the
-// step's figures reconcile, and no op exceeds the H100's roofline.
+// step's figures reconcile, and no op exceeds the H100's roofline. The OWLv2
+// capture: its patch-embedding conv2d modelled from Concrete Inputs.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -68,6 +69,51 @@ TEST(RooflineRealTrace, QwenOnH100) {
   ASSERT_GT(loose.rows, 0u);
   for (size_t i = 0; i < loose.rows; ++i)
     EXPECT_FALSE(Col<std::string>(loose, "reason")[i].empty());
+}
+
+// OWLv2-large on an H100: 5 calls of the patch embedding, aten::conv2d with
+// Input Dims [[1, 3, 1008, 1008], [1024, 3, 14, 14], [], ...] (no bias) and
+// Concrete Inputs stride [14, 14], padding [0, 0], dilation [1, 1], groups
+// 1, each nesting convolution > _convolution > cudnn_convolution. Output
+// side (1008 - 14) / 14 + 1 = 72: F = 2 * 1024*72*72 * 3*14*14 =
+// 6,242,697,216 per call; B = (3*1008*1008 + 1024*3*14*14 + 1024*72*72) * 2
+// = 17,917,440.
+TEST(RooflineRealTrace, Owlv2PatchEmbeddingConvolution) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  const std::string path = data +
+                           "/tracelens/tests/traces/h100/"
+                           "google_owlv2-large-patch14-ensemble__1016001.json.gz";
+  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  Status s = RunPlugin(**plugin, *set, {}, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+
+  const DerivedTable& ops = r.tables.at("roofline_ops");
+  int conv_rows = 0;
+  for (size_t i = 0; i < ops.rows; ++i) {
+    const std::string& name = Col<std::string>(ops, "name")[i];
+    if (name.find("conv") == std::string::npos) continue;
+    ++conv_rows;
+    // The nested ops are inside conv2d: never a row of their own.
+    EXPECT_EQ(name, "aten::conv2d");
+    EXPECT_EQ(Col<std::string>(ops, "input_dims")[i],
+              "[[1,3,1008,1008],[1024,3,14,14],[],[],[],[],[]]");
+    EXPECT_EQ(Col<int64_t>(ops, "count")[i], 5);
+    EXPECT_EQ(Col<int64_t>(ops, "flops")[i], int64_t{5} * 6242697216);
+    EXPECT_EQ(Col<int64_t>(ops, "bytes")[i], int64_t{5} * 17917440);
+    EXPECT_EQ(Col<std::string>(ops, "peak")[i], "matrix bf16");
+    EXPECT_GT(Col<int64_t>(ops, "time")[i], 0);
+    EXPECT_LE(Col<double>(ops, "efficiency")[i], 1.05);
+  }
+  EXPECT_EQ(conv_rows, 1);
+  const DerivedTable& loose = r.tables.at("roofline_unmodelled");
+  for (size_t i = 0; i < loose.rows; ++i)
+    EXPECT_EQ(Col<std::string>(loose, "name")[i].find("conv"), std::string::npos)
+        << Col<std::string>(loose, "name")[i] << ": " << Col<std::string>(loose, "reason")[i];
 }
 
 }  // namespace

@@ -151,6 +151,58 @@ TEST(Roofline, OutermostModelledOpOwnsTheKernelsAndUnmodelledTimeIsListed) {
   EXPECT_EQ(Cell<double>(r, "roofline_steps", "coverage", 0), 0.8);
 }
 
+// A conv2d as PyTorch records it: conv2d > convolution > _convolution >
+// cudnn_convolution, each with its Concrete Inputs, one kernel. The outermost
+// (conv2d) owns the kernel: F and time counted once. N=8, Cin=64, 56x56,
+// Cout=128, 3x3, stride 1, pad 1, bf16, no bias: F = 2 * 8*128*56*56 * 64*9 =
+// 3,699,376,128; B = (1605632 + 73728 + 3211264) * 2 = 9,781,248. A second
+// conv2d without Concrete Inputs is unmodelled with the reason.
+TEST(Roofline, Conv2dNestCountedOnceAtTheOutermostOp) {
+  tk::TraceBuilder b;
+  const uint32_t cpu = b.CpuThread(1, 1), s7 = b.GpuStream(0, 7);
+  b.Device({.id = 0, .name = "NVIDIA H100 80GB HBM3"});
+  b.ProfilerStep(cpu, 1, 0, 10'000'000);
+  const std::string x = "[8,64,56,56],[128,64,3,3]";
+  const std::string bf = R"("c10::BFloat16","c10::BFloat16")";
+  b.CpuOp(cpu, "aten::conv2d", 100'000, 90'000, "[" + x + ",[],[],[],[],[]]",
+          "[" + bf + R"(,"","ScalarList","ScalarList","ScalarList","Scalar"])",
+          R"(["","","","[1, 1]","[1, 1]","[1, 1]","1"])");
+  b.CpuOp(
+      cpu, "aten::convolution", 101'000, 80'000, "[" + x + ",[],[],[],[],[],[],[]]",
+      "[" + bf + R"(,"","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"])",
+      R"(["","","","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1"])");
+  b.CpuOp(
+      cpu, "aten::_convolution", 102'000, 70'000, "[" + x + ",[],[],[],[],[],[],[],[],[],[],[]]",
+      "[" + bf +
+          R"(,"","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar","Scalar","Scalar","Scalar","Scalar"])",
+      R"(["","","","[1, 1]","[1, 1]","[1, 1]","False","[0, 0]","1","False","False","True","True"])");
+  b.CpuOp(
+      cpu, "aten::cudnn_convolution", 103'000, 60'000, "[" + x + ",[],[],[],[],[],[],[]]",
+      "[" + bf + R"(,"ScalarList","ScalarList","ScalarList","Scalar","Scalar","Scalar","Scalar"])",
+      R"(["","","[1, 1]","[1, 1]","[1, 1]","1","False","False","True"])");
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 110'000, 10'000),
+           b.Kernel(s7, "cudnn_conv", 300'000, 700'000));
+  b.CpuOp(cpu, "aten::conv2d", 2'000'000, 50'000, "[" + x + ",[],[],[],[],[]]",
+          "[" + bf + R"(,"","ScalarList","ScalarList","ScalarList","Scalar"])");
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 2'010'000, 10'000),
+           b.Kernel(s7, "cudnn_conv", 2'100'000, 300'000));
+  const tk::RunResult r = RunRoofline(b);
+  ASSERT_EQ(r.Table("roofline_ops")->rows, 1u);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_ops", "name", 0), "aten::conv2d");
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "count", 0), 1);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "flops", 0), 3699376128);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "bytes", 0), 9781248);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "time", 0), 700000);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_ops", "peak", 0), "matrix bf16");
+  ASSERT_EQ(r.Table("roofline_unmodelled")->rows, 1u);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_unmodelled", "name", 0), "aten::conv2d");
+  EXPECT_EQ(Cell<std::string>(r, "roofline_unmodelled", "reason", 0),
+            "aten::conv2d: no Concrete Inputs (stride, padding, dilation, groups)");
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_unmodelled", "time", 0), 300000);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_steps", "modelled", 0), 700000);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_steps", "unmodelled", 0), 300000);
+}
+
 // Modelled ops whose shapes are absent or unreadable are listed with the
 // reason, their time unmodelled.
 TEST(Roofline, OpsWithoutOrWithBadShapesAreUnmodelledWithTheReason) {

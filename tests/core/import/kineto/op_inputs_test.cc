@@ -107,7 +107,7 @@ TEST(OpInputs, CatalogTableHoldsTheRows) {
   const CatalogTable* c = tables.Find("op_inputs");
   ASSERT_NE(c, nullptr);
   ASSERT_EQ(c->rows, 6u);
-  ASSERT_EQ(c->columns.size(), 3u);
+  ASSERT_EQ(c->columns.size(), 4u);
   const auto* event = static_cast<const uint32_t*>(c->columns[0]);
   const auto* dims = static_cast<const uint32_t*>(c->columns[1]);
   const auto* types = static_cast<const uint32_t*>(c->columns[2]);
@@ -126,7 +126,8 @@ TEST(OpInputs, MergedRanksKeepTheirRows) {
    "args": {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}},
   {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 2, "tid": 1, "ts": 2, "dur": 1},
   {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 2, "tid": 1, "ts": 3, "dur": 5,
-   "args": {"Input Dims": [[7], [7], []], "Input type": ["c10::Half", "c10::Half", "Scalar"]}}
+   "args": {"Input Dims": [[7], [7], []], "Input type": ["c10::Half", "c10::Half", "Scalar"],
+    "Concrete Inputs": ["", "", "2"]}}
   ]})JSON";
   auto src = MakeMemorySource("merged.json", json);
   auto ranks = ImportKinetoJsonRanks(*src, ImportOptions{});
@@ -137,11 +138,57 @@ TEST(OpInputs, MergedRanksKeepTheirRows) {
     const EventGraph& g = t->graph;
     for (const std::string& r : Rows(g)) rows.push_back(r);
     for (size_t r = 0; r < g.op_inputs.size(); ++r)
+      rows.push_back(std::string(g.strings.Get(g.op_inputs.concrete_inputs[r])));
+    for (size_t r = 0; r < g.op_inputs.size(); ++r)
       EXPECT_EQ(g.events.args_row[g.op_inputs.event[r]], r);
   }
-  EXPECT_EQ(rows,
-            (std::vector<std::string>{R"(1|[[2,3],[3,4]]|["float","float"])",
-                                      R"(2|[[7],[7],[]]|["c10::Half","c10::Half","Scalar"])"}));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"(1|[[2,3],[3,4]]|["float","float"])", "",
+                                            R"(2|[[7],[7],[]]|["c10::Half","c10::Half","Scalar"])",
+                                            R"(["","","2"])"}));
+}
+
+// "Concrete Inputs" (scalar argument values as text) is kept as compact JSON
+// text like the other two; an event with only it gets a row.
+TEST(OpInputs, ConcreteInputsKeptAsCompactText) {
+  const std::string json = R"JSON({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 1, "tid": 1, "ts": 1, "dur": 9,
+   "args": {"Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
+    "Input type": ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar"],
+    "Concrete Inputs": ["", "",  "", "[2, 2]", "[1, 1]", "[1, 1]", "1"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 5,
+   "args": {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::full", "pid": 1, "tid": 1, "ts": 30, "dur": 5,
+   "args": {"Concrete Inputs": [ "[2]" , "0.5", "" ]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 1, "tid": 1, "ts": 40, "dur": 9,
+   "args": {"Input Dims": [[1, 3, 8, 8], [4, 3, 3, 3], [], [], [], [], []],
+    "Input type": ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar"],
+    "Concrete Inputs": ["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "1"]}}
+  ]})JSON";
+  for (size_t chunk : {size_t{64}, size_t{1} << 20}) {
+    SCOPED_TRACE(chunk);
+    auto t = Import(json, chunk);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    const EventGraph& g = (*t)->graph;
+    std::vector<std::string> rows;
+    for (size_t r = 0; r < g.op_inputs.size(); ++r)
+      rows.push_back(std::to_string(g.op_inputs.event[r]) + "|" +
+                     std::string(g.strings.Get(g.op_inputs.concrete_inputs[r])));
+    EXPECT_EQ(rows, (std::vector<std::string>{
+                        R"(0|["","","","[2, 2]","[1, 1]","[1, 1]","1"])",
+                        R"(1|)",
+                        R"(2|["[2]","0.5",""])",
+                        R"(3|["","","","[2, 2]","[1, 1]","[1, 1]","1"])",
+                    }));
+    // The same text is one string id.
+    EXPECT_EQ(g.op_inputs.concrete_inputs[0], g.op_inputs.concrete_inputs[3]);
+    TraceTables tables;
+    AddGraphTables(**t, &tables);
+    const CatalogTable* c = tables.Find("op_inputs");
+    ASSERT_NE(c, nullptr);
+    ASSERT_EQ(c->columns.size(), 4u);
+    const auto* concrete = static_cast<const uint32_t*>(c->columns[3]);
+    EXPECT_EQ(g.strings.Get(concrete[2]), R"(["[2]","0.5",""])");
+  }
 }
 
 TEST(OpInputs, MalformedInputArgsAreAnError) {
@@ -150,7 +197,7 @@ TEST(OpInputs, MalformedInputArgsAreAnError) {
   for (const char* bad :
        {R"([[1, 2], [3 4]])", R"([[1, 2],, []])", R"(["a", "b\q"])", R"([[1, 2], [3, 4])",
         R"([[1, 2], [3, 4]]])", R"([tru])", R"([[1, 2], [3, 4x]])", R"([[1, 2], [3, 4]] x)"}) {
-    for (const char* key : {"Input Dims", "Input type"}) {
+    for (const char* key : {"Input Dims", "Input type", "Concrete Inputs"}) {
       SCOPED_TRACE(std::string(key) + ": " + bad);
       auto event = [&](const std::string& value) {
         return std::string(R"({"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1,)") +
