@@ -118,6 +118,7 @@ const std::set<std::string_view> kReductions = {
     "aten::sum",      "aten::mean",        "aten::amax",        "aten::softmax",
     "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"};
 // Where a convolution op's arguments are, by position (-1: it has none).
+// output_padding follows transposed.
 struct ConvArgs {
   int bias, stride, padding, dilation, transposed, groups;
 };
@@ -282,7 +283,6 @@ OpCost Convolution(std::string_view name, const OpInputs& in) {
   if (a.transposed >= 0 && (static_cast<size_t>(a.transposed) >= in.concrete.size() ||
                             !th::sdk::ConcreteBool(in.concrete[a.transposed], &transposed)))
     return Unmodelled(n + ": unreadable Concrete Inputs (transposed)");
-  if (transposed) return Unmodelled(n + ": transposed convolution not modelled");
   if (static_cast<size_t>(a.padding) < in.concrete.size() && in.concrete[a.padding] == "same")
     return Unmodelled(n + ": padding \"same\" not modelled");
   const size_t spatial = x->size() - 2;
@@ -294,8 +294,13 @@ OpCost Convolution(std::string_view name, const OpInputs& in) {
       static_cast<size_t>(a.groups) >= in.concrete.size() ||
       !th::sdk::ConcreteInt(in.concrete[a.groups], &groups))
     return Unmodelled(n + ": unreadable Concrete Inputs (stride, padding, dilation, groups)");
+  std::vector<int64_t> output_padding;
+  if (transposed && !SpatialList(in, a.transposed + 1, spatial, &output_padding))
+    return Unmodelled(n + ": unreadable Concrete Inputs (output_padding)");
   const bool bias = a.bias >= 0 && Input(in, a.bias) != nullptr;
-  OpCost c = ConvolutionCost(*x, *w, bias, stride, padding, dilation, groups, t);
+  OpCost c = transposed ? ConvTransposeCost(*x, *w, bias, stride, padding, output_padding, dilation,
+                                            groups, t)
+                        : ConvolutionCost(*x, *w, bias, stride, padding, dilation, groups, t);
   const size_t colon = c.why.find(": ");
   if (!c.modelled && colon != std::string::npos) c.why = n + c.why.substr(colon);
   return c;
@@ -347,6 +352,39 @@ OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int6
   const N per = N(2) * weight[1] * Elements({weight.begin() + 2, weight.end()});
   return Cost(n_out * per + (bias ? n_out : N(0)),
               (Elements(input) + Elements(weight) + (bias ? weight[0] : 0) + n_out) * t.bytes, t,
+              "matrix");
+}
+
+OpCost ConvTransposeCost(const std::vector<int64_t>& input, const std::vector<int64_t>& weight,
+                         bool bias, const std::vector<int64_t>& stride,
+                         const std::vector<int64_t>& padding,
+                         const std::vector<int64_t>& output_padding,
+                         const std::vector<int64_t>& dilation, int64_t groups,
+                         const ElementType& t) {
+  const size_t spatial = input.size() < 3 ? 0 : input.size() - 2;
+  if (spatial == 0 || weight.size() != input.size() || stride.size() != spatial ||
+      padding.size() != spatial || output_padding.size() != spatial || dilation.size() != spatial ||
+      groups < 1 || weight[0] != input[1] || N(input[1]).out() || input[1] % groups != 0)
+    return Unmodelled(
+        "convolution: input [N, C, ...], weight [C, O/groups, ...] expected (transposed)");
+  const N cout = N(weight[1]) * groups;
+  std::vector<int64_t> out = {input[0], cout.out() ? -1 : cout.v};
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t limit = int64_t{1} << 30;  // products stay far below 2^63
+    if (stride[i] <= 0 || dilation[i] <= 0 || padding[i] < 0 || output_padding[i] < 0 ||
+        weight[i + 2] <= 0 || input[i + 2] <= 0 || input[i + 2] > limit || stride[i] > limit ||
+        padding[i] > limit || output_padding[i] > limit || dilation[i] > limit ||
+        weight[i + 2] > limit)
+      return Unmodelled("convolution: sizes out of range");
+    const int64_t o = (input[i + 2] - 1) * stride[i] - 2 * padding[i] +
+                      dilation[i] * (weight[i + 2] - 1) + output_padding[i] + 1;
+    if (o <= 0) return Unmodelled("convolution: empty output");
+    out.push_back(o);
+  }
+  const N n_out = Elements(out);
+  const N per = N(2) * weight[1] * Elements({weight.begin() + 2, weight.end()});
+  return Cost(Elements(input) * per + (bias ? n_out : N(0)),
+              (Elements(input) + Elements(weight) + (bias ? cout : N(0)) + n_out) * t.bytes, t,
               "matrix");
 }
 

@@ -50,7 +50,7 @@ struct AttentionOptions {
 // sum, mean, amax, softmax, _softmax, log_softmax; embedding; conv1d/2d/3d,
 // convolution, _convolution, cudnn_convolution, miopen_convolution (stride,
 // padding, dilation, groups from Concrete Inputs: unmodelled without them,
-// and when transposed or padded "same").
+// and when padded "same").
 OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention);
 
 // Whether CostOf has a model for this op name (whatever its inputs).
@@ -72,5 +72,17 @@ OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int6
                        bool bias, const std::vector<int64_t>& stride,
                        const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                        int64_t groups, const ElementType& t);
+
+// Transposed: input [N, Cin, spatial...], weight [Cin, Cout/groups,
+// kernel...]; out = (in - 1)·stride - 2·padding + dilation·(kernel - 1) +
+// output_padding + 1 per spatial dim. F = 2 · |input| · Cout/groups ·
+// Πkernel (every input × tap product, those that padding crops included;
+// + |out| with bias); bytes in + weight (+ bias) + out.
+OpCost ConvTransposeCost(const std::vector<int64_t>& input, const std::vector<int64_t>& weight,
+                         bool bias, const std::vector<int64_t>& stride,
+                         const std::vector<int64_t>& padding,
+                         const std::vector<int64_t>& output_padding,
+                         const std::vector<int64_t>& dilation, int64_t groups,
+                         const ElementType& t);
 
 }  // namespace th::roofline

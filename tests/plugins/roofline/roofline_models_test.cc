@@ -193,6 +193,33 @@ TEST(OpModels, Conv3dThroughConvolutionAndCudnnArgumentOrder) {
   EXPECT_EQ(cudnn.bytes, 17917440);
 }
 
+TEST(OpModels, TransposedConvolutionKnownAnswer) {
+  // input [1, 4, 5, 5], weight [4, 2, 3, 3] (Cin, Cout/groups, k), stride 2,
+  // pad 1, output_padding 1, bias [2]: out = (5 - 1)*2 - 2 + 2 + 1 + 1 = 10,
+  // [1, 2, 10, 10]. F = 2 * 100 * 2*9 + 200 (bias) = 3,800; B = (100 + 72 +
+  // 2 + 200) * 4 = 1,496.
+  const OpCost c =
+      CostOf("aten::_convolution",
+             Conv({{1, 4, 5, 5}, {4, 2, 3, 3}, {2}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}},
+                  {"float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar",
+                   "ScalarList", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar"},
+                  {"", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "True", "[1, 1]", "1", "False",
+                   "False", "True", "True"}),
+             {});
+  ASSERT_TRUE(c.modelled) << c.why;
+  EXPECT_EQ(c.flops, 3800);
+  EXPECT_EQ(c.bytes, 1496);
+  // Grouped: weight [4, 1, 3, 3], groups 2 -> Cout 2; F = 2 * 100 * 1*9.
+  const OpCost g = ConvTransposeCost({1, 4, 5, 5}, {4, 1, 3, 3}, false, {2, 2}, {1, 1}, {1, 1},
+                                     {1, 1}, 2, {"fp32", 4});
+  ASSERT_TRUE(g.modelled) << g.why;
+  EXPECT_EQ(g.flops, 1800);
+  EXPECT_EQ(g.bytes, (100 + 36 + 200) * 4);
+  EXPECT_FALSE(ConvTransposeCost({1, 4, 5, 5}, {4, 1, 3, 3}, false, {int64_t{1} << 40, 1}, {0, 0},
+                                 {0, 0}, {1, 1}, 1, {"fp32", 4})
+                   .modelled);
+}
+
 TEST(OpModels, ConvolutionWithoutUsableArgumentsIsUnmodelledWithTheReason) {
   const std::vector<std::vector<int64_t>> dims = {{1, 3, 8, 8}, {4, 3, 3, 3}, {}, {}, {},
                                                   {},           {},           {}, {}};
@@ -206,8 +233,11 @@ TEST(OpModels, ConvolutionWithoutUsableArgumentsIsUnmodelledWithTheReason) {
     return c.why;
   };
   EXPECT_EQ(why({}), "aten::convolution: no Concrete Inputs (stride, padding, dilation, groups)");
+  EXPECT_EQ(why({"", "", "", "[2, 2]", "[0, 0]", "[1, 1]", "True", "[1, x]", "1"}),
+            "aten::convolution: unreadable Concrete Inputs (output_padding)");
   EXPECT_EQ(why({"", "", "", "[2, 2]", "[0, 0]", "[1, 1]", "True", "[1, 1]", "1"}),
-            "aten::convolution: transposed convolution not modelled");
+            "aten::convolution: input [N, C, ...], weight [C, O/groups, ...] expected "
+            "(transposed)");
   EXPECT_EQ(why({"", "", "", "[1, 1]", "same", "[1, 1]", "False", "[0, 0]", "1"}),
             "aten::convolution: padding \"same\" not modelled");
   EXPECT_EQ(why({"", "", "", "[1, x]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"}),
