@@ -203,6 +203,34 @@ TEST(Roofline, Conv2dNestCountedOnceAtTheOutermostOp) {
   EXPECT_EQ(Cell<int64_t>(r, "roofline_steps", "unmodelled", 0), 300000);
 }
 
+// conv_transpose2d has no model of its own: the convolution it calls
+// (transposed true) owns the kernel. input [1, 4, 5, 5], weight [4, 2, 3, 3],
+// stride 2, pad 1, output_padding 1, no bias: out [1, 2, 10, 10]; F = 2 * 100
+// * 2*9 = 3,600; B = (100 + 72 + 200) * 4 = 1,488.
+TEST(Roofline, ConvTransposeCountedAtItsConvolution) {
+  tk::TraceBuilder b;
+  const uint32_t cpu = b.CpuThread(1, 1), s7 = b.GpuStream(0, 7);
+  b.Device({.id = 0, .name = "NVIDIA H100 80GB HBM3"});
+  b.ProfilerStep(cpu, 1, 0, 10'000'000);
+  b.CpuOp(cpu, "aten::conv_transpose2d", 100'000, 90'000, "[[1,4,5,5],[4,2,3,3],[],[],[],[],[],[]]",
+          R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList"])",
+          R"(["","","","[2, 2]","[1, 1]","[1, 1]","1","[1, 1]"])");
+  b.CpuOp(
+      cpu, "aten::convolution", 101'000, 80'000, "[[1,4,5,5],[4,2,3,3],[],[],[],[],[],[],[]]",
+      R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"])",
+      R"(["","","","[2, 2]","[1, 1]","[1, 1]","True","[1, 1]","1"])");
+  b.Launch(b.Runtime(cpu, "cudaLaunchKernel", 110'000, 10'000),
+           b.Kernel(s7, "dgrad", 300'000, 5'000));
+  const tk::RunResult r = RunRoofline(b);
+  ASSERT_EQ(r.Table("roofline_ops")->rows, 1u);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_ops", "name", 0), "aten::convolution");
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "flops", 0), 3600);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "bytes", 0), 1488);
+  EXPECT_EQ(Cell<int64_t>(r, "roofline_ops", "time", 0), 5000);
+  EXPECT_EQ(Cell<std::string>(r, "roofline_ops", "peak", 0), "vector fp32");
+  EXPECT_EQ(r.Table("roofline_unmodelled")->rows, 0u);
+}
+
 // Modelled ops whose shapes are absent or unreadable are listed with the
 // reason, their time unmodelled.
 TEST(Roofline, OpsWithoutOrWithBadShapesAreUnmodelledWithTheReason) {
