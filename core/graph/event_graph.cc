@@ -30,6 +30,7 @@ size_t EventGraph::bytes() const {
   b += xla_labels.event.bytes() * 2 + xla_labels.hlo_op.bytes() * 2 +
        xla_labels.program_id.bytes() * 2 + xla_labels.source.bytes();
   b += op_inputs.event.bytes() + op_inputs.input_dims.bytes() + op_inputs.input_types.bytes();
+  b += xla_op_costs.event.bytes() + xla_op_costs.flops.bytes() * 3;
   b += edges.src.bytes() + edges.dst.bytes() + edges.kind.bytes();
   return b;
 }

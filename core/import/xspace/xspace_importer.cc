@@ -15,6 +15,7 @@
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/shared_tables.h"
 #include "core/import/xspace/derived_lines.h"
+#include "core/import/xspace/op_costs.h"
 #include "core/import/xspace/plane_tables.h"
 #include "core/import/xspace/xspace_reader.h"
 
@@ -167,6 +168,7 @@ class Converter : public XSpaceSink {
   bool gpu_ = false, device_ = false;
   std::optional<AllocatorStatIds> allocator_ids_;
   std::optional<PlaneTables> plane_tables_;
+  std::optional<OpCosts> op_costs_;
   std::vector<std::string> host_allocators_;
   // Allocator device of each allocator_name ref value seen on the plane (the
   // stat-metadata id it names -> AllocatorDevice's answer).
@@ -289,6 +291,7 @@ std::vector<size_t> Converter::BeginPlane(const Plane& plane) {
   }
   allocator_ids_.emplace(plane);
   plane_tables_.emplace(plane);
+  op_costs_.emplace(plane);
   host_allocators_.clear();
   allocator_refs_.clear();
   module_by_fingerprint_.clear();
@@ -349,6 +352,9 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   kineto::ThreadTables& tables = tables_;
   int64_t rounded = 0;
   const bool device = device_, device_ops = device_ops_, gpu_line = gpu_line_;
+  const OpCosts& op_costs = *op_costs_;
+  const bool costs = device_ops && op_costs.active();
+  XlaOpCostTable& cost_rows = chunk_.xla_op_costs;
   const EventKind copy_kind = copy_kind_, plain_kind = plain_kind_;
   const size_t n = events.size();
   EventColumns& e = chunk_.events;
@@ -450,6 +456,15 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     // A host event with a correlation id is the API call that launched GPU work.
     if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
     const auto row = static_cast<EventId>(first + w);
+    if (costs) {
+      const OpCost c = op_costs.Of(mi, plane.StatsOf(ev));
+      if (c.any()) {
+        cost_rows.event.push_back(row);
+        cost_rows.flops.push_back(c.flops);
+        cost_rows.model_flops.push_back(c.model_flops);
+        cost_rows.bytes_accessed.push_back(c.bytes_accessed);
+      }
+    }
     uint32_t args_row = kNoRow;
     if (!device && hot.memory) [[unlikely]] {
       const bool allocation = hot.memory == 1;
@@ -559,6 +574,7 @@ void Converter::EndPlane(const Plane& plane) {
   trace_->info.planes.push_back(std::move(summary_));
   if (gpu_) gpu_planes_.emplace_back(plane.id, plane.name);
   plane_tables_.reset();
+  op_costs_.reset();
 }
 
 void Converter::Finish() {
