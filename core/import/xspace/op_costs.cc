@@ -26,7 +26,7 @@ int64_t CountOf(const Stat& s) {
 
 }  // namespace
 
-OpCosts::OpCosts(const Plane& plane) {
+OpCosts::OpCosts(const Plane& plane) : plane_(plane) {
   for (const StatMetadata& m : plane.stat_metadata) {  // the last of a name wins
     if (m.name == "flops") flops_id_ = m.id;
     if (m.name == "model_flops") model_flops_id_ = m.id;
@@ -35,8 +35,7 @@ OpCosts::OpCosts(const Plane& plane) {
   active_ = flops_id_ != -1 || model_flops_id_ != -1 || bytes_id_ != -1;
   if (!active_) return;
   by_metadata_.resize(plane.event_metadata.size());
-  for (size_t i = 0; i < plane.event_metadata.size(); ++i)
-    Apply(plane.event_metadata[i].stats, &by_metadata_[i]);
+  read_.resize(plane.event_metadata.size());
 }
 
 void OpCosts::Apply(std::span<const Stat> stats, OpCost* c) const {
@@ -51,11 +50,17 @@ void OpCosts::Apply(std::span<const Stat> stats, OpCost* c) const {
   }
 }
 
-OpCost OpCosts::Of(uint32_t mi, std::span<const Stat> stats) const {
+OpCost OpCosts::Of(uint32_t mi, std::span<const Stat> stats) {
   OpCost c;
   if (!active_) return c;
-  if (mi < by_metadata_.size()) c = by_metadata_[mi];
-  Apply(stats, &c);
+  if (mi < by_metadata_.size()) {
+    if (!read_[mi]) {
+      Apply(plane_.event_metadata[mi].stats, &by_metadata_[mi]);
+      read_[mi] = true;
+    }
+    c = by_metadata_[mi];
+  }
+  if (!stats.empty()) Apply(stats, &c);
   return c;
 }
 

@@ -202,6 +202,9 @@ class Converter : public XSpaceSink {
   };
   std::vector<MemoryRow> memory_rows_;
 
+  // The xla_op_costs rows of a batch of device ops whose first event is row
+  // `first` (events taken in LineEvents' order, aggregated ones skipped).
+  void AppendOpCosts(const Plane& plane, std::span<const Event> events, size_t first);
   // AllocatorDevice of an allocator_name stat, remembered per ref value.
   void Allocator(const Plane& plane, const Stat& st, int8_t* type, int16_t* id);
   void AppendMemoryRows();
@@ -220,6 +223,32 @@ void Converter::Allocator(const Plane& plane, const Stat& st, int8_t* type, int1
   }
   AllocatorDevice(plane.StatString(st), &host_allocators_, type, id);
   if (allocator_refs_.size() < kMaxRefs) allocator_refs_.push_back({st.raw, *type, *id});
+}
+
+void Converter::AppendOpCosts(const Plane& plane, std::span<const Event> events, size_t first) {
+  XlaOpCostTable& out = chunk_.xla_op_costs;
+  const size_t n = events.size(), before = out.size();
+  EventId* event = out.event.grow_uninitialized(n);
+  int64_t* flops = out.flops.grow_uninitialized(n);
+  int64_t* model_flops = out.model_flops.grow_uninitialized(n);
+  int64_t* bytes = out.bytes_accessed.grow_uninitialized(n);
+  size_t w = 0, k = 0;
+  for (const Event& ev : events) {
+    if (ev.has_num_occurrences) continue;  // (not an event row)
+    const OpCost c = op_costs_->Of(plane_tables_->Find(ev.metadata_id), plane.StatsOf(ev));
+    if (c.any()) {
+      event[k] = static_cast<EventId>(first + w);
+      flops[k] = c.flops;
+      model_flops[k] = c.model_flops;
+      bytes[k] = c.bytes_accessed;
+      ++k;
+    }
+    ++w;
+  }
+  out.event.resize(before + k);
+  out.flops.resize(before + k);
+  out.model_flops.resize(before + k);
+  out.bytes_accessed.resize(before + k);
 }
 
 void Converter::AppendMemoryRows() {
@@ -352,9 +381,6 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   kineto::ThreadTables& tables = tables_;
   int64_t rounded = 0;
   const bool device = device_, device_ops = device_ops_, gpu_line = gpu_line_;
-  const OpCosts& op_costs = *op_costs_;
-  const bool costs = device_ops && op_costs.active();
-  XlaOpCostTable& cost_rows = chunk_.xla_op_costs;
   const EventKind copy_kind = copy_kind_, plain_kind = plain_kind_;
   const size_t n = events.size();
   EventColumns& e = chunk_.events;
@@ -456,15 +482,6 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
     // A host event with a correlation id is the API call that launched GPU work.
     if (!device && correlation != kNoValue) kind = EventKind::kRuntime;
     const auto row = static_cast<EventId>(first + w);
-    if (costs) {
-      const OpCost c = op_costs.Of(mi, plane.StatsOf(ev));
-      if (c.any()) {
-        cost_rows.event.push_back(row);
-        cost_rows.flops.push_back(c.flops);
-        cost_rows.model_flops.push_back(c.model_flops);
-        cost_rows.bytes_accessed.push_back(c.bytes_accessed);
-      }
-    }
     uint32_t args_row = kNoRow;
     if (!device && hot.memory) [[unlikely]] {
       const bool allocation = hot.memory == 1;
@@ -521,6 +538,7 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   }
   rounded_ += rounded;
   AppendMemoryRows();
+  if (device_ops && op_costs_->active()) AppendOpCosts(plane, events, first);
   e.ts.resize(first + w);
   e.dur.resize(first + w);
   e.name.resize(first + w);
