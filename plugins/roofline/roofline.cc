@@ -189,14 +189,13 @@ struct Sinks {
   std::vector<StepRow>& steps;
 };
 
-// Adds `count` occurrences of a modelled op (amounts summed over them, `time`
-// their busy time, `iv` their activity) to its row and to step `st`.
-void AddModelled(const Trace& t, const Settings& s, const OpKey& k, int64_t count, const Amounts& a,
-                 int64_t time, uint32_t st, const Intervals& iv, Sinks sinks) {
-  const th::roofline::PeakDevice* pd =
-      s.device.empty() ? s.peaks->Match(k.device) : s.peaks->ById(s.device);
-  OpRow& r = sinks.out.ops[{t.rank(), k.device, k.name, k.dtype, k.dims}];
-  if (r.count == 0) {
+// The row of a modelled op (created with its roof on first use); rows of
+// Results::ops stay where they are.
+OpRow& RowOf(const Trace& t, const Settings& s, const OpKey& k, Results& out) {
+  OpRow& r = out.ops[{t.rank(), k.device, k.name, k.dtype, k.dims}];
+  if (r.count == 0 && r.name.empty()) {
+    const th::roofline::PeakDevice* pd =
+        s.device.empty() ? s.peaks->Match(k.device) : s.peaks->ById(s.device);
     r = OpRow();
     r.rank = t.rank();
     r.device = k.device;
@@ -208,13 +207,20 @@ void AddModelled(const Trace& t, const Settings& s, const OpKey& k, int64_t coun
     if (pd) r.roof = s.peaks->For(pd->id, k.unit, k.dtype);
   }
   if (r.source != k.source) r.source = "mixed";
+  return r;
+}
+
+// Adds `count` occurrences of a modelled op (amounts summed over them, `time`
+// their busy time, `iv` their activity) to its row r and to step `st`.
+void AddOccurrences(OpRow& r, int64_t count, const Amounts& a, int64_t time, uint32_t st,
+                    const std::pair<int64_t, int64_t>* iv, size_t iv_count, Sinks sinks) {
   r.count += count;
   AddTo(r.flops, a.flops);
   AddTo(r.transcendentals, a.transcendentals);
   AddTo(r.bytes, a.bytes);
   r.time += time;
   if (st == kNone) return;
-  sinks.modelled[st].insert(sinks.modelled[st].end(), iv.begin(), iv.end());
+  sinks.modelled[st].insert(sinks.modelled[st].end(), iv, iv + iv_count);
   AddTo(sinks.steps[st].flops, a.flops);
   if (r.roof.flops > 0)
     sinks.steps[st].ideal_ns += static_cast<double>(a.flops) / r.roof.flops * 1e9;
@@ -239,11 +245,12 @@ void AddHloOps(const Trace& t, const Settings& s, const StepOf& step_of,
       const int64_t trans = c.modelled ? c.transcendentals : 0;
       int64_t trans_all = 0;
       if (__builtin_mul_overflow(trans, o.executions, &trans_all)) trans_all = INT64_MAX;
-      AddModelled(t, s,
-                  {DeviceName(t, o.device), name, c.dtype, c.unit,
-                   th::roofline::OperandShapes(t, o.instruction), kRuntime},
-                  o.executions, {o.runtime_flops, trans_all, o.runtime_bytes}, time,
-                  step_of(o.first_ts), o.intervals, sinks);
+      OpRow& r = RowOf(t, s,
+                       {DeviceName(t, o.device), name, c.dtype, c.unit,
+                        th::roofline::OperandShapes(t, o.instruction), kRuntime},
+                       sinks.out);
+      AddOccurrences(r, o.executions, {o.runtime_flops, trans_all, o.runtime_bytes}, time,
+                     step_of(o.first_ts), o.intervals.data(), o.intervals.size(), sinks);
       continue;
     }
     if (!c.modelled) {
@@ -256,11 +263,113 @@ void AddHloOps(const Trace& t, const Settings& s, const StepOf& step_of,
       int64_t r = 0;
       return __builtin_mul_overflow(v, o.executions, &r) ? INT64_MAX : r;
     };
-    AddModelled(t, s,
-                {DeviceName(t, o.device), name, c.dtype, c.unit,
-                 th::roofline::OperandShapes(t, o.instruction), kHloModel},
-                o.executions, {times(c.flops), times(c.transcendentals), times(c.bytes)}, time,
-                step_of(o.first_ts), o.intervals, sinks);
+    OpRow& r = RowOf(t, s,
+                     {DeviceName(t, o.device), name, c.dtype, c.unit,
+                      th::roofline::OperandShapes(t, o.instruction), kHloModel},
+                     sinks.out);
+    AddOccurrences(r, o.executions, {times(c.flops), times(c.transcendentals), times(c.bytes)},
+                   time, step_of(o.first_ts), o.intervals.data(), o.intervals.size(), sinks);
+  }
+}
+
+constexpr int32_t kNoDevice = INT32_MIN;
+
+// The GPU activity launched under modelled ops, grouped by owner op: Add in
+// launch-edge order, then Group (owners ascending, each one's activity in
+// the order added).
+struct OwnedActivity {
+  struct Launched {
+    uint32_t owner;
+    int32_t device;  // kNoDevice without gpu args
+    int64_t ts, end;
+  };
+  std::vector<Launched> added;
+  std::vector<uint32_t> owners, first;  // first: owners.size() + 1 offsets into iv
+  std::vector<int32_t> device;          // per owner: of its first activity with gpu args
+  Intervals iv;
+
+  void Add(uint32_t owner, int32_t dev, int64_t ts, int64_t end) {
+    added.push_back({owner, dev, ts, end});
+  }
+  void Group(uint64_t events) {
+    std::vector<uint32_t> at(events + 1, 0);  // counting sort by owner
+    for (const Launched& l : added) ++at[l.owner + 1];
+    for (uint64_t e = 0; e < events; ++e) {
+      if (at[e + 1] == 0) {
+        at[e + 1] = at[e];
+        continue;
+      }
+      owners.push_back(static_cast<uint32_t>(e));
+      first.push_back(at[e]);
+      device.push_back(kNoDevice);
+      at[e + 1] += at[e];
+    }
+    first.push_back(static_cast<uint32_t>(added.size()));
+    iv.resize(added.size());
+    std::vector<int32_t> devs(added.size());
+    for (const Launched& l : added) {  // at[owner]: its next slot
+      const uint32_t slot = at[l.owner]++;
+      iv[slot] = {l.ts, l.end};
+      devs[slot] = l.device;
+    }
+    for (size_t g = 0; g < owners.size(); ++g)
+      for (uint32_t i = first[g]; i < first[g + 1] && device[g] == kNoDevice; ++i)
+        device[g] = devs[i];
+    added = {};
+  }
+};
+
+// Costs every owner op of `owned` (each with its activity's busy time):
+// ops of one name, input texts and device cost the same, so each such key is
+// costed once (the texts are interned: their addresses name them).
+void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, OwnedActivity owned,
+                  Sinks sinks, std::map<std::pair<std::string, std::string>, Unmodelled>& loose) {
+  owned.Group(t.size());
+  struct Costed {
+    OpRow* row = nullptr;     // modelled
+    Unmodelled* u = nullptr;  // not
+    int64_t flops = 0, bytes = 0;
+  };
+  std::map<std::tuple<uint32_t, const char*, const char*, int32_t>, Costed> costed;
+  Intervals copy;
+  for (size_t g = 0; g < owned.owners.size(); ++g) {
+    const uint32_t o = owned.owners[g];
+    const uint32_t row = t.args_row(o);
+    const bool shaped =
+        row != th::sdk::kNoRow && row < t.op_inputs_count() && t.op_inputs_event(row) == o;
+    const int32_t device_id = owned.device[g];
+    auto [it, fresh] =
+        costed.try_emplace({t.name_id(o), shaped ? t.op_input_dims(row).data() : nullptr,
+                            shaped ? t.op_input_types(row).data() : nullptr, device_id});
+    Costed& k = it->second;
+    if (fresh) {
+      std::string dims, no_inputs;
+      const th::roofline::OpInputs inputs = InputsOf(t, o, &dims, &no_inputs);
+      OpCost c;
+      if (no_inputs.empty())
+        c = th::roofline::CostOf(t.name(o), inputs, s.attention);
+      else
+        c.why = no_inputs;
+      if (!c.modelled) {
+        k.u = &loose[{std::string(t.name(o)), c.why}];
+      } else {
+        const std::string device = device_id == kNoDevice ? "" : DeviceName(t, device_id);
+        k.row = &RowOf(t, s, {device, std::string(t.name(o)), c.dtype, c.unit, dims, kShapes},
+                       sinks.out);
+        k.flops = c.flops;
+        k.bytes = c.bytes;
+      }
+    }
+    const auto* iv = owned.iv.data() + owned.first[g];
+    const size_t count = owned.first[g + 1] - owned.first[g];
+    copy.assign(iv, iv + count);
+    const int64_t time = th::roofline::UnionLength(copy);
+    if (k.u) {
+      k.u->count += 1;
+      k.u->time += time;
+      continue;
+    }
+    AddOccurrences(*k.row, 1, {k.flops, 0, k.bytes}, time, step_of(t.ts(o)), iv, count, sinks);
   }
 }
 
@@ -281,9 +390,9 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
                                       std::move(marked));
   const StepOf step_of(t);
   std::vector<Intervals> busy(step_of.count());
-  std::unordered_map<uint32_t, Intervals> owned;    // owner op -> its activity
-  std::unordered_map<uint32_t, int32_t> device_of;  // owner op -> device of its activity
+  OwnedActivity owned;
   std::map<std::pair<std::string, std::string>, Unmodelled> loose;  // (name, why)
+  std::unordered_map<uint32_t, Unmodelled> loose_leaf;  // leaf op's name id (kNone: no op)
   std::vector<bool> launched(n, false), claimed(n, false);
   const std::vector<th::roofline::HloOccurrence> hlo = th::roofline::HloOccurrences(t, &claimed);
   for (uint64_t k = 0; k < t.edge_count(); ++k) {
@@ -296,17 +405,21 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
     if (claimed[a]) continue;  // an HLO instruction's
     const uint32_t o = owner(call);
     if (o != kNone) {
-      owned[o].push_back({t.ts(a), t.end(a)});
       const uint32_t row = t.args_row(a);
-      if (row != th::sdk::kNoRow) device_of.try_emplace(o, t.gpu_device(row));
+      owned.Add(o, row == th::sdk::kNoRow ? kNoDevice : t.gpu_device(row), t.ts(a), t.end(a));
       continue;
     }
     uint32_t leaf = t.parent(call);
     while (leaf != kNone && t.kind(leaf) != TH_EVENT_CPU_OP) leaf = t.parent(leaf);
-    Unmodelled& u = loose[{leaf == kNone ? "(no op)" : std::string(t.name(leaf)),
-                           leaf == kNone ? "launched outside any op" : "no model for this op"}];
+    Unmodelled& u = loose_leaf[leaf == kNone ? kNone : t.name_id(leaf)];
     u.count += 1;
     u.time += t.dur(a);
+  }
+  for (const auto& [name, u] : loose_leaf) {
+    Unmodelled& v = loose[{name == kNone ? "(no op)" : std::string(t.String(name)),
+                           name == kNone ? "launched outside any op" : "no model for this op"}];
+    v.count += u.count;
+    v.time += u.time;
   }
   for (uint64_t i = 0; i < n; ++i) {
     if (!t.is_gpu_activity(i) || launched[i]) continue;
@@ -319,28 +432,7 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
   }
   std::vector<Intervals> modelled(step_of.count());
   std::vector<StepRow> steps(step_of.count());
-  for (auto& [o, iv] : owned) {
-    std::string dims, no_inputs;
-    const th::roofline::OpInputs inputs = InputsOf(t, o, &dims, &no_inputs);
-    OpCost c;
-    if (no_inputs.empty())
-      c = th::roofline::CostOf(t.name(o), inputs, s.attention);
-    else
-      c.why = no_inputs;
-    const uint32_t st = step_of(t.ts(o));
-    Intervals copy = iv;
-    const int64_t time = th::roofline::UnionLength(copy);
-    if (!c.modelled) {
-      Unmodelled& u = loose[{std::string(t.name(o)), c.why}];
-      u.count += 1;
-      u.time += time;
-      continue;
-    }
-    const auto dev = device_of.find(o);
-    const std::string device = dev == device_of.end() ? "" : DeviceName(t, dev->second);
-    AddModelled(t, s, {device, std::string(t.name(o)), c.dtype, c.unit, dims, kShapes}, 1,
-                {c.flops, 0, c.bytes}, time, st, iv, {out, modelled, steps});
-  }
+  CostOwnedOps(t, s, step_of, std::move(owned), {out, modelled, steps}, loose);
   AddHloOps(t, s, step_of, hlo, {out, modelled, steps}, loose);
   for (size_t st = 0; st < steps.size(); ++st) {
     StepRow& row = steps[st];
