@@ -201,6 +201,14 @@ std::vector<TableSchema> MakeSchemas() {
                     {{"event", T::kU32, "", "event row"},
                      {"hlo_op", T::kStringId, "", "HLO instruction name, empty when absent"},
                      {"hlo_module", T::kStringId, "", "HLO module name, empty when absent"}}));
+  s.push_back(
+      Table("xla_op_costs",
+            "costs the runtime wrote on device ops (TPU XLA Ops: XLA's cost analysis, "
+            "per execution; read, not measured), event order",
+            {{"event", T::kU32, "", "event row"},
+             {"flops", T::kI64, "FLOP", "`flops` stat, -1 when absent"},
+             {"model_flops", T::kI64, "FLOP", "`model_flops` stat, -1 when absent"},
+             {"bytes_accessed", T::kI64, "bytes", "`bytes_accessed` stat, -1 when absent"}}));
   return s;
 }
 
@@ -318,6 +326,9 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
   const XlaLabelTable& xl = g.xla_labels;
   out->Add(schema("xla_labels"), xl.size(),
            {xl.event.data(), xl.hlo_op.data(), xl.hlo_module.data()});
+  const XlaOpCostTable& oc = g.xla_op_costs;
+  out->Add(schema("xla_op_costs"), oc.size(),
+           {oc.event.data(), oc.flops.data(), oc.model_flops.data(), oc.bytes_accessed.data()});
 
   const HloColumns& h = x.columns;
   out->Add(schema("hlo_modules"), h.module_name.size(), {h.module_name.data(), h.module_id.data()});

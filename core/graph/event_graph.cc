@@ -31,6 +31,7 @@ size_t EventGraph::bytes() const {
        xla_labels.program_id.bytes() * 2 + xla_labels.source.bytes();
   b += op_inputs.event.bytes() + op_inputs.input_dims.bytes() + op_inputs.input_types.bytes() +
        op_inputs.concrete_inputs.bytes();
+  b += xla_op_costs.event.bytes() + xla_op_costs.flops.bytes() * 3;
   b += edges.src.bytes() + edges.dst.bytes() + edges.kind.bytes();
   return b;
 }

@@ -133,6 +133,18 @@ struct XlaLabelTable {
   uint32_t Find(EventId e) const;
 };
 
+// The costs the runtime wrote on device ops (TPU "XLA Ops": the `flops`,
+// `model_flops` and `bytes_accessed` stats of the op's event metadata or of
+// the event, from XLA's cost analysis): one row per event that carries any
+// of them, event order; kNoValue (-1) where a stat is absent.
+struct XlaOpCostTable {
+  PodColumn<EventId> event;
+  PodColumn<int64_t> flops;
+  PodColumn<int64_t> model_flops;
+  PodColumn<int64_t> bytes_accessed;
+  size_t size() const { return event.size(); }
+};
+
 // The table `EventColumns::args_row` points into for an event of kind k:
 // memory_args for allocator events, gpu_args for GPU activity, syncs and
 // events, op_inputs for every other kind.
@@ -186,6 +198,7 @@ struct EventGraph {
   CounterTable counters;
   XlaLabelTable xla_labels;
   OpInputsTable op_inputs;
+  XlaOpCostTable xla_op_costs;
   EdgeTable edges;
   std::vector<Step> steps;
   // Events of each track in time order (ts asc, longer first): read them with

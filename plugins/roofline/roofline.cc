@@ -50,6 +50,7 @@ struct OpRow {  // one (rank, device, name, dtype, input dims)
   int64_t count = 0, flops = 0, bytes = 0, time = 0;
   Roof roof;
   int64_t transcendentals = 0;
+  std::string source;  // of F and B (OpKey::source); "mixed" when occurrences differ
 };
 struct StepRow {
   int64_t rank = 0, step = 0, window = 0, busy = 0, modelled = 0, flops = 0;
@@ -180,7 +181,11 @@ th::roofline::OpInputs InputsOf(const Trace& t, uint32_t e, std::string* dims_te
 // What a modelled op row is keyed and labelled by.
 struct OpKey {
   std::string device, name, dtype, unit, dims;
+  const char* source;  // of F and B: kShapes, kHloModel or kRuntime
 };
+constexpr const char* kShapes = "shapes";
+constexpr const char* kHloModel = "hlo";
+constexpr const char* kRuntime = "runtime";
 struct Amounts {
   int64_t flops = 0, transcendentals = 0, bytes = 0;
 };
@@ -198,9 +203,17 @@ OpRow& RowOf(const Trace& t, const Settings& s, const OpKey& k, Results& out) {
   if (r.count == 0 && r.name.empty()) {
     const th::roofline::PeakDevice* pd =
         s.device.empty() ? s.peaks->Match(k.device) : s.peaks->ById(s.device);
-    r = {t.rank(), k.device, k.name, k.dtype, k.unit, k.dims, 0, 0, 0, 0, {}, 0};
+    r = OpRow();
+    r.rank = t.rank();
+    r.device = k.device;
+    r.name = k.name;
+    r.dtype = k.dtype;
+    r.unit = k.unit;
+    r.dims = k.dims;
+    r.source = k.source;
     if (pd) r.roof = s.peaks->For(pd->id, k.unit, k.dtype);
   }
+  if (r.source != k.source) r.source = "mixed";
   return r;
 }
 
@@ -229,10 +242,24 @@ void AddHloOps(const Trace& t, const Settings& s, const StepOf& step_of,
   if (hlo.empty()) return;
   const th::sdk::hlo::Graph graph(t);
   for (const th::roofline::HloOccurrence& o : hlo) {
-    const th::roofline::HloCost c = th::roofline::CostOfInstruction(graph, o.instruction);
+    th::roofline::HloCost c = th::roofline::CostOfInstruction(graph, o.instruction);
     Intervals iv = o.intervals;
     const int64_t time = th::roofline::UnionLength(iv);
     const std::string name = th::roofline::HloOpName(t, o.instruction);
+    if (o.runtime_costed() && !th::roofline::NotARooflineOp(c)) {
+      // The runtime's own figures (XLA's cost analysis): F and B as read.
+      if (!c.modelled) std::tie(c.dtype, c.unit) = th::roofline::DtypeAndUnit(t, o.instruction);
+      const int64_t trans = c.modelled ? c.transcendentals : 0;
+      int64_t trans_all = 0;
+      if (__builtin_mul_overflow(trans, o.executions, &trans_all)) trans_all = INT64_MAX;
+      OpRow& r = RowOf(t, s,
+                       {DeviceName(t, o.device), name, c.dtype, c.unit,
+                        th::roofline::OperandShapes(t, o.instruction), kRuntime},
+                       sinks.out);
+      AddOccurrences(r, o.executions, {o.runtime_flops, trans_all, o.runtime_bytes}, time,
+                     step_of(o.first_ts), o.intervals.data(), o.intervals.size(), sinks);
+      continue;
+    }
     if (!c.modelled) {
       Unmodelled& u = loose[{name, c.why}];
       u.count += o.executions;
@@ -245,7 +272,7 @@ void AddHloOps(const Trace& t, const Settings& s, const StepOf& step_of,
     };
     OpRow& r = RowOf(t, s,
                      {DeviceName(t, o.device), name, c.dtype, c.unit,
-                      th::roofline::OperandShapes(t, o.instruction)},
+                      th::roofline::OperandShapes(t, o.instruction), kHloModel},
                      sinks.out);
     AddOccurrences(r, o.executions, {times(c.flops), times(c.transcendentals), times(c.bytes)},
                    time, step_of(o.first_ts), o.intervals.data(), o.intervals.size(), sinks);
@@ -335,7 +362,8 @@ void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, Owne
         k.u = &loose[{std::string(t.name(o)), c.why}];
       } else {
         const std::string device = device_id == kNoDevice ? "" : DeviceName(t, device_id);
-        k.row = &RowOf(t, s, {device, std::string(t.name(o)), c.dtype, c.unit, dims}, sinks.out);
+        k.row = &RowOf(t, s, {device, std::string(t.name(o)), c.dtype, c.unit, dims, kShapes},
+                       sinks.out);
         k.flops = c.flops;
         k.bytes = c.bytes;
       }
@@ -467,7 +495,11 @@ th::sdk::Schema OpsTable() {
       .Text("peak_source")
       .Int("transcendentals", "count",
            "inferred: HLO transcendental ops (exp, log, tanh, ...), apart from flops; 0 for "
-           "framework ops");
+           "framework ops")
+      .Text("cost_source",
+            "where flops and bytes come from: shapes (inferred from Kineto Input Dims), hlo "
+            "(inferred by the HLO model), runtime (read: the flops / bytes_accessed the TPU "
+            "runtime writes on each op, XLA's cost model), mixed (occurrences differ)");
 }
 
 th::sdk::Schema StepsTable() {
@@ -496,13 +528,13 @@ th::sdk::Schema UnmodelledTable() {
 class Roofline final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
-    return Declaration("roofline", "1.1.0", th::sdk::kAnalyzer,
+    return Declaration("roofline", "1.2.0", th::sdk::kAnalyzer,
                        "Per op (framework op or HLO instruction): FLOPs and bytes from the "
                        "shapes, time of its kernels, against the device's datasheet peaks "
                        "(dtype-aware roofline)")
         .Reads({"events", "edges", "gpu_args", "devices", "profiler_steps", "op_inputs", "gpu_hlo",
                 "hlo_modules", "hlo_instructions", "hlo_operand_offsets", "hlo_operands",
-                "hlo_compute_dims"})
+                "hlo_compute_dims", "xla_op_costs"})
         .Publishes(OpsTable())
         .Publishes(StepsTable())
         .Publishes(UnmodelledTable())
@@ -538,7 +570,7 @@ class Roofline final : public th::sdk::Plugin {
  private:
   static void PublishOps(Context& ctx, const std::vector<const OpRow*>& rows) {
     std::vector<int64_t> rank, count, flops, bytes, time, trans;
-    std::vector<std::string> device, name, dtype, unit, dims, peak, bound, source;
+    std::vector<std::string> device, name, dtype, unit, dims, peak, bound, source, cost_source;
     std::vector<double> fps, bps, intensity, pf, pb, eff;
     for (const OpRow* r : rows) {
       rank.push_back(r->rank);
@@ -566,6 +598,7 @@ class Roofline final : public th::sdk::Plugin {
                           ? "compute"
                           : "memory");
       eff.push_back(Efficiency(*r));
+      cost_source.push_back(r->source);
       source.push_back(r->roof.peak_source +
                        (r->roof.bandwidth_source.empty() ? "" : "; " + r->roof.bandwidth_source));
     }
@@ -589,7 +622,8 @@ class Roofline final : public th::sdk::Plugin {
                     .Text("bound", bound)
                     .Real("efficiency", eff, "ratio")
                     .Text("peak_source", source)
-                    .Int("transcendentals", trans, "count"));
+                    .Int("transcendentals", trans, "count")
+                    .Text("cost_source", cost_source));
   }
 
   static void PublishSteps(Context& ctx, const std::vector<StepRow>& steps) {

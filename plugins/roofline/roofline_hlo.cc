@@ -1,6 +1,7 @@
 #include "roofline_hlo.h"
 
 #include <algorithm>
+#include <climits>
 #include <unordered_map>
 
 namespace th::roofline {
@@ -55,6 +56,12 @@ HloCost Cost(const th::sdk::hlo::Graph& g, uint32_t i, int depth) {
 std::vector<HloOccurrence> HloOccurrences(const th::sdk::Trace& t, std::vector<bool>* claimed) {
   std::vector<HloOccurrence> out;
   if (!t.attributed()) return out;
+  std::vector<uint32_t> cost_row;  // by event: its xla_op_costs row, kNoRow
+  if (t.op_costs_count() > 0) {
+    cost_row.assign(t.size(), th::sdk::kNoRow);
+    for (uint64_t r = 0; r < t.op_costs_count(); ++r)
+      if (t.op_cost_event(r) < t.size()) cost_row[t.op_cost_event(r)] = static_cast<uint32_t>(r);
+  }
   std::unordered_map<uint64_t, size_t> slot;  // (instruction, device) -> out index
   std::vector<std::unordered_map<uint32_t, int64_t>> per_name;
   for (uint64_t r = 0; r < t.gpu_rows(); ++r) {
@@ -72,6 +79,15 @@ std::vector<HloOccurrence> HloOccurrences(const th::sdk::Trace& t, std::vector<b
     o.first_ts = std::min(o.first_ts, t.ts(e));
     o.executions = std::max(o.executions, ++per_name[it->second][t.name_id(e)]);
     (*claimed)[e] = true;
+    ++o.events;
+    const uint32_t c = cost_row.empty() ? th::sdk::kNoRow : cost_row[e];
+    if (c != th::sdk::kNoRow && t.op_cost_flops(c) >= 0 && t.op_cost_bytes_accessed(c) >= 0) {
+      ++o.runtime_events;
+      if (__builtin_add_overflow(o.runtime_flops, t.op_cost_flops(c), &o.runtime_flops))
+        o.runtime_flops = INT64_MAX;
+      if (__builtin_add_overflow(o.runtime_bytes, t.op_cost_bytes_accessed(c), &o.runtime_bytes))
+        o.runtime_bytes = INT64_MAX;
+    }
   }
   std::sort(out.begin(), out.end(), [](const HloOccurrence& a, const HloOccurrence& b) {
     return std::pair(a.instruction, a.device) < std::pair(b.instruction, b.device);
@@ -80,6 +96,20 @@ std::vector<HloOccurrence> HloOccurrences(const th::sdk::Trace& t, std::vector<b
 }
 
 HloCost CostOfInstruction(const th::sdk::hlo::Graph& g, uint32_t i) { return Cost(g, i, 0); }
+
+bool NotARooflineOp(const HloCost& c) {
+  const std::string_view why = c.why;
+  return !c.modelled && (why.starts_with("collective:") || why.starts_with("asynchronous:"));
+}
+
+std::pair<std::string, std::string> DtypeAndUnit(const th::sdk::Trace& t, uint32_t i) {
+  const std::string_view shape = t.hlo_shape(i), code = t.hlo_opcode(i);
+  const size_t bracket = shape.find('[');
+  std::string dtype;
+  if (!shape.starts_with("(") && bracket != std::string_view::npos)
+    dtype = PeakDtype(shape.substr(0, bracket));
+  return {dtype, code == "dot" || code == "convolution" ? "matrix" : "vector"};
+}
 
 std::string HloOpName(const th::sdk::Trace& t, uint32_t i) {
   const uint32_t m = t.hlo_module(i);

@@ -52,18 +52,25 @@ void XSpaceBuilder::AddEvent(XPlane* plane, XLine* line, const std::string& name
   e->set_metadata_id(EventMetadataId(plane, name));
   e->set_offset_ps(offset_ps);
   e->set_duration_ps(duration_ps);
-  for (const StatSpec& s : stats) {
-    auto* st = e->add_stats();
-    st->set_metadata_id(StatId(plane, s.name));
-    if (auto* i = std::get_if<int64_t>(&s.value)) st->set_int64_value(*i);
-    if (auto* u = std::get_if<uint64_t>(&s.value)) st->set_uint64_value(*u);
-    if (auto* d = std::get_if<double>(&s.value)) st->set_double_value(*d);
-    if (auto* str = std::get_if<std::string>(&s.value)) {
-      if (s.inline_str) {
-        st->set_str_value(*str);
-      } else {
-        st->set_ref_value(static_cast<uint64_t>(StatId(plane, *str)));
-      }
+  for (const StatSpec& s : stats) SetStat(plane, s, e->add_stats());
+}
+
+void XSpaceBuilder::AddMetadataStats(XPlane* plane, const std::string& name,
+                                     const std::vector<StatSpec>& stats) {
+  auto& md = (*plane->mutable_event_metadata())[EventMetadataId(plane, name)];
+  for (const StatSpec& s : stats) SetStat(plane, s, md.add_stats());
+}
+
+void XSpaceBuilder::SetStat(XPlane* plane, const StatSpec& s, tracehound::xspace::XStat* st) {
+  st->set_metadata_id(StatId(plane, s.name));
+  if (auto* i = std::get_if<int64_t>(&s.value)) st->set_int64_value(*i);
+  if (auto* u = std::get_if<uint64_t>(&s.value)) st->set_uint64_value(*u);
+  if (auto* d = std::get_if<double>(&s.value)) st->set_double_value(*d);
+  if (auto* str = std::get_if<std::string>(&s.value)) {
+    if (s.inline_str) {
+      st->set_str_value(*str);
+    } else {
+      st->set_ref_value(static_cast<uint64_t>(StatId(plane, *str)));
     }
   }
 }

@@ -32,6 +32,8 @@ class XSpaceBuilder {
   // An event on `line`, its stats on the event itself.
   void AddEvent(XPlane* plane, XLine* line, const std::string& name, int64_t offset_ps,
                 int64_t duration_ps, const std::vector<StatSpec>& stats = {});
+  // Stats on the event metadata `name` of `plane` (shared by its events).
+  void AddMetadataStats(XPlane* plane, const std::string& name, const std::vector<StatSpec>& stats);
   // An "Hlo Proto" stat on the metadata plane for module `m`.
   void EmbedHlo(const tracehound::hlo::HloModuleProto& m);
 
@@ -42,6 +44,7 @@ class XSpaceBuilder {
  private:
   int64_t StatId(XPlane* plane, const std::string& name);
   int64_t EventMetadataId(XPlane* plane, const std::string& name);
+  void SetStat(XPlane* plane, const StatSpec& s, tracehound::xspace::XStat* st);
 
   tracehound::xspace::XSpace space_;
   std::unordered_map<const XPlane*, std::unordered_map<std::string, int64_t>> stat_ids_;

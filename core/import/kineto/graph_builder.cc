@@ -32,7 +32,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   EventColumns& e = g.events;
   if (e.size() == 0 && g.gpu_args.size() == 0 && g.collective_args.size() == 0 &&
       g.memory_args.size() == 0 && g.counters.size() == 0 && g.xla_labels.size() == 0 &&
-      g.op_inputs.size() == 0) {
+      g.op_inputs.size() == 0 && g.xla_op_costs.size() == 0) {
     // The first chunk: its rows and ids are the graph's as they are (no
     // offsets to add), so its columns move in instead of being copied.
     e = std::move(c.events);
@@ -42,6 +42,7 @@ void GraphBuilder::Append(ParsedChunk&& c) {
     g.counters = std::move(c.counters);
     g.xla_labels = std::move(c.xla_labels);
     g.op_inputs = std::move(c.op_inputs);
+    g.xla_op_costs = std::move(c.xla_op_costs);
     event_ranks_ = std::move(c.event_ranks);
     AppendNamesAndDefects(c);
     return;
@@ -125,6 +126,12 @@ void GraphBuilder::Append(ParsedChunk&& c) {
   AppendColumn(oi.input_dims, c.op_inputs.input_dims);
   AppendColumn(oi.input_types, c.op_inputs.input_types);
   AppendColumn(oi.concrete_inputs, c.op_inputs.concrete_inputs);
+
+  XlaOpCostTable& oc = g.xla_op_costs;
+  for (EventId id : c.xla_op_costs.event) oc.event.push_back(id + base);
+  AppendColumn(oc.flops, c.xla_op_costs.flops);
+  AppendColumn(oc.model_flops, c.xla_op_costs.model_flops);
+  AppendColumn(oc.bytes_accessed, c.xla_op_costs.bytes_accessed);
 
   for (const auto& [row, rank] : c.event_ranks) event_ranks_.push_back({row + base, rank});
   AppendNamesAndDefects(c);

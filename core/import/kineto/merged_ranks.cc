@@ -42,7 +42,8 @@ class PartBuilder {
         collectives_(g.collective_args.event),
         counters_(g.counters.event),
         labels_(g.xla_labels.event),
-        op_inputs_(g.op_inputs.event) {}
+        op_inputs_(g.op_inputs.event),
+        op_costs_(g.xla_op_costs.event) {}
 
   void AddRow(EventId i) {
     const EventColumns& s = g_.events;
@@ -80,6 +81,9 @@ class PartBuilder {
     CopyCollectives(i, row);
     CopyCounters(i, row);
     CopyLabels(i, row);
+    CopyRowsOf<&XlaOpCostTable::flops, &XlaOpCostTable::model_flops,
+               &XlaOpCostTable::bytes_accessed>(&op_costs_, i, row, g_.xla_op_costs,
+                                                &part_->chunk.xla_op_costs);
   }
 
   // The part's id of a track of the file, if the part has one.
@@ -159,7 +163,7 @@ class PartBuilder {
   const std::vector<TrackKey>& tracks_;
   RankPart* part_;
   std::unordered_map<TrackId, uint32_t> track_ids_;
-  SparseCursor collectives_, counters_, labels_, op_inputs_;
+  SparseCursor collectives_, counters_, labels_, op_inputs_, op_costs_;
 };
 
 }  // namespace

@@ -82,6 +82,7 @@ struct ParsedChunk {
   CounterTable counters;
   XlaLabelTable xla_labels;  // XProf JSON and XSpace only
   OpInputsTable op_inputs;
+  XlaOpCostTable xla_op_costs;  // XSpace only
   std::vector<NameRecord> names;
   // Events whose args carry "rank" (a merged trace, merged_ranks.h): sparse,
   // empty for a trace of one rank.
@@ -118,6 +119,7 @@ inline void ParsedChunk::Reset() {
   counters = CounterTable();
   xla_labels = XlaLabelTable();
   op_inputs = OpInputsTable();
+  xla_op_costs = XlaOpCostTable();
   names.clear();
   event_ranks.clear();
   defects = ChunkDefects();

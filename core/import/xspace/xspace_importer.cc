@@ -15,6 +15,7 @@
 #include "core/import/kineto/graph_builder.h"
 #include "core/import/kineto/shared_tables.h"
 #include "core/import/xspace/derived_lines.h"
+#include "core/import/xspace/op_costs.h"
 #include "core/import/xspace/plane_tables.h"
 #include "core/import/xspace/xspace_reader.h"
 
@@ -167,6 +168,7 @@ class Converter : public XSpaceSink {
   bool gpu_ = false, device_ = false;
   std::optional<AllocatorStatIds> allocator_ids_;
   std::optional<PlaneTables> plane_tables_;
+  std::optional<OpCosts> op_costs_;
   std::vector<std::string> host_allocators_;
   // Allocator device of each allocator_name ref value seen on the plane (the
   // stat-metadata id it names -> AllocatorDevice's answer).
@@ -200,6 +202,9 @@ class Converter : public XSpaceSink {
   };
   std::vector<MemoryRow> memory_rows_;
 
+  // The xla_op_costs rows of a batch of device ops whose first event is row
+  // `first` (events taken in LineEvents' order, aggregated ones skipped).
+  void AppendOpCosts(const Plane& plane, std::span<const Event> events, size_t first);
   // AllocatorDevice of an allocator_name stat, remembered per ref value.
   void Allocator(const Plane& plane, const Stat& st, int8_t* type, int16_t* id);
   void AppendMemoryRows();
@@ -218,6 +223,32 @@ void Converter::Allocator(const Plane& plane, const Stat& st, int8_t* type, int1
   }
   AllocatorDevice(plane.StatString(st), &host_allocators_, type, id);
   if (allocator_refs_.size() < kMaxRefs) allocator_refs_.push_back({st.raw, *type, *id});
+}
+
+void Converter::AppendOpCosts(const Plane& plane, std::span<const Event> events, size_t first) {
+  XlaOpCostTable& out = chunk_.xla_op_costs;
+  const size_t n = events.size(), before = out.size();
+  EventId* event = out.event.grow_uninitialized(n);
+  int64_t* flops = out.flops.grow_uninitialized(n);
+  int64_t* model_flops = out.model_flops.grow_uninitialized(n);
+  int64_t* bytes = out.bytes_accessed.grow_uninitialized(n);
+  size_t w = 0, k = 0;
+  for (const Event& ev : events) {
+    if (ev.has_num_occurrences) continue;  // (not an event row)
+    const OpCost c = op_costs_->Of(plane_tables_->Find(ev.metadata_id), plane.StatsOf(ev));
+    if (c.any()) {
+      event[k] = static_cast<EventId>(first + w);
+      flops[k] = c.flops;
+      model_flops[k] = c.model_flops;
+      bytes[k] = c.bytes_accessed;
+      ++k;
+    }
+    ++w;
+  }
+  out.event.resize(before + k);
+  out.flops.resize(before + k);
+  out.model_flops.resize(before + k);
+  out.bytes_accessed.resize(before + k);
 }
 
 void Converter::AppendMemoryRows() {
@@ -289,6 +320,7 @@ std::vector<size_t> Converter::BeginPlane(const Plane& plane) {
   }
   allocator_ids_.emplace(plane);
   plane_tables_.emplace(plane);
+  op_costs_.emplace(plane);
   host_allocators_.clear();
   allocator_refs_.clear();
   module_by_fingerprint_.clear();
@@ -506,6 +538,7 @@ void Converter::LineEvents(const Plane& plane, size_t index, std::span<const Eve
   }
   rounded_ += rounded;
   AppendMemoryRows();
+  if (device_ops && op_costs_->active()) AppendOpCosts(plane, events, first);
   e.ts.resize(first + w);
   e.dur.resize(first + w);
   e.name.resize(first + w);
@@ -559,6 +592,7 @@ void Converter::EndPlane(const Plane& plane) {
   trace_->info.planes.push_back(std::move(summary_));
   if (gpu_) gpu_planes_.emplace_back(plane.id, plane.name);
   plane_tables_.reset();
+  op_costs_.reset();
 }
 
 void Converter::Finish() {

@@ -359,6 +359,19 @@ class Trace {
     return String(At<uint32_t>(op_concrete_inputs_, row));
   }
 
+  // xla_op_costs: the costs the runtime wrote on device ops (TPU: XLA's cost
+  // analysis, per execution), one row per event carrying any, rows in event
+  // order; -1 where a stat is absent. A host without the table: no rows.
+  uint64_t op_costs_count() const {
+    return xla_op_costs_.table && op_cost_event_.data ? Rows(xla_op_costs_) : 0;
+  }
+  uint32_t op_cost_event(uint64_t row) const { return At<uint32_t>(op_cost_event_, row); }
+  int64_t op_cost_flops(uint64_t row) const { return At<int64_t>(op_cost_flops_, row); }
+  int64_t op_cost_model_flops(uint64_t row) const { return At<int64_t>(op_cost_model_flops_, row); }
+  int64_t op_cost_bytes_accessed(uint64_t row) const {
+    return At<int64_t>(op_cost_bytes_accessed_, row);
+  }
+
   // memory_args: [memory] and [OutOfMemory] events, rows in event order;
   // absent values: device -1, addr 0, totals kNoValue.
   uint64_t memory_count() const { return Rows(memory_args_); }
@@ -570,7 +583,8 @@ class Trace {
             &class_rules_,
             &graph_capture_,
             &event_launches_,
-            &op_inputs_};
+            &op_inputs_,
+            &xla_op_costs_};
   }
   std::vector<Col*> AllColumns() {
     return {&ts_,
@@ -646,7 +660,11 @@ class Trace {
             &op_inputs_event_,
             &op_input_dims_,
             &op_input_types_,
-            &op_concrete_inputs_};
+            &op_concrete_inputs_,
+            &op_cost_event_,
+            &op_cost_flops_,
+            &op_cost_model_flops_,
+            &op_cost_bytes_accessed_};
   }
 
   const th_host_api* host_;
@@ -659,7 +677,7 @@ class Trace {
       hlo_operands_tab_{"hlo_operands"}, hlo_user_offsets_tab_{"hlo_user_offsets"},
       hlo_users_tab_{"hlo_users"}, name_classes_{"name_classes"}, class_rules_{"class_rules"},
       graph_capture_{"graph_capture"}, event_launches_{"event_launches"}, op_inputs_{"op_inputs"},
-      hlo_compute_dims_{"hlo_compute_dims"};
+      hlo_compute_dims_{"hlo_compute_dims"}, xla_op_costs_{"xla_op_costs"};
 
   Col ts_{"events", "ts"}, dur_{"events", "dur"}, name_{"events", "name"}, cat_{"events", "cat"},
       track_{"events", "track"}, parent_{"events", "parent"}, depth_{"events", "depth"},
@@ -685,6 +703,9 @@ class Trace {
   Col op_inputs_event_{"op_inputs", "event"}, op_input_dims_{"op_inputs", "input_dims"},
       op_input_types_{"op_inputs", "input_types"},
       op_concrete_inputs_{"op_inputs", "concrete_inputs"};
+  Col op_cost_event_{"xla_op_costs", "event"}, op_cost_flops_{"xla_op_costs", "flops"},
+      op_cost_model_flops_{"xla_op_costs", "model_flops"},
+      op_cost_bytes_accessed_{"xla_op_costs", "bytes_accessed"};
   Col hlo_module_name_{"hlo_modules", "name"}, hlo_module_id_{"hlo_modules", "id"};
   Col hlo_module_{"hlo_instructions", "module"}, hlo_name_{"hlo_instructions", "name"},
       hlo_opcode_{"hlo_instructions", "opcode"}, hlo_shape_{"hlo_instructions", "shape"},

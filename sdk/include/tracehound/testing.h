@@ -333,7 +333,8 @@ struct DeviceArgs {
 // Builds one rank's trace, event by event, as the catalog tables tracehound
 // hands a plugin (events, tracks, edges, profiler_steps, gpu_args, gpu_hlo,
 // collective_args, memory_args, op_inputs, counters, devices, the HLO tables (empty),
-// name_classes, class_rules, graph_capture, event_launches, event_flags, xla_labels). Times
+// name_classes, class_rules, graph_capture, event_launches, event_flags, xla_labels,
+// xla_op_costs). Times
 // are ns. Every method that
 // adds an event returns its row in events.
 class TraceBuilder {
@@ -814,6 +815,14 @@ class TraceBuilder {
       Col(c, "hlo_op", TH_TYPE_STRING_ID, "", [](BuiltColumn&) {});
       Col(c, "hlo_module", TH_TYPE_STRING_ID, "", [](BuiltColumn&) {});
       Finish(*t, "xla_labels", 0);
+    }
+    {  // no runtime op costs
+      auto& c = t->columns_.emplace_back();
+      Col(c, "event", TH_TYPE_U32, "", [](BuiltColumn&) {});
+      Col(c, "flops", TH_TYPE_I64, "FLOP", [](BuiltColumn&) {});
+      Col(c, "model_flops", TH_TYPE_I64, "FLOP", [](BuiltColumn&) {});
+      Col(c, "bytes_accessed", TH_TYPE_I64, "bytes", [](BuiltColumn&) {});
+      Finish(*t, "xla_op_costs", 0);
     }
     return t;
   }

@@ -2,9 +2,9 @@
 // the XSpace captures of ../shared/data (skipped when absent): per HLO
 // instruction, F and transcendentals equal XLA's cost analysis, and B equals
 // it wherever XLA's bytes rule is the plain one (operands + outputs, each
-// once). The reference (tests/data/roofline_hlo/xla_cost_reference.json) was
-// computed once by make_xla_cost_reference.py, XLA's rules written apart from
-// tracehound.
+// once) and B is the HLO model's (not the TPU runtime's own figure). The reference
+// (tests/data/roofline_hlo/xla_cost_reference.json) was computed once by
+// make_xla_cost_reference.py, XLA's rules written apart from tracehound.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -85,7 +85,9 @@ TEST(RooflineHloRealTrace, MatchesXlaCostAnalysis) {
       EXPECT_EQ(Col<int64_t>(t, "flops")[i], ref.flops * count);
       EXPECT_EQ(Col<int64_t>(t, "transcendentals")[i], ref.transcendentals * count);
       ++flops_compared;
-      if (ref.plain_bytes) {
+      // B of the TPU runtime's figures (cost_source runtime) is its own cost
+      // model's, checked in roofline_runtime_costs_test.
+      if (ref.plain_bytes && Col<std::string>(t, "cost_source")[i] == "hlo") {
         EXPECT_EQ(Col<int64_t>(t, "bytes")[i], ref.bytes * count);
         ++bytes_compared;
       }
@@ -102,7 +104,7 @@ TEST(RooflineHloRealTrace, MatchesXlaCostAnalysis) {
     }
   }
   EXPECT_GT(flops_compared, 50);
-  EXPECT_GT(bytes_compared, 40);
+  EXPECT_GT(bytes_compared, 35);     // (the TPU rows: roofline_runtime_costs_test)
   EXPECT_GT(unknown_unmodelled, 0);  // the Transformer Engine attention calls
 }
 

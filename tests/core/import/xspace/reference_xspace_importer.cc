@@ -23,6 +23,35 @@ namespace th::xspace::reference {
 
 namespace {
 
+// The runtime's costs of a TPU op (metadata stats, then the event's): an
+// xla_op_costs row when any of flops, model_flops, bytes_accessed is a count.
+void AppendOpCost(const Plane& plane, const EventMetadata* md, const Event& ev, EventId row,
+                  XlaOpCostTable* out) {
+  int64_t cost[3] = {-1, -1, -1};
+  auto take = [&](std::span<const Stat> stats) {
+    for (const Stat& s : stats) {
+      const std::string& n = plane.StatName(s.metadata_id);
+      const int k = n == "flops" ? 0 : n == "model_flops" ? 1 : n == "bytes_accessed" ? 2 : -1;
+      if (k < 0) continue;
+      int64_t v = -1;
+      if (s.kind == StatKind::kInt64) v = s.int64_value();
+      if (s.kind == StatKind::kUint64 && s.uint64_value() <= uint64_t{INT64_MAX})
+        v = static_cast<int64_t>(s.uint64_value());
+      if (s.kind == StatKind::kDouble && s.double_value() >= 0 && s.double_value() < 9.2e18 &&
+          s.double_value() == static_cast<double>(static_cast<int64_t>(s.double_value())))
+        v = static_cast<int64_t>(s.double_value());
+      if (v >= 0) cost[k] = v;
+    }
+  };
+  if (md) take(md->stats);
+  take(plane.StatsOf(ev));
+  if (cost[0] < 0 && cost[1] < 0 && cost[2] < 0) return;
+  out->event.push_back(row);
+  out->flops.push_back(cost[0]);
+  out->model_flops.push_back(cost[1]);
+  out->bytes_accessed.push_back(cost[2]);
+}
+
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Nearest ns of a picosecond value; `rounded` counts values with sub-ns digits.
@@ -362,6 +391,7 @@ StatusOr<std::unique_ptr<Trace>> ImportXSpaceFileReference(
         e.correlation.push_back(correlation);
         e.external_id.push_back(kNoValue);
         e.args_row.push_back(args_row);
+        if (device_ops) AppendOpCost(plane, md, ev, row, &chunk.xla_op_costs);
         if (labels.any()) {
           XlaLabelTable& x = chunk.xla_labels;
           x.event.push_back(row);

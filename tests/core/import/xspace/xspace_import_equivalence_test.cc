@@ -99,6 +99,10 @@ void ExpectSameGraph(const EventGraph& a, const EventGraph& b) {
   SAME(xla_labels.op_name);
   SAME(xla_labels.source);
   SAME(xla_labels.group_id);
+  SAME(xla_op_costs.event);
+  SAME(xla_op_costs.flops);
+  SAME(xla_op_costs.model_flops);
+  SAME(xla_op_costs.bytes_accessed);
   SAME(edges.src);
   SAME(edges.dst);
   SAME(edges.kind);

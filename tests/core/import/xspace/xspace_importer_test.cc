@@ -131,6 +131,48 @@ TEST(XSpaceImportFiles, AllocatorEventsFillTheMemoryTable) {
   EXPECT_EQ(Summarize(*set->traces[0]).peak_total_allocated, 1280);
 }
 
+TEST(XSpaceImportFiles, RuntimeOpCostsFillTheCostTable) {
+  // TPU XLA Ops: costs on the op's event metadata, an event's own stats
+  // taking precedence; a non-integral value is not a count; host events and
+  // ops without the stats get no row.
+  testing::XSpaceBuilder b;
+  auto* tpu = b.AddPlane(1, "/device:TPU:0");
+  auto* ops = b.AddLine(tpu, 1, "XLA Ops", 0);
+  b.AddMetadataStats(
+      tpu, "fusion.1",
+      {{"flops", int64_t{100}}, {"model_flops", int64_t{90}}, {"bytes_accessed", int64_t{4096}}});
+  b.AddMetadataStats(tpu, "copy.2", {{"bytes_accessed", uint64_t{64}}});
+  b.AddEvent(tpu, ops, "fusion.1", 1000000, 500000);
+  b.AddEvent(tpu, ops, "copy.2", 2000000, 500000, {{"flops", int64_t{0}}});
+  b.AddEvent(tpu, ops, "fusion.1", 3000000, 500000, {{"bytes_accessed", int64_t{8192}}});
+  b.AddEvent(tpu, ops, "nop", 4000000, 500000);
+  b.AddEvent(tpu, ops, "fusion.3", 5000000, 500000, {{"flops", 1.5}, {"bytes_accessed", 256.0}});
+  auto* host = b.AddPlane(2, "/host:CPU");
+  b.AddEvent(host, b.AddLine(host, 7, "python", 0), "step", 0, 9000000, {{"flops", int64_t{7}}});
+  const std::string path = testing::TempDir() + "/op_costs.xplane.pb";
+  ASSERT_TRUE(b.WriteTo(path));
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const EventGraph& g = set->traces[0]->graph;
+  auto on_tpu = [&](int64_t ts) {
+    for (EventId e = 0; e < g.events.size(); ++e)
+      if (g.events.ts[e] == ts && g.events.dur[e] == 500) return e;
+    ADD_FAILURE() << "no TPU op at " << ts;
+    return EventId{0};
+  };
+  const XlaOpCostTable& c = g.xla_op_costs;
+  std::vector<std::vector<int64_t>> rows;
+  for (size_t r = 0; r < c.size(); ++r)
+    rows.push_back({c.event[r], c.flops[r], c.model_flops[r], c.bytes_accessed[r]});
+  const std::vector<std::vector<int64_t>> want = {
+      {on_tpu(1000), 100, 90, 4096},
+      {on_tpu(2000), 0, -1, 64},
+      {on_tpu(3000), 100, 90, 8192},
+      {on_tpu(5000), -1, -1, 256},
+  };
+  EXPECT_EQ(rows, want);
+}
+
 TEST(XSpaceImportFiles, CorruptFileIsAnErrorWithTheOffset) {
   std::string data = testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
