@@ -17,6 +17,14 @@ struct Roof {
   int64_t ops = 0;
 };
 
+// The kind of an op row's F and B by where they come from (roofline_ops'
+// cost_source): the runtime's own figures are read, the models' inferred.
+const char* CostKind(const std::string& source) {
+  if (source == "runtime") return "read";
+  if (source == "mixed") return "inferred and read";
+  return "inferred";
+}
+
 void WriteOps(JsonWriter& w, const DerivedTableReader& t) {
   w.Key("ops").BeginArray();
   for (size_t i = 0; i < t.rows(); ++i) {
@@ -30,7 +38,9 @@ void WriteOps(JsonWriter& w, const DerivedTableReader& t) {
     w.Field("intensity", t.Real("intensity", i)).Field("peak_flops", t.Real("peak_flops", i));
     w.Field("peak_bytes_per_s", t.Real("peak_bytes_per_s", i)).Field("peak", t.Text("peak", i));
     w.Field("bound", t.Text("bound", i)).Field("efficiency", t.Real("efficiency", i));
-    w.Field("peak_source", t.Text("peak_source", i)).EndObject();
+    w.Field("peak_source", t.Text("peak_source", i));
+    const std::string source = t.Text("cost_source", i);
+    w.Field("cost_source", source).Field("cost_kind", CostKind(source)).EndObject();
   }
   w.EndArray();
 }
@@ -89,7 +99,9 @@ void WriteUnmodelled(JsonWriter& w, const DerivedTableReader& t) {
 }
 
 // What each number of an op row is: its unit and kind (inferred from the
-// shapes, measured on the trace, read from the peak table).
+// shapes, measured on the trace, read from the peak table); an op row's
+// cost_kind gives the kind of its flops and bytes (read where the runtime
+// wrote them).
 void WriteUnitsAndKinds(JsonWriter& w) {
   struct Number {
     const char *name, *unit, *kind;

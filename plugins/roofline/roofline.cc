@@ -528,7 +528,7 @@ th::sdk::Schema UnmodelledTable() {
 class Roofline final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
-    return Declaration("roofline", "1.2.0", th::sdk::kAnalyzer,
+    return Declaration("roofline", "1.3.0", th::sdk::kAnalyzer,
                        "Per op (framework op or HLO instruction): FLOPs and bytes from the "
                        "shapes, time of its kernels, against the device's datasheet peaks "
                        "(dtype-aware roofline)")

@@ -101,7 +101,7 @@ export class RooflinePanel {
     const left = a.ops.length - a.ops.filter(drawable).length;
     const foot = el('p', {class: 'muted'}, a.ops.length + ' op rows, ' + (a.ops.length - left) + ' drawn' +
       (left ? '; ' + left + ' with F, B or T of 0 (no place on log axes)' : '') +
-      ' · F, B inferred from the shapes, T measured, peaks read from configs/peaks.yaml');
+      ' · F, B inferred from the shapes or HLO (read where the TPU runtime wrote them), T measured, peaks read from configs/peaks.yaml');
     this.panel.replaceChildren(head, this.chart(a), legend, this.info, foot);
   }
 
@@ -153,7 +153,7 @@ export class RooflinePanel {
   describe(o) {
     this.info.className = 'roofline-info';
     this.info.textContent = o.name + ' · ' + o.dtype + ' ' + o.input_dims + ' · rank ' + o.rank + ' · ' + o.count + '× · ' +
-      'F ' + fmtSi(o.flops, 'FLOP') + ' (inferred) · B ' + fmtSi(o.bytes, 'B') + ' (inferred) · T ' + fmtDur(o.time_ns) + ' (measured) · ' +
+      'F ' + fmtSi(o.flops, 'FLOP') + ' (' + (o.cost_kind || 'inferred') + ') · B ' + fmtSi(o.bytes, 'B') + ' (' + (o.cost_kind || 'inferred') + ') · T ' + fmtDur(o.time_ns) + ' (measured) · ' +
       fmtSi(o.flops_per_s, 'FLOP/s') + ' achieved · intensity ' + o.intensity.toPrecision(3) + ' FLOP/B · roof ' + o.peak + ' ' +
       fmtSi(o.peak_flops, 'FLOP/s') + ', ' + fmtSi(o.peak_bytes_per_s, 'B/s') + ' (read) · ' + o.bound + '-bound · efficiency ' +
       (o.efficiency < 0 ? 'unknown (no peak)' : (100 * o.efficiency).toFixed(1) + ' % (inferred)');

@@ -179,17 +179,17 @@ TEST(ServePathsTest, RooflineAnswerBytes) {
       R"("time_ns":3000000,"flops_per_s":45812984490666.664,"bytes_per_s":33554432000,)"
       R"("intensity":1365.3333333333333,)" +
       mm_roof + R"("efficiency":0.046303804821777504,"peak_source":")" + bf16_source +
-      R"("},{"rank":0,)" + h100 + mm +
+      R"(","cost_source":"shapes","cost_kind":"inferred"},{"rank":0,)" + h100 + mm +
       R"("time_ns":1000000,"flops_per_s":137438953472000,"bytes_per_s":100663296000,)"
       R"("intensity":1365.3333333333333,)" +
       mm_roof + R"("efficiency":0.13891141446533253,"peak_source":")" + bf16_source +
-      R"("},{"rank":0,)" + h100 +
+      R"(","cost_source":"shapes","cost_kind":"inferred"},{"rank":0,)" + h100 +
       R"("name":"aten::add","dtype":"fp32","unit":"vector","input_dims":"[[1024,1024],[1024,1024],[]]",)"
       R"("count":1,"flops":1048576,"bytes":12582912,"time_ns":100000,"flops_per_s":10485760000,)"
       R"("bytes_per_s":125829120000,"intensity":0.08333333333333333,"peak_flops":66900000000000,)"
       R"("peak_bytes_per_s":3350000000000,"peak":"vector fp32","bound":"memory",)"
       R"("efficiency":0.03756093134328358,"peak_source":")" +
-      fp32_source + R"("}],"roofs":[{)" + h100 +
+      fp32_source + R"(","cost_source":"shapes","cost_kind":"inferred"}],"roofs":[{)" + h100 +
       R"("peak":"matrix bf16","unit":"matrix","dtype":"bf16","peak_flops":989400000000000,)"
       R"("peak_bytes_per_s":3350000000000,"source":")" +
       bf16_source + R"(","ops":2},{)" + h100 +
