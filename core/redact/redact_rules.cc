@@ -4,7 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -138,7 +140,7 @@ const std::vector<KindInfo>& Kinds() {
        "secret",
        {"alphabet", "min_length", "margin_bits", "max_word_fraction"}},
       {"regex", RuleKind::kRegex, "text", {"pattern"}},
-      {"field", RuleKind::kField, "text", {"keys", "action", "learn_hosts"}},
+      {"field", RuleKind::kField, "text", {"keys", "action", "learn_hosts", "keep_numeric"}},
   };
   return kinds;
 }
@@ -323,6 +325,8 @@ Status ParseRule(Reader& r, const YAML::Node& n, RuleSet* set) {
       }
     } else if (key == "learn_hosts") {
       TH_RETURN_IF_ERROR(r.Bool(value, key, &rule.learn_hosts));
+    } else if (key == "keep_numeric") {
+      TH_RETURN_IF_ERROR(r.Bool(value, key, &rule.keep_numeric));
     }
   }
   switch (rule.kind) {
@@ -390,6 +394,33 @@ void RuleSet::AddKnownHosts(const std::vector<std::string>& hosts) {
         r.hosts.known.begin(), r.hosts.known.end(),
         [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   }
+}
+
+bool IsPlainValue(std::string_view s) {
+  bool any = false;
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '[' || c == ']' || c == '(' || c == ')' || c == ',' || c == ' ') {
+      ++i;
+      continue;
+    }
+    size_t j = i;  // a token: a number or a word
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.' ||
+                            s[j] == '-' || s[j] == '+'))
+      ++j;
+    if (j == i) return false;
+    const std::string token(s.substr(i, j - i));
+    if (token != "True" && token != "False" && token != "None") {
+      char* end = nullptr;
+      std::strtod(token.c_str(), &end);
+      if (end != token.c_str() + token.size() ||
+          !std::isdigit(static_cast<unsigned char>(token[token[0] == '-' || token[0] == '+'])))
+        return false;
+    }
+    any = true;
+    i = j;
+  }
+  return any;
 }
 
 int RuleSet::FieldRuleFor(std::string_view key) const {

@@ -55,6 +55,9 @@ struct Rule {
   std::vector<std::string> keys;          // kField
   FieldAction action = FieldAction::kPseudonymize;
   bool learn_hosts = false;  // kField: its values are host names to find everywhere
+  // kField: values that are only numbers, True/False/None and the brackets
+  // and commas of lists of them ("[14, 14]", "1e-05") are kept (IsPlainValue).
+  bool keep_numeric = false;
 
   // The shortest base64-ish run a match can be (prefilter), 0 when unknown.
   size_t min_run = 0;
@@ -80,6 +83,11 @@ struct RuleSet {
 // Reads rules from YAML text; errors name `name`:line:column.
 StatusOr<RuleSet> ParseRules(const std::string& text, const std::string& name);
 StatusOr<RuleSet> LoadRules(const std::string& path);
+
+// Whether `s` holds only numbers, True / False / None, and the brackets,
+// parentheses, commas and blanks of lists of them (a shape, a stride, a
+// scalar), which carry no user data; "" is not plain.
+bool IsPlainValue(std::string_view s);
 
 // Appends the spans rule `r` replaces in s (none for kField: those replace
 // whole values, decided by the caller).

@@ -140,7 +140,7 @@ StringRedactor::Entry StringRedactor::Compute(std::string_view s, int field_rule
   std::string cur(s);
   if (field_rule >= 0) {
     const Rule& r = rules_.rules[static_cast<size_t>(field_rule)];
-    if (!s.empty() && !IsPseudonym(s)) {
+    if (!s.empty() && !IsPseudonym(s) && !(r.keep_numeric && IsPlainValue(s))) {
       if (r.action == FieldAction::kDrop) {
         counts_.rules[static_cast<size_t>(field_rule)].distinct.insert(
             pseudonyms_.DigestOf(r.cls, s));

@@ -187,7 +187,7 @@ std::string KinetoRank(int rank, Expected* e) {
         R"J("Concrete Inputs": ["", "", "1e-05", "mean"], "External id": )J" +
         std::to_string(corr) +
         R"J(, "Call stack": "/home/alice/proj/train.py(42): forward;/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py(1501): _call_impl"}})J");
-    e->Add("free-text-args", "1e-05");  // every string inside the value, "" left as it is
+    // every string inside the value but "" and plain numbers ("1e-05": keep_numeric)
     e->Add("free-text-args", "mean");
     e->Add("home-user", "alice");
     e->Add("private-path", "/home/<alice>/proj");

@@ -105,5 +105,13 @@ TEST(RedactRules, KnownHostsAreAddedToHostnameRules) {
   EXPECT_EQ(r->rules[0].hosts.known, (std::vector<std::string>{"a.b.example.com", "node7"}));
 }
 
+TEST(IsPlainValue, NumbersBooleansAndListsOfThemOnly) {
+  for (const char* s :
+       {"[14, 14]", "1e-05", "-3", "True", "None", "(1, 2)", "[[1, 2], [3]]", "0.5"})
+    EXPECT_TRUE(IsPlainValue(s)) << s;
+  for (const char* s : {"", "mean", "inf", "[alice]", "/home/alice", "1e", "[1, x]", "-", "same"})
+    EXPECT_FALSE(IsPlainValue(s)) << s;
+}
+
 }  // namespace
 }  // namespace th::redact
