@@ -274,8 +274,8 @@ class TraceDiff final : public th::sdk::Plugin {
                        "step trees, and the step-time change split over the step-breakdown "
                        "categories")
         .InputGroups()
-        .Reads({"events", "event_flags", "tracks", "event_launches", "xla_labels", "op_inputs", "devices",
-                "steps", "step_breakdown"})
+        .Reads({"events", "event_flags", "tracks", "event_launches", "xla_labels", "op_inputs",
+                "devices", "steps", "step_breakdown"})
         .Publishes(RowsTable())
         .Publishes(TotalsTable())
         .Publishes(AttributionTable())

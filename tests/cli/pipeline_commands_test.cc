@@ -147,8 +147,7 @@ TEST(RunCommand, DumpConfigReloadsToTheSamePlanForEveryShippedPipeline) {
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(configs)) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".yaml" || name == "redact.yaml" ||
-        name == "peaks.yaml")
+    if (entry.path().extension() != ".yaml" || name == "redact.yaml" || name == "peaks.yaml")
       continue;
     CommandResult first = Tracehound("run " + entry.path().string() + " --dump-config");
     ASSERT_EQ(first.status, 0) << name << "\n" << first.out;

@@ -351,9 +351,10 @@ TEST(TraceDiffPlugin, ShapeWarningsAreTheCommands) {
   // Without record_shapes on A the table says the shapes were not compared.
   fa.shapes = false;
   const std::string bare = Fixture("a7", fa);
-  EXPECT_EQ(Values<std::string>(Table(*RunPlugin(bare, b), "trace_diff_warnings"), "warning"),
-            std::vector<std::string>{"input shapes and dtypes of matched ops are not compared: "
-                                     "side A has no Kineto Input Dims / Input type (record_shapes)"});
+  EXPECT_EQ(
+      Values<std::string>(Table(*RunPlugin(bare, b), "trace_diff_warnings"), "warning"),
+      std::vector<std::string>{"input shapes and dtypes of matched ops are not compared: "
+                               "side A has no Kineto Input Dims / Input type (record_shapes)"});
 }
 
 TEST(TraceDiffPlugin, OtherPluginsSeeOnlyTheInputs) {
