@@ -174,19 +174,20 @@ struct Reader {
     pos = p;
     return true;
   }
-  // The rest of an int list after its '[': int ("," int)* "]" or "]".
-  bool IntsThenClose(std::vector<int64_t>* out) {
+  // The rest of a list after its '[': item ("," item)* "]" or "]", each
+  // item read into a new element of `out` by one(T*).
+  template <typename T, typename ReadOne>
+  bool ListThenClose(std::vector<T>* out, ReadOne one) {
     if (Peek(']')) return ++pos, true;
     while (true) {
-      int64_t v = 0;
-      if (!Int(&v)) return false;
-      out->push_back(v);
-      if (Peek(',')) {
-        ++pos;
-        continue;
-      }
-      return Expect(']');
+      if (!one(&out->emplace_back())) return false;
+      if (!Peek(',')) return Expect(']');
+      ++pos;
     }
+  }
+  // The rest of an int list after its '['.
+  bool IntsThenClose(std::vector<int64_t>* out) {
+    return ListThenClose(out, [this](int64_t* v) { return Int(v); });
   }
   bool IntList(std::vector<int64_t>* out) { return Expect('[') && IntsThenClose(out); }
   // One Input Dims entry: an int list, or a list of int lists.
@@ -194,14 +195,7 @@ struct Reader {
     if (!Expect('[')) return false;
     if (!Peek('[')) return IntsThenClose(&out->dims);
     out->is_list = true;
-    while (true) {
-      if (!IntList(&out->tensors.emplace_back())) return false;
-      if (Peek(',')) {
-        ++pos;
-        continue;
-      }
-      return Expect(']');
-    }
+    return ListThenClose(&out->tensors, [this](std::vector<int64_t>* t) { return IntList(t); });
   }
   bool AppendUtf8(uint32_t cp, std::string* out) {
     if (cp < 0x80) {
@@ -399,22 +393,9 @@ inline InputKind ClassifyInputType(std::string_view type) {
 inline ParsedInputDims ParseInputDims(std::string_view text) {
   ParsedInputDims out;
   op_shapes_detail::Reader r{text, "Input Dims", 0, {}};
-  bool ok = r.Expect('[');
-  if (ok && r.Peek(']')) {
-    ++r.pos;
-  } else {
-    while (ok) {
-      ok = r.Entry(&out.inputs.emplace_back());
-      if (!ok) break;
-      if (r.Peek(',')) {
-        ++r.pos;
-        continue;
-      }
-      ok = r.Expect(']');
-      break;
-    }
-  }
-  if (ok) ok = r.End();
+  const bool ok = r.Expect('[') &&
+                  r.ListThenClose(&out.inputs, [&r](InputDims* d) { return r.Entry(d); }) &&
+                  r.End();
   if (!ok) {
     out.inputs.clear();
     out.error = r.error;
@@ -426,22 +407,9 @@ namespace op_shapes_detail {
 inline ParsedInputTypes ParseStringList(std::string_view text, const char* what) {
   ParsedInputTypes out;
   Reader r{text, what, 0, {}};
-  bool ok = r.Expect('[');
-  if (ok && r.Peek(']')) {
-    ++r.pos;
-  } else {
-    while (ok) {
-      ok = r.String(&out.types.emplace_back());
-      if (!ok) break;
-      if (r.Peek(',')) {
-        ++r.pos;
-        continue;
-      }
-      ok = r.Expect(']');
-      break;
-    }
-  }
-  if (ok) ok = r.End();
+  const bool ok = r.Expect('[') &&
+                  r.ListThenClose(&out.types, [&r](std::string* t) { return r.String(t); }) &&
+                  r.End();
   if (!ok) {
     out.types.clear();
     out.error = r.error;
@@ -470,7 +438,9 @@ inline bool ConcreteInt(std::string_view value, int64_t* out) {
 inline bool ConcreteIntList(std::string_view value, std::vector<int64_t>* out) {
   op_shapes_detail::Reader r{value, "Concrete Inputs", 0, {}};
   out->clear();
-  return r.IntList(out) && r.End();
+  if (r.IntList(out) && r.End()) return true;
+  out->clear();
+  return false;
 }
 
 inline bool ConcreteBool(std::string_view value, bool* out) {
