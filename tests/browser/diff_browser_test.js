@@ -19,10 +19,9 @@
 const childProcess = require('child_process');
 const fs = require('fs');
 const path = require('path');
-const {findChromium, launch, openPage} = require('./devtools_pipe.js');
-const {parseArgs, startServe, httpGet, sleep} = require('./serve_harness.js');
+const {launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet, sleep, prepareRun} = require('./serve_harness.js');
 
-const SKIP = 77;
 const W = 1500, H = 900;
 const args = parseArgs(process.argv);
 let failures = 0;
@@ -255,16 +254,7 @@ async function exercise(cdp, server, artefacts) {
 }
 
 async function main() {
-  const chromium = findChromium();
-  if (!chromium) {
-    console.log('SKIP: chromium is not installed (apt-get install chromium; scripts/dev.sh installs it)');
-    process.exit(SKIP);
-  }
-  const work = path.resolve(args.work);
-  fs.rmSync(work, {recursive: true, force: true});
-  fs.mkdirSync(work, {recursive: true});
-  const artefacts = path.resolve(args.artefacts);
-  fs.mkdirSync(artefacts, {recursive: true});
+  const {chromium, work, artefacts} = prepareRun(args);
   const traces = path.join(work, 'traces');
   const w = childProcess.spawnSync(args['write-pair'], [traces], {encoding: 'utf8'});
   if (w.status !== 0) throw new Error('write_diff_pair failed: ' + w.stdout + w.stderr);

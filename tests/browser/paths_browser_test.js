@@ -18,10 +18,9 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const {findChromium, launch, openPage} = require('./devtools_pipe.js');
-const {parseArgs, startServe, httpGet, sleep} = require('./serve_harness.js');
+const {launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet, sleep, prepareRun} = require('./serve_harness.js');
 
-const SKIP = 77;
 const W = 1400, H = 900;
 const args = parseArgs(process.argv);
 let failures = 0;
@@ -172,14 +171,7 @@ async function roofline(cdp, origin, artefacts, name) {
 }
 
 async function main() {
-  const chromium = findChromium();
-  if (!chromium) {
-    console.log('SKIP: chromium is not installed (apt-get install chromium; scripts/dev.sh installs it)');
-    process.exit(SKIP);
-  }
-  const work = path.resolve(args.work), artefacts = path.resolve(args.artefacts);
-  fs.rmSync(work, {recursive: true, force: true});
-  fs.mkdirSync(artefacts, {recursive: true});
+  const {chromium, work, artefacts} = prepareRun(args);
   const job = path.join(work, 'job');
   writeJob(job);
   const servers = [await startServe(args.tracehound, ['--no-cache', '--no-findings', job])];

@@ -20,8 +20,8 @@ const childProcess = require('child_process');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
-const {findChromium, launch, openPage} = require('./devtools_pipe.js');
-const {parseArgs, startServe, httpGet: get, sleep} = require('./serve_harness.js');
+const {launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet: get, sleep, prepareRun} = require('./serve_harness.js');
 
 const SKIP = 77;
 const W = 1400, H = 900;
@@ -95,16 +95,7 @@ function drawnEvents(buf) {
 }
 
 async function main() {
-  const chromium = findChromium();
-  if (!chromium) {
-    console.log('SKIP: chromium is not installed (apt-get install chromium; scripts/dev.sh installs it)');
-    process.exit(SKIP);
-  }
-  const work = path.resolve(args.work);
-  fs.rmSync(work, {recursive: true, force: true});
-  fs.mkdirSync(work, {recursive: true});
-  const artefacts = path.resolve(args.artefacts);
-  fs.mkdirSync(artefacts, {recursive: true});
+  const {chromium, work, artefacts} = prepareRun(args);
   let server;
   if (args.url) {  // a server already running (benchmarks)
     server = {url: args.url, origin: new URL(args.url).origin, proc: {kill: () => {}}};

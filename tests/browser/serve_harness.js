@@ -1,8 +1,11 @@
 // What the browser tests of `tracehound serve` share: their command line,
-// a server started on a free port, and plain HTTP GETs to it.
+// a server started on a free port, plain HTTP GETs to it, and the run's
+// folders (prepareRun).
 'use strict';
 const childProcess = require('child_process');
+const fs = require('fs');
 const http = require('http');
+const path = require('path');
 
 // --name VALUE pairs; a --flag followed by another --flag (or nothing) is true.
 function parseArgs(argv) {
@@ -51,4 +54,20 @@ function httpGet(url, headers = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-module.exports = {parseArgs, startServe, httpGet, sleep};
+// Chromium's path and the test's fresh work folder and artefacts folder;
+// without Chromium the test exits with ctest's skip code (77), saying why.
+function prepareRun(args) {
+  const {findChromium} = require('./devtools_pipe.js');
+  const chromium = findChromium();
+  if (!chromium) {
+    console.log('SKIP: chromium is not installed (apt-get install chromium; scripts/dev.sh installs it)');
+    process.exit(77);
+  }
+  const work = path.resolve(args.work), artefacts = path.resolve(args.artefacts);
+  fs.rmSync(work, {recursive: true, force: true});
+  fs.mkdirSync(work, {recursive: true});
+  fs.mkdirSync(artefacts, {recursive: true});
+  return {chromium, work, artefacts};
+}
+
+module.exports = {parseArgs, startServe, httpGet, sleep, prepareRun};

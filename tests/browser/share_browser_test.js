@@ -14,10 +14,9 @@
 const childProcess = require('child_process');
 const fs = require('fs');
 const path = require('path');
-const {findChromium, launch, openPage} = require('./devtools_pipe.js');
-const {parseArgs, startServe, httpGet, sleep} = require('./serve_harness.js');
+const {launch, openPage} = require('./devtools_pipe.js');
+const {parseArgs, startServe, httpGet, sleep, prepareRun} = require('./serve_harness.js');
 
-const SKIP = 77;
 const W = 1200, H = 800;
 const ADMIN = 'ad0123456789abcdef0123456789abcd';
 const args = parseArgs(process.argv);
@@ -126,14 +125,7 @@ async function exercise(cdp, server, work, artefacts, keyFile, inputs) {
 }
 
 async function main() {
-  const chromium = findChromium();
-  if (!chromium) {
-    console.log('SKIP: chromium is not installed (apt-get install chromium; scripts/dev.sh installs it)');
-    process.exit(SKIP);
-  }
-  const work = path.resolve(args.work), artefacts = path.resolve(args.artefacts);
-  fs.rmSync(work, {recursive: true, force: true});
-  fs.mkdirSync(artefacts, {recursive: true});
+  const {chromium, work, artefacts} = prepareRun(args);
   const traces = path.join(work, 'traces');
   run(['generate', '--out', traces, '--ranks', '2', '--steps', '3']);
   const inputs = fs.readdirSync(traces).sort().map((f) => path.join(traces, f));
