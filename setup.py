@@ -6,6 +6,8 @@ plugins, and puts the module, the plugins (tracehound/plugins), the on-demand
 modules (tracehound/modules) and the shipped pipelines (tracehound/configs)
 into the package. TRACEHOUND_CMAKE_ARGS adds CMake arguments; the build uses
 all cores unless CMAKE_BUILD_PARALLEL_LEVEL says otherwise.
+TRACEHOUND_CMAKE_BUILD_DIR names a build folder already configured with the
+module on (e.g. build/): it is built, not configured again.
 """
 import glob
 import os
@@ -27,15 +29,12 @@ class CMakeExtension(Extension):
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        build = os.path.abspath(os.path.join(self.build_temp, "cmake"))
-        os.makedirs(build, exist_ok=True)
-        configure = ["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                     "-DTRACEHOUND_PYTHON=ON", "-DTRACEHOUND_BUILD_TESTS=OFF",
-                     "-DTRACEHOUND_BUILD_BENCHMARKS=OFF", f"-DPYTHON_EXECUTABLE={sys.executable}"]
-        if shutil.which("ninja"):
-            configure += ["-G", "Ninja"]
-        configure += shlex.split(os.environ.get("TRACEHOUND_CMAKE_ARGS", ""))
-        subprocess.run(configure, check=True)
+        build = os.environ.get("TRACEHOUND_CMAKE_BUILD_DIR")
+        if build:
+            build = os.path.abspath(build)
+        else:
+            build = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+            self._configure(build)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", "_tracehound",
                         "tracehound_plugins"], check=True)
@@ -47,6 +46,17 @@ class CMakeBuild(build_ext):
         self._copy_folder(os.path.join(build, "lib", "tracehound", "modules"),
                           os.path.join(target, "modules"), "*.so")
         self._copy_folder(os.path.join(ROOT, "configs"), os.path.join(target, "configs"), "*.yaml")
+
+    @staticmethod
+    def _configure(build):
+        os.makedirs(build, exist_ok=True)
+        configure = ["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+                     "-DTRACEHOUND_PYTHON=ON", "-DTRACEHOUND_BUILD_TESTS=OFF",
+                     "-DTRACEHOUND_BUILD_BENCHMARKS=OFF", f"-DPYTHON_EXECUTABLE={sys.executable}"]
+        if shutil.which("ninja"):
+            configure += ["-G", "Ninja"]
+        configure += shlex.split(os.environ.get("TRACEHOUND_CMAKE_ARGS", ""))
+        subprocess.run(configure, check=True)
 
     @staticmethod
     def _copy_folder(source, target, pattern):

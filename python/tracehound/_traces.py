@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Dict, Iterator, List, Optional, Sequence, Union
+import os
+from typing import Dict, Iterator, List, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -265,7 +266,6 @@ def load(inputs: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike
     Raises ValueError for input that is no trace or is malformed (the message
     names the file and offset), FileNotFoundError for a missing path.
     """
-    import os
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     paths = [os.fspath(p) for p in inputs]
