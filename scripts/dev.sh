@@ -21,7 +21,9 @@ PACKAGES=(cmake ninja-build g++ pkg-config git
   libsqlite3-dev libpq-dev postgresql postgresql-client libxxhash-dev xxhash
   openmpi-bin libopenmpi-dev
   hipcc librocprim-dev
-  clang libclang-rt-14-dev llvm python3)
+  clang libclang-rt-14-dev llvm python3
+  python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
+  python3-setuptools python3-pip)
 
 install_packages() {
   local missing=()
