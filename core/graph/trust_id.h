@@ -47,6 +47,9 @@ std::string_view SeverityName(Severity s);
   X(kCopyWithoutLaunch, "copy_without_launch", kInfo, "memcpy/memset with no launch event")        \
   X(kKernelWithoutCorrelationId, "kernel_without_correlation_id", kInfo,                           \
     "kernel without a correlation id (the capture does not link device work to launches)")         \
+  X(kGpuSyncEventsAbsent, "gpu_sync_events_absent", kInfo,                                         \
+    "synchronising runtime call (stream wait, stream/device/event sync) with no GPU sync event "   \
+    "in the trace (cuda_sync not recorded): the GPU side of the wait is inferred")                 \
   X(kFlowEndWithoutStart, "flow_end_without_start", kInfo,                                         \
     "flow end (f/t) whose start (s) is not in the trace")                                          \
   X(kFlowStartWithoutEnd, "flow_start_without_end", kInfo,                                         \

@@ -215,6 +215,7 @@ void GraphBuilder::Scan() {
     if (t != last_track || k != last_kind) {
       last_track = t;
       last_kind = k;
+      saw_gpu_sync_ |= k == EventKind::kGpuSync;
       const TrackKind now = g.tracks[t].kind;
       if (IsGpuActivity(k) ? now != TrackKind::kGpuStream : now == TrackKind::kOther)
         ClassifyTrack(i, t, k);
@@ -246,6 +247,26 @@ void GraphBuilder::Scan() {
     }
     i = j;
   }
+}
+
+void GraphBuilder::NoteSyncEventsAbsent() {
+  if (saw_gpu_sync_ || xprof_json_) return;
+  const EventGraph& g = trace_->graph;
+  std::vector<int8_t> syncs;  // by name id: -1 not looked at, 0 no, 1 a synchronising call
+  int64_t calls = 0;
+  std::string_view first;
+  for (EventId i : launches_) {
+    const StringId name = g.events.name[i];
+    if (name >= syncs.size()) syncs.resize(name + 1, -1);
+    if (syncs[name] < 0) {
+      const std::string_view n = g.strings.Get(name);
+      syncs[name] = n.find("Synchronize") != std::string_view::npos ||
+                    n.find("StreamWaitEvent") != std::string_view::npos;
+    }
+    if (syncs[name] == 0) continue;
+    if (calls++ == 0) first = g.strings.Get(name);
+  }
+  trace_->trust.Add(TrustId::kGpuSyncEventsAbsent, calls, first);
 }
 
 void GraphBuilder::ClassifyTrack(EventId i, TrackId track, EventKind k) {
@@ -648,6 +669,7 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
   }
   PairBeginEnd();
   Scan();
+  NoteSyncEventsAbsent();
   // Time order and nesting per track, and the correlation-id join, touch
   // disjoint state; flows need both.
   tbb::parallel_invoke(

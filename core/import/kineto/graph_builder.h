@@ -47,6 +47,9 @@ class GraphBuilder {
   // launches and flow events, and GPU activity counts.
   void Scan();
   void ClassifyTrack(EventId i, TrackId t, EventKind k);
+  // After Scan: counts the synchronising runtime calls when the trace holds
+  // no GPU sync event (kGpuSyncEventsAbsent).
+  void NoteSyncEventsAbsent();
   void OrderTracks();
   void Nest();
   void LinkLaunches();
@@ -60,6 +63,7 @@ class GraphBuilder {
   std::vector<std::pair<EventId, int64_t>> event_ranks_;  // args.rank, by event
   ChunkDefects defects_;
   int64_t crossing_slices_ = 0;
+  bool saw_gpu_sync_ = false;  // a kGpuSync row (Scan)
   IdIndex launch_of_;  // correlation id -> launch event
   // Per event: GPU activity linked to its launch (empty when none is).
   std::vector<bool> launched_;

@@ -207,6 +207,34 @@ TEST(ImportKinetoJson, CountsDefectsInTheTrustTable) {
   EXPECT_EQ((*t)->graph.events.size(), 6u);
 }
 
+// Synchronising runtime calls in a capture without any GPU sync event
+// (cuda_sync): one trust entry counting the calls, the first one's name as
+// its example; none once the trace holds a GPU sync event.
+TEST(ImportKinetoJson, SaysWhenSyncCallsHaveNoGpuSyncEvents) {
+  const std::string head = R"({"traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+     "ts": 10, "dur": 2, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20, "dur": 5,
+     "args": {"device": 0, "stream": 7, "correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 1,
+     "ts": 30, "dur": 1, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
+     "ts": 40, "dur": 9, "args": {"correlation": 3}})";
+  auto without = Import(head + "]}");
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  EXPECT_EQ((*without)->trust.Count(TrustId::kGpuSyncEventsAbsent), 2);
+  bool named = false;
+  for (const TrustEntry& e : (*without)->trust.Entries())
+    if (e.id == TrustId::kGpuSyncEventsAbsent) named = e.example == "cudaStreamWaitEvent";
+  EXPECT_TRUE(named) << "the example is the first synchronising call";
+
+  auto with = Import(head + R"(,
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7,
+     "ts": 31, "dur": 0, "args": {"device": 0, "stream": 7, "correlation": 2}}]})");
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  EXPECT_EQ((*with)->trust.Count(TrustId::kGpuSyncEventsAbsent), 0);
+}
+
 TEST(ImportKinetoJson, MalformedJsonNamesTheOffset) {
   std::string good = SmallTrace();
   // Break the kernel event: remove the colon after "dur".
