@@ -21,7 +21,8 @@ PACKAGES=(cmake ninja-build g++ pkg-config git
   libsqlite3-dev libpq-dev postgresql postgresql-client libxxhash-dev xxhash
   openmpi-bin libopenmpi-dev
   hipcc librocprim-dev
-  clang libclang-rt-14-dev llvm python3)
+  clang libclang-rt-14-dev llvm python3
+  python3-pytest python3-torch)
 
 install_packages() {
   local missing=()

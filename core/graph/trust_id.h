@@ -111,6 +111,10 @@ std::string_view SeverityName(Severity s);
     "not read)")                                                                                   \
   X(kArchiveMemberOtherFormat, "archive_member_other_format", kInfo,                               \
     "archive member of no trace format (not read)")                                                \
+  X(kRunManifestRead, "run_manifest_read", kInfo,                                                  \
+    "rank, host and start time read from the run manifest beside the trace (tracehound.capture)")  \
+  X(kRunManifestUnreadable, "run_manifest_unreadable", kDataLoss,                                  \
+    "run manifest beside the trace that does not read (its rank, host and start time not used)")   \
   X(kDuplicateRank, "duplicate_rank", kDataLoss, "two inputs claim the same rank")
 
 enum class TrustId : uint16_t {

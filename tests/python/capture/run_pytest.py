@@ -1,0 +1,13 @@
+"""ctest's entry to the capture tests: skips (exit 77, with the reason) where
+Debian's python3-torch or python3-pytest is not installed."""
+
+import sys
+
+try:
+    import pytest
+    import torch  # noqa: F401
+except ImportError as e:
+    print("SKIPPED: the capture tests need python3-torch and python3-pytest: %s" % e)
+    sys.exit(77)
+
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]]))
