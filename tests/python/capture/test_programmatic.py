@@ -3,6 +3,7 @@ tracehound.capture.run writes one run that `info` and `analyze` read."""
 
 import json
 import os
+import sqlite3
 
 from conftest import finish, free_port, read_json, start_worker, step_numbers, tracehound
 
@@ -56,3 +57,14 @@ def test_two_gloo_ranks_make_one_run(tmp_path):
     trust = {t["id"]: t["count"] for t in findings["trust"]}
     assert (trust["bare_event_array"], trust["autograd_profiler_trace"],
             trust["run_manifest_read"]) == (2, 2, 2)
+
+    # scan reads the manifests' facts: the run's host and capture time.
+    db = str(tmp_path / "fleet.db")
+    tracehound("scan", out, "--db", "sqlite:" + db, cwd=str(tmp_path))
+    manifests = [read_json(os.path.join(out, "rank%d.tracehound-manifest.json" % r))
+                 for r in range(2)]
+    with sqlite3.connect(db) as c:
+        runs = c.execute("SELECT host, captured_at_ns, ranks FROM runs").fetchall()
+        traces = c.execute("SELECT rank, host FROM traces ORDER BY rank").fetchall()
+    assert runs == [(manifests[0]["host"], min(m["start_time_ns"] for m in manifests), 2)]
+    assert traces == [(0, manifests[0]["host"]), (1, manifests[1]["host"])]
