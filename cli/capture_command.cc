@@ -220,7 +220,8 @@ void AddCaptureCommand(CLI::App& app, int* exit_code) {
   auto* steps = cmd->add_option("--steps", a->steps, "capture the next N steps of each worker");
   cmd->add_flag("--snapshot", a->snapshot, "take each worker's ring buffer (its last steps)");
   cmd->add_option("--out", a->out, "the run folder to write")->required();
-  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for the steps (default 300)");
+  cmd->add_option("--timeout", a->timeout_s, "seconds to wait for the steps (default 300)")
+      ->check(CLI::Range(1.0, 86400.0));
   cmd->callback([a, steps, exit_code] {
     std::optional<int64_t> n;
     if (*steps) n = a->steps;

@@ -82,3 +82,60 @@ def test_not_a_capture_server_is_named(tmp_path):
     assert r.returncode == 2
     assert "not a tracehound.capture server" in r.stderr
     assert not os.path.exists(str(tmp_path / "x"))
+
+
+def test_an_http2_only_server_is_named_as_jax_profiler_server(tmp_path):
+    """JAX's profiler server speaks gRPC (HTTP/2 only); JAX is not installed
+    here, so a listener that answers the HTTP/2 preface with a SETTINGS frame
+    stands in for it."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+
+    def answer():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(4096)
+                conn.sendall(b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")  # empty SETTINGS
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        r = tracehound("capture", "127.0.0.1:%d" % listener.getsockname()[1], "--steps", "1",
+                       "--out", str(tmp_path / "x"), check=False)
+    finally:
+        listener.close()
+    assert r.returncode == 2
+    assert "likely JAX's profiler server (jax.profiler.start_server)" in r.stderr, r.stderr
+    assert not os.path.exists(str(tmp_path / "x"))
+
+
+def test_bad_arguments_and_a_job_that_does_not_step(tmp_path):
+    import tracehound.capture as thc
+
+    out = str(tmp_path / "x")
+    r = tracehound("capture", "127.0.0.1:http", "--steps", "1", "--out", out, check=False)
+    assert r.returncode == 2 and "the port is not a number from 1 to 65535" in r.stderr
+    r = tracehound("capture", "127.0.0.1:1", "--steps", "1", "--snapshot", "--out", out,
+                   check=False)
+    assert r.returncode == 2 and "give either --steps N or --snapshot" in r.stderr
+
+    cap = thc.serve(port=0)  # served, but the loop never calls step()
+    try:
+        endpoint = "127.0.0.1:%d" % cap.server.port
+        r = tracehound("capture", endpoint, "--steps", "2", "--timeout", "1", "--out", out,
+                       check=False)
+        assert r.returncode == 2
+        assert "the job ran 0 of 2 steps in 1 s (nothing written)" in r.stderr, r.stderr
+        r = tracehound("capture", endpoint, "--snapshot", "--out", out, check=False)
+        assert r.returncode == 2
+        assert "no ring buffer (serve(ring_steps=N) keeps one)" in r.stderr, r.stderr
+    finally:
+        cap.close()
+    assert not os.path.exists(out)
