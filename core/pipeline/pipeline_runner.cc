@@ -322,6 +322,8 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipelineOn(const Pipeline& pipeline,
   return run;
 }
 
+FindingFilter OutputFilter(const OutputSpec& o) { return FilterOf(o); }
+
 Status WritePipelineOutputs(const Pipeline& pipeline, PipelineRun& run, std::ostream& terminal) {
   std::vector<OutputTime>& written = run.report.timing.outputs;
   written.clear();

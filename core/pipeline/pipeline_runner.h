@@ -45,6 +45,9 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipelineOn(const Pipeline& pipeline,
                                                      const PluginRegistry& plugins,
                                                      const TraceSet& traces);
 
+// Which findings output `o` shows (its min_severity and max_findings).
+FindingFilter OutputFilter(const OutputSpec& o);
+
 // Writes every output of the pipeline: the files in pipeline order
 // (atomically), each listing the seconds of those written before it
 // (run.report.timing.outputs), then the terminal summary to `terminal`. The

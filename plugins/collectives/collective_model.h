@@ -230,6 +230,16 @@ class StepIndex {
     const uint32_t l = t_.launch_of(event);
     return StepAt(t_.ts(l == th::sdk::kNoRow ? event : l), hint);
   }
+  // The same for events visited in increasing order, `cursor` kept by the
+  // caller as for Trace::launch_of (0 before the first call).
+  int64_t LaunchTs(uint64_t event, uint64_t& cursor) const {
+    const uint32_t l = t_.launch_of(event, cursor);
+    return l == th::sdk::kNoRow ? kNoTime : t_.ts(l);
+  }
+  int64_t StepOf(uint64_t event, size_t& hint, uint64_t& cursor) const {
+    const uint32_t l = t_.launch_of(event, cursor);
+    return StepAt(t_.ts(l == th::sdk::kNoRow ? event : l), hint);
+  }
   const std::vector<th_step>& steps() const { return steps_; }
   // Distinct step numbers, ascending.
   std::vector<int64_t> Numbers() const {
@@ -289,6 +299,7 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
   std::unordered_map<uint32_t, CommKernelName> kernel_names;  // by name id
   std::vector<uint8_t> gloo_name;  // by name id: 0 not looked at, 1 no, 2 "gloo:*"
   std::vector<Instance> out;
+  uint64_t launch_cursor = 0;
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t kind = t.kind(i);
     bool has_meta = false;
@@ -341,7 +352,8 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     x.event = i;
     x.ts = t.ts(i);
     x.end = t.end(i);
-    x.step = x.gpu ? steps.StepOf(i) : steps.StepAt(x.ts);
+    size_t hint = 0;
+    x.step = x.gpu ? steps.StepOf(i, hint, launch_cursor) : steps.StepAt(x.ts);
     out.push_back(std::move(x));
   }
   // By start, ties in event order (the order they were found in), in place.

@@ -364,11 +364,13 @@ class IdleLaunch final : public th::sdk::Plugin {
       for (uint32_t k = 0; k < is_stream.size(); ++k)
         is_stream[k] = t.track(k).kind == TH_TRACK_GPU_STREAM;
       std::vector<std::vector<uint32_t>> by_track(t.track_count());
+      uint64_t launch_cursor = 0;
       for (uint64_t i = 0; i < t.size(); ++i) {
         if (!t.is_gpu_activity(i) || !is_stream[t.track_index(i)]) continue;
-        if (cutoff != INT64_MAX &&
-            (t.launch_of(i) == kNone || clock.Start(t.launch_of(i)) >= cutoff))
-          continue;
+        if (cutoff != INT64_MAX) {
+          const uint32_t l = t.launch_of(i, launch_cursor);
+          if (l == kNone || clock.Start(l) >= cutoff) continue;
+        }
         by_track[t.track_index(i)].push_back(static_cast<uint32_t>(i));
       }
       std::vector<uint32_t> tracks;

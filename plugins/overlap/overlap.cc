@@ -199,6 +199,7 @@ class Overlap final : public th::sdk::Plugin {
         groups.push_back({t.rank(), n, ti});
       }
       size_t hint = 0;
+      uint64_t launch_cursor = 0;
       for (uint64_t i = 0; i < t.size(); ++i) {
         Class c = hta ? HtaClass(t, i) : TracehoundClass(t, i, has_meta);
         if (c == Class::kNone) continue;
@@ -207,7 +208,7 @@ class Overlap final : public th::sdk::Plugin {
           b = CeilUs(b);
           e = FloorUs(t.end(i));
         }
-        const int64_t launch = steps.LaunchTs(i);
+        const int64_t launch = steps.LaunchTs(i, launch_cursor);
         bool in_window = true;
         if (cutoff != kNoTime) {
           // HTA keeps a GPU row only when its launch is a host row before the
@@ -219,7 +220,7 @@ class Overlap final : public th::sdk::Plugin {
             in_window = !hta && t.ts(i) < cutoff;
         }
         if (in_window) add(window, c, b, e);
-        int64_t step = steps.StepOf(i, hint);
+        int64_t step = launch != kNoTime ? steps.StepAt(launch, hint) : steps.StepAt(t.ts(i), hint);
         if (step != kNoStep) {
           size_t s = std::lower_bound(numbers.begin(), numbers.end(), step) - numbers.begin();
           add(step_group[s], c, b, e);

@@ -298,27 +298,25 @@ struct OwnedActivity {
   void Add(uint32_t owner, int32_t dev, int64_t ts, int64_t end) {
     added.push_back({owner, dev, ts, end});
   }
-  void Group(uint64_t events) {
-    std::vector<uint32_t> at(events + 1, 0);  // counting sort by owner
-    for (const Launched& l : added) ++at[l.owner + 1];
-    for (uint64_t e = 0; e < events; ++e) {
-      if (at[e + 1] == 0) {
-        at[e + 1] = at[e];
-        continue;
-      }
-      owners.push_back(static_cast<uint32_t>(e));
-      first.push_back(at[e]);
-      device.push_back(kNoDevice);
-      at[e + 1] += at[e];
-    }
-    first.push_back(static_cast<uint32_t>(added.size()));
+  void Group() {
+    std::vector<uint32_t> order(added.size());  // by owner, each one's in the order added
+    for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      return added[x].owner != added[y].owner ? added[x].owner < added[y].owner : x < y;
+    });
     iv.resize(added.size());
     std::vector<int32_t> devs(added.size());
-    for (const Launched& l : added) {  // at[owner]: its next slot
-      const uint32_t slot = at[l.owner]++;
-      iv[slot] = {l.ts, l.end};
-      devs[slot] = l.device;
+    for (uint32_t k = 0; k < order.size(); ++k) {
+      const Launched& l = added[order[k]];
+      if (owners.empty() || owners.back() != l.owner) {
+        owners.push_back(l.owner);
+        first.push_back(k);
+        device.push_back(kNoDevice);
+      }
+      iv[k] = {l.ts, l.end};
+      devs[k] = l.device;
     }
+    first.push_back(static_cast<uint32_t>(added.size()));
     for (size_t g = 0; g < owners.size(); ++g)
       for (uint32_t i = first[g]; i < first[g + 1] && device[g] == kNoDevice; ++i)
         device[g] = devs[i];
@@ -331,7 +329,7 @@ struct OwnedActivity {
 // costed once (the texts are interned: their addresses name them).
 void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, OwnedActivity owned,
                   Sinks sinks, std::map<std::pair<std::string, std::string>, Unmodelled>& loose) {
-  owned.Group(t.size());
+  owned.Group();
   struct Costed {
     OpRow* row = nullptr;     // modelled
     Unmodelled* u = nullptr;  // not
@@ -394,8 +392,6 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
     if (has_model[id] < 0) has_model[id] = th::roofline::HasModel(t.name(i)) ? 1 : 0;
     marked[i] = has_model[id] == 1;
   }
-  th::roofline::OutermostMarked owner(events.Values<uint32_t>("parent", TH_TYPE_U32),
-                                      std::move(marked));
   const StepOf step_of(t);
   std::vector<Intervals> busy(step_of.count());
   OwnedActivity owned;
@@ -403,25 +399,29 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
   std::unordered_map<uint32_t, Unmodelled> loose_leaf;  // leaf op's name id (kNone: no op)
   std::vector<bool> launched(n, false), claimed(n, false);
   const std::vector<th::roofline::HloOccurrence> hlo = th::roofline::HloOccurrences(t, &claimed);
-  for (uint64_t k = 0; k < t.edge_count(); ++k) {
-    if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
-    const uint32_t call = t.edge_src(k), a = t.edge_dst(k);
-    if (!t.is_gpu_activity(a) || launched[a]) continue;
-    launched[a] = true;
-    const uint32_t st = step_of(t.ts(call));
-    if (st != kNone) busy[st].push_back({t.ts(a), t.end(a)});
-    if (claimed[a]) continue;  // an HLO instruction's
-    const uint32_t o = owner(call);
-    if (o != kNone) {
-      const uint32_t row = t.args_row(a);
-      owned.Add(o, row == th::sdk::kNoRow ? kNoDevice : t.gpu_device(row), t.ts(a), t.end(a));
-      continue;
+  {  // the owner walk's per-event memo is freed before the owners are grouped
+    th::roofline::OutermostMarked owner(events.Values<uint32_t>("parent", TH_TYPE_U32),
+                                        std::move(marked));
+    for (uint64_t k = 0; k < t.edge_count(); ++k) {
+      if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
+      const uint32_t call = t.edge_src(k), a = t.edge_dst(k);
+      if (!t.is_gpu_activity(a) || launched[a]) continue;
+      launched[a] = true;
+      const uint32_t st = step_of(t.ts(call));
+      if (st != kNone) busy[st].push_back({t.ts(a), t.end(a)});
+      if (claimed[a]) continue;  // an HLO instruction's
+      const uint32_t o = owner(call);
+      if (o != kNone) {
+        const uint32_t row = t.args_row(a);
+        owned.Add(o, row == th::sdk::kNoRow ? kNoDevice : t.gpu_device(row), t.ts(a), t.end(a));
+        continue;
+      }
+      uint32_t leaf = t.parent(call);
+      while (leaf != kNone && t.kind(leaf) != TH_EVENT_CPU_OP) leaf = t.parent(leaf);
+      Unmodelled& u = loose_leaf[leaf == kNone ? kNone : t.name_id(leaf)];
+      u.count += 1;
+      u.time += t.dur(a);
     }
-    uint32_t leaf = t.parent(call);
-    while (leaf != kNone && t.kind(leaf) != TH_EVENT_CPU_OP) leaf = t.parent(leaf);
-    Unmodelled& u = loose_leaf[leaf == kNone ? kNone : t.name_id(leaf)];
-    u.count += 1;
-    u.time += t.dur(a);
   }
   for (const auto& [name, u] : loose_leaf) {
     Unmodelled& v = loose[{name == kNone ? "(no op)" : std::string(t.String(name)),

@@ -212,10 +212,11 @@ class Stragglers final : public th::sdk::Plugin {
     for (size_t trace : row_traces) {
       const auto& t = ctx.traces()[trace];
       size_t hint = 0;
+      uint64_t launch_cursor = 0;
       for (uint64_t i = 0; i < t.size(); ++i) {
         if (t.kind(i) != TH_EVENT_KERNEL || t.kernel_class(i) != th::sdk::KernelClass::kComp)
           continue;
-        auto it = row_of.find({trace, steps[trace].StepOf(i, hint)});
+        auto it = row_of.find({trace, steps[trace].StepOf(i, hint, launch_cursor)});
         if (it == row_of.end()) continue;
         g.push_back(it->second);
         b.push_back(t.ts(i));
@@ -464,6 +465,7 @@ class Stragglers final : public th::sdk::Plugin {
       for (uint32_t k = 0; k < gpu_track.size(); ++k)
         gpu_track[k] = tr.track(k).kind == TH_TRACK_GPU_STREAM;
       size_t hint = 0;
+      uint64_t launch_cursor = 0;
       int64_t last_step = kNoStep;
       bool last_valid = valid.count(kNoStep) > 0;
       for (uint64_t i = 0; i < tr.size(); ++i) {
@@ -473,7 +475,8 @@ class Stragglers final : public th::sdk::Plugin {
         const bool gpu = gpu_track[tr.track_index(i)];
         int64_t step = kNoStep;
         if (gpu) {
-          if (steps[t].LaunchTs(i) != kNoTime) step = steps[t].StepAt(steps[t].LaunchTs(i), hint);
+          const int64_t launch = steps[t].LaunchTs(i, launch_cursor);
+          if (launch != kNoTime) step = steps[t].StepAt(launch, hint);
         } else {
           step = steps[t].StepAt(tr.ts(i), hint);
         }

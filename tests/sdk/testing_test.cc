@@ -175,6 +175,50 @@ TEST(TestingKit, TheSdkReadsTheBuiltTrace) {
   EXPECT_EQ(MetricOf(r, "mm types"), 1);
 }
 
+// Compares launch_of with a cursor (ascending, descending and mixed orders)
+// to the binary search, event by event.
+class LaunchCursorReader final : public sdk::Plugin {
+ public:
+  static sdk::Declaration Declare() {
+    return sdk::Declaration("launch-cursor", "1.0.0", sdk::kAnalyzer, "reads launches twice")
+        .Reads({"events", "event_launches"});
+  }
+  void Run(sdk::Context& ctx) override {
+    const sdk::Trace& t = ctx.traces().at(0);
+    std::vector<uint64_t> order;
+    for (uint64_t i = 0; i < t.size(); ++i) order.push_back(i);
+    for (uint64_t i = t.size(); i-- > 0;) order.push_back(i);
+    for (uint64_t i = 0; i < t.size(); i += 2) order.push_back(i);
+    for (uint64_t i = 1; i < t.size(); i += 3) order.push_back(i);
+    order.push_back(order.back());
+    uint64_t cursor = 0, mismatches = 0, launched = 0;
+    for (uint64_t i : order) {
+      const uint32_t fast = t.launch_of(i, cursor);
+      mismatches += fast != t.launch_of(i);
+    }
+    for (uint64_t i = 0; i < t.size(); ++i) launched += t.launch_of(i) != sdk::kNoRow;
+    ctx.Metric("mismatches", static_cast<double>(mismatches), "count", sdk::kMeasured);
+    ctx.Metric("launched", static_cast<double>(launched), "count", sdk::kMeasured);
+  }
+};
+
+TEST(TestingKit, LaunchOfWithACursorAnswersAsTheBinarySearchInAnyOrder) {
+  kit::TraceBuilder b(0, "launches.json");
+  const uint32_t cpu = b.CpuThread(1, 1, "main");
+  const uint32_t s7 = b.GpuStream(0, 7);
+  std::vector<uint32_t> calls, kernels;
+  for (int k = 0; k < 6; ++k) calls.push_back(b.Runtime(cpu, "cudaLaunchKernel", 100 * k, 10));
+  for (int k = 0; k < 6; ++k) kernels.push_back(b.Kernel(s7, "k", 1'000 + 100 * k, 50));
+  b.Kernel(s7, "not launched", 2'000, 50);
+  for (int k : {4, 0, 2, 5}) b.Launch(calls[k], kernels[k]);
+  auto trace = b.Build();
+  kit::Host host;
+  kit::RunResult r = host.Run(kit::DescriptorOf<LaunchCursorReader>(), {trace.get()});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(MetricOf(r, "mismatches"), 0);
+  EXPECT_EQ(MetricOf(r, "launched"), 4);
+}
+
 // Reads gpu_args without declaring it, or finds an undeclared table.
 class Undeclared final : public sdk::Plugin {
  public:

@@ -223,6 +223,23 @@ class Trace {
     return at != last && *at == i ? At<uint32_t>(launch_, static_cast<uint64_t>(at - first))
                                   : kNoRow;
   }
+  // The same for events visited in increasing order: `cursor` (0 before the
+  // first call, then kept by the caller) walks the launched events forward,
+  // amortised constant time per call; an event before the previous one
+  // restarts it by a binary search, so any order gives the same answers.
+  uint32_t launch_of(uint64_t i, uint64_t& cursor) const {
+    if (!launched_.declared) Undeclared(launched_.table);
+    const auto* first = static_cast<const uint32_t*>(launched_.data);
+    const uint64_t n = launched_.rows;
+    if (cursor > n || (cursor > 0 && first[cursor - 1] >= i)) {
+      if (cursor <= n && cursor > 0 && first[cursor - 1] == i)
+        --cursor;  // the same event again
+      else
+        cursor = static_cast<uint64_t>(std::lower_bound(first, first + n, i) - first);
+    }
+    while (cursor < n && first[cursor] < i) ++cursor;
+    return cursor < n && first[cursor] == i ? At<uint32_t>(launch_, cursor) : kNoRow;
+  }
 
   // profiler_steps: ProfilerStep#N windows (the `steps` plugin's table adds
   // steps inferred where the trace has none).
