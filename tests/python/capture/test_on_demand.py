@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import finish, read_json, start_worker, step_numbers, tracehound, wait_for
+from capture_support import finish, read_json, start_worker, step_numbers, tracehound, wait_for
 
 
 @pytest.fixture

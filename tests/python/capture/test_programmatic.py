@@ -5,7 +5,7 @@ import json
 import os
 import sqlite3
 
-from conftest import finish, free_port, read_json, start_worker, step_numbers, tracehound
+from capture_support import finish, free_port, read_json, start_worker, step_numbers, tracehound
 
 
 def test_two_gloo_ranks_make_one_run(tmp_path):

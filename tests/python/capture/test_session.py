@@ -7,7 +7,7 @@ import time
 import torch
 
 import tracehound.capture as thc
-from conftest import read_json, step_numbers
+from capture_support import read_json, step_numbers
 
 
 def tiny_step():
