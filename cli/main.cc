@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/capture_command.h"
 #include "cli/diff_command.h"
 #include "cli/fleet_command.h"
 #include "cli/generate_command.h"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   th::cli::AddRedactCommand(app, &exit_code);
   th::cli::AddServeCommand(app, &exit_code);
   th::cli::AddDiffCommand(app, &exit_code);
+  th::cli::AddCaptureCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 
+#include "core/import/run_manifest.h"
 #include "core/scan/run_discovery.h"
 
 namespace th::cli {
@@ -32,11 +34,34 @@ bool IsArchive(const std::string& path) {
   return false;
 }
 
+// The facts of tracehound.capture manifests beside the run's traces: the
+// earliest start time (captured), the hosts, and the tags as "key=value".
+// A manifest that does not read is left out here; importing the run names it.
+std::vector<std::string> ApplyManifests(const scan::Run& run, serve::RunSummary* s) {
+  std::optional<int64_t> start;
+  std::set<std::string> hosts, tags;
+  for (const scan::RunFile& f : run.files) {
+    auto m = ManifestForTrace(f.path);
+    if (!m.ok() || !*m) continue;
+    if ((*m)->start_time_ns && (!start || *(*m)->start_time_ns < *start))
+      start = (*m)->start_time_ns;
+    if (!(*m)->host.empty()) hosts.insert((*m)->host);
+    for (const auto& [key, value] : (*m)->tags) tags.insert(key + "=" + value);
+  }
+  if (start) {
+    s->time_ns = start;
+    s->time_kind = "captured";
+  }
+  for (const std::string& h : hosts) s->host += (s->host.empty() ? "" : ",") + h;
+  return {tags.begin(), tags.end()};
+}
+
 }  // namespace
 
 StatusOr<std::vector<ServeRunSpec>> DiscoverServeRuns(const std::vector<std::string>& inputs) {
   std::vector<ServeRunSpec> out;
   std::vector<std::string> locations;
+  std::vector<std::vector<std::string>> manifest_tags;
   for (const std::string& input : inputs) {
     auto runs = scan::DiscoverRuns({input});
     if (!runs.ok()) return runs.status();
@@ -57,6 +82,7 @@ StatusOr<std::vector<ServeRunSpec>> DiscoverServeRuns(const std::vector<std::str
       s.location = run.location;
       s.time_ns = NewestMtime(run);
       if (s.time_ns) s.time_kind = "modified";
+      manifest_tags.push_back(ApplyManifests(run, &s));
       if (!(run.files.size() == 1 && IsArchive(run.files.front().path)))
         s.ranks = static_cast<int64_t>(run.files.size());
       s.source = "files";
@@ -65,7 +91,10 @@ StatusOr<std::vector<ServeRunSpec>> DiscoverServeRuns(const std::vector<std::str
     }
   }
   auto tags = serve::PathTags(locations);
-  for (size_t k = 0; k < out.size(); ++k) out[k].summary.tags = std::move(tags[k]);
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].summary.tags = std::move(tags[k]);
+    for (std::string& t : manifest_tags[k]) out[k].summary.tags.push_back(std::move(t));
+  }
   return out;
 }
 

@@ -22,7 +22,9 @@ struct ServeRunSpec {
 // or one folder of ranks is served as before); an INPUT of several runs gives
 // each its own: its file, archive, or pattern (folder/rank*, folder/*.xplane.pb).
 // Summaries: location, ranks (files; an archive's once imported), the newest
-// file modification time, tags (PathTags), source "files". NotFound for an
+// file modification time, tags (PathTags), source "files". Runs written by
+// tracehound.capture: the manifests' earliest start time ("captured"), hosts
+// and tags ("key=value", after the path tags). NotFound for an
 // input that names nothing.
 StatusOr<std::vector<ServeRunSpec>> DiscoverServeRuns(const std::vector<std::string>& inputs);
 

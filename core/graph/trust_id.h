@@ -62,6 +62,12 @@ std::string_view SeverityName(Severity s);
     "trailing comma before the end of traceEvents (invalid JSON, tolerated)")                      \
   X(kInputTruncated, "input_truncated", kError,                                                    \
     "input truncated: events after the cut are missing (kept the complete ones)")                  \
+  X(kBareEventArray, "bare_event_array", kInfo,                                                    \
+    "a bare event array, no traceEvents object: the file has no distributedInfo, "                 \
+    "deviceProperties or baseTimeNanoseconds (rank from a run manifest or the file name)")         \
+  X(kAutogradProfilerTrace, "autograd_profiler_trace", kInfo,                                      \
+    "autograd profiler trace (PyTorch without Kineto): no GPU kernels, launch correlation, "       \
+    "memory events or input shapes recorded")                                                      \
   X(kMergedRanksSplit, "merged_ranks_split", kInfo,                                                \
     "a merged trace of several ranks, split into one trace per rank")                              \
   X(kMergedTraceEventWithoutRank, "merged_trace_event_without_rank", kDataLoss,                    \
@@ -108,6 +114,10 @@ std::string_view SeverityName(Severity s);
     "not read)")                                                                                   \
   X(kArchiveMemberOtherFormat, "archive_member_other_format", kInfo,                               \
     "archive member of no trace format (not read)")                                                \
+  X(kRunManifestRead, "run_manifest_read", kInfo,                                                  \
+    "rank, host and start time read from the run manifest beside the trace (tracehound.capture)")  \
+  X(kRunManifestUnreadable, "run_manifest_unreadable", kDataLoss,                                  \
+    "run manifest beside the trace that does not read (its rank, host and start time not used)")   \
   X(kDuplicateRank, "duplicate_rank", kDataLoss, "two inputs claim the same rank")
 
 enum class TrustId : uint16_t {

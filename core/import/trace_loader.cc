@@ -16,6 +16,7 @@
 #include "core/import/common/regular_file.h"
 #include "core/import/importer_registry.h"
 #include "core/import/kineto/merged_ranks.h"
+#include "core/import/run_manifest.h"
 
 namespace th {
 
@@ -51,6 +52,24 @@ std::optional<int64_t> RankFromName(const std::string& path) {
   return std::nullopt;
 }
 
+// The facts of a tracehound.capture manifest beside the trace: its start
+// time and host (where the trace lacks them); the rank it names.
+std::optional<int64_t> ApplyManifest(Trace* trace) {
+  auto manifest = ManifestForTrace(trace->info.path);
+  if (!manifest.ok()) {
+    trace->trust.Add(TrustId::kRunManifestUnreadable, 1, manifest.status().message());
+    return std::nullopt;
+  }
+  if (!*manifest) return std::nullopt;
+  const RunManifest& m = **manifest;
+  TraceInfo& info = trace->info;
+  trace->trust.Add(TrustId::kRunManifestRead, 1, m.path);
+  if (!info.base_time_ns && m.start_time_ns) info.base_time_ns = m.start_time_ns;
+  if (!m.host.empty() && !info.metadata.count("host_name"))
+    info.metadata["host_name"] = JsonString(m.host);
+  return m.rank;
+}
+
 }  // namespace
 
 StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& inputs,
@@ -75,6 +94,7 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
         // `tracehound redact` writes its report beside the traces it
         // redacted: tracehound's own output, no part of any trace.
         if (it->path().filename() == "redaction-report.json") continue;
+        if (IsManifestFile(p)) continue;  // tracehound.capture's, read with its trace
         if (Registry().IsTraceCandidate(p)) {
           found.push_back(p);
         } else {
@@ -209,11 +229,15 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   for (auto& slot : slots) {
     for (auto& trace : slot) {
       TraceInfo& info = trace->info;
+      const std::optional<int64_t> manifest_rank = ApplyManifest(trace.get());
       if (info.rank_source == kineto::kMergedRanksRule) {
         // A rank of a merged file: its rank is the one it was split by.
       } else if (info.distributed && info.distributed->rank) {
         info.rank = *info.distributed->rank;
         info.rank_source = "distributedInfo";
+      } else if (manifest_rank) {
+        info.rank = *manifest_rank;
+        info.rank_source = "run manifest";
       } else if (auto r = RankFromName(info.path)) {
         info.rank = *r;
         info.rank_source = "file name";

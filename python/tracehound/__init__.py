@@ -18,7 +18,23 @@ if _os.path.isdir(_modules):
     _os.environ["TRACEHOUND_MODULE_PATH"] = _os.pathsep.join(
         p for p in (_modules, _os.environ.get("TRACEHOUND_MODULE_PATH", "")) if p)
 
-from ._report import Diff, Report, diff, run  # noqa: E402
-from ._traces import Trace, TraceSet, load  # noqa: E402
-
 __all__ = ["load", "run", "diff", "TraceSet", "Trace", "Report", "Diff"]
+
+# The extension module is loaded on first use of these names, so that
+# tracehound.capture (pure Python, needs only torch) imports without it.
+_LAZY = {"load": "._traces", "TraceSet": "._traces", "Trace": "._traces",
+         "run": "._report", "diff": "._report", "Report": "._report", "Diff": "._report"}
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tracehound' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

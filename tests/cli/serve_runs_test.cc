@@ -89,5 +89,32 @@ TEST(ServeRunsTest, TheHostsOfAnXprofSessionAreOneRun) {
   EXPECT_EQ(run.ranks().size(), 2u);
 }
 
+// A run tracehound.capture wrote: the manifests beside its traces give the
+// run's capture time (the earliest start), hosts and tags.
+TEST(ServeRunsTest, CaptureManifestsGiveTimeHostsAndTags) {
+  const std::string root = th::testing::TempDir() + "/serve_runs_manifest/run";
+  fs::create_directories(root);
+  const std::string trace = R"([{"name": "ProfilerStep#0", "ph": "X", "ts": 5, "dur": 9,
+      "tid": 1, "pid": "CPU functions", "args": {}}])";
+  for (int rank = 0; rank < 2; ++rank) {
+    th::testing::WriteTempFile(
+        "serve_runs_manifest/run/rank" + std::to_string(rank) + ".trace.json", trace);
+    th::testing::WriteTempFile(
+        "serve_runs_manifest/run/rank" + std::to_string(rank) + ".tracehound-manifest.json",
+        R"({"tracehound_manifest": 1, "rank": )" + std::to_string(rank) + R"(, "host": "node-)" +
+            std::to_string(rank) + R"(", "start_time_ns": )" +
+            std::to_string(1796290477358502435 - rank) + R"(, "tags": {"model": "mlp"}})");
+  }
+  auto runs = DiscoverServeRuns({root});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 1u);
+  const serve::RunSummary& s = (*runs)[0].summary;
+  EXPECT_EQ(s.ranks, 2);  // the manifests are no traces
+  EXPECT_EQ(s.time_kind, "captured");
+  EXPECT_EQ(s.time_ns, 1796290477358502434);
+  EXPECT_EQ(s.host, "node-0,node-1");
+  EXPECT_EQ(s.tags, (std::vector<std::string>{"run", "model=mlp"}));
+}
+
 }  // namespace
 }  // namespace th::cli

@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/import/kineto/autograd_profiler.h"
 #include "core/import/kineto/xprof_json.h"
 
 namespace th::kineto {
@@ -666,6 +667,7 @@ void GraphBuilder::Finish(const std::vector<TrackKey>& tracks) {
     MapXprofDeviceEvents(names_, &trace_->graph);
   } else {
     trust.Add(TrustId::kSubNanosecondTimeRounded, defects_.rounded_time);
+    if (top_level_array_) autograd_profiler_ = MapAutogradProfilerEvents(&trace_->graph);
   }
   PairBeginEnd();
   Scan();

@@ -22,6 +22,11 @@ class GraphBuilder {
   // The chunks hold an XProf JSON trace: Finish maps device-plane events
   // (xprof_json.h) before it derives anything.
   void SetXprofJson() { xprof_json_ = true; }
+  // The chunks hold a bare event array: Finish maps an autograd profiler's
+  // events (autograd_profiler.h) when their tracks say it wrote them.
+  void SetTopLevelArray() { top_level_array_ = true; }
+  // After Finish: the trace is the autograd profiler's.
+  bool autograd_profiler() const { return autograd_profiler_; }
   // Phase 1: chunks must arrive in sequence order.
   void Append(ParsedChunk&& chunk);
   // Between the phases: parse threads number tracks in the order they first
@@ -59,6 +64,8 @@ class GraphBuilder {
 
   Trace* trace_;
   bool xprof_json_ = false;
+  bool top_level_array_ = false;
+  bool autograd_profiler_ = false;
   std::vector<NameRecord> names_;                         // global track / string ids
   std::vector<std::pair<EventId, int64_t>> event_ranks_;  // args.rank, by event
   ChunkDefects defects_;

@@ -92,6 +92,22 @@ void ReadTopLevel(const std::map<std::string, std::string>& values, Trace* trace
   }
 }
 
+// An autograd profiler's bare event array lacks the top-level facts and
+// device activity (autograd_profiler.h); another tool's plain array is left as
+// it was.
+void NoteBareArray(const GraphBuilder& builder, Trace* trace) {
+  if (!builder.autograd_profiler()) return;
+  trace->trust.Add(TrustId::kBareEventArray);
+  trace->info.format = "autograd_profiler_json";
+  bool cuda = false;
+  const EventGraph& g = trace->graph;
+  for (const Track& t : g.tracks)
+    cuda |= t.pid_str != kEmptyString && g.strings.Get(t.pid_str) == "CUDA functions";
+  trace->trust.Add(
+      TrustId::kAutogradProfilerTrace, 1,
+      cuda ? "\"CUDA functions\" events kept as kind other (not kernels)" : "CPU operators only");
+}
+
 // XProf JSON: the accelerator planes ("/device:GPU:0", pid = 1 + plane id),
 // as the XSpace importer lists them.
 void AddXprofDevices(Trace* trace) {
@@ -302,8 +318,10 @@ StatusOr<std::vector<std::unique_ptr<Trace>>> Import(ByteSource& text, const Imp
     trace->info.format = "xprof_json";
     builder.SetXprofJson();
   }
+  if (reader.top_level_array()) builder.SetTopLevelArray();
   builder.Finish(builder.NumberTracksByFirstEvent(shared.tracks()));
   if (xprof) AddXprofDevices(trace.get());
+  if (reader.top_level_array() && !xprof) NoteBareArray(builder, trace.get());
   trace->info.finish_seconds = seconds(finish_start);
   trace->info.read_seconds = read_s;
   trace->info.parse_seconds = static_cast<double>(parse_ns.load()) / 1e9;
