@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
-PACKAGES=(cmake ninja-build g++ pkg-config git
+PACKAGES=(cmake ninja-build g++ pkg-config git libcurl4-openssl-dev
+  swift-proxy swift-object swift-container swift-account python3-swift
   libsimdjson-dev libisal-dev libdeflate-dev libtbb-dev libcli11-dev libarchive-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libboost-filesystem-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler libssl-dev openssl curl libre2-dev libcpp-httplib-dev

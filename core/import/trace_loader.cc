@@ -18,7 +18,6 @@
 #include "core/import/kineto/merged_ranks.h"
 #include "core/import/remote/object_url.h"
 #include "core/import/remote/remote_inputs.h"
-#include "core/import/xla_join.h"
 
 namespace th {
 
@@ -212,10 +211,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
     if (importer) {
       auto traces = importer->ImportStream(std::move(peeked->source), options.import);
       if (traces.ok()) {
-        for (auto& t : *traces) {
-          if (t->info.format == "xprof_json") JoinXla(t.get(), {}, /*with_side_files=*/false);
-          slots[i].push_back(std::move(t));
-        }
+        for (auto& t : *traces) slots[i].push_back(std::move(t));
         return Ok();
       }
       failed = traces.status();

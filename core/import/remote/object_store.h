@@ -34,6 +34,7 @@ struct RemoteOptions {
   int max_delay_ms = 4000;
   int connect_timeout_s = 10;
   int low_speed_timeout_s = 30;  // a transfer under 1 KiB/s this long is a fault
+  int list_page = 1000;          // keys asked for per listing page
 };
 
 class ObjectStore {

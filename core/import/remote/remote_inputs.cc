@@ -26,6 +26,7 @@ RemoteOptions OptionsFromEnv() {
   RemoteOptions o;
   o.attempts = EnvInt("TRACEHOUND_REMOTE_ATTEMPTS", o.attempts, 1, 100);
   o.base_delay_ms = EnvInt("TRACEHOUND_REMOTE_RETRY_DELAY_MS", o.base_delay_ms, 0, 60000);
+  o.list_page = EnvInt("TRACEHOUND_REMOTE_LIST_PAGE", o.list_page, 1, 1000);
   return o;
 }
 
@@ -144,6 +145,33 @@ StatusOr<std::unique_ptr<ByteSource>> OpenRemoteObject(const std::string& url_te
   auto store = StoreFor(*url);
   if (!store.ok()) return store.status();
   return MakeRemoteSource(*store, *object, StreamOptionsFromEnv());
+}
+
+}  // namespace th::remote
+
+namespace th::remote {
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> ReadRemoteSiblings(
+    const std::string& url_text, const std::string& suffix) {
+  auto url = ParseObjectUrl(url_text);
+  if (!url.ok()) return url.status();
+  std::vector<std::pair<std::string, std::string>> out;
+  if (url->scheme == Scheme::kHttp) return out;  // a plain server cannot list
+  auto store = StoreFor(*url);
+  if (!store.ok()) return store.status();
+  const std::string prefix = url->key.substr(0, url->key.rfind('/') + 1);
+  auto listed = (*store)->List(prefix);
+  if (!listed.ok()) return listed.status();
+  for (const RemoteObject& o : *listed) {
+    std::string_view rest = std::string_view(o.key).substr(prefix.size());
+    if (rest.find('/') != std::string_view::npos || !rest.ends_with(suffix) ||
+        rest.size() == suffix.size())
+      continue;
+    std::string bytes(o.size, '\0');
+    if (o.size > 0) TH_RETURN_IF_ERROR((*store)->ReadRange(o, 0, o.size, bytes.data()));
+    out.emplace_back(o.url, std::move(bytes));
+  }
+  return out;
 }
 
 }  // namespace th::remote

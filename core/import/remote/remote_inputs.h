@@ -8,13 +8,15 @@
 // Tuning, from the environment: TRACEHOUND_REMOTE_STREAMS (parallel ranged
 // GETs per object, default 4), TRACEHOUND_REMOTE_CHUNK_MIB (bytes per GET,
 // default 8), TRACEHOUND_REMOTE_ATTEMPTS (tries per request, default 6),
-// TRACEHOUND_REMOTE_RETRY_DELAY_MS (backoff base, default 100).
+// TRACEHOUND_REMOTE_RETRY_DELAY_MS (backoff base, default 100),
+// TRACEHOUND_REMOTE_LIST_PAGE (keys per listing page, default and most 1000).
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/import/common/byte_source.h"
@@ -39,5 +41,11 @@ StatusOr<std::unique_ptr<ByteSource>> OpenRemoteObject(const std::string& url);
 
 // The object at `url` with its size and ETag (listing's, else a HEAD).
 StatusOr<RemoteObject> LookUpRemoteObject(const std::string& url);
+
+// The objects directly beside `url` (same prefix, no further '/') whose
+// keys end in `suffix`, read whole, as (URL, content) pairs sorted by key:
+// small side files (XProf's *.hlo_proto.pb).
+StatusOr<std::vector<std::pair<std::string, std::string>>> ReadRemoteSiblings(
+    const std::string& url, const std::string& suffix);
 
 }  // namespace th::remote

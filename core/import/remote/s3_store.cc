@@ -55,7 +55,8 @@ class S3Store final : public HttpObjectStore {
   }
 
   HeaderList ListQuery(const std::string& prefix, const std::string& marker) const override {
-    HeaderList q = {{"list-type", "2"}, {"prefix", prefix}};
+    HeaderList q = {
+        {"list-type", "2"}, {"prefix", prefix}, {"max-keys", std::to_string(options_.list_page)}};
     if (!marker.empty()) q.emplace_back("continuation-token", marker);
     return q;
   }
