@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -60,6 +61,35 @@ Status ExpandRemote(const std::string& input, TrustTable* skipped, std::vector<I
   for (const remote::RemoteObject& o : expanded->objects) found.push_back(o.url);
   if (!expanded->explicit_object && skipped) DropSameCaptureCopies(&found, skipped);
   for (auto& url : found) files->push_back({std::move(url), expanded->explicit_object});
+  return Ok();
+}
+
+// A remote object streams through the same path as an archive member
+// (archives themselves are read from local files only). A discovered object
+// that is not a trace goes to `skip`.
+Status ImportRemote(const InputFile& f, const LoadOptions& options,
+                    std::vector<std::unique_ptr<Trace>>* out,
+                    const std::function<void(const Status&)>& skip) {
+  auto raw = remote::OpenRemoteObject(f.path);
+  if (!raw.ok()) return raw.status();
+  auto decoded = OpenDecoded(std::move(*raw), nullptr, options.import.keep_truncated);
+  if (!decoded.ok()) return decoded.status();
+  auto peeked = PeekHead(std::move(*decoded));
+  if (!peeked.ok()) return peeked.status();
+  if (HasArchiveMagic(peeked->head))
+    return Unsupported(f.path + ": an archive; archives are read from local files only");
+  const Importer* importer = Registry().Find(f.path, peeked->head);
+  Status failed = importer ? Ok() : ImporterRegistry::Unrecognised(f.path, peeked->head);
+  if (importer) {
+    auto traces = importer->ImportStream(std::move(peeked->source), options.import);
+    if (traces.ok()) {
+      for (auto& t : *traces) out->push_back(std::move(t));
+      return Ok();
+    }
+    failed = traces.status();
+  }
+  if (f.explicit_input || !NotATrace(failed)) return failed;
+  skip(failed);
   return Ok();
 }
 
@@ -195,35 +225,10 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
     for (auto& t : *traces) slots[i].push_back(std::move(t));
     return Ok();
   };
-  // A remote object streams through the same path as an archive member;
-  // archives themselves are read from local files only.
-  auto import_remote = [&](size_t i, const InputFile& f) -> Status {
-    auto raw = remote::OpenRemoteObject(f.path);
-    if (!raw.ok()) return raw.status();
-    auto decoded = OpenDecoded(std::move(*raw), nullptr, options.import.keep_truncated);
-    if (!decoded.ok()) return decoded.status();
-    auto peeked = PeekHead(std::move(*decoded));
-    if (!peeked.ok()) return peeked.status();
-    if (HasArchiveMagic(peeked->head))
-      return Unsupported(f.path + ": an archive; archives are read from local files only");
-    const Importer* importer = Registry().Find(f.path, peeked->head);
-    Status failed = importer ? Ok() : ImporterRegistry::Unrecognised(f.path, peeked->head);
-    if (importer) {
-      auto traces = importer->ImportStream(std::move(peeked->source), options.import);
-      if (traces.ok()) {
-        for (auto& t : *traces) slots[i].push_back(std::move(t));
-        return Ok();
-      }
-      failed = traces.status();
-    }
-    if (f.explicit_input || !NotATrace(failed)) return failed;
-    skip_input(failed);
-    return Ok();
-  };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
     const InputFile& f = (*files)[i];
     if (remote::IsRemoteInput(f.path)) {
-      errors[i] = import_remote(i, f);
+      errors[i] = ImportRemote(f, options, &slots[i], skip_input);
       return;
     }
     Detection detected = Registry().Detect(f.path);

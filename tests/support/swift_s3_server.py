@@ -1,18 +1,18 @@
-#!/ usr / bin / python3
-""
-    "A loopback OpenStack Swift with its S3 middleware (s3api + tempauth), for tests.
+#!/usr/bin/python3
+"""A loopback OpenStack Swift with its S3 middleware (s3api + tempauth), for tests.
 
-    swift_s3_server.py start DIR writes configs and rings under DIR,
-    starts the proxy, account, container and object servers, waits until the proxy answers,
-    prints "port=N pids=A,B,C,D" and
-        exits(servers keep running) swift_s3_server.py put DIR BUCKET KEY =
-        FILE... stores each FILE as BUCKET /
-        KEY(bucket created when missing) through Swift's internal client, which bypasses auth
-    : the S3 side is only ever read swift_s3_server
-          .py public DIR BUCKET lets anyone read BUCKET 's objects over Swift' s own
-      API(/ v1 / AUTH_test / BUCKET / KEY)
-    : plain http :  // inputs
-                    swift_s3_server.py serve DIR KIND(internal) runs one server in the foreground
+  swift_s3_server.py start DIR   writes configs and rings under DIR, starts the
+                                 proxy, account, container and object servers,
+                                 waits until the proxy answers, prints
+                                 "port=N pids=A,B,C,D" and exits (servers keep running)
+  swift_s3_server.py put DIR BUCKET KEY=FILE...
+                                 stores each FILE as BUCKET/KEY (bucket created when
+                                 missing) through Swift's internal client, which
+                                 bypasses auth: the S3 side is only ever read
+  swift_s3_server.py public DIR BUCKET
+                                 lets anyone read BUCKET's objects over Swift's own
+                                 API (/v1/AUTH_test/BUCKET/KEY): plain http:// inputs
+  swift_s3_server.py serve DIR KIND   (internal) runs one server in the foreground
 
 S3 credentials: access key "test:tester", secret "testing" (tempauth's user).
 s3api checks every request's AWS Signature Version 4 against that secret.
@@ -42,8 +42,7 @@ def use_swift_dir(root):
 
 
 def write_configs(root):
-    ports = {
-k: free_port() for k in ("proxy",) + KINDS}
+    ports = {k: free_port() for k in ("proxy",) + KINDS}
     os.makedirs(os.path.join(root, "srv", "d1"), exist_ok=True)
     with open(os.path.join(root, "swift.conf"), "w") as f:
         f.write("[swift-hash]\nswift_hash_path_suffix = tracehound\n"
@@ -67,7 +66,7 @@ k: free_port() for k in ("proxy",) + KINDS}
                 "[app:proxy-server]\nuse = egg:swift#proxy\naccount_autocreate = true\n"
                 "[filter:catch_errors]\nuse = egg:swift#catch_errors\n"
                 "[filter:proxy-logging]\nuse = egg:swift#proxy_logging\n"
-#No memcached : tempauth's S3 path only needs the middleware.
+                # No memcached: tempauth's S3 path only needs the middleware.
                 "[filter:cache]\nuse = egg:swift#memcache\n"
                 "memcache_servers = 127.0.0.1:{nomc}\n"
                 "[filter:s3api]\nuse = egg:swift#s3api\nlocation = us-east-1\n"
@@ -136,16 +135,16 @@ def put(root, bucket, pairs):
 def public(root, bucket):
     c = client(root)
     c.create_container("AUTH_test", bucket)
-#Straight to the container server : the proxy keeps ACL headers only from
-#an authenticated user, and the internal client has none.
+    # Straight to the container server: the proxy keeps ACL headers only from
+    # an authenticated user, and the internal client has none.
     from swift.common.direct_client import direct_put_container
     from swift.common.ring import Ring
     from swift.common.utils import Timestamp
     part, nodes = Ring(root, ring_name="container").get_nodes("AUTH_test", bucket)
     for node in nodes:
         direct_put_container(node, part, "AUTH_test", bucket,
-                              headers={"X-Container-Read": ".r:*",
-                                       "X-Timestamp": Timestamp.now().internal})
+                             headers={"X-Container-Read": ".r:*",
+                                      "X-Timestamp": Timestamp.now().internal})
 
 
 if __name__ == "__main__":
