@@ -37,6 +37,14 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# Azurite (npm): the Azure Blob server the remote-input tests start
+# (tests/support/azurite_server.h looks for it under $BUILD_DIR/npm).
+install_azurite() {
+  [ -x "$BUILD_DIR/npm/node_modules/.bin/azurite-blob" ] && return 0
+  mkdir -p "$BUILD_DIR/npm"
+  npm install --no-audit --no-fund --silent --prefix "$BUILD_DIR/npm" azurite@3.37.0 >/dev/null
+}
+
 # build [TARGET...]: everything by default; the demo builds only the command
 # and the plugins it loads.
 build() {
@@ -80,6 +88,7 @@ case "${1:-}" in
     ;;
   test)
     build
+    install_azurite
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 600
     sanitize
     ;;

@@ -78,8 +78,8 @@ Status HttpObjectStore::ReadRange(const RemoteObject& object, uint64_t offset, s
   return WithRetries(options_, [&](bool* retry) -> Status {
     HeaderList extra = {
         {"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1)}};
+    if (!object.etag.empty()) extra.emplace_back("If-Match", object.etag);
     Prepared p = Prepare("GET", object.key, {}, extra);
-    if (!object.etag.empty()) p.headers.push_back("If-Match: " + object.etag);
     HttpReply reply;
     Status sent = Perform({"GET", p.url, p.headers, out, length}, options_, &reply);
     if (!sent.ok()) {

@@ -1,8 +1,8 @@
 // HttpObjectStore: the requests every store makes (HEAD for an object,
 // paged listing, ranged GET of one version), over a subclass that says how a
 // request is addressed and signed and how a listing page reads. Subclasses:
-// S3-compatible (S3, GCS's XML API) and plain HTTP(S) (s3_store.cc,
-// plain_http_store.cc). Linked into the remote module only.
+// S3-compatible (S3, GCS's XML API) and plain HTTP(S) (s3_store.cc), Azure
+// Blob (azure_store.cc). Linked into the remote module only.
 #pragma once
 
 #include <memory>
@@ -52,5 +52,7 @@ class HttpObjectStore : public ObjectStore {
 
 std::unique_ptr<ObjectStore> MakeS3Store(ObjectUrl url, StoreConfig config, RemoteOptions options);
 std::unique_ptr<ObjectStore> MakePlainHttpStore(ObjectUrl url, RemoteOptions options);
+std::unique_ptr<ObjectStore> MakeAzureStore(ObjectUrl url, StoreConfig config,
+                                            RemoteOptions options);
 
 }  // namespace th::remote

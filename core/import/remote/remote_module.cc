@@ -19,9 +19,9 @@ StatusOr<std::unique_ptr<ObjectStore>> OpenStore(const ObjectUrl& url,
     case Scheme::kHttp:
       return MakePlainHttpStore(url, options);
     case Scheme::kAzure:
-      break;
+      return MakeAzureStore(url, AzureConfig(ProcessEnv), options);
   }
-  return Unsupported(url.url() + ": az:// inputs are not supported in this build");
+  return Internal(url.url() + ": unknown scheme");
 }
 
 }  // namespace
