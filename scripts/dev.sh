@@ -42,7 +42,8 @@ install_packages() {
 install_azurite() {
   [ -x "$BUILD_DIR/npm/node_modules/.bin/azurite-blob" ] && return 0
   mkdir -p "$BUILD_DIR/npm"
-  npm install --no-audit --no-fund --silent --prefix "$BUILD_DIR/npm" azurite@3.37.0 >/dev/null
+  npm install --no-audit --no-fund --silent --prefix "$BUILD_DIR/npm" azurite@3.37.0 >/dev/null ||
+    echo "azurite could not be installed: the Azure input tests will skip" >&2
 }
 
 # build [TARGET...]: everything by default; the demo builds only the command
