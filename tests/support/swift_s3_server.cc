@@ -39,6 +39,14 @@ SwiftS3Server* SwiftS3Server::Shared(std::string* why) {
   s->dir_ = TempDir() + "/swift";
   std::filesystem::create_directories(s->dir_);
   CommandResult r = Shell("/usr/bin/python3 " + Script() + " start " + s->dir_);
+  if (r.status != 0) {
+    // The free ports are picked before the servers bind them: a test
+    // process starting its own server at the same moment may take one.
+    std::string retry_dir = s->dir_ + "-retry";
+    std::filesystem::create_directories(retry_dir);
+    s->dir_ = retry_dir;
+    r = Shell("/usr/bin/python3 " + Script() + " start " + s->dir_);
+  }
   size_t at = r.out.find("port=");
   if (r.status != 0 || at == std::string::npos) {
     failure = "Swift did not start: " + r.out;

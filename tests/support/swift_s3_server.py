@@ -106,6 +106,11 @@ def start(root):
             break
         except Exception:
             if time.time() > deadline:
+                for pid in pids:
+                    try:
+                        os.kill(pid, 15)
+                    except OSError:
+                        pass
                 sys.exit("swift proxy did not answer within 60 s; see %s/servers.log" % root)
             time.sleep(0.1)
     print("port=%d pids=%s" % (port, ",".join(map(str, pids))), flush=True)
