@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
-PACKAGES=(cmake ninja-build g++ pkg-config git
+PACKAGES=(cmake ninja-build g++ pkg-config git libcurl4-openssl-dev
+  swift-proxy swift-object swift-container swift-account python3-swift
   libsimdjson-dev libisal-dev libdeflate-dev libtbb-dev libcli11-dev libarchive-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libboost-filesystem-dev libyaml-cpp-dev
   libprotobuf-dev protobuf-compiler libssl-dev openssl curl libre2-dev libcpp-httplib-dev
@@ -36,6 +37,15 @@ install_packages() {
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Azurite (npm): the Azure Blob server the remote-input tests start
+# (tests/support/azurite_server.h looks for it under $BUILD_DIR/npm).
+install_azurite() {
+  [ -x "$BUILD_DIR/npm/node_modules/.bin/azurite-blob" ] && return 0
+  mkdir -p "$BUILD_DIR/npm"
+  npm install --no-audit --no-fund --silent --prefix "$BUILD_DIR/npm" azurite@3.37.0 >/dev/null ||
+    echo "azurite could not be installed: the Azure input tests will skip" >&2
 }
 
 # build [TARGET...]: everything by default; the demo builds only the command
@@ -81,6 +91,7 @@ case "${1:-}" in
     ;;
   test)
     build
+    install_azurite
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 600
     sanitize
     ;;

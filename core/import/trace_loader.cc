@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -16,6 +17,8 @@
 #include "core/import/common/regular_file.h"
 #include "core/import/importer_registry.h"
 #include "core/import/kineto/merged_ranks.h"
+#include "core/import/remote/object_url.h"
+#include "core/import/remote/remote_inputs.h"
 #include "core/import/run_manifest.h"
 
 namespace th {
@@ -43,6 +46,53 @@ void DropSameCaptureCopies(std::vector<std::string>* files, TrustTable* skipped)
   });
 }
 bool HasGlobChars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// A remote input (s3://, gs://, az://, http(s)://): an object, a prefix read
+// as a directory (objects named like traces; others counted as skipped), or
+// a glob over keys.
+Status ExpandRemote(const std::string& input, TrustTable* skipped, std::vector<InputFile>* files) {
+  auto expanded = remote::ExpandRemoteInput(
+      input, [](std::string_view key) { return Registry().NamedLikeTrace(key); });
+  if (!expanded.ok()) return expanded.status();
+  if (skipped) {
+    for (const std::string& url : expanded->skipped)
+      skipped->Add(TrustId::kDirectoryFileOtherFormat, 1, url);
+  }
+  std::vector<std::string> found;
+  for (const remote::RemoteObject& o : expanded->objects) found.push_back(o.url);
+  if (!expanded->explicit_object && skipped) DropSameCaptureCopies(&found, skipped);
+  for (auto& url : found) files->push_back({std::move(url), expanded->explicit_object});
+  return Ok();
+}
+
+// A remote object streams through the same path as an archive member
+// (archives themselves are read from local files only). A discovered object
+// that is not a trace goes to `skip`.
+Status ImportRemote(const InputFile& f, const LoadOptions& options,
+                    std::vector<std::unique_ptr<Trace>>* out,
+                    const std::function<void(const Status&)>& skip) {
+  auto raw = remote::OpenRemoteObject(f.path);
+  if (!raw.ok()) return raw.status();
+  auto decoded = OpenDecoded(std::move(*raw), nullptr, options.import.keep_truncated);
+  if (!decoded.ok()) return decoded.status();
+  auto peeked = PeekHead(std::move(*decoded));
+  if (!peeked.ok()) return peeked.status();
+  if (HasArchiveMagic(peeked->head))
+    return Unsupported(f.path + ": an archive; archives are read from local files only");
+  const Importer* importer = Registry().Find(f.path, peeked->head);
+  Status failed = importer ? Ok() : ImporterRegistry::Unrecognised(f.path, peeked->head);
+  if (importer) {
+    auto traces = importer->ImportStream(std::move(peeked->source), options.import);
+    if (traces.ok()) {
+      for (auto& t : *traces) out->push_back(std::move(t));
+      return Ok();
+    }
+    failed = traces.status();
+  }
+  if (f.explicit_input || !NotATrace(failed)) return failed;
+  skip(failed);
+  return Ok();
+}
 
 std::optional<int64_t> RankFromName(const std::string& path) {
   static const std::regex kRank(R"((?:rank|worker)[-_]?(\d+))", std::regex::icase);
@@ -77,7 +127,9 @@ StatusOr<std::vector<InputFile>> ExpandInputs(const std::vector<std::string>& in
   std::vector<InputFile> files;
   for (const std::string& input : inputs) {
     std::error_code ec;
-    if (fs::is_directory(input, ec)) {
+    if (remote::IsRemoteInput(input)) {
+      TH_RETURN_IF_ERROR(ExpandRemote(input, skipped, &files));
+    } else if (fs::is_directory(input, ec)) {
       std::vector<std::string> found;
       for (auto it = fs::recursive_directory_iterator(input, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -195,6 +247,10 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
   };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
     const InputFile& f = (*files)[i];
+    if (remote::IsRemoteInput(f.path)) {
+      errors[i] = ImportRemote(f, options, &slots[i], skip_input);
+      return;
+    }
     Detection detected = Registry().Detect(f.path);
     if (detected.kind == Detection::Kind::kArchive) {
       errors[i] = ForEachArchiveMember(

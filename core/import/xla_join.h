@@ -11,7 +11,9 @@
 namespace th {
 
 // `with_side_files`: false for a trace read from an archive member (no
-// directory of its own).
+// directory of its own). A remote trace's side files are the
+// `*.hlo_proto.pb` objects beside it (same prefix); one that cannot be
+// listed or read is counted as an undecodable module, with the reason.
 void JoinXla(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded,
              bool with_side_files);
 

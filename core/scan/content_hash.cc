@@ -4,6 +4,8 @@
 
 #include "core/graph/file_hash.h"
 #include "core/graph/xxh128_hex.h"
+#include "core/import/remote/object_url.h"
+#include "core/import/remote/remote_inputs.h"
 
 namespace th::scan {
 
@@ -14,6 +16,26 @@ std::string HashBytes(std::string_view bytes) {
 StatusOr<std::string> HashFile(const std::string& path) {
   Xxh3State state = NewXxh3State();
   TH_RETURN_IF_ERROR(UpdateHashWithFile(path, state.get(), nullptr));
+  return Xxh128Hex(XXH3_128bits_digest(state.get()));
+}
+
+StatusOr<std::string> HashRunFile(const std::string& path) {
+  if (!remote::IsRemoteInput(path)) return HashFile(path);
+  auto object = remote::LookUpRemoteObject(path);
+  if (!object.ok()) return object.status();
+  std::string etag = object->etag;
+  std::erase(etag, '"');
+  if (!etag.empty()) return "etag:" + etag;
+  auto source = remote::OpenRemoteObject(path);
+  if (!source.ok()) return source.status();
+  Xxh3State state = NewXxh3State();
+  std::string block(size_t{1} << 20, '\0');
+  while (true) {
+    auto got = (*source)->Read(block.data(), block.size());
+    if (!got.ok()) return got.status();
+    if (*got == 0) break;
+    XXH3_128bits_update(state.get(), block.data(), *got);
+  }
   return Xxh128Hex(XXH3_128bits_digest(state.get()));
 }
 

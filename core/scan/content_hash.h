@@ -21,6 +21,12 @@ std::string HashBytes(std::string_view bytes);
 // XXH3-128 of a file's bytes, read in blocks (IoError naming the file).
 StatusOr<std::string> HashFile(const std::string& path);
 
+// A run file's identity for the results database: HashFile for a local
+// file; "etag:" + the object's ETag (as listed, quotes dropped) for a remote
+// object (s3://, gs://, ...), so that a rescan of a bucket skips what it has
+// without reading it; an object without an ETag is read and hashed.
+StatusOr<std::string> HashRunFile(const std::string& path);
+
 // The hash of a run from (base name, file hash) pairs in the run's file order.
 std::string CombineFileHashes(const std::vector<std::pair<std::string, std::string>>& files);
 

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "core/import/importer_registry.h"
+#include "core/import/remote/object_url.h"
+#include "core/import/remote/remote_inputs.h"
 #include "core/import/trace_loader.h"
 
 namespace th::scan {
@@ -32,7 +34,15 @@ RunKey KeyOf(const std::string& path) {
   std::string dir = p.parent_path().string();
   std::string base = p.filename().string();
   std::string prefix = dir.empty() ? "" : dir + "/";
-  Detection detected = Registry().Detect(path);
+  Detection detected;
+  if (remote::IsRemoteInput(path)) {
+    // Not opened here: a remote object's format is hinted by its name.
+    detected.importer = Registry().FindByName(path);
+    if (detected.importer) detected.kind = Detection::Kind::kFormat;
+    if (Registry().NamedLikeArchive(path)) detected.kind = Detection::Kind::kArchive;
+  } else {
+    detected = Registry().Detect(path);
+  }
   if (detected.kind == Detection::Kind::kArchive) return {path, true};
   if (detected.kind == Detection::Kind::kFormat && detected.importer->DirectoryIsOneCapture()) {
     std::vector<std::string_view> hints = detected.importer->name_hints();
@@ -93,11 +103,18 @@ StatusOr<std::vector<Run>> DiscoverRuns(const std::vector<std::string>& inputs,
   std::map<std::string, Run> runs;
   std::set<std::string> seen, archives;
   for (const InputFile& f : *files) {
-    std::string path = fs::path(f.path).lexically_normal().string();
+    const bool is_remote = remote::IsRemoteInput(f.path);
+    std::string path = is_remote ? f.path : fs::path(f.path).lexically_normal().string();
     if (!seen.insert(path).second) continue;
-    std::error_code ec;
-    uint64_t bytes = fs::file_size(path, ec);
-    if (ec) bytes = 0;  // unreadable: the scan records the failure
+    uint64_t bytes = 0;  // unreadable: the scan records the failure
+    if (is_remote) {
+      auto object = remote::LookUpRemoteObject(path);  // listed already: no request
+      if (object.ok()) bytes = object->size;
+    } else {
+      std::error_code ec;
+      bytes = fs::file_size(path, ec);
+      if (ec) bytes = 0;
+    }
     RunKey key = KeyOf(path);
     if (key.archive) archives.insert(key.location);
     Run& run = runs[key.location];

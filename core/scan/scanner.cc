@@ -94,7 +94,7 @@ StatusOr<ScanSummary> RunScan(const ScanOptions& options, const std::vector<Run>
     std::vector<std::pair<std::string, std::string>> named;
     std::string read_error;
     for (const RunFile& f : run.files) {
-      auto h = HashFile(f.path);
+      auto h = HashRunFile(f.path);
       if (!h.ok() && read_error.empty()) read_error = h.status().message();
       hashes.push_back(h.ok() ? *h : "");
       named.emplace_back(std::filesystem::path(f.path).filename().string(), hashes.back());

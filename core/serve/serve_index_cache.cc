@@ -17,14 +17,30 @@
 
 #include "core/graph/file_hash.h"
 #include "core/graph/xxh128_hex.h"
+#include "core/import/remote/object_url.h"
+#include "core/import/remote/remote_inputs.h"
 #include "core/import/trace_loader.h"
 #include "core/serve/lod_index_io.h"
 
 namespace th::serve {
 namespace {
 
+// A remote object's URL, ETag and size: its version, without reading it.
+Status HashRemoteInto(const std::string& url, XXH3_state_t* state) {
+  auto object = remote::LookUpRemoteObject(url);
+  if (!object.ok()) return object.status();
+  for (const std::string& part : {object->url, object->etag}) {
+    const uint64_t n = part.size();
+    XXH3_128bits_update(state, &n, sizeof n);
+    XXH3_128bits_update(state, part.data(), part.size());
+  }
+  XXH3_128bits_update(state, &object->size, sizeof object->size);
+  return Ok();
+}
+
 // Adds the bytes of `path` and then their count to `state`.
 Status HashFileInto(const std::string& path, XXH3_state_t* state) {
+  if (remote::IsRemoteInput(path)) return HashRemoteInto(path, state);
   uint64_t size = 0;
   TH_RETURN_IF_ERROR(UpdateHashWithFile(path, state, &size));
   XXH3_128bits_update(state, &size, sizeof size);
@@ -33,6 +49,7 @@ Status HashFileInto(const std::string& path, XXH3_state_t* state) {
 
 // Adds what the fast key takes of `path` to `state`.
 Status FastHashFileInto(const std::string& path, XXH3_state_t* state) {
+  if (remote::IsRemoteInput(path)) return HashRemoteInto(path, state);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError(path + ": cannot open: " + std::strerror(errno));
   struct stat st;

@@ -39,7 +39,7 @@ bool Loaded(const std::vector<std::string>& libraries, const std::string& name) 
 const char* const kCommandSpecific[] = {
     "libmpi.so",     "libpq.so",     "libamdhip64.so", "libcudart.so",   "libcuda.so",
     "libarchive.so", "libcrypto.so", "scan-mpi.so",    "db-postgres.so", "gpu-cuda.so",
-    "gpu-hip.so",    "archive.so",   "openssl.so"};
+    "gpu-hip.so",    "archive.so",   "openssl.so",     "remote.so",      "libcurl.so"};
 
 std::vector<std::string> LibrariesOf(const std::string& args) {
   CommandResult r = Tracehound(args, "LD_DEBUG=libs");

@@ -27,7 +27,8 @@ std::vector<std::string> FindHloSideFiles(const std::string& dir) {
 }
 
 void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded,
-                    const std::string& side_file_dir) {
+                    const std::string& side_file_dir,
+                    const std::vector<std::pair<std::string, std::string>>& side_file_bytes) {
   XlaData& xla = trace->xla;
   std::set<std::pair<int64_t, std::string>> seen;
   for (const HloModule& m : xla.modules) seen.emplace(m.id, m.name);
@@ -54,6 +55,7 @@ void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& e
       add(ReadHloProtoFile(path), path);
     }
   }
+  for (const auto& [name, bytes] : side_file_bytes) add(ReadHloProto(bytes, name), name);
   trace->trust.Add(TrustId::kHloModuleDuplicate, duplicates);
   xla.BuildIndex(&trace->graph.strings);
   trace->trust.Add(TrustId::kHloOperandUnresolved,

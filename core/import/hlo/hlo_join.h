@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph/trace.h"
@@ -15,8 +16,11 @@
 
 namespace th::hlo {
 
+// `side_file_bytes`: side files already read, (name, content) pairs sorted by
+// name (those of a remote input's prefix), joined after `side_file_dir`'s.
 void JoinHloModules(Trace* trace, const std::vector<xspace::EmbeddedHloProto>& embedded,
-                    const std::string& side_file_dir);
+                    const std::string& side_file_dir,
+                    const std::vector<std::pair<std::string, std::string>>& side_file_bytes = {});
 
 // The `*.hlo_proto.pb` files directly in `dir`, sorted by name.
 std::vector<std::string> FindHloSideFiles(const std::string& dir);

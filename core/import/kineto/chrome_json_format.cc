@@ -1,5 +1,6 @@
 #include "core/import/kineto/chrome_json_format.h"
 
+#include "core/import/remote/object_url.h"
 #include "core/import/xla_join.h"
 
 namespace th::kineto {
@@ -57,7 +58,14 @@ class ChromeJsonImporter final : public Importer {
 
   StatusOr<TraceList> ImportStream(std::unique_ptr<ByteSource> decoded,
                                    const ImportOptions& options) const override {
-    return ImportText(*decoded, options);
+    auto traces = ImportText(*decoded, options);
+    if (!traces.ok() || !remote::IsRemoteInput(decoded->name())) return traces;
+    // A remote object is read as its file would be: XProf's JSON joined with
+    // the HLO modules beside it.
+    for (auto& t : *traces) {
+      if (t->info.format == "xprof_json") JoinXla(t.get(), {}, /*with_side_files=*/true);
+    }
+    return traces;
   }
 
   // The median size of an event in the traces of benchmarks/RESULTS.md.

@@ -71,7 +71,7 @@ class GraphBuilder {
   ChunkDefects defects_;
   int64_t crossing_slices_ = 0;
   bool saw_gpu_sync_ = false;  // a kGpuSync row (Scan)
-  IdIndex launch_of_;  // correlation id -> launch event
+  IdIndex launch_of_;          // correlation id -> launch event
   // Per event: GPU activity linked to its launch (empty when none is).
   std::vector<bool> launched_;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/import/remote/object_url.h"
 #include "core/import/xla_join.h"
 
 namespace th::xspace {
@@ -99,7 +100,8 @@ class XSpaceImporter final : public Importer {
     auto trace =
         ImportXSpaceBytes(*bytes, decoded->name(), decoded->stored_bytes_read(), &hlo_protos);
     if (!trace.ok()) return trace.status();
-    JoinXla(trace->get(), hlo_protos, /*with_side_files=*/false);
+    // An archive member has no folder of side files; a remote object has its prefix.
+    JoinXla(trace->get(), hlo_protos, remote::IsRemoteInput(decoded->name()));
     TraceList traces;
     traces.push_back(std::move(*trace));
     return traces;

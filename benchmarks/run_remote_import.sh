@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Remote import benchmark: the ~1 GB amplified Kineto trace (plain and gzip,
+# made by th_amplify as run_ingest.sh makes them, in a scratch folder, never
+# committed) read by `tracehound info` from a loopback S3 server (OpenStack
+# Swift with s3api, tests/support/swift_s3_server.py), and over plain HTTP from
+# a loopback C++ file server (benchmarks/range_file_server.cc: the reader's
+# own ceiling, Swift being Python on the same cores), against the same file
+# read locally: wall time (throughput = stored bytes / wall s) and peak RSS,
+# medians of RUNS runs each (the machine is shared and noisy).
+#
+#   benchmarks/run_remote_import.sh [BUILD_DIR] [SOURCE_TRACE] [SIZE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+SRC=${2:-../shared/data/hta/tests/data/df_index_resolver/df_index_resolver.json.gz}
+SIZE=${3:-1G}
+RUNS=${RUNS:-5}
+OUT=${BENCH_DIR:-$BUILD/bench-data}
+mkdir -p "$OUT"
+[ -f "$SRC" ] || { echo "source trace $SRC not found (../shared/data absent?)" >&2; exit 2; }
+json="$OUT/amplified.json" gz="$OUT/amplified.json.gz"
+[ -f "$json" ] || "$BUILD/benchmarks/th_amplify" --in "$SRC" --out "$json" --size "$SIZE"
+[ -f "$gz" ] || "$BUILD/benchmarks/th_amplify" --in "$SRC" --out "$gz" --size "$SIZE"
+
+swift_dir=$(mktemp -d)
+server=tests/support/swift_s3_server.py
+started=$(/usr/bin/python3 "$server" start "$swift_dir")
+port=$(echo "$started" | sed -n 's/^port=\([0-9]*\) .*/\1/p')
+pids=$(echo "$started" | sed -n 's/.* pids=//p' | tr ',' ' ')
+"$BUILD/benchmarks/range_file_server" "$OUT" >"$swift_dir/http.port" &
+pids="$pids $!"
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$swift_dir"; }
+trap cleanup EXIT
+sleep 1
+http_port=$(sed -n 's/^port=//p' "$swift_dir/http.port")
+/usr/bin/python3 "$server" put "$swift_dir" bench "amplified.json=$json" "amplified.json.gz=$gz"
+export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test:tester AWS_SECRET_ACCESS_KEY=testing
+
+echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
+echo "== tracehound info, local file vs loopback S3 (median of $RUNS)"
+measure() {  # INPUT -> "seconds peak_kib" per run, one line each
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e %M" -o "$OUT/time" "$BUILD/cli/tracehound" info --json "$1" >"$OUT/info.json"
+    cat "$OUT/time"
+  done
+}
+for f in amplified.json amplified.json.gz; do
+  bytes=$(stat -c %s "$OUT/$f")
+  local_runs=$(measure "$OUT/$f")
+  remote_runs=$(measure "s3://bench/$f")
+  http_runs=$(measure "http://127.0.0.1:$http_port/$f")
+  python3 - "$f" "$bytes" "$local_runs" "$remote_runs" "$http_runs" <<'PY'
+import statistics, sys
+name, size = sys.argv[1], int(sys.argv[2])
+def med(text):
+    rows = [tuple(map(float, l.split())) for l in text.strip().splitlines()]
+    return statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows)
+ls, lk = med(sys.argv[3])
+print(f"{name} ({size/1e6:.0f} MB stored): local {ls:.2f} s = {size/ls/1e6:.0f} MB/s, peak RSS {lk/1024:.0f} MiB")
+for label, runs in (("S3 (Swift)", sys.argv[4]), ("HTTP (C++ server)", sys.argv[5])):
+    rs, rk = med(runs)
+    print(f"  {label}: {rs:.2f} s = {size/rs/1e6:.0f} MB/s, peak RSS {rk/1024:.0f} MiB; "
+          f"throughput {ls/rs:.2f}x local, RSS {rk/lk:.2f}x local")
+PY
+done

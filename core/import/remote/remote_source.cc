@@ -1,0 +1,111 @@
+#include "core/import/remote/remote_source.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace th::remote {
+
+namespace {
+
+class RemoteSource final : public ByteSource {
+ public:
+  RemoteSource(std::shared_ptr<ObjectStore> store, RemoteObject object, StreamOptions options)
+      : store_(std::move(store)), object_(std::move(object)), options_(options) {
+    options_.chunk_bytes = std::max<size_t>(options_.chunk_bytes, 4096);
+    options_.streams = std::max(options_.streams, 1);
+    chunks_ = (object_.size + options_.chunk_bytes - 1) / options_.chunk_bytes;
+    int workers = static_cast<int>(std::min<uint64_t>(options_.streams, chunks_));
+    for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
+  }
+  ~RemoteSource() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (pos_ >= object_.size || n == 0) return size_t{0};
+    uint64_t index = pos_ / options_.chunk_bytes;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return ready_.count(index) > 0; });
+    Chunk& chunk = ready_[index];
+    if (!chunk.status.ok()) return chunk.status;
+    size_t at = static_cast<size_t>(pos_ - index * options_.chunk_bytes);
+    size_t k = std::min(n, chunk.bytes.size() - at);
+    std::memcpy(buf, chunk.bytes.data() + at, k);
+    pos_ += k;
+    if (at + k == chunk.bytes.size()) {
+      ready_.erase(index);
+      consumed_ = index + 1;
+      lock.unlock();
+      cv_.notify_all();
+    }
+    return k;
+  }
+  const std::string& name() const override { return object_.url; }
+  uint64_t stored_bytes_read() const override { return pos_; }
+  uint64_t stored_size() const override { return object_.size; }
+
+ private:
+  struct Chunk {
+    std::vector<char> bytes;
+    Status status;
+  };
+
+  // Takes the next chunk within the window ahead of the reader, fetches it.
+  void Work() {
+    while (true) {
+      uint64_t index = 0;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] {
+          return stop_ || next_ >= chunks_ ||
+                 next_ < consumed_ + static_cast<uint64_t>(options_.streams);
+        });
+        if (stop_ || next_ >= chunks_) return;
+        index = next_++;
+      }
+      uint64_t offset = index * options_.chunk_bytes;
+      Chunk chunk;
+      chunk.bytes.resize(
+          static_cast<size_t>(std::min<uint64_t>(options_.chunk_bytes, object_.size - offset)));
+      chunk.status = store_->ReadRange(object_, offset, chunk.bytes.size(), chunk.bytes.data());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ready_[index] = std::move(chunk);
+      }
+      cv_.notify_all();
+    }
+  }
+
+  std::shared_ptr<ObjectStore> store_;
+  RemoteObject object_;
+  StreamOptions options_;
+  uint64_t chunks_ = 0;
+  uint64_t pos_ = 0;  // reader's offset (reader thread only)
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, Chunk> ready_;
+  uint64_t next_ = 0;      // next chunk a worker takes
+  uint64_t consumed_ = 0;  // chunks the reader is done with
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> MakeRemoteSource(std::shared_ptr<ObjectStore> store,
+                                             RemoteObject object, StreamOptions options) {
+  return std::make_unique<RemoteSource>(std::move(store), std::move(object), options);
+}
+
+}  // namespace th::remote

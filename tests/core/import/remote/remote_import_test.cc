@@ -1,0 +1,202 @@
+// Remote inputs against a real S3 server on loopback (OpenStack Swift with
+// s3api, which verifies every SigV4 signature), through the tracehound
+// command as a user runs it, and through a fault-injecting proxy.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "core/import/remote/remote_inputs.h"
+#include "tests/support/command_runner.h"
+#include "tests/support/fault_proxy.h"
+#include "tests/support/swift_s3_server.h"
+#include "tests/support/test_files.h"
+
+namespace th::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Skips where Swift is not installed; fails where it is and does not start.
+#define REQUIRE_SWIFT(server)                                                           \
+  std::string why_;                                                                     \
+  SwiftS3Server* server = SwiftS3Server::Shared(&why_);                                 \
+  if (!server && why_.find("not installed") != std::string::npos) GTEST_SKIP() << why_; \
+  ASSERT_NE(server, nullptr) << why_
+
+// `info --json` with what differs between two reads of the same content
+// left out: the input's name and the wall-clock timings.
+std::string Normalized(std::string json, const std::string& local_dir = "",
+                       const std::string& remote_dir = "") {
+  for (size_t at; !local_dir.empty() && (at = json.find(local_dir)) != std::string::npos;)
+    json.replace(at, local_dir.size(), remote_dir);
+  json = std::regex_replace(json, std::regex(R"("path": "[^"]*")"), R"("path": "P")");
+  json = std::regex_replace(json, std::regex(R"("import_seconds": [0-9.e-]+)"), "");
+  json = std::regex_replace(json, std::regex(R"("import_profile_seconds": \{[^}]*\})"), "");
+  return json;
+}
+
+// Local directories are named as their remote prefix `as` in the output.
+std::string Info(const std::string& input, const std::string& env = "",
+                 const std::string& as = "") {
+  CommandResult r = Tracehound("info --json " + input, env);
+  EXPECT_EQ(r.status, 0) << input << ": " << r.out;
+  return Normalized(r.out, as.empty() ? "" : input, as);
+}
+
+// A Kineto trace of `kernels` kernels (about 150 bytes each), so that a read
+// spans many 1 MiB ranges.
+std::string SyntheticTrace(int kernels) {
+  std::string t = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (int i = 0; i < kernels; ++i) {
+    t += std::string(i ? "," : "") + R"({"ph": "X", "cat": "kernel", "name": "k)" +
+         std::to_string(i % 7) + R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(10 * i) +
+         R"(, "dur": 5, "args": {"stream": 7, "correlation": )" + std::to_string(i) + "}}";
+  }
+  return t + "]}";
+}
+
+// One bucket of synthetic traces shared by the tests below.
+struct Synthetic {
+  std::string dir, plain, gz;
+};
+const Synthetic& Uploaded(SwiftS3Server* server) {
+  static Synthetic s = [&] {
+    Synthetic out;
+    out.dir = TempDir() + "/job";
+    fs::create_directories(out.dir);
+    std::string trace = SyntheticTrace(40000);
+    out.plain = out.dir + "/rank0.json";
+    out.gz = out.dir + "/rank1.json.gz";
+    WriteTempFile("job/rank0.json", trace);
+    WriteTempFile("job/rank1.json.gz", Gzip(SyntheticTrace(30000)));
+    WriteTempFile("job/notes.txt", "not a trace");
+    EXPECT_TRUE(server->Put("synth", {{"job/rank0.json", out.plain},
+                                      {"job/rank1.json.gz", out.gz},
+                                      {"job/notes.txt", out.dir + "/notes.txt"}}));
+    return out;
+  }();
+  return s;
+}
+
+TEST(RemoteImport, ObjectsReadBackAsTheLocalFiles) {
+  REQUIRE_SWIFT(server);
+  const Synthetic& s = Uploaded(server);
+  EXPECT_EQ(Info("s3://synth/job/rank0.json", server->S3Env()), Info(s.plain));
+  EXPECT_EQ(Info("s3://synth/job/rank1.json.gz", server->S3Env()), Info(s.gz));
+}
+
+// Every Kineto and XSpace trace of ../shared/data, uploaded and read back.
+TEST(RemoteImport, RealTracesReadBackAsTheLocalFiles) {
+  const std::string data = SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  REQUIRE_SWIFT(server);
+  std::vector<std::string> traces;
+  for (const char* suffix : {".json", ".json.gz", ".xplane.pb"}) {
+    for (const std::string& rel : FilesWithOracle(suffix)) traces.push_back(rel);
+  }
+  ASSERT_FALSE(traces.empty());
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const std::string& rel : traces) files.emplace_back(rel, data + "/" + rel);
+  // XProf's HLO side files, beside their .xplane.pb as on disk.
+  for (const std::string& rel : FilesWithOracle(".hlo_proto.pb"))
+    files.emplace_back(rel, data + "/" + rel);
+  ASSERT_TRUE(server->Put("real", files));
+  for (const std::string& rel : traces) {
+    SCOPED_TRACE(rel);
+    CommandResult local = Tracehound("info --json '" + data + "/" + rel + "'");
+    CommandResult remote = Tracehound("info --json 's3://real/" + rel + "'", server->S3Env());
+    EXPECT_EQ(remote.status, local.status) << remote.out;
+    EXPECT_EQ(Normalized(remote.out, "s3://real/", "DATA/"),
+              Normalized(local.out, data + "/", "DATA/"));
+  }
+}
+
+TEST(RemoteImport, PrefixIsADirectoryAndGlobsMatchKeys) {
+  REQUIRE_SWIFT(server);
+  const Synthetic& s = Uploaded(server);
+  std::string local = Info(s.dir, "", "s3://synth/job");
+  EXPECT_EQ(Info("s3://synth/job/", server->S3Env()), local);
+  EXPECT_EQ(Info("s3://synth/job", server->S3Env()), local);
+  EXPECT_EQ(Info("'s3://synth/job/rank*.json*'", server->S3Env()), Info(s.plain + " " + s.gz));
+  // One key a page: the listing follows every continuation token.
+  EXPECT_EQ(Info("s3://synth/job/", server->S3Env() + " TRACEHOUND_REMOTE_LIST_PAGE=1"), local);
+  CommandResult none = Tracehound("info s3://synth/nothing/", server->S3Env());
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.out.find("s3://synth/nothing/: no such object"), std::string::npos) << none.out;
+}
+
+TEST(RemoteImport, WrongCredentialsNameTheBucketAndNoSecret) {
+  REQUIRE_SWIFT(server);
+  Uploaded(server);
+  CommandResult r =
+      Tracehound("info s3://synth/job/rank0.json", server->S3Env("", "not-the-secret-x9"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("s3://synth/job/rank0.json: HTTP 403"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("access to bucket synth refused"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("not-the-secret-x9"), std::string::npos) << r.out;
+  CommandResult listing = Tracehound("info s3://synth/job/", server->S3Env("", "nope"));
+  EXPECT_EQ(listing.status, 2);
+  EXPECT_NE(listing.out.find("SignatureDoesNotMatch"), std::string::npos) << listing.out;
+}
+
+TEST(RemoteImport, PlainHttpObject) {
+  REQUIRE_SWIFT(server);
+  const Synthetic& s = Uploaded(server);
+  ASSERT_TRUE(server->MakePublic("synth"));
+  EXPECT_EQ(Info(server->endpoint() + "/v1/AUTH_test/synth/job/rank1.json.gz"), Info(s.gz));
+}
+
+TEST(RemoteImport, FaultsAreRetriedAndTheImportIsExact) {
+  REQUIRE_SWIFT(server);
+  const Synthetic& s = Uploaded(server);
+  FaultProxy proxy(server->port(),
+                   {Fault::kDrop, Fault::kServerError, Fault::kNone, Fault::kThrottle,
+                    Fault::kTruncate, Fault::kNone},
+                   FaultMode::kFirstTry);
+  std::string env = server->S3Env(proxy.endpoint()) +
+                    " TRACEHOUND_REMOTE_CHUNK_MIB=1 TRACEHOUND_REMOTE_RETRY_DELAY_MS=1";
+  EXPECT_EQ(Info("s3://synth/job/", env), Info(s.dir, "", "s3://synth/job"));
+  // Seven ranges (six of rank0.json, one of rank1.json.gz), each faulted on
+  // its first try by the schedule's turn: drop, 500, -, 503, cut, -, drop.
+  EXPECT_EQ(proxy.faults(), 5);
+}
+
+TEST(RemoteImport, AFaultThatPersistsNamesTheObjectAndOffset) {
+  REQUIRE_SWIFT(server);
+  Uploaded(server);
+  FaultProxy proxy(server->port(), {Fault::kNone, Fault::kThrottle}, FaultMode::kEveryTry);
+  CommandResult r = Tracehound("info s3://synth/job/rank0.json",
+                               server->S3Env(proxy.endpoint()) +
+                                   " TRACEHOUND_REMOTE_CHUNK_MIB=1 TRACEHOUND_REMOTE_STREAMS=1"
+                                   " TRACEHOUND_REMOTE_ATTEMPTS=1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("s3://synth/job/rank0.json: read failed at byte offset 1048576 "
+                       "(1048576 bytes): HTTP 503 SlowDown: Reduce your request rate."),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(RemoteImport, AnObjectChangedDuringTheReadIsReported) {
+  REQUIRE_SWIFT(server);
+  Uploaded(server);
+  std::string a = WriteTempFile("v1.json", SyntheticTrace(10));
+  std::string b = WriteTempFile("v2.json", SyntheticTrace(20));
+  ASSERT_TRUE(server->Put("changing", {{"t.json", a}}));
+  setenv("AWS_ENDPOINT_URL", server->endpoint().c_str(), 1);
+  setenv("AWS_ACCESS_KEY_ID", "test:tester", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "testing", 1);
+  auto seen = remote::LookUpRemoteObject("s3://changing/t.json");
+  ASSERT_TRUE(seen.ok()) << seen.status().message();
+  ASSERT_TRUE(server->Put("changing", {{"t.json", b}}));
+  auto source = remote::OpenRemoteObject("s3://changing/t.json");
+  ASSERT_TRUE(source.ok()) << source.status().message();
+  auto bytes = ReadAll(**source);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.status().message(),
+            "s3://changing/t.json: the object changed while it was read (its ETag is no longer " +
+                seen->etag + "; at byte offset 0)");
+}
+
+}  // namespace
+}  // namespace th::testing
