@@ -24,7 +24,8 @@ PACKAGES=(cmake ninja-build g++ pkg-config git libcurl4-openssl-dev
   hipcc librocprim-dev
   clang libclang-rt-14-dev llvm python3
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-pytest
-  python3-setuptools python3-pip python3-torch)
+  python3-setuptools python3-pip python3-torch
+  python3-nbconvert python3-nbformat python3-ipykernel python3-matplotlib)
 
 install_packages() {
   local missing=()
