@@ -15,6 +15,7 @@
 #include "core/graph/json_number.h"
 #include "core/graph/median.h"
 #include "core/graph/text_escape.h"
+#include "core/graph/utc_time.h"
 
 namespace th::scan {
 
@@ -116,12 +117,7 @@ std::string Share(int64_t part, int64_t whole) {
 }
 
 std::string Utc(int64_t ns) {
-  std::time_t s = static_cast<std::time_t>(ns / 1000000000);
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return FormatUtc(static_cast<std::time_t>(ns / 1000000000), "%Y-%m-%dT%H:%M:%SZ");
 }
 
 std::string JoinList(const std::vector<std::string>& v, const char* sep = ", ") {

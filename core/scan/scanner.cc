@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/graph/utc_time.h"
 #include "core/pipeline/pipeline_runner.h"
 #include "core/scan/content_hash.h"
 #include "core/scan/memory_budget.h"
@@ -21,14 +22,7 @@ namespace th::scan {
 
 namespace {
 
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string UtcNow() { return FormatUtcNow("%Y-%m-%dT%H:%M:%SZ"); }
 
 std::string DefaultWorker() {
   char host[256] = {};

@@ -5,6 +5,8 @@
 
 #include <array>
 
+#include "core/graph/utc_time.h"
+
 namespace th::serve {
 namespace {
 
@@ -86,12 +88,8 @@ bool IsHex32(std::string_view text) {
 }
 
 std::string UtcTime(int64_t unix_s) {
-  const time_t t = static_cast<time_t>(unix_s);
-  struct tm parts {};
-  char text[40];
-  if (!gmtime_r(&t, &parts) || !strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts))
-    return std::to_string(unix_s) + " (unix seconds)";
-  return text;
+  const std::string text = FormatUtc(static_cast<std::time_t>(unix_s), "%Y-%m-%dT%H:%M:%SZ");
+  return text.empty() ? std::to_string(unix_s) + " (unix seconds)" : text;
 }
 
 std::string ClaimsJson(const ShareClaims& claims) {

@@ -209,16 +209,15 @@ class TraceSet(Sequence[Trace]):
     def ranks(self) -> List[int]:
         return [t.rank for t in self._traces]
 
+    def _over_ranks(self, frames: List[pd.DataFrame]) -> pd.DataFrame:
+        return frames[0] if len(frames) == 1 else _frames.concat_ranks(frames, self.ranks)
+
     def _frame(self, name: str) -> pd.DataFrame:
-        frames = [getattr(t, name) for t in self._traces]
-        if len(frames) == 1:
-            return frames[0]
-        return _frames.concat_ranks(frames, self.ranks)
+        return self._over_ranks([getattr(t, name) for t in self._traces])
 
     def table(self, name: str) -> pd.DataFrame:
         """Catalog table ``name`` of every trace (see ``Trace.table``)."""
-        frames = [t.table(name) for t in self._traces]
-        return frames[0] if len(frames) == 1 else _frames.concat_ranks(frames, self.ranks)
+        return self._over_ranks([t.table(name) for t in self._traces])
 
     events = property(lambda self: self._frame("events"), doc=Trace.events.__doc__)
     tracks = property(lambda self: self._frame("tracks"), doc=Trace.tracks.__doc__)

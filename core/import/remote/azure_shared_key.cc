@@ -5,6 +5,8 @@
 #include <ctime>
 #include <map>
 
+#include "core/graph/utc_time.h"
+
 namespace th::remote {
 
 namespace {
@@ -55,13 +57,6 @@ std::string AzureSharedKeyAuthorization(const AzureRequest& request, const std::
          Base64Encode(HmacSha256(raw, AzureStringToSign(request)));
 }
 
-std::string HttpDateNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return buf;
-}
+std::string HttpDateNow() { return FormatUtcNow("%a, %d %b %Y %H:%M:%S GMT"); }
 
 }  // namespace th::remote

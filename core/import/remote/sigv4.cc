@@ -9,6 +9,8 @@
 #include <ctime>
 #include <map>
 
+#include "core/graph/utc_time.h"
+
 namespace th::remote {
 
 std::string Sha256Hex(std::string_view data) {
@@ -162,13 +164,6 @@ std::string AuthorizationHeader(const SigV4Request& request, const SigV4Scope& s
          ", SignedHeaders=" + SignedHeaders(request) + ", Signature=" + Signature(request, scope);
 }
 
-std::string AmzDateNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
+std::string AmzDateNow() { return FormatUtcNow("%Y%m%dT%H%M%SZ"); }
 
 }  // namespace th::remote
