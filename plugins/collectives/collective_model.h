@@ -300,6 +300,7 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
   std::vector<uint8_t> gloo_name;  // by name id: 0 not looked at, 1 no, 2 "gloo:*"
   std::vector<Instance> out;
   uint64_t launch_cursor = 0;
+  size_t step_hint = 0;
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t kind = t.kind(i);
     bool has_meta = false;
@@ -352,8 +353,7 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     x.event = i;
     x.ts = t.ts(i);
     x.end = t.end(i);
-    size_t hint = 0;
-    x.step = x.gpu ? steps.StepOf(i, hint, launch_cursor) : steps.StepAt(x.ts);
+    x.step = x.gpu ? steps.StepOf(i, step_hint, launch_cursor) : steps.StepAt(x.ts, step_hint);
     out.push_back(std::move(x));
   }
   // By start, ties in event order (the order they were found in), in place.
