@@ -104,6 +104,18 @@ std::vector<TableSchema> MakeSchemas() {
                      {"thread_name", T::kStringId, "", "thread_name metadata"},
                      {"device", T::kI32, "", "accelerator of a GPU stream track, -1 otherwise"},
                      {"stream", T::kI64, "", "stream of a GPU stream track, -1 otherwise"}}));
+  s.push_back(
+      Table("track_events",
+            "per track (row of tracks), where its events lie in time order: slots "
+            "[first, first + count) of track_order, or, when first_row is not "
+            "0xFFFFFFFF, the rows first_row, first_row + 1, ... (slots unwritten)",
+            {{"first", T::kU32, "", "first slot of track_order"},
+             {"count", T::kU32, "", "events of the track (metadata, flows and E ends aside)"},
+             {"first_row", T::kU32, "", "first event row when they are consecutive rows"}}));
+  s.push_back(Table("track_order",
+                    "each track's events by start (ts ascending, the longer first, then the "
+                    "lower row), tracks one after another (see track_events)",
+                    {{"event", T::kU32, "", "event row"}}));
   s.push_back(Table("edges", "launch -> GPU activity, and other flows",
                     {{"src", T::kU32, "", "event row"},
                      {"dst", T::kU32, "", "event row"},
@@ -216,6 +228,23 @@ uint32_t TrackKindValue(TrackKind k) {
   return k == TrackKind::kCpu ? 0u : k == TrackKind::kGpuStream ? 1u : 2u;
 }
 
+// track_events and track_order from the graph's per-track time order; no
+// rows when the graph has none (a track count that does not match).
+void AddTrackOrder(const EventGraph& g, const TableSchema& per_track, const TableSchema& order,
+                   TraceTables* out) {
+  const size_t tracks = g.track_offsets.size() == g.tracks.size() + 1 ? g.tracks.size() : 0;
+  std::vector<uint32_t> first(tracks), count(tracks), first_row(tracks, kNoRow);
+  for (size_t t = 0; t < tracks; ++t) {
+    first[t] = g.track_offsets[t];
+    count[t] = g.track_offsets[t + 1] - g.track_offsets[t];
+    if (t < g.track_first_row.size()) first_row[t] = g.track_first_row[t];
+  }
+  out->Add(
+      per_track, tracks,
+      {out->Keep(std::move(first)), out->Keep(std::move(count)), out->Keep(std::move(first_row))});
+  out->Add(order, tracks ? g.track_offsets.back() : 0, {g.track_order.data()});
+}
+
 }  // namespace
 
 const std::vector<TableSchema>& CoreTableSchemas() {
@@ -261,6 +290,8 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
             out->Keep(std::move(pid_string)), out->Keep(std::move(tid_string)),
             out->Keep(std::move(process_name)), out->Keep(std::move(thread_name)),
             out->Keep(std::move(device)), out->Keep(std::move(stream))});
+
+  AddTrackOrder(g, schema("track_events"), schema("track_order"), out);
 
   const EdgeTable& ed = g.edges;
   out->Add(schema("edges"), ed.size(), {ed.src.data(), ed.dst.data(), ed.kind.data()});

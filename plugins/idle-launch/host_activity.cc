@@ -23,29 +23,33 @@ WindowTime SweepWindow(std::vector<WindowEvent> events, int64_t begin, int64_t e
     if (x.dur != y.dur) return x.dur > y.dur;
     return x.row < y.row;
   });
+  // One pass by start: before each start (and at the window's end) the time
+  // since the previous instant goes to the running top until it ends; an
+  // ended event leaves once it is the top.
   const size_t n = events.size();
-  auto start_of = [&](size_t k) { return std::max(events[k].ts, begin); };
-  std::vector<std::pair<int64_t, uint32_t>> ends(n);  // (end inside the window, position)
-  for (size_t k = 0; k < n; ++k)
-    ends[k] = {std::min(events[k].ts + events[k].dur, end), static_cast<uint32_t>(k)};
-  sdk::StableSortRuns(ends);
   std::vector<int64_t> self(n, 0);
-  std::vector<uint8_t> ended(n, 0);
   std::vector<uint32_t> running;
   int64_t prev = begin;
-  size_t s = 0, e = 0;
-  while (s < n || e < n) {
-    const int64_t time =
-        std::min(s < n ? start_of(s) : INT64_MAX, e < n ? ends[e].first : INT64_MAX);
-    while (!running.empty() && ended[running.back()]) running.pop_back();
-    if (!running.empty() && time > prev) {
-      self[running.back()] += time - prev;
-      out.busy += time - prev;
+  auto end_of = [&](uint32_t k) { return std::min(events[k].ts + events[k].dur, end); };
+  auto advance = [&](int64_t to) {
+    while (!running.empty() && prev < to) {
+      const uint32_t top = running.back();
+      const int64_t top_end = end_of(top);
+      if (top_end > prev) {
+        const int64_t until = std::min(top_end, to);
+        self[top] += until - prev;
+        out.busy += until - prev;
+        prev = until;
+      }
+      if (top_end <= prev) running.pop_back();
     }
-    prev = time;
-    for (; e < n && ends[e].first == time; ++e) ended[ends[e].second] = 1;
-    for (; s < n && start_of(s) == time; ++s) running.push_back(static_cast<uint32_t>(s));
+    prev = std::max(prev, to);
+  };
+  for (size_t k = 0; k < n; ++k) {
+    advance(std::max(events[k].ts, begin));
+    running.push_back(static_cast<uint32_t>(k));
   }
+  advance(end);
   std::unordered_map<uint32_t, int64_t> by_name;  // per distinct name
   for (size_t k = 0; k < n; ++k)
     if (self[k] > 0) by_name[events[k].name] += self[k];
@@ -65,7 +69,7 @@ std::vector<HostActivity> HostActivityDuring(const th::sdk::Trace& t,
     host.push_back(windows[w]);
     slot.push_back(w);
   }
-  std::vector<std::vector<uint32_t>> rows = EventsOfWindows(t, t.track_count(), host);
+  std::vector<std::vector<uint32_t>> rows = EventsOfWindows(t, host);
   for (size_t k = 0; k < host.size(); ++k) {
     std::vector<WindowEvent> events;
     events.reserve(rows[k].size());

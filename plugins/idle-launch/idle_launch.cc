@@ -278,7 +278,8 @@ class IdleLaunch final : public th::sdk::Plugin {
                        "Per GPU stream: idle time split into host-wait / kernel-wait / other "
                        "(HTA's idle breakdown), what the launching thread did in long gaps, "
                        "launch delays, kernels shorter than their launch, queue length")
-        .Reads({"events", "tracks", "graph_capture", "event_launches"})
+        .Reads(
+            {"events", "tracks", "graph_capture", "event_launches", "track_events", "track_order"})
         .Publishes(IdleBreakdownTable())
         .Publishes(LongGapsTable())
         .Publishes(LaunchStatsTable())

@@ -206,6 +206,27 @@ class Trace {
   const th_track& track(uint32_t t) const { return Row(track_rows_, tracks_, t); }
   const th_track& track_of(uint64_t i) const { return track(track_index(i)); }
 
+  // track_events + track_order: the events of track t by start (ts
+  // ascending, the longer first, then the lower row), as the importer ordered
+  // them; metadata, flows and E end markers aside. k = 0 .. size() - 1.
+  struct TrackEvents {
+    const uint32_t* order = nullptr;  // nullptr: the rows first, first + 1, ...
+    uint32_t first = 0, count = 0;
+    uint32_t operator[](uint32_t k) const { return order ? order[k] : first + k; }
+    uint32_t size() const { return count; }
+  };
+  TrackEvents track_events(uint32_t t) const {
+    if (t >= Rows(track_events_)) {
+      throw std::out_of_range("track " + std::to_string(t) + " of track_events, which has " +
+                              std::to_string(Rows(track_events_)) + " rows");
+    }
+    const uint32_t first = At<uint32_t>(track_first_, t), count = At<uint32_t>(track_count_, t);
+    const uint32_t row = At<uint32_t>(track_first_row_, t);
+    if (row != kNoRow) return {nullptr, row, count};
+    if (uint64_t{first} + count > Rows(track_order_tab_)) OutOfRange(track_order_, first + count);
+    return {static_cast<const uint32_t*>(track_order_.data) + first, 0, count};
+  }
+
   // edges
   uint64_t edge_count() const { return Rows(edges_); }
   uint32_t edge_src(uint64_t k) const { return At<uint32_t>(edge_src_, k); }
@@ -600,6 +621,8 @@ class Trace {
             &class_rules_,
             &graph_capture_,
             &event_launches_,
+            &track_events_,
+            &track_order_tab_,
             &op_inputs_,
             &xla_op_costs_};
   }
@@ -674,6 +697,10 @@ class Trace {
             &name_hta_rule_,
             &launched_,
             &launch_,
+            &track_first_,
+            &track_count_,
+            &track_first_row_,
+            &track_order_,
             &op_inputs_event_,
             &op_input_dims_,
             &op_input_types_,
@@ -694,7 +721,8 @@ class Trace {
       hlo_operands_tab_{"hlo_operands"}, hlo_user_offsets_tab_{"hlo_user_offsets"},
       hlo_users_tab_{"hlo_users"}, name_classes_{"name_classes"}, class_rules_{"class_rules"},
       graph_capture_{"graph_capture"}, event_launches_{"event_launches"}, op_inputs_{"op_inputs"},
-      hlo_compute_dims_{"hlo_compute_dims"}, xla_op_costs_{"xla_op_costs"};
+      hlo_compute_dims_{"hlo_compute_dims"}, xla_op_costs_{"xla_op_costs"},
+      track_events_{"track_events"}, track_order_tab_{"track_order"};
 
   Col ts_{"events", "ts"}, dur_{"events", "dur"}, name_{"events", "name"}, cat_{"events", "cat"},
       track_{"events", "track"}, parent_{"events", "parent"}, depth_{"events", "depth"},
@@ -745,6 +773,8 @@ class Trace {
       hlo_batch_group_count_{"hlo_compute_dims", "batch_group_count"};
   Col name_rule_{"name_classes", "rule"}, name_hta_rule_{"name_classes", "hta_rule"};
   Col launched_{"event_launches", "event"}, launch_{"event_launches", "launch"};
+  Col track_first_{"track_events", "first"}, track_count_{"track_events", "count"},
+      track_first_row_{"track_events", "first_row"}, track_order_{"track_order", "event"};
 
   std::vector<th_track> track_rows_;
   std::vector<th_step> step_rows_;

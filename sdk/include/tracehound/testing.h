@@ -333,7 +333,8 @@ struct DeviceArgs {
 // Builds one rank's trace, event by event, as the catalog tables tracehound
 // hands a plugin (events, tracks, edges, profiler_steps, gpu_args, gpu_hlo,
 // collective_args, memory_args, op_inputs, counters, devices, the HLO tables (empty),
-// name_classes, class_rules, graph_capture, event_launches, event_flags, xla_labels,
+// name_classes, class_rules, graph_capture, event_launches, track_events, track_order,
+// event_flags, xla_labels,
 // xla_op_costs). Times
 // are ns. Every method that
 // adds an event returns its row in events.
@@ -804,6 +805,24 @@ class TraceBuilder {
       });
       Finish(*t, "event_launches", launch.size());
     }
+    {  // each track's events by start (ts, the longer first, the lower row)
+      std::vector<uint32_t> order = TrackOrder();
+      std::vector<uint32_t> first(tracks_.size() + 1, 0);
+      for (uint32_t i : order) ++first[events_[i].track + 1];
+      for (size_t k = 0; k < tracks_.size(); ++k) first[k + 1] += first[k];
+      auto& c = t->columns_.emplace_back();
+      Col(c, "first", TH_TYPE_U32, "",
+          [&](BuiltColumn& x) { x.u32.assign(first.begin(), first.end() - 1); });
+      Col(c, "count", TH_TYPE_U32, "", [&](BuiltColumn& x) {
+        for (size_t k = 0; k < tracks_.size(); ++k) x.u32.push_back(first[k + 1] - first[k]);
+      });
+      Col(c, "first_row", TH_TYPE_U32, "",
+          [&](BuiltColumn& x) { x.u32.assign(tracks_.size(), kNone); });
+      Finish(*t, "track_events", tracks_.size());
+      auto& o = t->columns_.emplace_back();
+      Col(o, "event", TH_TYPE_U32, "", [&](BuiltColumn& x) { x.u32 = order; });
+      Finish(*t, "track_order", order.size());
+    }
     {  // events as built are read in full: no flag set
       auto& c = t->columns_.emplace_back();
       Col(c, "flags", TH_TYPE_U8, "", [&](BuiltColumn& x) { x.u8.assign(events_.size(), 0); });
@@ -918,6 +937,21 @@ class TraceBuilder {
     for (size_t r = 0; r < collectives_.size(); ++r)
       if (collectives_[r].event == event) return static_cast<uint32_t>(r);
     return kNone;
+  }
+  // The events of every track by start, tracks in order (track_order):
+  // metadata and flows aside.
+  std::vector<uint32_t> TrackOrder() const {
+    std::vector<uint32_t> order;
+    for (uint32_t i = 0; i < events_.size(); ++i)
+      if (events_[i].kind != TH_EVENT_METADATA && events_[i].kind != TH_EVENT_FLOW)
+        order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const Ev &x = events_[a], &y = events_[b];
+      if (x.track != y.track) return x.track < y.track;
+      if (x.ts != y.ts) return x.ts < y.ts;
+      return x.dur > y.dur;
+    });
+    return order;
   }
   // parent/depth: the innermost event on the same track that encloses each.
   void Nest(std::vector<uint32_t>* parent, std::vector<uint16_t>* depth) const {

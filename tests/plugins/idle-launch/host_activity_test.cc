@@ -23,6 +23,17 @@ struct Events {
   uint32_t kind(uint64_t i) const { return kind_[i]; }
   uint32_t track_index(uint64_t i) const { return track_[i]; }
   uint32_t parent(uint64_t i) const { return parent_[i]; }
+  // The track's events by start (ts, the longer first, the lower row), flows
+  // aside as in the importer's order (which keeps counters and instants).
+  std::vector<uint32_t> track_events(uint32_t track) const {
+    std::vector<uint32_t> rows;
+    for (uint32_t i = 0; i < size(); ++i)
+      if (track_[i] == track && kind_[i] != TH_EVENT_FLOW) rows.push_back(i);
+    std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+      return ts_[a] != ts_[b] ? ts_[a] < ts_[b] : dur_[a] > dur_[b];
+    });
+    return rows;
+  }
 };
 
 constexpr uint32_t kOp = TH_EVENT_CPU_OP;
@@ -58,7 +69,7 @@ TEST(EventsOfWindows, StartedInsideAndTheChainRunningAtTheBegin) {
   const Events e = Thread();
   const std::vector<HostWindow> windows{
       {0, 22, 55}, {0, 36, 38}, {1, 0, 15}, {0, 45, 80}, {0, 44, 51}};
-  const std::vector<std::vector<uint32_t>> rows = EventsOfWindows(e, 2, windows);
+  const std::vector<std::vector<uint32_t>> rows = EventsOfWindows(e, windows);
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(Sorted(rows[0]), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
   EXPECT_EQ(Sorted(rows[1]), (std::vector<uint32_t>{4}));
