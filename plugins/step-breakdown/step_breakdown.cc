@@ -157,7 +157,8 @@ class StepBreakdown final : public th::sdk::Plugin {
                        "(adding up to the step time) and HTA's idle / compute / non-compute "
                        "split; per rank HTA's temporal breakdown and kernel type shares; "
                        "warm-up and steady state apart")
-        .Reads({"events", "gpu_args", "name_classes", "class_rules", "steps"})
+        .Reads({"events", "gpu_args", "name_classes", "class_rules", "steps", "tracks",
+                "track_events", "track_order"})
         .Publishes(StepBreakdownTable())
         .Publishes(StepBreakdownSummaryTable())
         .Publishes(TemporalBreakdownTable())
@@ -219,10 +220,9 @@ class StepBreakdown final : public th::sdk::Plugin {
     constexpr uint8_t kUnknown = 0xfe;
     std::vector<uint8_t> cpu_category;  // per name id, kUnknown until looked up
     std::vector<uint8_t> label(t.size(), kSkip);
-    uint32_t tracks = 0;
-    for (uint64_t i = 0; i < t.size(); ++i) {
+    auto keep = [&](uint32_t i) {
       const int64_t b = t.ts(i), e = t.end(i);
-      if (e <= b || !unions.Overlaps(b, e)) continue;
+      if (e <= b || !unions.Overlaps(b, e)) return false;
       const uint32_t kind = t.kind(i);
       uint8_t c = kNoCategory;
       if (kind == TH_EVENT_KERNEL) {
@@ -240,16 +240,16 @@ class StepBreakdown final : public th::sdk::Plugin {
         c = cpu_category[name];
       }
       const bool gpu_row = IsGpuActivityOrSync(kind) && StreamOf(t, i) >= 0;
-      if (c == kNoCategory && !gpu_row) continue;
+      if (c == kNoCategory && !gpu_row) return false;
       uint8_t l = c == kNoCategory ? uint8_t{kCategories} : c;
       if (gpu_row) l |= kGpuRowBit;
       if (gpu_row && HtaKernelType(t, i) == kComputation) l |= kComputeBit;
       label[i] = l;
-      tracks = std::max(tracks, t.track_index(i) + 1);
-    }
-    const th::sdk::TrackRows by_track = th::sdk::GroupByTrack(
-        t.size(), tracks, [&](uint64_t i) { return label[i] != kSkip; },
-        [&](uint64_t i) { return t.track_index(i); }, [&](uint64_t i) { return t.ts(i); });
+      return true;
+    };
+    const th::sdk::TrackRows by_track = th::sdk::KeepInTrackOrder(
+        static_cast<uint32_t>(t.track_count()), [&](uint32_t k) { return t.track_events(k); },
+        keep);
     std::vector<th::sdk::StartList> lists;
     for (size_t k = 0; k < by_track.lists(); ++k)
       lists.push_back({by_track.Of(k), by_track.track[k]});
@@ -448,25 +448,29 @@ class StepBreakdown final : public th::sdk::Plugin {
     };
     RankUnions out;
     std::vector<uint8_t> type(t.size(), kSkip);  // kept rows with a length: their KernelType
-    uint32_t tracks = 0;
-    for (uint64_t i = 0; i < t.size(); ++i) {
-      if (!IsHtaGpuRow(t, i)) continue;
+    auto keep = [&](uint32_t i) {
+      if (!IsHtaGpuRow(t, i)) return false;
       ++out.gpu_rows;
       if (launched) {
         const int64_t c = t.correlation(i);
-        if (c != kNoCorrelation && !launched->Contains(c)) continue;
+        if (c != kNoCorrelation && !launched->Contains(c)) return false;
       }
       ++out.kept;
       const auto [b, e] = interval(i);
       out.first = std::min(out.first, b);
       out.last = std::max(out.last, e);
-      if (e <= b) continue;
+      if (e <= b) return false;
       type[i] = HtaKernelType(t, i);
-      tracks = std::max(tracks, t.track_index(i) + 1);
-    }
-    const th::sdk::TrackRows by_track = th::sdk::GroupByTrack(
-        t.size(), tracks, [&](uint64_t i) { return type[i] != kSkip; },
-        [&](uint64_t i) { return t.track_index(i); }, [&](uint64_t i) { return t.ts(i); });
+      return true;
+    };
+    // Only the tracks that hold a GPU row (a gpu_args row) are walked.
+    std::vector<uint8_t> has_gpu_row(t.track_count(), 0);
+    for (uint64_t r = 0; r < t.gpu_rows(); ++r) has_gpu_row[t.track_index(t.gpu_event(r))] = 1;
+    auto gpu_track_events = [&](uint32_t k) {
+      return has_gpu_row[k] ? t.track_events(k) : Trace::TrackEvents{};
+    };
+    const th::sdk::TrackRows by_track =
+        th::sdk::KeepInTrackOrder(static_cast<uint32_t>(t.track_count()), gpu_track_events, keep);
     std::vector<th::sdk::StartList> lists;
     for (size_t k = 0; k < by_track.lists(); ++k)
       lists.push_back({by_track.Of(k), by_track.track[k]});

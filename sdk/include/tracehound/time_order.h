@@ -5,6 +5,8 @@
 //                  rows (a counting sort by track), cut into the runs that are
 //                  already by start in file order; a track whose runs are
 //                  short is sorted instead
+//   KeepInTrackOrder  the same lists from an order the trace already has
+//                  (track_events): one pass, no sort
 //   MergeByStart   visits the rows of several such lists by start (a heap of
 //                  one cursor per list)
 //   UnionCover     the length of the union of intervals added by start
@@ -71,6 +73,24 @@ TrackRows GroupByTrack(uint64_t rows, uint32_t tracks, Keep keep, TrackOf track_
       out.track.push_back(t);
     }
     out.offsets.push_back(first[t + 1]);
+    out.track.push_back(t);
+  }
+  return out;
+}
+
+// The rows with keep(row), per track t < `tracks` in the order events_of(t)
+// lists them (already by start: th::sdk::Trace::track_events, where ties go
+// to the longer first), one list per track that keeps any; no sort.
+template <typename EventsOf, typename Keep>
+TrackRows KeepInTrackOrder(uint32_t tracks, EventsOf events_of, Keep keep) {
+  TrackRows out;
+  for (uint32_t t = 0; t < tracks; ++t) {
+    const auto events = events_of(t);
+    const size_t before = out.rows.size();
+    for (uint32_t k = 0; k < events.size(); ++k)
+      if (keep(events[k])) out.rows.push_back(events[k]);
+    if (out.rows.size() == before) continue;
+    out.offsets.push_back(static_cast<uint32_t>(out.rows.size()));
     out.track.push_back(t);
   }
   return out;
