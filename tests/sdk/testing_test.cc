@@ -219,6 +219,46 @@ TEST(TestingKit, LaunchOfWithACursorAnswersAsTheBinarySearchInAnyOrder) {
   EXPECT_EQ(MetricOf(r, "launched"), 4);
 }
 
+// Writes each track's events as track_events lists them, as "track:row ...".
+class TrackEventsReader final : public sdk::Plugin {
+ public:
+  static sdk::Declaration Declare() {
+    return sdk::Declaration("track-events", "1.0.0", sdk::kAnalyzer, "lists tracks by start")
+        .Reads({"events", "tracks", "track_events", "track_order"})
+        .Publishes(sdk::Schema("listed").Text("rows"));
+  }
+  void Run(sdk::Context& ctx) override {
+    const sdk::Trace& t = ctx.traces().at(0);
+    std::string rows;
+    for (uint32_t k = 0; k < t.track_count(); ++k) {
+      const auto events = t.track_events(k);
+      for (uint32_t j = 0; j < events.size(); ++j)
+        rows += std::to_string(k) + ":" + std::to_string(events[j]) + " ";
+    }
+    ctx.Publish(sdk::Table("listed").Text("rows", std::vector<std::string>{rows}));
+  }
+};
+
+TEST(TestingKit, TrackEventsListEachTracksEventsByStartLongerFirst) {
+  kit::TraceBuilder b(0, "order.json");
+  const uint32_t cpu = b.CpuThread(1, 1, "main");
+  const uint32_t s7 = b.GpuStream(0, 7);
+  b.CpuOp(cpu, "late", 500, 10);    // 0
+  b.Kernel(s7, "k", 50, 5);         // 1
+  b.CpuOp(cpu, "inner", 100, 20);   // 2: same start as 3, shorter: after it
+  b.CpuOp(cpu, "outer", 100, 300);  // 3
+  b.CpuOp(cpu, "first", 10, 5);     // 4
+  b.CpuOp(cpu, "tie", 100, 20);     // 5: same start and length as 2: the higher row after
+  b.Kernel(s7, "k", 20, 5);         // 6
+  auto trace = b.Build();
+  kit::Host host;
+  kit::RunResult r = host.Run(kit::DescriptorOf<TrackEventsReader>(), {trace.get()});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_NE(r.Table("listed"), nullptr);
+  EXPECT_EQ(r.Table("listed")->Find("rows")->texts,
+            (std::vector<std::string>{"0:4 0:3 0:2 0:5 0:0 1:6 1:1 "}));
+}
+
 // Reads gpu_args without declaring it, or finds an undeclared table.
 class Undeclared final : public sdk::Plugin {
  public:
