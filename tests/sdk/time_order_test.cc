@@ -1,4 +1,4 @@
-// GroupByTrack, MergeByStart and UnionCover (sdk/include/tracehound/time_order.h)
+// GroupByTrack, KeepInTrackOrder, MergeByStart and UnionCover (sdk/include/tracehound/time_order.h)
 // on hand-built rows.
 #include <gtest/gtest.h>
 #include <tracehound/time_order.h>
@@ -41,6 +41,17 @@ TEST(GroupByTrack, NothingKept) {
   EXPECT_TRUE(none.rows.empty());
   EXPECT_EQ(none.lists(), 0u);
   EXPECT_EQ(none.offsets, (std::vector<uint32_t>{0}));
+}
+
+TEST(KeepInTrackOrder, OneListPerTrackThatKeepsARowInTheGivenOrder) {
+  // Tracks by start as a trace lists them; track 1 keeps nothing, row 3 is
+  // left out, track 2 is empty.
+  const std::vector<std::vector<uint32_t>> order = {{3, 0, 2, 6}, {7}, {}, {1, 4, 5}};
+  const TrackRows lists = KeepInTrackOrder(
+      4, [&](uint32_t t) { return order[t]; }, [](uint32_t row) { return row != 3 && row != 7; });
+  EXPECT_EQ(lists.rows, (std::vector<uint32_t>{0, 2, 6, 1, 4, 5}));
+  EXPECT_EQ(lists.offsets, (std::vector<uint32_t>{0, 3, 6}));
+  EXPECT_EQ(lists.track, (std::vector<uint32_t>{0, 3}));
 }
 
 TEST(MergeByStart, EveryRowOfEveryListByStart) {
