@@ -2,6 +2,8 @@
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <new>
 
 #include "cli/capture_command.h"
 #include "cli/diff_command.h"
@@ -46,6 +48,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  } catch (const std::bad_alloc&) {
+    // Outputs are written whole or not at all, so none is half-written here.
+    std::fprintf(stderr, "tracehound: out of memory (the system refused an allocation)\n");
+    return 2;
   }
   return exit_code;
 }
