@@ -278,11 +278,11 @@ class Trace:
         return f"Trace(path={self.path!r}, rank={self.rank}, tables={sorted(self.tables)})"
 
 
-def _c(s: Optional[str]) -> Optional[bytes]:
+def _c(s: Optional[str], what: str = "a text") -> Optional[bytes]:
     if s is None:
         return None
     if not isinstance(s, str):
-        raise TypeError(f"expected a str, got {type(s).__name__}")
+        raise TypeError(f"{what} must be a str, got {type(s).__name__}")
     return s.encode("utf-8")
 
 
@@ -352,7 +352,8 @@ class Context:
                 raise TypeError(f"evidence item {i} is a {type(e).__name__}, not a Number")
             rows[i] = _Evidence(_c(e.name), float(e.value), _c(e.unit), _number_kind(e.kind), 0)
         f = _Finding(struct_size=C.sizeof(_Finding), severity=_SEVERITIES[severity],
-                     title=_c(title), what=_c(what), suggestion=_c(suggestion),
+                     title=_c(title, "title"), what=_c(what, "what"),
+                     suggestion=_c(suggestion, "suggestion"),
                      confidence=float(confidence), scope=_scope(rank, device, stream, steps),
                      evidence=rows, evidence_count=len(evidence),
                      has_saving=saving_ns is not None, saving_ns=float(saving_ns or 0),
@@ -367,7 +368,8 @@ class Context:
                        *, rank: int = -1, device: int = -1, stream: int = -1,
                        steps: Optional[Tuple[int, int]] = None) -> None:
         """A metric (``th_metric``) with its unit and kind."""
-        m = _Metric(C.sizeof(_Metric), _number_kind(kind), _c(name), float(value), _c(unit),
+        m = _Metric(C.sizeof(_Metric), _number_kind(kind), _c(name, "name"), float(value),
+                    _c(unit, "unit"),
                     _scope(rank, device, stream, steps))
         self._check(self._host.publish_metric(self._host.ctx, C.byref(m)), "publish_metric")
 
@@ -528,8 +530,12 @@ class _Bound:
 
 
 def _traceback_tail(lines: int = 4) -> str:
-    """The current exception's traceback, its last ``lines`` lines."""
-    text = "".join(traceback.format_exc()).rstrip().splitlines()
+    """The current exception as its traceback's last ``lines`` lines, the
+    frames of this module left out (the plugin's own line is what helps)."""
+    kind, error, tb = sys.exc_info()
+    frames = [f for f in traceback.extract_tb(tb) if f.filename != __file__]
+    text = "".join(traceback.format_list(frames) +
+                   traceback.format_exception_only(kind, error)).rstrip().splitlines()
     return "\n".join(text[-lines:])
 
 
