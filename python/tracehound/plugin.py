@@ -30,7 +30,7 @@ import importlib.util
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -437,6 +437,8 @@ def _fail(cls: type, what: str) -> None:
 def _option_decl(cls: type, name: str, o: Any, keep: list) -> _OptionDecl:
     if not isinstance(o, Option):
         _fail(cls, f"options[{name!r}] is a {type(o).__name__}, not a tracehound.Option")
+    if name == "python":
+        _fail(cls, "declares an option named 'python', the key that names a Python plugin")
     if o.type not in _OPTION_TYPES:
         _fail(cls, f"options[{name!r}] has type {o.type!r}, not bool, int, float or str")
     t = _OPTION_TYPES[o.type]
