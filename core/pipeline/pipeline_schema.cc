@@ -296,8 +296,24 @@ std::string PipelineJsonSchema(const std::vector<PluginDeclaration>& catalog) {
   w.String("plugin id -> options; run in dependency order (the tables they read and publish)");
   w.Key("type");
   w.StringArray({"object", "null"});
+  // Any other id is a Python plugin, whose options are known once imported.
   w.Key("additionalProperties");
-  w.Bool(false);
+  w.BeginObject();
+  w.Key("type");
+  w.String("object");
+  w.Key("required");
+  w.StringArray({"python"});
+  w.Key("properties");
+  w.BeginObject();
+  w.Key("python");
+  w.BeginObject();
+  w.Key("type");
+  w.String("string");
+  w.Key("description");
+  w.String("a Python plugin's class: 'module:Class' or 'file.py:Class' (docs/python.md)");
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
   w.Key("properties");
   w.BeginObject();
   for (const PluginDeclaration* d : plugins) WritePlugin(w, *d);
