@@ -111,17 +111,20 @@ def test_run_in_python_writes_the_bytes_the_cli_writes(tmp_path, generated):
                                          sorted(generated.glob("*.json"))]
 
 
+REAL_TRACE = "tracelens/tests/traces/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz"
+
+
 def test_numbers_agree_with_info_on_a_real_trace(tmp_path):
-    data = need_shared_data()
-    traces = sorted(p for p in data.rglob("*.json") if "expected" not in p.parts)
-    if not traces:
-        pytest.skip("../shared/data holds no JSON trace")
-    trace = traces[0]
+    trace = need_shared_data() / REAL_TRACE  # 239,093 events, 8,042 kernels
+    if not trace.is_file():
+        pytest.skip(f"../shared/data has no {REAL_TRACE}")
     info = json.loads(run_cli("info", "--json", trace).stdout)
     report = tracehound.run(str(example_pipeline(tmp_path, 10**15)), str(trace))
     metrics = report.metrics.set_index("name")["value"]
+    assert info["kernels"]["count"] > 1000
     assert int(metrics["kernel_count"]) == info["kernels"]["count"]
     assert int(metrics["kernel_time"]) == info["kernels"]["total_ns"]
+    assert report.table("kernel_totals")["kernel_ns"].tolist() == [info["kernels"]["total_ns"]]
 
 
 class ColumnProbe(tracehound.Plugin):
