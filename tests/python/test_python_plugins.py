@@ -2,6 +2,8 @@
 by tracehound.run(), their findings, metrics and tables in the report's bytes;
 errors are the plugin's own failure or a pipeline error naming file:line."""
 import json
+import subprocess
+import sys
 import pathlib
 import textwrap
 
@@ -312,3 +314,12 @@ def test_dump_config_writes_the_python_key_back(tmp_path, generated):
     assert got.returncode == 0, got.stderr.decode()
     assert json.loads((folder / "report.json").read_text())["plugins"]["kernel-totals"][
         "status"] == "ok"
+
+
+def test_the_plugin_base_needs_no_extension_module():
+    got = subprocess.run(
+        [sys.executable, "-c", "import sys, tracehound\n"
+         "assert tracehound.Plugin is sys.modules['tracehound.plugin'].Plugin\n"
+         "print(sorted(m for m in sys.modules if m.startswith('tracehound')))"],
+        capture_output=True, check=True)
+    assert got.stdout.decode().strip() == "['tracehound', 'tracehound.plugin']"
