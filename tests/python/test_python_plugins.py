@@ -2,9 +2,9 @@
 by tracehound.run(), their findings, metrics and tables in the report's bytes;
 errors are the plugin's own failure or a pipeline error naming file:line."""
 import json
+import pathlib
 import subprocess
 import sys
-import pathlib
 import textwrap
 
 import numpy as np
