@@ -6,6 +6,7 @@
 #include "core/plugin/python_module.h"
 
 #include <Python.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <sstream>
@@ -16,14 +17,33 @@ namespace {
 constexpr size_t kTracebackLines = 4;
 
 // Starts an interpreter unless the process runs one; the GIL is then
-// released, to be taken per call.
-void EnsureInterpreter() {
+// released, to be taken per call. False with *error when it cannot start
+// (no standard library, ...): a failure, not Py_FatalError's abort.
+bool EnsureInterpreter(std::string* error) {
   static std::once_flag once;
+  static std::string failure;
   std::call_once(once, [] {
     if (Py_IsInitialized()) return;
-    Py_InitializeEx(0);  // no signal handlers: SIGINT stays the host's
+    PyConfig config;
+    PyConfig_InitPythonConfig(&config);
+    config.install_signal_handlers = 0;  // SIGINT stays the host's
+#ifdef TRACEHOUND_PYTHON_EXECUTABLE
+    // The interpreter the build found (sys.executable, the paths derived from
+    // it), not whichever python3 comes first on PATH.
+    if (access(TRACEHOUND_PYTHON_EXECUTABLE, X_OK) == 0)
+      PyConfig_SetBytesString(&config, &config.program_name, TRACEHOUND_PYTHON_EXECUTABLE);
+#endif
+    PyStatus status = Py_InitializeFromConfig(&config);
+    PyConfig_Clear(&config);
+    if (PyStatus_Exception(status)) {
+      failure = std::string("cannot start the Python interpreter: ") +
+                (status.err_msg ? status.err_msg : "unknown error");
+      return;
+    }
     PyEval_SaveThread();
   });
+  if (!failure.empty()) *error = failure;
+  return failure.empty();
 }
 
 std::string Utf8(PyObject* s) {
@@ -103,7 +123,7 @@ bool LoadLocked(const std::string& spec, const std::string& base_dir,
 
 bool Load(const std::string& spec, const std::string& base_dir, const std::string& package_dir,
           const th_plugin_descriptor** descriptor, void** handle, std::string* error) {
-  EnsureInterpreter();
+  if (!EnsureInterpreter(error)) return false;
   PyGILState_STATE gil = PyGILState_Ensure();
   bool ok = LoadLocked(spec, base_dir, package_dir, descriptor, handle, error);
   PyGILState_Release(gil);
