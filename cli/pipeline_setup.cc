@@ -3,6 +3,8 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <filesystem>
 
+#include "core/pipeline/python_plugins.h"
+
 namespace th::cli {
 
 namespace fs = std::filesystem;
@@ -40,6 +42,7 @@ StatusOr<Pipeline> LoadPipelineAndPlugins(const std::string& pipeline,
   auto paths = document->PluginPaths();
   if (!paths.ok()) return paths.status();
   TH_RETURN_IF_ERROR(LoadPlugins(std::move(*paths), plugin_paths, registry));
+  TH_RETURN_IF_ERROR(LoadPipelinePythonPlugins(*document, registry));
   return document->Validate(registry->Declarations());
 }
 

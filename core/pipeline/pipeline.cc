@@ -100,6 +100,7 @@ std::string DumpEffectivePipeline(const Pipeline& p) {
   out << YAML::BeginMap;
   for (const PluginStep& step : p.plugins) {
     out << YAML::Key << step.id << YAML::Value << YAML::BeginMap;
+    if (!step.python.empty()) out << YAML::Key << "python" << YAML::Value << step.python;
     out << YAML::Key << "enabled" << YAML::Value << (step.enabled ? "true" : "false");
     if (step.severity)
       out << YAML::Key << "severity" << YAML::Value << std::string(SeverityLabel(*step.severity));

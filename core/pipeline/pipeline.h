@@ -46,6 +46,9 @@ struct PluginStep {
   std::optional<FindingSeverity> severity;     // P0|P1|P2: overrides the plugin's own
   std::map<std::string, OptionValue> options;  // every declared option, defaults filled
   YamlMark mark;                               // the plugin's key in the file
+  // A Python plugin's class (`python:`), "module:Class" or "file.py:Class"
+  // with the file resolved against its pipeline file's folder; "" for C++.
+  std::string python;
 };
 
 struct OutputSpec {

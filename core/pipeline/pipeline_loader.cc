@@ -759,6 +759,28 @@ std::vector<std::string> Ids(const std::vector<PluginDeclaration>& catalog) {
   return ids;
 }
 
+// A plugin entry's `python:` value: "module:Class", or "path.py:Class" (any
+// path with a '/' or ending in .py) made absolute from the naming file's
+// folder, so that a --dump-config of the pipeline loads it from anywhere.
+StatusOr<PythonPluginRef> ReadPythonRef(const Entry& plugin, const Node& value) {
+  PythonPluginRef ref;
+  ref.id = plugin.key;
+  ref.where = FormatMark(value.mark);
+  TH_RETURN_IF_ERROR(ReadString(value, "plugin " + Q(plugin.key) + ": 'python'", &ref.spec));
+  if (value.mark.file != "--set") ref.base_dir = fs::path(value.mark.file).parent_path().string();
+  const size_t colon = ref.spec.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == ref.spec.size())
+    return ErrorAt(value.mark, "plugin " + Q(plugin.key) + ": 'python' must be 'module:Class' " +
+                                   "or 'file.py:Class', got " + Q(ref.spec));
+  fs::path where = ref.spec.substr(0, colon);
+  if (where.extension() == ".py" || ref.spec.substr(0, colon).find('/') != std::string::npos) {
+    std::error_code ec;
+    if (where.is_relative()) where = fs::absolute(fs::path(ref.base_dir) / where, ec);
+    ref.spec = where.lexically_normal().string() + ref.spec.substr(colon);
+  }
+  return ref;
+}
+
 Status ReadPlugin(const Entry& entry, const PluginDeclaration& decl, PluginStep* step) {
   step->id = decl.id;
   step->mark = entry.key_mark;
@@ -770,7 +792,11 @@ Status ReadPlugin(const Entry& entry, const PluginDeclaration& decl, PluginStep*
   std::vector<std::string> keys = {"enabled", "severity"};
   for (const OptionDeclaration& o : decl.options) keys.push_back(o.name);
   for (const Entry& e : body.entries) {
-    if (e.key == "enabled") {
+    if (e.key == "python" && decl.library.rfind("python:", 0) == 0) {
+      auto ref = ReadPythonRef(entry, e.value);
+      if (!ref.ok()) return ref.status();
+      step->python = ref->spec;
+    } else if (e.key == "enabled") {
       TH_RETURN_IF_ERROR(ReadBool(e.value, plugin + ": 'enabled'", &step->enabled));
     } else if (e.key == "severity") {
       TH_RETURN_IF_ERROR(ReadSeverity(e.value, plugin + ": 'severity'", &step->severity));
@@ -1110,6 +1136,23 @@ StatusOr<std::vector<std::string>> PipelineDocument::PluginPaths() const {
     paths = ResolvePluginPaths(e.value, std::move(paths));
   }
   return paths;
+}
+
+StatusOr<std::vector<PythonPluginRef>> PipelineDocument::PythonPlugins() const {
+  std::vector<PythonPluginRef> refs;
+  for (const Entry& e : root_->entries) {
+    if (e.key != "plugins" || e.value.kind != Node::Kind::kMap) continue;
+    for (const Entry& plugin : e.value.entries) {
+      if (plugin.value.kind != Node::Kind::kMap) continue;
+      for (const Entry& key : plugin.value.entries) {
+        if (key.key != "python") continue;
+        auto ref = ReadPythonRef(plugin, key.value);
+        if (!ref.ok()) return ref.status();
+        refs.push_back(std::move(*ref));
+      }
+    }
+  }
+  return refs;
 }
 
 StatusOr<Pipeline> PipelineDocument::Validate(const std::vector<PluginDeclaration>& catalog) const {

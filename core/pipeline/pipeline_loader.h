@@ -44,6 +44,15 @@ struct LoadPipelineOptions {
   std::function<std::optional<std::string>(const std::string&)> getenv;
 };
 
+// A plugin the pipeline names with `python: SPEC` (docs/python.md): the
+// class to import before the catalog is complete.
+struct PythonPluginRef {
+  std::string id;        // the plugin's key under `plugins:`
+  std::string spec;      // "module:Class", or "file.py:Class" with the file resolved
+  std::string base_dir;  // the folder of the file that names it ("" for --set)
+  std::string where;     // FILE:LINE:COLUMN of the `python:` value
+};
+
 namespace pipeline_tree {
 struct Node;
 }
@@ -58,6 +67,8 @@ class PipelineDocument {
   // The `plugin_paths`, relative ones resolved against the directory of the
   // file that names them.
   StatusOr<std::vector<std::string>> PluginPaths() const;
+  // The Python plugins it names, in file order.
+  StatusOr<std::vector<PythonPluginRef>> PythonPlugins() const;
   // Phase 3: the validated, ordered pipeline.
   StatusOr<Pipeline> Validate(const std::vector<PluginDeclaration>& catalog) const;
 

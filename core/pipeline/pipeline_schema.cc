@@ -193,6 +193,27 @@ void WritePlugin(JsonWriter& w, const PluginDeclaration& d) {
   w.EndObject();
 }
 
+// Any id not in the catalog: a Python plugin, whose options are known only
+// once its class is imported.
+void WritePythonPlugin(JsonWriter& w) {
+  w.BeginObject();
+  w.Key("type");
+  w.String("object");
+  w.Key("required");
+  w.StringArray({"python"});
+  w.Key("properties");
+  w.BeginObject();
+  w.Key("python");
+  w.BeginObject();
+  w.Key("type");
+  w.String("string");
+  w.Key("description");
+  w.String("a Python plugin's class: 'module:Class' or 'file.py:Class' (docs/python.md)");
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string PipelineJsonSchema(const std::vector<PluginDeclaration>& catalog) {
@@ -297,7 +318,7 @@ std::string PipelineJsonSchema(const std::vector<PluginDeclaration>& catalog) {
   w.Key("type");
   w.StringArray({"object", "null"});
   w.Key("additionalProperties");
-  w.Bool(false);
+  WritePythonPlugin(w);
   w.Key("properties");
   w.BeginObject();
   for (const PluginDeclaration* d : plugins) WritePlugin(w, *d);

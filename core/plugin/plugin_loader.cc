@@ -156,7 +156,12 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> LoadPluginLibrary(const std::strin
     return InvalidInput(path + ": not a tracehound plugin: no symbol " TH_PLUGIN_ENTRY_SYMBOL);
   }
   auto entry = lib->get<const th_plugin_descriptor*()>(TH_PLUGIN_ENTRY_SYMBOL);
-  const th_plugin_descriptor* d = entry();
+  return AdoptPluginDescriptor(entry(), lib, path);
+}
+
+StatusOr<std::shared_ptr<const LoadedPlugin>> AdoptPluginDescriptor(const th_plugin_descriptor* d,
+                                                                    std::shared_ptr<void> owner,
+                                                                    const std::string& path) {
   if (!d) return InvalidInput(path + ": the plugin entry returned no descriptor");
   if (d->api_major < TH_PLUGIN_API_MAJOR) {
     return InvalidInput(
@@ -180,7 +185,7 @@ StatusOr<std::shared_ptr<const LoadedPlugin>> LoadPluginLibrary(const std::strin
   auto decl = Declare(*d, path);
   if (!decl.ok()) return decl.status();
   auto plugin = std::make_shared<LoadedPlugin>();
-  plugin->library = lib;
+  plugin->library = std::move(owner);
   plugin->descriptor = d;
   plugin->declaration = std::move(*decl);
   return std::shared_ptr<const LoadedPlugin>(std::move(plugin));

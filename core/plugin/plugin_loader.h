@@ -26,6 +26,12 @@ struct LoadedPlugin {
 
 StatusOr<std::shared_ptr<const LoadedPlugin>> LoadPluginLibrary(const std::string& path);
 
+// A descriptor obtained otherwise than from a library's entry (a Python
+// plugin's, built by tracehound.plugin), checked as LoadPluginLibrary checks
+// one; `owner` keeps it and what it points to alive, `path` names it.
+StatusOr<std::shared_ptr<const LoadedPlugin>> AdoptPluginDescriptor(
+    const th_plugin_descriptor* descriptor, std::shared_ptr<void> owner, const std::string& path);
+
 // The plugins found on a search path, by id.
 class PluginRegistry {
  public:

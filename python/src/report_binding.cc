@@ -7,6 +7,7 @@
 
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
+#include "core/pipeline/python_plugins.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/report/html_report.h"
 #include "core/report/investigation.h"
@@ -51,6 +52,7 @@ Status LoadPipelineInto(const std::string& path, const std::vector<std::string>&
   if (!paths.ok()) return paths.status();
   paths->insert(paths->end(), plugin_paths.begin(), plugin_paths.end());
   TH_RETURN_IF_ERROR(out->registry.LoadDirectories(PluginSearchPath(*paths)));
+  TH_RETURN_IF_ERROR(LoadPipelinePythonPlugins(*document, &out->registry));
   auto pipeline = document->Validate(out->registry.Declarations());
   if (!pipeline.ok()) return pipeline.status();
   out->pipeline = std::move(*pipeline);

@@ -18,12 +18,16 @@ if _os.path.isdir(_modules):
     _os.environ["TRACEHOUND_MODULE_PATH"] = _os.pathsep.join(
         p for p in (_modules, _os.environ.get("TRACEHOUND_MODULE_PATH", "")) if p)
 
-__all__ = ["load", "run", "diff", "TraceSet", "Trace", "Report", "Diff"]
+__all__ = ["load", "run", "diff", "TraceSet", "Trace", "Report", "Diff", "Plugin", "Column",
+           "Table", "Option", "Number"]
 
 # The extension module is loaded on first use of these names, so that
 # tracehound.capture (pure Python, needs only torch) imports without it.
 _LAZY = {"load": "._traces", "TraceSet": "._traces", "Trace": "._traces",
-         "run": "._report", "diff": "._report", "Report": "._report", "Diff": "._report"}
+         "run": "._report", "diff": "._report", "Report": "._report", "Diff": "._report",
+         # Python plugins (plugin.py): pure Python with numpy.
+         "Plugin": ".plugin", "Column": ".plugin", "Table": ".plugin", "Option": ".plugin",
+         "Number": ".plugin"}
 
 
 def __getattr__(name):

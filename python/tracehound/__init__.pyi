@@ -138,3 +138,6 @@ def diff(a: Union[TraceSet, _Inputs], b: Union[TraceSet, _Inputs], *, threshold_
          all_steps: bool = ..., all_classes: bool = ..., hta: bool = ...,
          max_structural: int = ..., max_step_pairs: int = ...,
          plugin_paths: Sequence[str] = ...) -> Diff: ...
+
+from .plugin import Column as Column, Number as Number, Option as Option, Plugin as Plugin, \
+    Table as Table

@@ -37,9 +37,10 @@ bool Loaded(const std::vector<std::string>& libraries, const std::string& name) 
 }
 
 const char* const kCommandSpecific[] = {
-    "libmpi.so",     "libpq.so",     "libamdhip64.so", "libcudart.so",   "libcuda.so",
-    "libarchive.so", "libcrypto.so", "scan-mpi.so",    "db-postgres.so", "gpu-cuda.so",
-    "gpu-hip.so",    "archive.so",   "openssl.so",     "remote.so",      "libcurl.so"};
+    "libmpi.so",         "libpq.so",     "libamdhip64.so", "libcudart.so",   "libcuda.so",
+    "libarchive.so",     "libcrypto.so", "scan-mpi.so",    "db-postgres.so", "gpu-cuda.so",
+    "gpu-hip.so",        "archive.so",   "openssl.so",     "remote.so",      "libcurl.so",
+    "python-plugins.so", "libpython"};
 
 std::vector<std::string> LibrariesOf(const std::string& args) {
   CommandResult r = Tracehound(args, "LD_DEBUG=libs");
@@ -95,6 +96,27 @@ TEST(StartupLibraries, RedactionLoadsLibcrypto) {
   EXPECT_TRUE(Loaded(libraries, "openssl.so"));
   EXPECT_TRUE(Loaded(libraries, "libcrypto.so"));
   EXPECT_FALSE(Loaded(libraries, "libpq.so"));
+}
+
+// A pipeline of C++ plugins maps no interpreter; one naming a Python plugin
+// loads libpython and the python-plugins module.
+TEST(StartupLibraries, OnlyAPythonPluginLoadsLibpython) {
+  std::string dir = testing::TempDir() + "/startup_pipeline";
+  ASSERT_EQ(Tracehound("generate --out " + dir + " --ranks 1 --steps 1").status, 0);
+  std::string cpp =
+      testing::WriteTempFile("startup_cpp.yaml", "version: 1\nplugins:\n  kernel-stats: {}\n");
+  std::vector<std::string> libraries = LibrariesOf("run " + cpp + " " + dir);
+  for (const char* name : kCommandSpecific) EXPECT_FALSE(Loaded(libraries, name)) << name;
+#ifdef TRACEHOUND_PYTHON_PLUGINS
+  std::string python = testing::WriteTempFile(
+      "startup_python.yaml", std::string("version: 1\nplugins:\n  kernel-totals: {python: \"") +
+                                 TRACEHOUND_SOURCE_DIR +
+                                 "/sdk/examples/python/kernel_totals.py:KernelTotals\"}\n");
+  libraries = LibrariesOf("run " + python + " " + dir);
+  EXPECT_TRUE(Loaded(libraries, "python-plugins.so"));
+  EXPECT_TRUE(Loaded(libraries, "libpython"));
+  EXPECT_FALSE(Loaded(libraries, "libpq.so"));
+#endif
 }
 
 #ifdef TRACEHOUND_RUNTIME_FIRST

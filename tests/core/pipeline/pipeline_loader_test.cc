@@ -111,6 +111,51 @@ TEST(PipelineLoader, LoadsAFullPipelineWithDefaultsFilled) {
   EXPECT_EQ(p->fail_on, FindingSeverity::kP1);
 }
 
+// `python:` names a Python plugin's class: a file relative to the naming
+// pipeline is made absolute, a module is kept; a Python plugin's step keeps
+// it (for --dump-config), a C++ plugin has no such option.
+TEST(PipelineLoader, PythonPluginsAreReadWithTheirClass) {
+  const std::string path = WritePipeline(
+      "version: 1\nplugins:\n  my-check: {python: \"checks/my.py:MyCheck\", top_k: 3}\n"
+      "  mod-check:\n    python: pkg.checks:ModCheck\n");
+  auto document = PipelineDocument::Read(path, Options());
+  ASSERT_TRUE(document.ok()) << document.status().message();
+  auto refs = document->PythonPlugins();
+  ASSERT_TRUE(refs.ok()) << refs.status().message();
+  ASSERT_EQ(refs->size(), 2u);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  EXPECT_EQ((*refs)[0].id, "my-check");
+  EXPECT_EQ((*refs)[0].spec, dir + "/checks/my.py:MyCheck");
+  EXPECT_EQ((*refs)[0].base_dir, dir);
+  EXPECT_EQ((*refs)[0].where, path + ":3:22");
+  EXPECT_EQ((*refs)[1].spec, "pkg.checks:ModCheck");
+  EXPECT_EQ((*refs)[1].where, path + ":5:13");
+
+  // Validated against a catalog holding the imported classes' declarations.
+  std::vector<PluginDeclaration> catalog = TestCatalog();
+  for (const char* id : {"my-check", "mod-check"}) {
+    catalog.push_back(th::testing::Plugin(id, {"events"}, {}));
+    catalog.back().library = std::string("python:") + id;
+    catalog.back().options.push_back(
+        th::testing::Option("top_k", OptionType::kInt, int64_t{1}, "how many"));
+  }
+  auto pipeline = document->Validate(catalog);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+  EXPECT_EQ(Step(*pipeline, "my-check").python, dir + "/checks/my.py:MyCheck");
+  EXPECT_EQ(Step(*pipeline, "my-check").options.at("top_k"), OptionValue(int64_t{3}));
+  EXPECT_EQ(Step(*pipeline, "mod-check").python, "pkg.checks:ModCheck");
+
+  const std::string bad = WritePipeline("version: 1\nplugins:\n  my-check: {python: NoColon}\n");
+  auto no_class = PipelineDocument::Read(bad, Options())->PythonPlugins();
+  ASSERT_FALSE(no_class.ok());
+  EXPECT_EQ(no_class.status().message(),
+            bad +
+                ":3:22: plugin 'my-check': 'python' must be 'module:Class' or "
+                "'file.py:Class', got 'NoColon'");
+  ExpectErrorAt("version: 1\nplugins:\n  kernel-stats: {python: \"a.py:A\"}\n", 3, 18,
+                "unknown option 'python' for plugin 'kernel-stats'");
+}
+
 TEST(PipelineLoader, NullOrEmptyPluginIsEnabledWithDefaults) {
   StatusOr<Pipeline> p = Load(WritePipeline("version: 1\nplugins:\n  long-kernels:\n"));
   ASSERT_TRUE(p.ok()) << p.status().message();

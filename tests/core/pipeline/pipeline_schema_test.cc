@@ -26,6 +26,10 @@ TEST(PipelineSchema, DescribesEveryPluginOptionWithTypeAndDefault) {
   EXPECT_EQ(std::string_view(props["execution"]["properties"]["backend"]["default"]), "auto");
 
   simdjson::dom::object plugins = props["plugins"]["properties"];
+  // Another id is a Python plugin: a map with its `python:` class.
+  simdjson::dom::element python = props["plugins"]["additionalProperties"];
+  EXPECT_EQ(std::string_view(python["required"].at(0)), "python");
+  EXPECT_EQ(std::string_view(python["properties"]["python"]["type"]), "string");
   for (const PluginDeclaration& d : TestCatalog()) {
     simdjson::dom::element plugin;
     ASSERT_EQ(plugins[d.id].get(plugin), simdjson::SUCCESS) << d.id;
