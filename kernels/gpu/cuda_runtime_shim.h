@@ -16,6 +16,7 @@
 #include <thrust/sort.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system/detail/bad_alloc.h>
 #include <thrust/system_error.h>
 #include <thrust/transform.h>
 
@@ -177,6 +178,8 @@ Error WithThrust(const Exec& e, F&& call) {
       return static_cast<Error>(err.code().value());
     }
     return cudaErrorUnknown;
+  } catch (const thrust::system::detail::bad_alloc&) {  // device memory, not host
+    return cudaErrorMemoryAllocation;
   }
 }
 
