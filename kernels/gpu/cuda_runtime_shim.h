@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/find.h>
 #include <thrust/gather.h>
+#include <thrust/iterator/zip_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/scatter.h>
@@ -73,6 +75,9 @@ inline Error CopyToDeviceAsync(void* dst, const void* src, size_t bytes, Stream 
 }
 inline Error CopyToHostAsync(void* dst, const void* src, size_t bytes, Stream s) {
   return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s);
+}
+inline Error CopyOnDeviceAsync(void* dst, const void* src, size_t bytes, Stream s) {
+  return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s);
 }
 inline Error StreamCreateNonBlocking(Stream* s) {
   return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking);
@@ -255,9 +260,22 @@ inline Error SortByKey(const Exec& e, int64_t* keys, uint32_t* values, uint32_t 
       e, [&](auto policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); });
 }
 
-constexpr char kExclusiveSumName[] = "thrust::exclusive_scan";
-inline Error ExclusiveSum(const Exec& e, const uint32_t* in, uint32_t* out, uint32_t n) {
-  return WithThrust(e, [&](auto policy) { thrust::exclusive_scan(policy, in, in + n, out); });
+struct NonZero {
+  __host__ __device__ bool operator()(uint32_t flag) const { return flag != 0; }
+};
+
+constexpr char kSelectFlaggedName[] = "thrust::copy_if";
+// The rows i < n with flags[i] != 0 of the columns (g, x, y), in order, into
+// (og, ox, oy); *count = how many. Waits for the stream.
+inline Error SelectFlagged(const Exec& e, const uint32_t* g, const int64_t* x, const int64_t* y,
+                           const uint32_t* flags, uint32_t n, uint32_t* og, int64_t* ox,
+                           int64_t* oy, uint32_t* count) {
+  return WithThrust(e, [&](auto policy) {
+    const auto in = thrust::make_zip_iterator(g, x, y);
+    const auto out = thrust::make_zip_iterator(og, ox, oy);
+    *count =
+        static_cast<uint32_t>(thrust::copy_if(policy, in, in + n, flags, out, NonZero{}) - out);
+  });
 }
 
 constexpr char kInclusiveMaxByKeyName[] = "thrust::inclusive_scan_by_key";

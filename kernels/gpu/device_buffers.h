@@ -114,6 +114,13 @@ void ToHost(const DeviceContext& ctx, H* dst, const D* src, size_t n) {
         TH_GPU_CALL_NAME("MemcpyAsync") " (device to host)");
 }
 
+template <typename T>
+void CopyOnDevice(const DeviceContext& ctx, T* dst, const T* src, size_t n) {
+  if (n == 0) return;
+  Check(gpu::CopyOnDeviceAsync(dst, src, n * sizeof(T), ctx.stream),
+        TH_GPU_CALL_NAME("MemcpyAsync") " (device to device)");
+}
+
 void Sync(const DeviceContext& ctx) {
   Check(gpu::StreamSynchronize(ctx.stream), TH_GPU_CALL_NAME("StreamSynchronize"));
 }

@@ -235,29 +235,13 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // ---- Intervals
-// Custom: the interval sweeps compare each row with its predecessor in the
-// same group, and compaction scatters several columns in one pass.
+// Custom: flags and sweeps that compare a row with its predecessor in its
+// group (the compactions they drive are the shim's SelectFlagged).
 
 __global__ void __launch_bounds__(kThreads)
     NonEmptyFlagsKernel(const int64_t* __restrict__ b, const int64_t* __restrict__ e, uint64_t n,
                         uint32_t* __restrict__ flags) {
   TH_GRID_STRIDE(i, n) { flags[i] = e[i] > b[i] ? 1u : 0u; }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    CompactIntervalsKernel(const uint32_t* __restrict__ g, const int64_t* __restrict__ b,
-                           const int64_t* __restrict__ e, const uint32_t* __restrict__ flags,
-                           const uint32_t* __restrict__ pos, uint64_t n, uint32_t* __restrict__ og,
-                           int64_t* __restrict__ ob, int64_t* __restrict__ ob_keys,
-                           int64_t* __restrict__ oe) {
-  TH_GRID_STRIDE(i, n) {
-    if (flags[i] == 0) continue;
-    const uint32_t p = pos[i];
-    og[p] = g[i];
-    ob[p] = b[i];
-    ob_keys[p] = b[i];
-    oe[p] = e[i];
-  }
 }
 
 // Length of [b, e) not covered by the group's earlier intervals (in begin
@@ -279,20 +263,6 @@ __global__ void __launch_bounds__(kThreads)
                    const int64_t* __restrict__ incl_max, uint64_t m, uint32_t* __restrict__ flags) {
   TH_GRID_STRIDE(i, m) {
     flags[i] = (i > 0 && g[i - 1] == g[i] && b[i] > incl_max[i - 1]) ? 1u : 0u;
-  }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    GapScatterKernel(const uint32_t* __restrict__ g, const int64_t* __restrict__ b,
-                     const int64_t* __restrict__ incl_max, const uint32_t* __restrict__ flags,
-                     const uint32_t* __restrict__ pos, uint64_t m, uint32_t* __restrict__ og,
-                     int64_t* __restrict__ ob, int64_t* __restrict__ oe) {
-  TH_GRID_STRIDE(i, m) {
-    if (flags[i] == 0) continue;
-    const uint32_t p = pos[i];
-    og[p] = g[i];
-    ob[p] = incl_max[i - 1];
-    oe[p] = b[i];
   }
 }
 

@@ -62,16 +62,6 @@ void SortPairs(const DeviceContext& ctx, DoubleBuffer<uint32_t>& keys,
   });
 }
 
-// pos = exclusive prefix sum of flags (n >= 1); returns the total.
-uint32_t ExclusiveSum(const DeviceContext& ctx, const uint32_t* flags, uint32_t* pos, uint32_t n) {
-  Check(gpu::ExclusiveSum(ctx.exec(), flags, pos, n), gpu::kExclusiveSumName);
-  uint32_t last_pos = 0, last_flag = 0;
-  ToHost(ctx, &last_pos, pos + n - 1, 1);
-  ToHost(ctx, &last_flag, flags + n - 1, 1);
-  Sync(ctx);
-  return last_pos + last_flag;
-}
-
 // The lowest row whose id is >= limit, or n when all are in range.
 uint64_t FirstBadId(const DeviceContext& ctx, const uint32_t* ids, uint64_t n, uint64_t limit) {
   if (n == 0) return 0;
@@ -96,18 +86,18 @@ SortedIntervals SortAndScan(const DeviceContext& ctx, const uint32_t* g, const i
   if (n == 0) return out;
 
   // Keep the non-empty intervals (end > begin).
-  DevBuf<uint32_t> flags(ctx, n), pos(ctx, n);
+  DevBuf<uint32_t> flags(ctx, n);
   NonEmptyFlagsKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(b, e, n, flags.get());
   CheckLaunch("NonEmptyFlagsKernel");
-  const uint32_t m = ExclusiveSum(ctx, flags.get(), pos.get(), n);
-  if (m == 0) return out;
-  DevBuf<uint32_t> cg(ctx, m);
-  DevBuf<int64_t> cb(ctx, m), ce(ctx, m), keys(ctx, m);
-  CompactIntervalsKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(
-      g, b, e, flags.get(), pos.get(), n, cg.get(), cb.get(), keys.get(), ce.get());
-  CheckLaunch("CompactIntervalsKernel");
+  DevBuf<uint32_t> cg(ctx, n);
+  DevBuf<int64_t> cb(ctx, n), ce(ctx, n);
+  uint32_t m = 0;
+  Check(gpu::SelectFlagged(ctx.exec(), g, b, e, flags.get(), n, cg.get(), cb.get(), ce.get(), &m),
+        gpu::kSelectFlaggedName);
   flags = DevBuf<uint32_t>();
-  pos = DevBuf<uint32_t>();
+  if (m == 0) return out;
+  DevBuf<int64_t> keys(ctx, m);
+  CopyOnDevice(ctx, keys.get(), cb.get(), m);
 
   // Sort by begin, then stably by group: order (group, begin).
   DevBuf<uint32_t> p0(ctx, m), p1(ctx, m);

@@ -9,9 +9,10 @@
 // kernels, and copies the results back. To keep compile times down, each
 // device-wide algorithm is instantiated for one set of types: a stable sort
 // of (int64 key, uint32 value) pairs, a low-bits radix sort of (uint32 key,
-// uint32 value) pairs, an exclusive sum of uint32, an inclusive max-scan by
-// uint32 key of int64 values, a sum by uint32 key of uint64 values, a
-// first-match search, fills, sequences, gathers, a scatter and transforms.
+// uint32 value) pairs, a flagged selection of (uint32, int64, int64) rows,
+// an inclusive max-scan by uint32 key of int64 values, a sum by uint32 key of
+// uint64 values, a first-match search, fills, sequences, gathers, a scatter
+// and transforms.
 //
 // Sort-based primitives index rows with uint32, so they take at most
 // 2^32 - 1 rows per call (an error beyond); ReduceByKey and Histogram have no
@@ -333,18 +334,19 @@ class GpuEngine final : public Engine {
       SortedIntervals s =
           SortAndScan(ctx_, g.get(), b.get(), e.get(), static_cast<uint32_t>(n), num_groups);
       if (s.m < 2) return {};
-      DevBuf<uint32_t> flags(ctx_, s.m), pos(ctx_, s.m);
+      DevBuf<uint32_t> flags(ctx_, s.m);
       GapFlagsKernel<<<Blocks(ctx_, s.m), kThreads, 0, ctx_.stream>>>(
           s.g, s.b.get(), s.incl_max.get(), s.m, flags.get());
       CheckLaunch("GapFlagsKernel");
-      const uint32_t count = ExclusiveSum(ctx_, flags.get(), pos.get(), s.m);
+      // A flagged row i >= 1 gives the gap (g[i], incl_max[i - 1], b[i]).
+      const uint32_t rows = s.m - 1;
+      DevBuf<uint32_t> gg(ctx_, rows);
+      DevBuf<int64_t> gb(ctx_, rows), ge(ctx_, rows);
+      uint32_t count = 0;
+      Check(gpu::SelectFlagged(ctx_.exec(), s.g + 1, s.incl_max.get(), s.b.get() + 1,
+                               flags.get() + 1, rows, gg.get(), gb.get(), ge.get(), &count),
+            gpu::kSelectFlaggedName);
       if (count == 0) return {};
-      DevBuf<uint32_t> gg(ctx_, count);
-      DevBuf<int64_t> gb(ctx_, count), ge(ctx_, count);
-      GapScatterKernel<<<Blocks(ctx_, s.m), kThreads, 0, ctx_.stream>>>(
-          s.g, s.b.get(), s.incl_max.get(), flags.get(), pos.get(), s.m, gg.get(), gb.get(),
-          ge.get());
-      CheckLaunch("GapScatterKernel");
       out->group.resize(count);
       out->begin.resize(count);
       out->end.resize(count);

@@ -30,11 +30,13 @@
 #include <rocprim/device/device_reduce_by_key.hpp>
 #include <rocprim/device/device_scan.hpp>
 #include <rocprim/device/device_scan_by_key.hpp>
+#include <rocprim/device/device_select.hpp>
 #include <rocprim/device/device_transform.hpp>
 #include <rocprim/functional.hpp>
 #include <rocprim/iterator/constant_iterator.hpp>
 #include <rocprim/iterator/counting_iterator.hpp>
 #include <rocprim/iterator/transform_iterator.hpp>
+#include <rocprim/iterator/zip_iterator.hpp>
 #include <rocprim/types.hpp>
 #pragma clang diagnostic pop
 
@@ -83,6 +85,9 @@ inline Error CopyToDeviceAsync(void* dst, const void* src, size_t bytes, Stream 
 }
 inline Error CopyToHostAsync(void* dst, const void* src, size_t bytes, Stream s) {
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
+}
+inline Error CopyOnDeviceAsync(void* dst, const void* src, size_t bytes, Stream s) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, s);
 }
 inline Error StreamCreateNonBlocking(Stream* s) {
   return hipStreamCreateWithFlags(s, hipStreamNonBlocking);
@@ -305,12 +310,24 @@ inline Error SortByKey(const Exec& e, int64_t* keys, uint32_t* values, uint32_t 
   return err != hipSuccess ? err : freed;
 }
 
-constexpr char kExclusiveSumName[] = "rocprim::exclusive_scan";
-inline Error ExclusiveSum(const Exec& e, const uint32_t* in, uint32_t* out, uint32_t n) {
-  return WithTempStorage(e, [&](void* temp, size_t& bytes) {
-    return rocprim::exclusive_scan(temp, bytes, in, out, 0u, static_cast<size_t>(n),
-                                   rocprim::plus<uint32_t>(), e.stream);
+constexpr char kSelectFlaggedName[] = "rocprim::select";
+// The rows i < n with flags[i] != 0 of the columns (g, x, y), in order, into
+// (og, ox, oy); *count = how many. Waits for the stream.
+inline Error SelectFlagged(const Exec& e, const uint32_t* g, const int64_t* x, const int64_t* y,
+                           const uint32_t* flags, uint32_t n, uint32_t* og, int64_t* ox,
+                           int64_t* oy, uint32_t* count) {
+  void* slot = nullptr;
+  Error err = AllocDevice(&slot, sizeof(uint32_t), e);
+  if (err != hipSuccess) return err;
+  uint32_t* d_count = static_cast<uint32_t*>(slot);
+  const auto in = rocprim::make_zip_iterator(rocprim::make_tuple(g, x, y));
+  const auto out = rocprim::make_zip_iterator(rocprim::make_tuple(og, ox, oy));
+  err = WithTempStorage(e, [&](void* temp, size_t& bytes) {
+    return rocprim::select(temp, bytes, in, flags, out, d_count, static_cast<size_t>(n), e.stream);
   });
+  if (err == hipSuccess) err = ReadBack(e, d_count, count);
+  const Error freed = FreeDevice(slot, e);
+  return err != hipSuccess ? err : freed;
 }
 
 constexpr char kInclusiveMaxByKeyName[] = "rocprim::inclusive_scan_by_key";
