@@ -1,6 +1,6 @@
 // CUDA backend of the compute primitives (see primitives.h for the semantics,
 // which every backend reproduces exactly): the shared GPU engine
-// (kernels/gpu/engine.h) over the CUDA runtime and CUB
+// (kernels/gpu/engine.h) over the CUDA runtime, Thrust and CUB
 // (kernels/gpu/cuda_runtime_shim.h).
 #include "kernels/gpu/cuda_runtime_shim.h"
 // The shim comes first: the shared engine is written against it.

@@ -38,6 +38,9 @@ struct DeviceContext {
   gpu::Stream stream = nullptr;
   bool pools = true;  // stream-ordered allocator (MallocAsync) available
   int sms = 1;
+
+  // What the shim's device-wide algorithms run on.
+  gpu::Exec exec() const { return {stream, pools}; }
 };
 
 template <typename T>
@@ -111,12 +114,19 @@ void ToHost(const DeviceContext& ctx, H* dst, const D* src, size_t n) {
         TH_GPU_CALL_NAME("MemcpyAsync") " (device to host)");
 }
 
+template <typename T>
+void CopyOnDevice(const DeviceContext& ctx, T* dst, const T* src, size_t n) {
+  if (n == 0) return;
+  Check(gpu::CopyOnDeviceAsync(dst, src, n * sizeof(T), ctx.stream),
+        TH_GPU_CALL_NAME("MemcpyAsync") " (device to device)");
+}
+
 void Sync(const DeviceContext& ctx) {
   Check(gpu::StreamSynchronize(ctx.stream), TH_GPU_CALL_NAME("StreamSynchronize"));
 }
 
-// Runs a device-wide algorithm of the shim twice: once for its temporary
-// storage size, once with that storage.
+// Runs a device-wide algorithm of the shim in the two-call form twice: once
+// for its temporary storage size, once with that storage.
 template <typename F>
 void RunDeviceAlgorithm(const DeviceContext& ctx, const char* what, F&& call) {
   size_t bytes = 0;

@@ -1,7 +1,9 @@
-// Device code of the shared GPU engine: the grid-stride kernels every
-// primitive launches, over a runtime shim (cuda_runtime_shim.h or
-// hip_runtime_shim.h, included first) for what differs between devices: warp
-// peers, shuffles, signed 64-bit atomics and 128-bit division.
+// Device code of the shared GPU engine: the custom grid-stride kernels the
+// primitives launch where no library algorithm is the primitive (fills,
+// sequences, gathers, scans, sorts and reductions are the shim's device-wide
+// algorithms), over a runtime shim (cuda_runtime_shim.h or hip_runtime_shim.h,
+// included first) for what differs between devices: warp peers, shuffles,
+// signed 64-bit atomics and 128-bit division.
 #pragma once
 
 #include <cstdint>
@@ -19,41 +21,6 @@ constexpr int kThreads = 256;
 #define TH_GRID_STRIDE(i, n)                                                               \
   for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
-
-// The lowest row whose id is >= limit, into *first_bad (initially ~0).
-__global__ void __launch_bounds__(kThreads)
-    FirstBadIdKernel(const uint32_t* ids, uint64_t n, uint64_t limit, ull* first_bad) {
-  TH_GRID_STRIDE(i, n) {
-    if (ids[i] >= limit) {
-      atomicMin(first_bad, static_cast<ull>(i));
-      return;
-    }
-  }
-}
-
-__global__ void __launch_bounds__(kThreads) FillKernel(ull* p, uint64_t n, ull value) {
-  TH_GRID_STRIDE(i, n) { p[i] = value; }
-}
-
-__global__ void __launch_bounds__(kThreads) IotaKernel(uint32_t* p, uint64_t n) {
-  TH_GRID_STRIDE(i, n) { p[i] = static_cast<uint32_t>(i); }
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    GatherKernel(const T* __restrict__ src, const uint32_t* __restrict__ idx, uint64_t n,
-                 T* __restrict__ dst) {
-  TH_GRID_STRIDE(i, n) { dst[i] = src[idx[i]]; }
-}
-
-// keys[i] = ~keys[i] (reverses the order of int64 exactly), idx[i] = i.
-__global__ void __launch_bounds__(kThreads)
-    ComplementKeysKernel(int64_t* keys, uint32_t* idx, uint64_t n) {
-  TH_GRID_STRIDE(i, n) {
-    keys[i] = ~keys[i];
-    idx[i] = static_cast<uint32_t>(i);
-  }
-}
 
 // ---- ReduceByKey
 
@@ -90,6 +57,8 @@ __device__ __forceinline__ long long WarpCombine(long long v) {
   return v;
 }
 
+// Custom: keys arrive unsorted, so this is a dense scatter-reduce by warp
+// peers and atomics (a library reduce_by_key needs sorted runs, i.e. a sort).
 // out[k] (pre-filled with the identity) combined with every row of key k.
 // Whole blocks step together so a warp whose valid rows share one key (sorted
 // or all-equal keys) combines in registers and issues one atomic, and a count
@@ -152,6 +121,8 @@ __device__ __forceinline__ uint64_t BinOf(int64_t v, const BinParams& p) {
   return gpu::Divide128By64(prod_hi, prod_lo, p.range);  // prod_hi < range as d < range
 }
 
+// Custom: exact 128-bit binning of int64 values with warp-peer atomics (the
+// libraries' histograms bin by floating-point or fixed levels).
 template <bool kShared>
 __global__ void __launch_bounds__(kThreads)
     HistogramKernel(const int64_t* __restrict__ values, uint64_t n, BinParams p, ull* out) {
@@ -185,6 +156,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- Join
 
+// Custom: binary search and match check fused in one pass over the probes.
 // out[i] = value of the first sorted row whose key equals probe[i] (sorting was
 // stable, so it is the lowest build index with that key), else kNoMatch.
 __global__ void __launch_bounds__(kThreads)
@@ -224,6 +196,8 @@ __device__ __forceinline__ uint32_t SegmentOf(const uint64_t* offsets, uint64_t 
   return static_cast<uint32_t>(lo - 1);
 }
 
+// Custom: seg[i] = the segment of the value at sorted position perm[i], a
+// search over the offsets fused with the permutation.
 __global__ void __launch_bounds__(kThreads)
     SegmentKeysKernel(const uint32_t* __restrict__ perm, uint64_t m,
                       const uint64_t* __restrict__ offsets, uint64_t num_segments,
@@ -231,6 +205,7 @@ __global__ void __launch_bounds__(kThreads)
   TH_GRID_STRIDE(i, m) { seg[i] = SegmentOf(offsets, num_segments, offsets[0] + perm[i]); }
 }
 
+// Custom: nearest-rank selection with the host's exact IEEE rounding.
 // out[s * P + j] = nearest-rank percentile pct[j] of sorted segment s:
 // sorted[ceil(pct / 100 * n) - 1], the rank clamped to [1, n]; 0 when empty.
 __global__ void __launch_bounds__(kThreads)
@@ -260,27 +235,13 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // ---- Intervals
+// Custom: flags and sweeps that compare a row with its predecessor in its
+// group (the compactions they drive are the shim's SelectFlagged).
 
 __global__ void __launch_bounds__(kThreads)
     NonEmptyFlagsKernel(const int64_t* __restrict__ b, const int64_t* __restrict__ e, uint64_t n,
                         uint32_t* __restrict__ flags) {
   TH_GRID_STRIDE(i, n) { flags[i] = e[i] > b[i] ? 1u : 0u; }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    CompactIntervalsKernel(const uint32_t* __restrict__ g, const int64_t* __restrict__ b,
-                           const int64_t* __restrict__ e, const uint32_t* __restrict__ flags,
-                           const uint32_t* __restrict__ pos, uint64_t n, uint32_t* __restrict__ og,
-                           int64_t* __restrict__ ob, int64_t* __restrict__ ob_keys,
-                           int64_t* __restrict__ oe) {
-  TH_GRID_STRIDE(i, n) {
-    if (flags[i] == 0) continue;
-    const uint32_t p = pos[i];
-    og[p] = g[i];
-    ob[p] = b[i];
-    ob_keys[p] = b[i];
-    oe[p] = e[i];
-  }
 }
 
 // Length of [b, e) not covered by the group's earlier intervals (in begin
@@ -296,28 +257,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// For each group's first row i: before[g] = prefix[i - 1] (0 at row 0).
-__global__ void __launch_bounds__(kThreads)
-    GroupStartKernel(const uint32_t* __restrict__ g, const ull* __restrict__ prefix, uint64_t m,
-                     ull* __restrict__ before) {
-  TH_GRID_STRIDE(i, m) {
-    if (i == 0) {
-      before[g[0]] = 0;
-    } else if (g[i - 1] != g[i]) {
-      before[g[i]] = prefix[i - 1];
-    }
-  }
-}
-
-// For each group's last row i: sums[g] = prefix[i] - before[g].
-__global__ void __launch_bounds__(kThreads)
-    GroupEndKernel(const uint32_t* __restrict__ g, const ull* __restrict__ prefix,
-                   const ull* __restrict__ before, uint64_t m, ull* __restrict__ sums) {
-  TH_GRID_STRIDE(i, m) {
-    if (i + 1 == m || g[i + 1] != g[i]) sums[g[i]] = prefix[i] - before[g[i]];
-  }
-}
-
 // A gap precedes row i when it starts a new union component of its group.
 __global__ void __launch_bounds__(kThreads)
     GapFlagsKernel(const uint32_t* __restrict__ g, const int64_t* __restrict__ b,
@@ -325,27 +264,6 @@ __global__ void __launch_bounds__(kThreads)
   TH_GRID_STRIDE(i, m) {
     flags[i] = (i > 0 && g[i - 1] == g[i] && b[i] > incl_max[i - 1]) ? 1u : 0u;
   }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    GapScatterKernel(const uint32_t* __restrict__ g, const int64_t* __restrict__ b,
-                     const int64_t* __restrict__ incl_max, const uint32_t* __restrict__ flags,
-                     const uint32_t* __restrict__ pos, uint64_t m, uint32_t* __restrict__ og,
-                     int64_t* __restrict__ ob, int64_t* __restrict__ oe) {
-  TH_GRID_STRIDE(i, m) {
-    if (flags[i] == 0) continue;
-    const uint32_t p = pos[i];
-    og[p] = g[i];
-    ob[p] = incl_max[i - 1];
-    oe[p] = b[i];
-  }
-}
-
-// a[g] = a[g] + b[g] - ab[g] (|A| + |B| - |A u B| = |A n B|).
-__global__ void __launch_bounds__(kThreads)
-    OverlapKernel(ull* __restrict__ a, const ull* __restrict__ b, const ull* __restrict__ ab,
-                  uint64_t n) {
-  TH_GRID_STRIDE(i, n) { a[i] = a[i] + b[i] - ab[i]; }
 }
 
 #undef TH_GRID_STRIDE

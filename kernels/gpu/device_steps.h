@@ -1,6 +1,6 @@
-// Host-side steps of the shared GPU engine: kernel launches and device-wide
-// algorithm calls that the primitives compose (sorting, scans, interval
-// unions), over a runtime shim (cuda_runtime_shim.h or hip_runtime_shim.h,
+// Host-side steps of the shared GPU engine: the shim's device-wide algorithms
+// and the custom kernel launches that the primitives compose (sorting, scans,
+// interval unions), over a runtime shim (cuda_runtime_shim.h or hip_runtime_shim.h,
 // included first).
 #pragma once
 
@@ -34,27 +34,23 @@ int BitsFor(uint64_t max_value) {
 
 void Fill(const DeviceContext& ctx, ull* p, uint64_t n, ull value) {
   if (n == 0) return;
-  FillKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(p, n, value);
-  CheckLaunch("FillKernel");
+  Check(gpu::Fill(ctx.exec(), p, n, value), gpu::kFillName);
 }
 
 void Iota(const DeviceContext& ctx, uint32_t* p, uint64_t n) {
-  IotaKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(p, n);
-  CheckLaunch("IotaKernel");
+  if (n == 0) return;
+  Check(gpu::Sequence(ctx.exec(), p, n), gpu::kSequenceName);
 }
 
 template <typename T>
 void Gather(const DeviceContext& ctx, const T* src, const uint32_t* idx, uint64_t n, T* dst) {
-  GatherKernel<T><<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(src, idx, n, dst);
-  CheckLaunch("GatherKernel");
+  if (n == 0) return;
+  Check(gpu::Gather(ctx.exec(), src, idx, n, dst), gpu::kGatherName);
 }
 
-// Stable ascending radix sort of (int64 key, uint32 value) pairs, n >= 1.
-void SortPairs(const DeviceContext& ctx, DoubleBuffer<int64_t>& keys,
-               DoubleBuffer<uint32_t>& values, uint32_t n) {
-  RunDeviceAlgorithm(ctx, gpu::kSortPairsName, [&](void* temp, size_t& bytes) {
-    return gpu::SortPairs(temp, bytes, keys, values, n, 64, ctx.stream);
-  });
+// Stable ascending sort of (int64 key, uint32 value) pairs in place, n >= 1.
+void StableSortByKey(const DeviceContext& ctx, int64_t* keys, uint32_t* values, uint32_t n) {
+  Check(gpu::SortByKey(ctx.exec(), keys, values, n), gpu::kSortByKeyName);
 }
 
 // Stable ascending radix sort of (uint32 key, uint32 value) pairs on the low
@@ -66,29 +62,12 @@ void SortPairs(const DeviceContext& ctx, DoubleBuffer<uint32_t>& keys,
   });
 }
 
-// pos = exclusive prefix sum of flags (n >= 1); returns the total.
-uint32_t ExclusiveSum(const DeviceContext& ctx, const uint32_t* flags, uint32_t* pos, uint32_t n) {
-  RunDeviceAlgorithm(ctx, gpu::kExclusiveSumName, [&](void* temp, size_t& bytes) {
-    return gpu::ExclusiveSum(temp, bytes, flags, pos, n, ctx.stream);
-  });
-  uint32_t last_pos = 0, last_flag = 0;
-  ToHost(ctx, &last_pos, pos + n - 1, 1);
-  ToHost(ctx, &last_flag, flags + n - 1, 1);
-  Sync(ctx);
-  return last_pos + last_flag;
-}
-
 // The lowest row whose id is >= limit, or n when all are in range.
 uint64_t FirstBadId(const DeviceContext& ctx, const uint32_t* ids, uint64_t n, uint64_t limit) {
   if (n == 0) return 0;
-  DevBuf<ull> first(ctx, 1);
-  Fill(ctx, first.get(), 1, ~0ull);
-  FirstBadIdKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(ids, n, limit, first.get());
-  CheckLaunch("FirstBadIdKernel");
-  ull host = 0;
-  ToHost(ctx, &host, first.get(), 1);
-  Sync(ctx);
-  return host == ~0ull ? n : host;
+  uint64_t first = n;
+  Check(gpu::FindFirstAtLeast(ctx.exec(), ids, n, limit, &first), gpu::kFindFirstAtLeastName);
+  return first;
 }
 
 // Non-empty intervals sorted by (group, begin), with the running max of ends
@@ -107,27 +86,25 @@ SortedIntervals SortAndScan(const DeviceContext& ctx, const uint32_t* g, const i
   if (n == 0) return out;
 
   // Keep the non-empty intervals (end > begin).
-  DevBuf<uint32_t> flags(ctx, n), pos(ctx, n);
+  DevBuf<uint32_t> flags(ctx, n);
   NonEmptyFlagsKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(b, e, n, flags.get());
   CheckLaunch("NonEmptyFlagsKernel");
-  const uint32_t m = ExclusiveSum(ctx, flags.get(), pos.get(), n);
-  if (m == 0) return out;
-  DevBuf<uint32_t> cg(ctx, m);
-  DevBuf<int64_t> cb(ctx, m), ce(ctx, m), k0(ctx, m), k1(ctx, m);
-  CompactIntervalsKernel<<<Blocks(ctx, n), kThreads, 0, ctx.stream>>>(
-      g, b, e, flags.get(), pos.get(), n, cg.get(), cb.get(), k0.get(), ce.get());
-  CheckLaunch("CompactIntervalsKernel");
+  DevBuf<uint32_t> cg(ctx, n);
+  DevBuf<int64_t> cb(ctx, n), ce(ctx, n);
+  uint32_t m = 0;
+  Check(gpu::SelectFlagged(ctx.exec(), g, b, e, flags.get(), n, cg.get(), cb.get(), ce.get(), &m),
+        gpu::kSelectFlaggedName);
   flags = DevBuf<uint32_t>();
-  pos = DevBuf<uint32_t>();
+  if (m == 0) return out;
+  DevBuf<int64_t> keys(ctx, m);
+  CopyOnDevice(ctx, keys.get(), cb.get(), m);
 
   // Sort by begin, then stably by group: order (group, begin).
   DevBuf<uint32_t> p0(ctx, m), p1(ctx, m);
   Iota(ctx, p0.get(), m);
-  DoubleBuffer<int64_t> keys(k0.get(), k1.get());
+  StableSortByKey(ctx, keys.get(), p0.get(), m);
+  keys = DevBuf<int64_t>();
   DoubleBuffer<uint32_t> perm(p0.get(), p1.get());
-  SortPairs(ctx, keys, perm, m);
-  k0 = DevBuf<int64_t>();
-  k1 = DevBuf<int64_t>();
   const int group_bits = std::min(BitsFor(num_groups - 1), 32);  // ids are uint32
   if (group_bits > 0) {
     out.g0 = DevBuf<uint32_t>(ctx, m);
@@ -149,9 +126,7 @@ SortedIntervals SortAndScan(const DeviceContext& ctx, const uint32_t* g, const i
   const uint32_t* keys_in = out.g;
   const int64_t* ends = out.e.get();
   int64_t* incl = out.incl_max.get();
-  RunDeviceAlgorithm(ctx, gpu::kInclusiveMaxByKeyName, [&](void* temp, size_t& bytes) {
-    return gpu::InclusiveMaxByKey(temp, bytes, keys_in, ends, incl, m, ctx.stream);
-  });
+  Check(gpu::InclusiveMaxByKey(ctx.exec(), keys_in, ends, incl, m), gpu::kInclusiveMaxByKeyName);
   out.m = m;
   return out;
 }
@@ -163,29 +138,19 @@ DevBuf<ull> UnionLengths(const DeviceContext& ctx, const uint32_t* g, const int6
   Fill(ctx, sums.get(), num_groups, 0);
   SortedIntervals s = SortAndScan(ctx, g, b, e, n, num_groups);
   if (s.m == 0) return sums;
-  DevBuf<ull> prefix(ctx, s.m);
+  DevBuf<ull> contrib(ctx, s.m);
   ContributionKernel<<<Blocks(ctx, s.m), kThreads, 0, ctx.stream>>>(
-      s.g, s.b.get(), s.e.get(), s.incl_max.get(), s.m, prefix.get());
+      s.g, s.b.get(), s.e.get(), s.incl_max.get(), s.m, contrib.get());
   CheckLaunch("ContributionKernel");
-  const uint32_t m = s.m;
-  // The running sum of the contributions, in place where the shim allows.
-  DevBuf<ull> scanned;
-  ull* contrib = prefix.get();
-  ull* data = contrib;
-  if constexpr (!gpu::kInPlaceScans) {
-    scanned = DevBuf<ull>(ctx, m);
-    data = scanned.get();
-  }
-  RunDeviceAlgorithm(ctx, gpu::kInclusiveSumName, [&](void* temp, size_t& bytes) {
-    return gpu::InclusiveSum(temp, bytes, contrib, data, m, ctx.stream);
-  });
-  if constexpr (!gpu::kInPlaceScans) prefix = DevBuf<ull>();
-  DevBuf<ull> before(ctx, num_groups);
-  GroupStartKernel<<<Blocks(ctx, m), kThreads, 0, ctx.stream>>>(s.g, data, m, before.get());
-  CheckLaunch("GroupStartKernel");
-  GroupEndKernel<<<Blocks(ctx, m), kThreads, 0, ctx.stream>>>(s.g, data, before.get(), m,
-                                                              sums.get());
-  CheckLaunch("GroupEndKernel");
+  // The contributions summed per group (rows are in group order), then
+  // scattered to their groups' slots.
+  DevBuf<uint32_t> groups(ctx, s.m);
+  DevBuf<ull> group_sums(ctx, s.m);
+  uint32_t runs = 0;
+  Check(gpu::SumByKey(ctx.exec(), s.g, contrib.get(), s.m, groups.get(), group_sums.get(), &runs),
+        gpu::kSumByKeyName);
+  Check(gpu::Scatter(ctx.exec(), group_sums.get(), groups.get(), runs, sums.get()),
+        gpu::kScatterName);
   return sums;
 }
 }  // namespace

@@ -5,11 +5,14 @@
 // (gpu_engines.h) with MakeGpuEngine and GpuDevices.
 //
 // Each method copies its host spans to device 0, computes with the shim's
-// device-wide algorithms and the kernels, and copies the results back. To keep
-// compile times down, only five device-wide algorithms are instantiated:
-//   radix sort of (int64 key, uint32 value) and (uint32 key, uint32 value)
-//   pairs (both stable), an exclusive sum of uint32, an inclusive sum of
-//   uint64, and an inclusive max-scan by uint32 key of int64 values.
+// device-wide algorithms (Thrust on CUDA, rocPRIM on HIP) and the custom
+// kernels, and copies the results back. To keep compile times down, each
+// device-wide algorithm is instantiated for one set of types: a stable sort
+// of (int64 key, uint32 value) pairs, a low-bits radix sort of (uint32 key,
+// uint32 value) pairs, a flagged selection of (uint32, int64, int64) rows,
+// an inclusive max-scan by uint32 key of int64 values, a sum by uint32 key of
+// uint64 values, a first-match search, fills, sequences, gathers, a scatter
+// and transforms.
 //
 // Sort-based primitives index rows with uint32, so they take at most
 // 2^32 - 1 rows per call (an error beyond); ReduceByKey and Histogram have no
@@ -85,13 +88,11 @@ class GpuEngine final : public Engine {
       const uint64_t n = keys.size();
       if (n == 0) return {};
       if (n > kMaxRows) return TooManyRows(n);
-      DevBuf<int64_t> k0 = Upload(ctx_, keys.data(), n), k1(ctx_, n);
-      DevBuf<uint32_t> v0 = Upload(ctx_, values.data(), n), v1(ctx_, n);
-      DoubleBuffer<int64_t> k(k0.get(), k1.get());
-      DoubleBuffer<uint32_t> v(v0.get(), v1.get());
-      SortPairs(ctx_, k, v, static_cast<uint32_t>(n));
-      ToHost(ctx_, keys.data(), k.Current(), n);
-      ToHost(ctx_, values.data(), v.Current(), n);
+      DevBuf<int64_t> k = Upload(ctx_, keys.data(), n);
+      DevBuf<uint32_t> v = Upload(ctx_, values.data(), n);
+      StableSortByKey(ctx_, k.get(), v.get(), static_cast<uint32_t>(n));
+      ToHost(ctx_, keys.data(), k.get(), n);
+      ToHost(ctx_, values.data(), v.get(), n);
       return {};
     });
   }
@@ -216,21 +217,19 @@ class GpuEngine final : public Engine {
       if (m > kMaxRows) return TooManyRows(m);
 
       // Sort the values (carrying their positions), then stably by segment.
-      DevBuf<int64_t> k0 = Upload(ctx_, values.data() + first, m), k1(ctx_, m);
-      DevBuf<uint32_t> v0(ctx_, m), v1(ctx_, m);
+      DevBuf<int64_t> vals = Upload(ctx_, values.data() + first, m);
+      DevBuf<uint32_t> v0(ctx_, m);
       Iota(ctx_, v0.get(), m);
-      DoubleBuffer<int64_t> vals(k0.get(), k1.get());
-      DoubleBuffer<uint32_t> perm(v0.get(), v1.get());
-      SortPairs(ctx_, vals, perm, static_cast<uint32_t>(m));
+      StableSortByKey(ctx_, vals.get(), v0.get(), static_cast<uint32_t>(m));
       DevBuf<uint64_t> d_offsets = Upload(ctx_, offsets.data(), offsets.size());
-      const int64_t* sorted = vals.Current();
+      const int64_t* sorted = vals.get();
       DevBuf<int64_t> by_segment;
       if (num_segments > 1) {
-        DevBuf<uint32_t> s0(ctx_, m), s1(ctx_, m);
+        DevBuf<uint32_t> s0(ctx_, m), s1(ctx_, m), v1(ctx_, m);
         SegmentKeysKernel<<<Blocks(ctx_, m), kThreads, 0, ctx_.stream>>>(
-            perm.Current(), m, d_offsets.get(), num_segments, s0.get());
+            v0.get(), m, d_offsets.get(), num_segments, s0.get());
         CheckLaunch("SegmentKeysKernel");
-        // The value permutation is spent; its buffers now carry sorted positions.
+        // The value permutation is spent (read above): v0 now carries sorted positions.
         DoubleBuffer<uint32_t> where(v0.get(), v1.get());
         Iota(ctx_, where.Current(), m);
         DoubleBuffer<uint32_t> segs(s0.get(), s1.get());
@@ -308,9 +307,9 @@ class GpuEngine final : public Engine {
                                     static_cast<uint32_t>(nb), num_groups);
       DevBuf<ull> uab =
           UnionLengths(ctx_, g.get(), bg.get(), en.get(), static_cast<uint32_t>(n), num_groups);
-      OverlapKernel<<<Blocks(ctx_, num_groups), kThreads, 0, ctx_.stream>>>(ua.get(), ub.get(),
-                                                                            uab.get(), num_groups);
-      CheckLaunch("OverlapKernel");
+      // |A n B| = |A| + |B| - |A u B|, modulo 2^64 like the CPU engine.
+      Check(gpu::AddInto(ctx_.exec(), ua.get(), ub.get(), num_groups), gpu::kTransformName);
+      Check(gpu::SubtractFrom(ctx_.exec(), ua.get(), uab.get(), num_groups), gpu::kTransformName);
       ToHost(ctx_, out.data(), ua.get(), num_groups);
       return {};
     });
@@ -335,18 +334,19 @@ class GpuEngine final : public Engine {
       SortedIntervals s =
           SortAndScan(ctx_, g.get(), b.get(), e.get(), static_cast<uint32_t>(n), num_groups);
       if (s.m < 2) return {};
-      DevBuf<uint32_t> flags(ctx_, s.m), pos(ctx_, s.m);
+      DevBuf<uint32_t> flags(ctx_, s.m);
       GapFlagsKernel<<<Blocks(ctx_, s.m), kThreads, 0, ctx_.stream>>>(
           s.g, s.b.get(), s.incl_max.get(), s.m, flags.get());
       CheckLaunch("GapFlagsKernel");
-      const uint32_t count = ExclusiveSum(ctx_, flags.get(), pos.get(), s.m);
+      // A flagged row i >= 1 gives the gap (g[i], incl_max[i - 1], b[i]).
+      const uint32_t rows = s.m - 1;
+      DevBuf<uint32_t> gg(ctx_, rows);
+      DevBuf<int64_t> gb(ctx_, rows), ge(ctx_, rows);
+      uint32_t count = 0;
+      Check(gpu::SelectFlagged(ctx_.exec(), s.g + 1, s.incl_max.get(), s.b.get() + 1,
+                               flags.get() + 1, rows, gg.get(), gb.get(), ge.get(), &count),
+            gpu::kSelectFlaggedName);
       if (count == 0) return {};
-      DevBuf<uint32_t> gg(ctx_, count);
-      DevBuf<int64_t> gb(ctx_, count), ge(ctx_, count);
-      GapScatterKernel<<<Blocks(ctx_, s.m), kThreads, 0, ctx_.stream>>>(
-          s.g, s.b.get(), s.incl_max.get(), flags.get(), pos.get(), s.m, gg.get(), gb.get(),
-          ge.get());
-      CheckLaunch("GapScatterKernel");
       out->group.resize(count);
       out->begin.resize(count);
       out->end.resize(count);
@@ -397,15 +397,13 @@ class GpuEngine final : public Engine {
       const uint64_t take = std::min<uint64_t>(k, n);
       if (take == 0) return {};
       // Ascending stable sort of ~value = descending by value, ties by index.
-      DevBuf<int64_t> k0 = Upload(ctx_, values.data(), n), k1(ctx_, n);
-      DevBuf<uint32_t> v0(ctx_, n), v1(ctx_, n);
-      ComplementKeysKernel<<<Blocks(ctx_, n), kThreads, 0, ctx_.stream>>>(k0.get(), v0.get(), n);
-      CheckLaunch("ComplementKeysKernel");
-      DoubleBuffer<int64_t> keys(k0.get(), k1.get());
-      DoubleBuffer<uint32_t> idx(v0.get(), v1.get());
-      SortPairs(ctx_, keys, idx, static_cast<uint32_t>(n));
+      DevBuf<int64_t> keys = Upload(ctx_, values.data(), n);
+      DevBuf<uint32_t> idx(ctx_, n);
+      Check(gpu::Complement(ctx_.exec(), keys.get(), n), gpu::kTransformName);
+      Iota(ctx_, idx.get(), n);
+      StableSortByKey(ctx_, keys.get(), idx.get(), static_cast<uint32_t>(n));
       out->resize(take);
-      ToHost(ctx_, out->data(), idx.Current(), take);
+      ToHost(ctx_, out->data(), idx.get(), take);
       return {};
     });
   }
@@ -427,16 +425,14 @@ class GpuEngine final : public Engine {
         std::fill(out.begin(), out.end(), kNoMatch);
         return {};
       }
-      DevBuf<int64_t> k0 = Upload(ctx_, build.data(), nb), k1(ctx_, nb);
-      DevBuf<uint32_t> v0(ctx_, nb), v1(ctx_, nb);
-      Iota(ctx_, v0.get(), nb);
-      DoubleBuffer<int64_t> keys(k0.get(), k1.get());
-      DoubleBuffer<uint32_t> idx(v0.get(), v1.get());
-      SortPairs(ctx_, keys, idx, static_cast<uint32_t>(nb));
+      DevBuf<int64_t> keys = Upload(ctx_, build.data(), nb);
+      DevBuf<uint32_t> idx(ctx_, nb);
+      Iota(ctx_, idx.get(), nb);
+      StableSortByKey(ctx_, keys.get(), idx.get(), static_cast<uint32_t>(nb));
       DevBuf<int64_t> d_probe = Upload(ctx_, probe.data(), np);
       DevBuf<uint32_t> d_out(ctx_, np);
       JoinProbeKernel<<<Blocks(ctx_, np), kThreads, 0, ctx_.stream>>>(
-          keys.Current(), idx.Current(), nb, d_probe.get(), np, d_out.get());
+          keys.get(), idx.get(), nb, d_probe.get(), np, d_out.get());
       CheckLaunch("JoinProbeKernel");
       ToHost(ctx_, out.data(), d_out.get(), np);
       return {};
@@ -510,7 +506,7 @@ std::unique_ptr<Engine> MakeGpuEngine(std::string* why_not) {
   }
   const Architecture arch = gpu::ArchitectureOf(device);
   // A device this build has no code for fails here rather than on first use.
-  if ((err = gpu::CheckKernelImage(IotaKernel)) != gpu::kSuccess) {
+  if ((err = gpu::CheckKernelImage(PercentileKernel)) != gpu::kSuccess) {
     return fail(backend + " device 0 (" + arch.name +
                 ") cannot run tracehound's kernels: " + gpu::ErrorText(err) + " (rebuild with " +
                 gpu::kArchitecturesSetting + " including " + arch.build_name + ")");

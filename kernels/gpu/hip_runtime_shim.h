@@ -11,6 +11,7 @@
 
 #include <hip/hip_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -25,9 +26,17 @@
 #pragma clang diagnostic ignored "-Wall"
 #pragma clang diagnostic ignored "-Wextra"
 #include <rocprim/device/device_radix_sort.hpp>
+#include <rocprim/device/device_reduce.hpp>
+#include <rocprim/device/device_reduce_by_key.hpp>
 #include <rocprim/device/device_scan.hpp>
 #include <rocprim/device/device_scan_by_key.hpp>
+#include <rocprim/device/device_select.hpp>
+#include <rocprim/device/device_transform.hpp>
 #include <rocprim/functional.hpp>
+#include <rocprim/iterator/constant_iterator.hpp>
+#include <rocprim/iterator/counting_iterator.hpp>
+#include <rocprim/iterator/transform_iterator.hpp>
+#include <rocprim/iterator/zip_iterator.hpp>
 #include <rocprim/types.hpp>
 #pragma clang diagnostic pop
 
@@ -76,6 +85,9 @@ inline Error CopyToDeviceAsync(void* dst, const void* src, size_t bytes, Stream 
 }
 inline Error CopyToHostAsync(void* dst, const void* src, size_t bytes, Stream s) {
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, s);
+}
+inline Error CopyOnDeviceAsync(void* dst, const void* src, size_t bytes, Stream s) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, s);
 }
 inline Error StreamCreateNonBlocking(Stream* s) {
   return hipStreamCreateWithFlags(s, hipStreamNonBlocking);
@@ -137,49 +149,232 @@ inline Error Summarize(int device, DeviceSummary* out) {
   return hipSuccess;
 }
 
+// ------------------------------------------------- execution context ---
+
+// Where the engine's device work goes: its stream, and whether device memory
+// comes from the stream-ordered pool (MallocAsync) or from Malloc.
+struct Exec {
+  Stream stream = nullptr;
+  bool pools = true;
+};
+
+inline Error AllocDevice(void** p, size_t bytes, const Exec& e) {
+  return e.pools ? hipMallocAsync(p, bytes, e.stream) : hipMalloc(p, bytes);
+}
+inline Error FreeDevice(void* p, const Exec& e) {
+  return e.pools ? hipFreeAsync(p, e.stream) : hipFree(p);
+}
+
+// Runs a rocPRIM call of the two-call form twice: call(nullptr, bytes) sets
+// the temporary storage it needs, call(temp, bytes) runs with that storage,
+// taken from the engine's device memory.
+template <typename F>
+Error WithTempStorage(const Exec& e, F&& call) {
+  size_t bytes = 0;
+  Error err = call(nullptr, bytes);
+  if (err != hipSuccess) return err;
+  void* temp = nullptr;
+  if ((err = AllocDevice(&temp, bytes == 0 ? 1 : bytes, e)) != hipSuccess) return err;
+  err = call(temp, bytes);
+  const Error freed = FreeDevice(temp, e);
+  return err != hipSuccess ? err : freed;
+}
+
+// A device value copied to *host once the stream has reached it.
+template <typename T>
+Error ReadBack(const Exec& e, const T* device_value, T* host) {
+  Error err = hipMemcpyAsync(host, device_value, sizeof(T), hipMemcpyDeviceToHost, e.stream);
+  if (err == hipSuccess) err = hipStreamSynchronize(e.stream);
+  return err;
+}
+
+template <typename T>
+struct ValueAt {
+  const T* src;
+  __device__ T operator()(uint32_t i) const { return src[i]; }
+};
+
+struct ComplementOp {
+  __device__ int64_t operator()(int64_t v) const { return ~v; }
+};
+
+// i when ids[i] >= limit, else n (the lowest such i is the minimum).
+struct IndexIfAtLeast {
+  const uint32_t* ids;
+  uint64_t limit, n;
+  __device__ uint64_t operator()(uint64_t i) const { return ids[i] >= limit ? i : n; }
+};
+
+// rocPRIM has no scatter: a grid-stride kernel.
+__global__ void ScatterKernel(const unsigned long long* __restrict__ src,
+                              const uint32_t* __restrict__ idx, uint64_t n,
+                              unsigned long long* __restrict__ dst) {
+  for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    dst[idx[i]] = src[i];
+  }
+}
+
 // --------------------------------------------- device-wide algorithms ---
-// Each takes (temp, bytes, ...): with temp null it only sets bytes, the
-// temporary storage the call needs. k*Name names the call in errors.
+// rocPRIM stands in for Thrust (Debian has no rocThrust), under the CUDA
+// shim's signatures. Each call is enqueued on e.stream; one that returns a
+// count to the host waits for it. k*Name names the call in errors.
 
-// rocPRIM does not document in-place scans: scans write to another buffer.
-constexpr bool kInPlaceScans = false;
+constexpr char kFillName[] = "rocprim::transform (fill)";
+inline Error Fill(const Exec& e, unsigned long long* p, uint64_t n, unsigned long long value) {
+  return rocprim::transform(rocprim::constant_iterator<unsigned long long>(value), p, n,
+                            rocprim::identity<unsigned long long>(), e.stream);
+}
 
+constexpr char kSequenceName[] = "rocprim::transform (sequence)";
+// p[i] = i.
+inline Error Sequence(const Exec& e, uint32_t* p, uint64_t n) {
+  return rocprim::transform(rocprim::counting_iterator<uint32_t>(0), p, n,
+                            rocprim::identity<uint32_t>(), e.stream);
+}
+
+constexpr char kGatherName[] = "rocprim::transform (gather)";
+// dst[i] = src[idx[i]].
+template <typename T>
+Error Gather(const Exec& e, const T* src, const uint32_t* idx, uint64_t n, T* dst) {
+  return rocprim::transform(idx, dst, n, ValueAt<T>{src}, e.stream);
+}
+
+constexpr char kScatterName[] = "ScatterKernel";
+// dst[idx[i]] = src[i].
+inline Error Scatter(const Exec& e, const unsigned long long* src, const uint32_t* idx, uint64_t n,
+                     unsigned long long* dst) {
+  if (n == 0) return hipSuccess;
+  const uint64_t blocks = std::min<uint64_t>((n + 255) / 256, 65535);
+  ScatterKernel<<<static_cast<unsigned>(blocks), 256, 0, e.stream>>>(src, idx, n, dst);
+  return hipGetLastError();
+}
+
+constexpr char kTransformName[] = "rocprim::transform";
+// p[i] = ~p[i] (reverses the order of int64 exactly).
+inline Error Complement(const Exec& e, int64_t* p, uint64_t n) {
+  return rocprim::transform(p, p, n, ComplementOp{}, e.stream);
+}
+// a[i] += b[i], modulo 2^64.
+inline Error AddInto(const Exec& e, unsigned long long* a, const unsigned long long* b,
+                     uint64_t n) {
+  return rocprim::transform(a, b, a, n, rocprim::plus<unsigned long long>(), e.stream);
+}
+// a[i] -= b[i], modulo 2^64.
+inline Error SubtractFrom(const Exec& e, unsigned long long* a, const unsigned long long* b,
+                          uint64_t n) {
+  return rocprim::transform(a, b, a, n, rocprim::minus<unsigned long long>(), e.stream);
+}
+
+constexpr char kFindFirstAtLeastName[] = "rocprim::reduce (first id at least)";
+// *first = the lowest i with ids[i] >= limit, or n; waits for the stream.
+inline Error FindFirstAtLeast(const Exec& e, const uint32_t* ids, uint64_t n, uint64_t limit,
+                              uint64_t* first) {
+  void* slot = nullptr;
+  Error err = AllocDevice(&slot, sizeof(uint64_t), e);
+  if (err != hipSuccess) return err;
+  uint64_t* d_first = static_cast<uint64_t*>(slot);
+  const auto rows = rocprim::make_transform_iterator(rocprim::counting_iterator<uint64_t>(0),
+                                                     IndexIfAtLeast{ids, limit, n});
+  err = WithTempStorage(e, [&](void* temp, size_t& bytes) {
+    return rocprim::reduce(temp, bytes, rows, d_first, n, static_cast<size_t>(n),
+                           rocprim::minimum<uint64_t>(), e.stream);
+  });
+  if (err == hipSuccess) err = ReadBack(e, d_first, first);
+  const Error freed = FreeDevice(slot, e);
+  return err != hipSuccess ? err : freed;
+}
+
+constexpr char kSortByKeyName[] = "rocprim::radix_sort_pairs";
+// Stable ascending sort of (int64 key, uint32 value) pairs, in place.
+inline Error SortByKey(const Exec& e, int64_t* keys, uint32_t* values, uint32_t n) {
+  void* alt = nullptr;
+  const size_t key_bytes = static_cast<size_t>(n) * sizeof(int64_t);
+  const size_t value_bytes = static_cast<size_t>(n) * sizeof(uint32_t);
+  Error err = AllocDevice(&alt, key_bytes + value_bytes, e);
+  if (err != hipSuccess) return err;
+  int64_t* alt_keys = static_cast<int64_t*>(alt);
+  uint32_t* alt_values = reinterpret_cast<uint32_t*>(alt_keys + n);
+  rocprim::double_buffer<int64_t> k(keys, alt_keys);
+  rocprim::double_buffer<uint32_t> v(values, alt_values);
+  err = WithTempStorage(e, [&](void* temp, size_t& bytes) {
+    return rocprim::radix_sort_pairs(temp, bytes, k, v, n, 0u, 64u, e.stream);
+  });
+  if (err == hipSuccess && k.current() != keys) {
+    err = hipMemcpyAsync(keys, k.current(), key_bytes, hipMemcpyDeviceToDevice, e.stream);
+  }
+  if (err == hipSuccess && v.current() != values) {
+    err = hipMemcpyAsync(values, v.current(), value_bytes, hipMemcpyDeviceToDevice, e.stream);
+  }
+  const Error freed = FreeDevice(alt, e);
+  return err != hipSuccess ? err : freed;
+}
+
+constexpr char kSelectFlaggedName[] = "rocprim::select";
+// The rows i < n with flags[i] != 0 of the columns (g, x, y), in order, into
+// (og, ox, oy); *count = how many. Waits for the stream.
+inline Error SelectFlagged(const Exec& e, const uint32_t* g, const int64_t* x, const int64_t* y,
+                           const uint32_t* flags, uint32_t n, uint32_t* og, int64_t* ox,
+                           int64_t* oy, uint32_t* count) {
+  void* slot = nullptr;
+  Error err = AllocDevice(&slot, sizeof(uint32_t), e);
+  if (err != hipSuccess) return err;
+  uint32_t* d_count = static_cast<uint32_t*>(slot);
+  const auto in = rocprim::make_zip_iterator(rocprim::make_tuple(g, x, y));
+  const auto out = rocprim::make_zip_iterator(rocprim::make_tuple(og, ox, oy));
+  err = WithTempStorage(e, [&](void* temp, size_t& bytes) {
+    return rocprim::select(temp, bytes, in, flags, out, d_count, static_cast<size_t>(n), e.stream);
+  });
+  if (err == hipSuccess) err = ReadBack(e, d_count, count);
+  const Error freed = FreeDevice(slot, e);
+  return err != hipSuccess ? err : freed;
+}
+
+constexpr char kInclusiveMaxByKeyName[] = "rocprim::inclusive_scan_by_key";
+// out[i] = max of values over the run of equal keys up to i.
+inline Error InclusiveMaxByKey(const Exec& e, const uint32_t* keys, const int64_t* values,
+                               int64_t* out, uint32_t n) {
+  return WithTempStorage(e, [&](void* temp, size_t& bytes) {
+    return rocprim::inclusive_scan_by_key(temp, bytes, keys, values, out, static_cast<size_t>(n),
+                                          rocprim::maximum<int64_t>(),
+                                          rocprim::equal_to<uint32_t>(), e.stream);
+  });
+}
+
+constexpr char kSumByKeyName[] = "rocprim::reduce_by_key";
+// One (key, sum of values) per run of equal keys, into unique_keys and sums;
+// *runs = the number of runs. Waits for the stream.
+inline Error SumByKey(const Exec& e, const uint32_t* keys, const unsigned long long* values,
+                      uint32_t n, uint32_t* unique_keys, unsigned long long* sums, uint32_t* runs) {
+  void* slot = nullptr;
+  Error err = AllocDevice(&slot, sizeof(uint32_t), e);
+  if (err != hipSuccess) return err;
+  uint32_t* d_runs = static_cast<uint32_t*>(slot);
+  err = WithTempStorage(e, [&](void* temp, size_t& bytes) {
+    return rocprim::reduce_by_key(temp, bytes, keys, values, n, unique_keys, sums, d_runs,
+                                  rocprim::plus<unsigned long long>(),
+                                  rocprim::equal_to<uint32_t>(), e.stream);
+  });
+  if (err == hipSuccess) err = ReadBack(e, d_runs, runs);
+  const Error freed = FreeDevice(slot, e);
+  return err != hipSuccess ? err : freed;
+}
+
+// The low-bits radix sort the CUDA shim keeps on CUB: rocPRIM's own.
+// (temp, bytes, ...): with temp null it only sets bytes, the temporary storage
+// the call needs.
 constexpr char kSortPairsName[] = "rocprim::radix_sort_pairs";
-// Stable ascending radix sort of (key, uint32 value) pairs on key bits
+// Stable ascending radix sort of (uint32 key, uint32 value) pairs on key bits
 // [0, end_bit); the sorted pairs become the buffers' current ones.
-template <typename Key>
-Error SortPairs(void* temp, size_t& bytes, DoubleBuffer<Key>& keys, DoubleBuffer<uint32_t>& values,
-                uint32_t n, int end_bit, Stream s) {
-  rocprim::double_buffer<Key> k(keys.Current(), keys.Alternate());
+inline Error SortPairs(void* temp, size_t& bytes, DoubleBuffer<uint32_t>& keys,
+                       DoubleBuffer<uint32_t>& values, uint32_t n, int end_bit, Stream s) {
+  rocprim::double_buffer<uint32_t> k(keys.Current(), keys.Alternate());
   rocprim::double_buffer<uint32_t> v(values.Current(), values.Alternate());
   const Error err =
       rocprim::radix_sort_pairs(temp, bytes, k, v, n, 0u, static_cast<unsigned>(end_bit), s);
   keys.SetCurrent(k.current());
   values.SetCurrent(v.current());
   return err;
-}
-
-constexpr char kExclusiveSumName[] = "rocprim::exclusive_scan";
-inline Error ExclusiveSum(void* temp, size_t& bytes, const uint32_t* in, uint32_t* out, uint32_t n,
-                          Stream s) {
-  return rocprim::exclusive_scan(temp, bytes, in, out, 0u, static_cast<size_t>(n),
-                                 rocprim::plus<uint32_t>(), s);
-}
-
-constexpr char kInclusiveSumName[] = "rocprim::inclusive_scan";
-inline Error InclusiveSum(void* temp, size_t& bytes, const unsigned long long* in,
-                          unsigned long long* out, uint32_t n, Stream s) {
-  return rocprim::inclusive_scan(temp, bytes, in, out, static_cast<size_t>(n),
-                                 rocprim::plus<unsigned long long>(), s);
-}
-
-constexpr char kInclusiveMaxByKeyName[] = "rocprim::inclusive_scan_by_key";
-// out[i] = max of values over the run of equal keys up to i.
-inline Error InclusiveMaxByKey(void* temp, size_t& bytes, const uint32_t* keys,
-                               const int64_t* values, int64_t* out, uint32_t n, Stream s) {
-  return rocprim::inclusive_scan_by_key(temp, bytes, keys, values, out, static_cast<size_t>(n),
-                                        rocprim::maximum<int64_t>(), rocprim::equal_to<uint32_t>(),
-                                        s);
 }
 
 // ------------------------------------------------------- device side ---
