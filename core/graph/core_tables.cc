@@ -104,18 +104,6 @@ std::vector<TableSchema> MakeSchemas() {
                      {"thread_name", T::kStringId, "", "thread_name metadata"},
                      {"device", T::kI32, "", "accelerator of a GPU stream track, -1 otherwise"},
                      {"stream", T::kI64, "", "stream of a GPU stream track, -1 otherwise"}}));
-  s.push_back(
-      Table("track_events",
-            "per track (row of tracks), where its events lie in time order: slots "
-            "[first, first + count) of track_order, or, when first_row is not "
-            "0xFFFFFFFF, the rows first_row, first_row + 1, ... (slots unwritten)",
-            {{"first", T::kU32, "", "first slot of track_order"},
-             {"count", T::kU32, "", "events of the track (metadata, flows and E ends aside)"},
-             {"first_row", T::kU32, "", "first event row when they are consecutive rows"}}));
-  s.push_back(Table("track_order",
-                    "each track's events by start (ts ascending, the longer first, then the "
-                    "lower row), tracks one after another (see track_events)",
-                    {{"event", T::kU32, "", "event row"}}));
   s.push_back(Table("edges", "launch -> GPU activity, and other flows",
                     {{"src", T::kU32, "", "event row"},
                      {"dst", T::kU32, "", "event row"},
@@ -206,6 +194,18 @@ std::vector<TableSchema> MakeSchemas() {
                     "launch edge; the last one when several)",
                     {{"event", T::kU32, "", "launched event row, ascending"},
                      {"launch", T::kU32, "", "event row of its launch call"}}));
+  s.push_back(
+      Table("track_events",
+            "per track (row of tracks), where its events lie in time order: slots "
+            "[first, first + count) of track_order, or, when first_row is not "
+            "0xFFFFFFFF, the rows first_row, first_row + 1, ... (slots unwritten)",
+            {{"first", T::kU32, "", "first slot of track_order"},
+             {"count", T::kU32, "", "events of the track (metadata, flows and E ends aside)"},
+             {"first_row", T::kU32, "", "first event row when they are consecutive rows"}}));
+  s.push_back(Table("track_order",
+                    "each track's events by start (ts ascending, the longer first, then the "
+                    "lower row), tracks one after another (see track_events)",
+                    {{"event", T::kU32, "", "event row"}}));
   s.push_back(Table("event_flags", "per event (row of events), how the importer read it",
                     {{"flags", T::kU8, "", "TH_EVENT_FLAG_* bits"}}));
   s.push_back(Table("xla_labels",
@@ -291,8 +291,6 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
             out->Keep(std::move(process_name)), out->Keep(std::move(thread_name)),
             out->Keep(std::move(device)), out->Keep(std::move(stream))});
 
-  AddTrackOrder(g, schema("track_events"), schema("track_order"), out);
-
   const EdgeTable& ed = g.edges;
   out->Add(schema("edges"), ed.size(), {ed.src.data(), ed.dst.data(), ed.kind.data()});
 
@@ -353,6 +351,7 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
            {out->Keep(std::move(id)), out->Keep(std::move(name)), out->Keep(std::move(memory)),
             out->Keep(std::move(major)), out->Keep(std::move(minor)), out->Keep(std::move(sms))});
 
+  AddTrackOrder(g, schema("track_events"), schema("track_order"), out);
   out->Add(schema("event_flags"), e.size(), {e.flags.data()});
   const XlaLabelTable& xl = g.xla_labels;
   out->Add(schema("xla_labels"), xl.size(),
