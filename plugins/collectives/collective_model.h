@@ -356,11 +356,15 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     x.step = x.gpu ? steps.StepOf(i, step_hint, launch_cursor) : steps.StepAt(x.ts, step_hint);
     out.push_back(std::move(x));
   }
-  // By start, ties in event order (the order they were found in), in place.
-  std::sort(out.begin(), out.end(), [](const Instance& a, const Instance& b) {
-    return a.ts != b.ts ? a.ts < b.ts : a.event < b.event;
-  });
-  return out;
+  // By start, ties in event order (the order they were found in): the
+  // (start, position) keys are sorted, then each instance moved once.
+  std::vector<std::pair<int64_t, uint32_t>> order(out.size());
+  for (size_t k = 0; k < out.size(); ++k) order[k] = {out[k].ts, static_cast<uint32_t>(k)};
+  std::sort(order.begin(), order.end());
+  std::vector<Instance> sorted;
+  sorted.reserve(out.size());
+  for (const auto& [ts, k] : order) sorted.push_back(std::move(out[k]));
+  return sorted;
 }
 
 // One collective across ranks: the instance of each rank that ran it.

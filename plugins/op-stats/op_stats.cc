@@ -233,7 +233,10 @@ class OpStats final : public th::sdk::Plugin {
   static void CheckDeviceTime(Context& ctx, const Trace& t, const DeviceTime& device,
                               int64_t hlo_attributed) {
     int64_t activity_total = 0;
-    for (uint64_t i = 0; i < t.size(); ++i) activity_total += t.is_gpu_activity(i) ? t.dur(i) : 0;
+    for (uint64_t r = 0; r < t.gpu_rows(); ++r) {  // every GPU activity has a gpu_args row
+      const uint32_t i = t.gpu_event(r);
+      activity_total += t.is_gpu_activity(i) ? t.dur(i) : 0;
+    }
     th::sdk::Scope scope;
     scope.rank = t.rank();
     ctx.Metric("device_time_in_ops", static_cast<double>(device.in_ops), "ns", th::sdk::kMeasured,

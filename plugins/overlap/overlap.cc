@@ -123,7 +123,7 @@ class Overlap final : public th::sdk::Plugin {
                        "communication kernel time hidden behind computation, and the exposed "
                        "communication time (kernel classes: NCCL/RCCL, DeepEP, NVSHMEM, MSCCL++, "
                        "one-sided copies ...)")
-        .Reads({"events", "tracks", "profiler_steps", "collective_args", "name_classes",
+        .Reads({"events", "tracks", "profiler_steps", "gpu_args", "collective_args", "name_classes",
                 "class_rules", "graph_capture", "event_launches"})
         .Publishes(OverlapTable())
         .Option("definition", "tracehound",
@@ -200,7 +200,10 @@ class Overlap final : public th::sdk::Plugin {
       }
       size_t hint = 0;
       uint64_t launch_cursor = 0;
-      for (uint64_t i = 0; i < t.size(); ++i) {
+      // Every event either definition classifies (kernels, memcpy, memset,
+      // syncs, GPU events) has a gpu_args row, in event order.
+      for (uint64_t r = 0; r < t.gpu_rows(); ++r) {
+        const uint64_t i = t.gpu_event(r);
         Class c = hta ? HtaClass(t, i) : TracehoundClass(t, i, has_meta);
         if (c == Class::kNone) continue;
         int64_t b = t.ts(i), e = t.end(i);

@@ -81,7 +81,8 @@ class StreamBudget final : public th::sdk::Plugin {
                        "Per rank, device and stream: compute, collective and memory time by "
                        "kernel class, and idle time, adding up to the stream's span; per device "
                        "busy time (union)")
-        .Reads({"events", "tracks", "name_classes", "class_rules"})
+        .Reads({"events", "tracks", "name_classes", "class_rules", "gpu_args", "track_events",
+                "track_order"})
         .Publishes(StreamBudgetTable())
         .Publishes(DeviceBusyTable());
   }
@@ -113,16 +114,23 @@ class StreamBudget final : public th::sdk::Plugin {
         stream_of[t] = static_cast<uint32_t>(streams.size());
         streams.emplace_back(trace.rank(), trace.track(t).device, trace.track(t).stream, g);
       }
+      for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {  // activities: on streams only
+        const uint32_t i = trace.gpu_event(r);
+        if (trace.is_gpu_activity(i) && stream_of[trace.track_index(i)] == kNoStream)
+          throw std::out_of_range("GPU activity on track " + std::to_string(trace.track_index(i)) +
+                                  ", which is no GPU stream");
+      }
+      // Each stream's activities by start, as the trace orders its tracks.
       const auto tracks = static_cast<uint32_t>(trace.track_count());
-      by_track.push_back(th::sdk::GroupByTrack(
-          trace.size(), tracks, [&](uint64_t i) { return trace.is_gpu_activity(i); },
-          [&](uint64_t i) { return trace.track_index(i); },
-          [&](uint64_t i) { return trace.ts(i); }));
+      by_track.push_back(th::sdk::KeepInTrackOrder(
+          tracks,
+          [&](uint32_t t) {
+            return stream_of[t] != kNoStream ? trace.track_events(t)
+                                             : th::sdk::Trace::TrackEvents{};
+          },
+          [&](uint32_t i) { return trace.is_gpu_activity(i); }));
       for (size_t k = 0; k < by_track[g].lists(); ++k) {
         const uint32_t t = by_track[g].track[k];
-        if (stream_of[t] == kNoStream)
-          throw std::out_of_range("GPU activity on track " + std::to_string(t) +
-                                  ", which is no GPU stream");
         devices[{trace.rank(), streams[stream_of[t]].device}].lists.push_back(
             {by_track[g].Of(k), stream_of[t]});
       }
