@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 #include <regex>
 
 #include "core/import/remote/remote_inputs.h"
@@ -229,8 +230,7 @@ void WriteArchive(const std::string& path,
   archive_write_free(a);
 }
 
-// Two ranks (a plain and a gzip-compressed member, several MiB together)
-// and a note, as local archives and as objects of bucket "archives"; and a
+// Two ranks (a plain and a gzip-compressed member), noise and a note, as local archives and as objects of bucket "archives"; and a
 // folder "mixed" holding the .tar.gz beside a plain rank and a note, also
 // uploaded as prefix "mixed/".
 struct Archives {
@@ -241,8 +241,14 @@ const Archives& UploadedArchives(SwiftS3Server* server) {
     Archives out;
     out.mixed = TempDir() + "/mixed";
     fs::create_directories(out.mixed);
+    // 3 MiB of noise (no trace, incompressible) between the ranks: rank1
+    // and the zip's central directory lie ranges away from rank0.
+    std::mt19937 rng(7);
+    std::string noise(3 << 20, '\0');
+    for (char& c : noise) c = static_cast<char>(rng());
     const std::vector<std::pair<std::string, std::string>> members = {
         {"job/rank0.json", SyntheticTrace(20000)},
+        {"job/noise.bin", noise},
         {"job/rank1.json.gz", Gzip(SyntheticTrace(15000))},
         {"job/README.txt", "not a trace"}};
     out.tgz = out.mixed + "/ranks.tar.gz";
