@@ -230,9 +230,9 @@ void WriteArchive(const std::string& path,
   archive_write_free(a);
 }
 
-// Two ranks (a plain and a gzip-compressed member), noise and a note, as local archives and as objects of bucket "archives"; and a
-// folder "mixed" holding the .tar.gz beside a plain rank and a note, also
-// uploaded as prefix "mixed/".
+// Two ranks (a plain and a gzip-compressed member), noise and a note, as local archives and as
+// objects of bucket "archives"; and a folder "mixed" holding the .tar.gz beside a plain rank and a
+// note, also uploaded as prefix "mixed/".
 struct Archives {
   std::string tgz, zip, mixed;
 };
