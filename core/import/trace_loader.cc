@@ -65,20 +65,34 @@ Status ExpandRemote(const std::string& input, TrustTable* skipped, std::vector<I
   return Ok();
 }
 
-// A remote object streams through the same path as an archive member
-// (archives themselves are read from local files only). A discovered object
-// that is not a trace goes to `skip`.
+// A remote archive object, read as a stream of ranged GETs.
+StatusOr<ArchiveStream> RemoteArchive(const std::string& url) {
+  auto object = remote::LookUpRemoteObject(url);
+  if (!object.ok()) return object.status();
+  return ArchiveStream{url, object->size,
+                       [url](uint64_t offset) { return remote::OpenRemoteObject(url, offset); }};
+}
+
+// A remote object streams through the same path as an archive member; an
+// archive object goes to `read_archive`, whose members are read as a local
+// archive's are. A discovered object that is not a trace goes to `skip`.
 Status ImportRemote(const InputFile& f, const LoadOptions& options,
                     std::vector<std::unique_ptr<Trace>>* out,
-                    const std::function<void(const Status&)>& skip) {
+                    const std::function<void(const Status&)>& skip,
+                    const std::function<Status(const ArchiveStream&)>& read_archive) {
   auto raw = remote::OpenRemoteObject(f.path);
   if (!raw.ok()) return raw.status();
   auto decoded = OpenDecoded(std::move(*raw), nullptr, options.import.keep_truncated);
   if (!decoded.ok()) return decoded.status();
   auto peeked = PeekHead(std::move(*decoded));
   if (!peeked.ok()) return peeked.status();
-  if (HasArchiveMagic(peeked->head))
-    return Unsupported(f.path + ": an archive; archives are read from local files only");
+  if (HasArchiveMagic(peeked->head) ||
+      (HasArchiveName(f.path) && !Registry().Find(f.path, peeked->head))) {
+    peeked->source.reset();  // its ranged GETs stop; the archive reader makes its own
+    auto archive = RemoteArchive(f.path);
+    if (!archive.ok()) return archive.status();
+    return read_archive(*archive);
+  }
   const Importer* importer = Registry().Find(f.path, peeked->head);
   Status failed = importer ? Ok() : ImporterRegistry::Unrecognised(f.path, peeked->head);
   if (importer) {
@@ -118,6 +132,18 @@ std::optional<int64_t> ApplyManifest(Trace* trace) {
   if (!m.host.empty() && !info.metadata.count("host_name"))
     info.metadata["host_name"] = JsonString(m.host);
   return m.rank;
+}
+
+// Why no input gave a trace, input by input (sorted: the order of a
+// parallel walk is not).
+Status NoTraceError(std::vector<std::string> skipped_inputs) {
+  std::sort(skipped_inputs.begin(), skipped_inputs.end());
+  std::string why;
+  for (size_t k = 0; k < skipped_inputs.size() && k < 5; ++k)
+    why += (k ? "; " : ": ") + skipped_inputs[k];
+  if (skipped_inputs.size() > 5)
+    why += "; and " + std::to_string(skipped_inputs.size() - 5) + " more";
+  return NotFound("none of the inputs is a trace" + why);
 }
 
 }  // namespace
@@ -245,20 +271,24 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
     for (auto& t : *traces) slots[i].push_back(std::move(t));
     return Ok();
   };
+  auto read_archive = [&](size_t i, const auto& archive, const std::string& name) {
+    return ForEachArchiveMember(
+        archive,
+        [&](const std::string& member, std::unique_ptr<ByteSource> src) {
+          return import_member(i, name, member, std::move(src));
+        },
+        [&](const SkippedMember& m) { skip_member(name, m); });
+  };
   tbb::parallel_for(size_t{0}, files->size(), [&](size_t i) {
     const InputFile& f = (*files)[i];
     if (remote::IsRemoteInput(f.path)) {
-      errors[i] = ImportRemote(f, options, &slots[i], skip_input);
+      errors[i] = ImportRemote(f, options, &slots[i], skip_input,
+                               [&](const ArchiveStream& a) { return read_archive(i, a, f.path); });
       return;
     }
     Detection detected = Registry().Detect(f.path);
     if (detected.kind == Detection::Kind::kArchive) {
-      errors[i] = ForEachArchiveMember(
-          f.path,
-          [&](const std::string& member, std::unique_ptr<ByteSource> src) {
-            return import_member(i, f.path, member, std::move(src));
-          },
-          [&](const SkippedMember& m) { skip_member(f.path, m); });
+      errors[i] = read_archive(i, f.path, f.path);
       return;
     }
     Status failed;
@@ -305,16 +335,7 @@ StatusOr<TraceSet> LoadTraceSet(const std::vector<std::string>& inputs,
       set.traces.push_back(std::move(trace));
     }
   }
-  if (set.traces.empty()) {
-    // Say why, file by file (sorted: the order of a parallel walk is not).
-    std::sort(skipped_inputs.begin(), skipped_inputs.end());
-    std::string why;
-    for (size_t k = 0; k < skipped_inputs.size() && k < 5; ++k)
-      why += (k ? "; " : ": ") + skipped_inputs[k];
-    if (skipped_inputs.size() > 5)
-      why += "; and " + std::to_string(skipped_inputs.size() - 5) + " more";
-    return NotFound("none of the inputs is a trace" + why);
-  }
+  if (set.traces.empty()) return NoTraceError(std::move(skipped_inputs));
   std::stable_sort(set.traces.begin(), set.traces.end(),
                    [](const auto& a, const auto& b) { return a->info.rank < b->info.rank; });
   for (size_t i = 1; i < set.traces.size(); ++i) {

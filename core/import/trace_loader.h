@@ -1,5 +1,6 @@
 // LoadTraceSet: inputs (files, directories, globs, .tar[.gz]/.zip of rank
-// files) → one TraceSet with a rank per file, files imported in parallel.
+// files; the same as remote objects and prefixes) → one TraceSet with a rank
+// per file, files imported in parallel.
 //
 // Rank: distributedInfo.rank, else a number in the file name ("rank3",
 // "rank-3", "rank_3", "worker3"), else the input's position.

@@ -35,4 +35,23 @@ Status ForEachArchiveMember(const std::string& path,
                                                        std::unique_ptr<ByteSource> source)>& visit,
                             const std::function<void(const SkippedMember&)>& skipped = {});
 
+// An archive read from a stream instead of a local file (a remote object):
+// `open_at(offset)` yields its bytes from `offset` to the end. Tar and
+// compressed tar are read front to back; a zip is read through its central
+// directory (at the end), so each seek reopens the stream where libarchive
+// asks, unless the bytes are in the block last read or a short skip ahead.
+// Memory: one 1 MiB block besides what the stream itself buffers.
+struct ArchiveStream {
+  std::string name;   // members are named "name:member"
+  uint64_t size = 0;  // bytes
+  std::function<StatusOr<std::unique_ptr<ByteSource>>(uint64_t offset)> open_at;
+};
+
+// As above, for a stream. An error names the archive and the byte offset
+// of the archive reached (or the stream's own error, which names both).
+Status ForEachArchiveMember(const ArchiveStream& archive,
+                            const std::function<Status(const std::string& member,
+                                                       std::unique_ptr<ByteSource> source)>& visit,
+                            const std::function<void(const SkippedMember&)>& skipped = {});
+
 }  // namespace th

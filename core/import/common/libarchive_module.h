@@ -20,6 +20,8 @@
   X(archive_read_support_format_gnutar)      \
   X(archive_read_support_format_zip)         \
   X(archive_read_open_filename)              \
+  X(archive_read_open)                       \
+  X(archive_read_set_seek_callback)          \
   X(archive_read_next_header)                \
   X(archive_read_data)                       \
   X(archive_entry_pathname)                  \

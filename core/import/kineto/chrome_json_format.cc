@@ -59,7 +59,7 @@ class ChromeJsonImporter final : public Importer {
   StatusOr<TraceList> ImportStream(std::unique_ptr<ByteSource> decoded,
                                    const ImportOptions& options) const override {
     auto traces = ImportText(*decoded, options);
-    if (!traces.ok() || !remote::IsRemoteInput(decoded->name())) return traces;
+    if (!traces.ok() || !remote::IsRemoteObjectName(decoded->name())) return traces;
     // A remote object is read as its file would be: XProf's JSON joined with
     // the HLO modules beside it.
     for (auto& t : *traces) {

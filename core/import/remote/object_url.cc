@@ -14,6 +14,13 @@ bool IsRemoteInput(std::string_view input) {
   return false;
 }
 
+bool IsRemoteObjectName(std::string_view name) {
+  if (!IsRemoteInput(name)) return false;
+  for (std::string_view archive : {".tar:", ".tar.gz:", ".tgz:", ".zip:"})
+    if (name.find(archive) != std::string_view::npos) return false;
+  return true;
+}
+
 std::string ObjectUrl::UrlOf(std::string_view other_key) const {
   switch (scheme) {
     case Scheme::kS3:

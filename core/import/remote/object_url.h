@@ -28,6 +28,10 @@ struct ObjectUrl {
 // True for inputs this module reads (s3://, gs://, az://, http://, https://).
 bool IsRemoteInput(std::string_view input);
 
+// True for a remote object's own name, false for a member of a remote
+// archive ("s3://b/ranks.tar.gz:rank0.json", which has no objects beside it).
+bool IsRemoteObjectName(std::string_view name);
+
 // Splits a remote input; an error names the input when it lacks a bucket.
 StatusOr<ObjectUrl> ParseObjectUrl(const std::string& input);
 

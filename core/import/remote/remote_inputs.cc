@@ -137,14 +137,15 @@ StatusOr<RemoteObject> LookUpRemoteObject(const std::string& url_text) {
   return object;
 }
 
-StatusOr<std::unique_ptr<ByteSource>> OpenRemoteObject(const std::string& url_text) {
+StatusOr<std::unique_ptr<ByteSource>> OpenRemoteObject(const std::string& url_text,
+                                                       uint64_t offset) {
   auto object = LookUpRemoteObject(url_text);
   if (!object.ok()) return object.status();
   auto url = ParseObjectUrl(url_text);
   if (!url.ok()) return url.status();
   auto store = StoreFor(*url);
   if (!store.ok()) return store.status();
-  return MakeRemoteSource(*store, *object, StreamOptionsFromEnv());
+  return MakeRemoteSource(*store, *object, StreamOptionsFromEnv(), offset);
 }
 
 }  // namespace th::remote

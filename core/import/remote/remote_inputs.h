@@ -36,8 +36,9 @@ struct ExpandedRemote {
 StatusOr<ExpandedRemote> ExpandRemoteInput(
     const std::string& input, const std::function<bool(std::string_view)>& named_like_trace);
 
-// The object at `url` (looked up unless a listing met it) as a stream.
-StatusOr<std::unique_ptr<ByteSource>> OpenRemoteObject(const std::string& url);
+// The object at `url` (looked up unless a listing met it) as a stream, from
+// byte `offset` on.
+StatusOr<std::unique_ptr<ByteSource>> OpenRemoteObject(const std::string& url, uint64_t offset = 0);
 
 // The object at `url` with its size and ETag (listing's, else a HEAD).
 StatusOr<RemoteObject> LookUpRemoteObject(const std::string& url);

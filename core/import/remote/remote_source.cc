@@ -14,11 +14,16 @@ namespace {
 
 class RemoteSource final : public ByteSource {
  public:
-  RemoteSource(std::shared_ptr<ObjectStore> store, RemoteObject object, StreamOptions options)
-      : store_(std::move(store)), object_(std::move(object)), options_(options) {
+  RemoteSource(std::shared_ptr<ObjectStore> store, RemoteObject object, StreamOptions options,
+               uint64_t offset)
+      : store_(std::move(store)),
+        object_(std::move(object)),
+        options_(options),
+        begin_(std::min(offset, object_.size)),
+        pos_(begin_) {
     options_.chunk_bytes = std::max<size_t>(options_.chunk_bytes, 4096);
     options_.streams = std::max(options_.streams, 1);
-    chunks_ = (object_.size + options_.chunk_bytes - 1) / options_.chunk_bytes;
+    chunks_ = (object_.size - begin_ + options_.chunk_bytes - 1) / options_.chunk_bytes;
     int workers = static_cast<int>(std::min<uint64_t>(options_.streams, chunks_));
     for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
   }
@@ -33,12 +38,12 @@ class RemoteSource final : public ByteSource {
 
   StatusOr<size_t> Read(char* buf, size_t n) override {
     if (pos_ >= object_.size || n == 0) return size_t{0};
-    uint64_t index = pos_ / options_.chunk_bytes;
+    uint64_t index = (pos_ - begin_) / options_.chunk_bytes;
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return ready_.count(index) > 0; });
     Chunk& chunk = ready_[index];
     if (!chunk.status.ok()) return chunk.status;
-    size_t at = static_cast<size_t>(pos_ - index * options_.chunk_bytes);
+    size_t at = static_cast<size_t>(pos_ - begin_ - index * options_.chunk_bytes);
     size_t k = std::min(n, chunk.bytes.size() - at);
     std::memcpy(buf, chunk.bytes.data() + at, k);
     pos_ += k;
@@ -73,7 +78,7 @@ class RemoteSource final : public ByteSource {
         if (stop_ || next_ >= chunks_) return;
         index = next_++;
       }
-      uint64_t offset = index * options_.chunk_bytes;
+      uint64_t offset = begin_ + index * options_.chunk_bytes;
       Chunk chunk;
       chunk.bytes.resize(
           static_cast<size_t>(std::min<uint64_t>(options_.chunk_bytes, object_.size - offset)));
@@ -89,8 +94,9 @@ class RemoteSource final : public ByteSource {
   std::shared_ptr<ObjectStore> store_;
   RemoteObject object_;
   StreamOptions options_;
+  uint64_t begin_ = 0;  // the object's offset of the first byte read
   uint64_t chunks_ = 0;
-  uint64_t pos_ = 0;  // reader's offset (reader thread only)
+  uint64_t pos_ = 0;  // reader's offset in the object (reader thread only)
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -104,8 +110,9 @@ class RemoteSource final : public ByteSource {
 }  // namespace
 
 std::unique_ptr<ByteSource> MakeRemoteSource(std::shared_ptr<ObjectStore> store,
-                                             RemoteObject object, StreamOptions options) {
-  return std::make_unique<RemoteSource>(std::move(store), std::move(object), options);
+                                             RemoteObject object, StreamOptions options,
+                                             uint64_t offset) {
+  return std::make_unique<RemoteSource>(std::move(store), std::move(object), options, offset);
 }
 
 }  // namespace th::remote

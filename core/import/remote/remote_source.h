@@ -20,7 +20,10 @@ struct StreamOptions {
   int streams = 4;
 };
 
+// The object's bytes from `offset` to its end; stored_bytes_read() is the
+// object's offset reached.
 std::unique_ptr<ByteSource> MakeRemoteSource(std::shared_ptr<ObjectStore> store,
-                                             RemoteObject object, StreamOptions options);
+                                             RemoteObject object, StreamOptions options,
+                                             uint64_t offset = 0);
 
 }  // namespace th::remote

@@ -101,7 +101,7 @@ class XSpaceImporter final : public Importer {
         ImportXSpaceBytes(*bytes, decoded->name(), decoded->stored_bytes_read(), &hlo_protos);
     if (!trace.ok()) return trace.status();
     // An archive member has no folder of side files; a remote object has its prefix.
-    JoinXla(trace->get(), hlo_protos, remote::IsRemoteInput(decoded->name()));
+    JoinXla(trace->get(), hlo_protos, remote::IsRemoteObjectName(decoded->name()));
     TraceList traces;
     traces.push_back(std::move(*trace));
     return traces;

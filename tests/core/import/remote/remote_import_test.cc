@@ -1,9 +1,12 @@
 // Remote inputs against a real S3 server on loopback (OpenStack Swift with
 // s3api, which verifies every SigV4 signature), through the tracehound
 // command as a user runs it, and through a fault-injecting proxy.
+#include <archive.h>
+#include <archive_entry.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 #include <regex>
 
 #include "core/import/remote/remote_inputs.h"
@@ -196,6 +199,130 @@ TEST(RemoteImport, AnObjectChangedDuringTheReadIsReported) {
   EXPECT_EQ(bytes.status().message(),
             "s3://changing/t.json: the object changed while it was read (its ETag is no longer " +
                 seen->etag + "; at byte offset 0)");
+}
+
+// Writes (name, content) members, and a symbolic link "job/latest.json",
+// as a .tar.gz or a (deflated) .zip.
+void WriteArchive(const std::string& path,
+                  const std::vector<std::pair<std::string, std::string>>& members, bool zip) {
+  archive* a = archive_write_new();
+  if (zip) {
+    archive_write_set_format_zip(a);
+  } else {
+    archive_write_add_filter_gzip(a);
+    archive_write_set_format_pax_restricted(a);
+  }
+  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
+  auto add = [&](const std::string& name, const std::string* body) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_filetype(e, body ? AE_IFREG : AE_IFLNK);
+    if (!body) archive_entry_set_symlink(e, "rank0.json");
+    archive_entry_set_size(e, body ? static_cast<la_int64_t>(body->size()) : 0);
+    archive_write_header(a, e);
+    if (body) archive_write_data(a, body->data(), body->size());
+    archive_entry_free(e);
+  };
+  for (const auto& [name, body] : members) add(name, &body);
+  add("job/latest.json", nullptr);
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+// Two ranks (a plain and a gzip-compressed member), noise and a note, as local archives and as
+// objects of bucket "archives"; and a folder "mixed" holding the .tar.gz beside a plain rank and a
+// note, also uploaded as prefix "mixed/".
+struct Archives {
+  std::string tgz, zip, mixed;
+};
+const Archives& UploadedArchives(SwiftS3Server* server) {
+  static Archives s = [&] {
+    Archives out;
+    out.mixed = TempDir() + "/mixed";
+    fs::create_directories(out.mixed);
+    // 3 MiB of noise (no trace, incompressible) between the ranks: rank1
+    // and the zip's central directory lie ranges away from rank0.
+    std::mt19937 rng(7);
+    std::string noise(3 << 20, '\0');
+    for (char& c : noise) c = static_cast<char>(rng());
+    const std::vector<std::pair<std::string, std::string>> members = {
+        {"job/rank0.json", SyntheticTrace(20000)},
+        {"job/noise.bin", noise},
+        {"job/rank1.json.gz", Gzip(SyntheticTrace(15000))},
+        {"job/README.txt", "not a trace"}};
+    out.tgz = out.mixed + "/ranks.tar.gz";
+    out.zip = TempDir() + "/ranks.zip";
+    WriteArchive(out.tgz, members, false);
+    WriteArchive(out.zip, members, true);
+    WriteTempFile("mixed/rank2.json", SyntheticTrace(100));
+    WriteTempFile("mixed/notes.txt", "not a trace");
+    EXPECT_TRUE(server->Put("archives", {{"ranks.tar.gz", out.tgz}, {"ranks.zip", out.zip}}));
+    EXPECT_TRUE(server->Put("archives", {{"mixed/ranks.tar.gz", out.tgz},
+                                         {"mixed/rank2.json", out.mixed + "/rank2.json"},
+                                         {"mixed/notes.txt", out.mixed + "/notes.txt"}}));
+    return out;
+  }();
+  return s;
+}
+
+TEST(RemoteImport, ArchivesReadBackAsTheLocalArchives) {
+  REQUIRE_SWIFT(server);
+  const Archives& a = UploadedArchives(server);
+  const std::string tgz = Info(a.tgz, "", "s3://archives/ranks.tar.gz");
+  const std::string zip = Info(a.zip, "", "s3://archives/ranks.zip");
+  EXPECT_NE(tgz.find("s3://archives/ranks.tar.gz:job/latest.json (symbolic link to rank0.json)"),
+            std::string::npos)
+      << tgz;
+  EXPECT_EQ(Info("s3://archives/ranks.tar.gz", server->S3Env()), tgz);
+  EXPECT_EQ(Info("s3://archives/ranks.zip", server->S3Env()), zip);
+  // 1 MiB ranges: the zip's seeks (central directory, then each member)
+  // land in other ranges than the ones streaming.
+  const std::string small = server->S3Env() + " TRACEHOUND_REMOTE_CHUNK_MIB=1";
+  EXPECT_EQ(Info("s3://archives/ranks.zip", small), zip);
+  EXPECT_EQ(Info("s3://archives/ranks.tar.gz", small), tgz);
+  ASSERT_TRUE(server->MakePublic("archives"));
+  EXPECT_EQ(Info(server->endpoint() + "/v1/AUTH_test/archives/ranks.zip"),
+            Info(a.zip, "", server->endpoint() + "/v1/AUTH_test/archives/ranks.zip"));
+}
+
+TEST(RemoteImport, APrefixWithAnArchiveExpandsAsAFolder) {
+  REQUIRE_SWIFT(server);
+  const Archives& a = UploadedArchives(server);
+  const std::string local = Info(a.mixed, "", "s3://archives/mixed");
+  // Two ranks of the archive, one plain file.
+  EXPECT_NE(local.find("\"ranks\": 3"), std::string::npos) << local;
+  EXPECT_EQ(Info("s3://archives/mixed/", server->S3Env()), local);
+}
+
+TEST(RemoteImport, ATruncatedArchiveNamesTheObjectAndOffset) {
+  REQUIRE_SWIFT(server);
+  const Archives& a = UploadedArchives(server);
+  for (const std::string& path : {a.tgz, a.zip}) {
+    const std::string name = "cut" + fs::path(path).filename().string();
+    const std::string bytes = ReadFile(path);
+    const std::string cut = WriteTempFile(name, bytes.substr(0, bytes.size() * 2 / 3));
+    ASSERT_TRUE(server->Put("archives", {{name, cut}}));
+    CommandResult local = Tracehound("info " + cut);
+    CommandResult remote = Tracehound("info s3://archives/" + name, server->S3Env());
+    EXPECT_EQ(remote.status, 2) << remote.out;
+    EXPECT_EQ(remote.status, local.status) << local.out;
+    EXPECT_NE(remote.out.find("s3://archives/" + name + ":"), std::string::npos) << remote.out;
+    EXPECT_NE(remote.out.find("at byte offset "), std::string::npos) << remote.out;
+  }
+}
+
+// A real multi-rank capture, as it was published (a .tar.gz of eight ranks).
+TEST(RemoteImport, RealArchiveReadsBackAsTheLocalArchive) {
+  const std::string data = SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  const std::string path = data + "/param/et_replay/tests/data/dlrm_kineto.tar.gz";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " is absent";
+  REQUIRE_SWIFT(server);
+  ASSERT_TRUE(server->Put("real-archive", {{"dlrm_kineto.tar.gz", path}}));
+  const std::string local = Info(path, "", "s3://real-archive/dlrm_kineto.tar.gz");
+  EXPECT_NE(local.find("\"ranks\": 8"), std::string::npos) << local.substr(0, 2000);
+  EXPECT_EQ(Info("s3://real-archive/dlrm_kineto.tar.gz", server->S3Env()), local);
 }
 
 }  // namespace

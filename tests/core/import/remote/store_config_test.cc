@@ -101,6 +101,11 @@ TEST(ObjectUrl, Schemes) {
   EXPECT_EQ(http->url(), "https://example.com:8443/t/trace.json?x=1");
   EXPECT_TRUE(IsRemoteInput("gs://b/k"));
   EXPECT_FALSE(IsRemoteInput("runs/s3:/x"));
+  // A member of a remote archive has no objects beside it (no side files).
+  EXPECT_TRUE(IsRemoteObjectName("s3://b/job/host.xplane.pb"));
+  EXPECT_FALSE(IsRemoteObjectName("s3://b/job/ranks.tar.gz:host.xplane.pb"));
+  EXPECT_FALSE(IsRemoteObjectName("gs://b/ranks.zip:x.json"));
+  EXPECT_FALSE(IsRemoteObjectName("runs/ranks.tgz:x.json"));
   EXPECT_EQ(ParseObjectUrl("s3:///key").status().message(),
             "s3:///key: the URL names no bucket or host");
   EXPECT_EQ(ParseObjectUrl("az://acct").status().message(),
