@@ -84,6 +84,11 @@ TrackRows GroupByTrack(uint64_t rows, uint32_t tracks, Keep keep, TrackOf track_
 template <typename EventsOf, typename Keep>
 TrackRows KeepInTrackOrder(uint32_t tracks, EventsOf events_of, Keep keep) {
   TrackRows out;
+  // Room for every row: what is never written is never resident (a big
+  // block is a fresh mapping), and no growth copies the kept rows.
+  size_t at_most = 0;
+  for (uint32_t t = 0; t < tracks; ++t) at_most += events_of(t).size();
+  out.rows.reserve(at_most);
   for (uint32_t t = 0; t < tracks; ++t) {
     const auto events = events_of(t);
     const size_t before = out.rows.size();
