@@ -411,10 +411,10 @@ TEST(TestingKit, FindingAssertionsSayWhatTheyExpected) {
   kit::Checks checks;
   EXPECT_TRUE(checks(kit::ExpectFinding(r, sdk::P1, "gemm")));
   EXPECT_EQ(checks.Finish("detector"), 0);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   EXPECT_FALSE(checks(wrong));
   EXPECT_EQ(checks.Finish("detector"), 1);
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("FAILED: expected a finding of severity P0"), std::string::npos) << err;
   EXPECT_NE(err.find("detector: 1 check(s) failed"), std::string::npos) << err;
 }

@@ -1,13 +1,12 @@
 #include "core/import/trace_loader.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <sstream>
 
 #include "core/synth/kineto_generator.h"
+#include "tests/support/archive_writer.h"
 #include "tests/support/test_files.h"
 #include "tests/support/xspace_fixture.h"
 
@@ -26,22 +25,9 @@ std::string RankTrace(int rank, bool with_distributed_info) {
 
 void WriteTarGz(const std::string& path,
                 const std::vector<std::pair<std::string, std::string>>& files) {
-  archive* a = archive_write_new();
-  archive_write_add_filter_gzip(a);
-  archive_write_set_format_pax_restricted(a);
-  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
-  for (const auto& [name, body] : files) {
-    archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, name.c_str());
-    archive_entry_set_size(e, static_cast<la_int64_t>(body.size()));
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0644);
-    archive_write_header(a, e);
-    archive_write_data(a, body.data(), body.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
+  std::vector<testing::ArchiveMember> members;
+  for (const auto& [name, body] : files) members.push_back({name, body, ""});
+  testing::WriteArchive(path, members, testing::ArchiveKind::kTarGz);
 }
 
 TEST(LoadTraceSet, DirectoryOfRanksUsesDistributedInfoThenFileNames) {
@@ -76,25 +62,12 @@ TEST(LoadTraceSet, NonRegularFilesAreDataLossOnlyWhenNamedLikeATrace) {
   EXPECT_EQ(set->trust.Count(TrustId::kDirectoryOtherFileNotRegular), 1);
 
   std::string tar = testing::TempDir() + "/links.tar.gz";
-  archive* a = archive_write_new();
-  archive_write_add_filter_gzip(a);
-  archive_write_set_format_pax_restricted(a);
-  ASSERT_EQ(archive_write_open_filename(a, tar.c_str()), ARCHIVE_OK);
   std::string body = RankTrace(0, true);
-  for (const char* name : {"job/r0.json", "job/r1.json", "job/latest"}) {
-    archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, name);
-    archive_entry_set_perm(e, 0644);
-    bool regular = std::string_view(name) == "job/r0.json";
-    archive_entry_set_filetype(e, regular ? AE_IFREG : AE_IFLNK);
-    if (!regular) archive_entry_set_symlink(e, "r0.json");
-    archive_entry_set_size(e, regular ? static_cast<la_int64_t>(body.size()) : 0);
-    archive_write_header(a, e);
-    if (regular) archive_write_data(a, body.data(), body.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
+  testing::WriteArchive(tar,
+                        {{"job/r0.json", body, ""},
+                         {"job/r1.json", "", "r0.json"},
+                         {"job/latest", "", "r0.json"}},
+                        testing::ArchiveKind::kTarGz);
   auto archived = LoadTraceSet({tar}, LoadOptions{});
   ASSERT_TRUE(archived.ok()) << archived.status().message();
   EXPECT_EQ(archived->traces.size(), 1u);

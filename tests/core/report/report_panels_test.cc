@@ -35,7 +35,7 @@ TEST(ReportPanels, EveryPanelMatchesTheSchemaThatFeedsIt) {
     const std::vector<std::string> missing = MissingPanelColumns(p, schema);
     EXPECT_TRUE(missing.empty()) << "panel " << p.view << " (" << p.drawn_by
                                  << ") reads columns table " << schema.name
-                                 << " lacks: " << testing::PrintToString(missing);
+                                 << " lacks: " << ::testing::PrintToString(missing);
   }
 }
 

@@ -5,14 +5,13 @@
 // named with the archive and the byte offset.
 #include "core/import/common/archive_stream_client.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
 #include "core/import/common/archive_reader.h"
+#include "tests/support/archive_writer.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -27,45 +26,24 @@ std::string MemberText(size_t n, unsigned seed) {
   return s;
 }
 
-struct Member {
-  std::string name, body;
-  bool symlink = false;
-};
+using testing::ArchiveKind;
+using testing::ArchiveMember;
 
 // Five ranks of 1.5 MiB, a symbolic link and a note.
-std::vector<Member> Members() {
-  std::vector<Member> out;
+std::vector<ArchiveMember> Members() {
+  std::vector<ArchiveMember> out;
   for (unsigned r = 0; r < 5; ++r)
-    out.push_back({"job/rank" + std::to_string(r) + ".json", MemberText(3 << 19, r + 1)});
-  out.insert(out.begin() + 1, Member{"job/latest.json", "", true});
-  out.push_back({"job/notes.txt", "notes"});
+    out.push_back({"job/rank" + std::to_string(r) + ".json", MemberText(3 << 19, r + 1), ""});
+  out.insert(out.begin() + 1, ArchiveMember{"job/latest.json", "", "rank0.json"});
+  out.push_back({"job/notes.txt", "notes", ""});
   return out;
 }
 
-// Writes `members` as a .tar.gz (`zip` false) or a deflated .zip.
-std::string WriteArchive(const std::string& name, const std::vector<Member>& members, bool zip) {
+// Writes `members` under the temp dir as a .tar.gz (`zip` false) or a deflated .zip.
+std::string WriteArchive(const std::string& name, const std::vector<ArchiveMember>& members,
+                         bool zip) {
   std::string path = testing::TempDir() + "/" + name;
-  archive* a = archive_write_new();
-  if (zip) {
-    archive_write_set_format_zip(a);
-  } else {
-    archive_write_add_filter_gzip(a);
-    archive_write_set_format_pax_restricted(a);
-  }
-  EXPECT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
-  for (const Member& m : members) {
-    archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, m.name.c_str());
-    archive_entry_set_perm(e, 0644);
-    archive_entry_set_filetype(e, m.symlink ? AE_IFLNK : AE_IFREG);
-    if (m.symlink) archive_entry_set_symlink(e, "rank0.json");
-    archive_entry_set_size(e, static_cast<la_int64_t>(m.body.size()));
-    EXPECT_EQ(archive_write_header(a, e), ARCHIVE_OK);
-    if (!m.body.empty()) archive_write_data(a, m.body.data(), m.body.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
+  testing::WriteArchive(path, members, zip ? ArchiveKind::kZip : ArchiveKind::kTarGz);
   return path;
 }
 
@@ -107,7 +85,7 @@ Read ReadArchive(const Input& input) {
 }
 
 void ExpectSameAsFile(bool zip) {
-  const std::vector<Member> members = Members();
+  const std::vector<ArchiveMember> members = Members();
   const std::string path = WriteArchive(zip ? "ranks.zip" : "ranks.tar.gz", members, zip);
   Read local = ReadArchive(path);
   ASSERT_TRUE(local.status.ok()) << local.status.message();
@@ -118,7 +96,7 @@ void ExpectSameAsFile(bool zip) {
   EXPECT_EQ(streamed.skipped, local.skipped);
   ASSERT_EQ(local.members.size(), 6u);
   for (size_t k = 0, m = 0; k < members.size(); ++k) {
-    if (members[k].symlink) continue;
+    if (!members[k].link_target.empty()) continue;
     EXPECT_EQ(local.members[m].first, path + ":" + members[k].name);
     EXPECT_EQ(local.members[m].second, members[k].body);
     ++m;

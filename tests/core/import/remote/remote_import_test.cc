@@ -1,8 +1,6 @@
 // Remote inputs against a real S3 server on loopback (OpenStack Swift with
 // s3api, which verifies every SigV4 signature), through the tracehound
 // command as a user runs it, and through a fault-injecting proxy.
-#include <archive.h>
-#include <archive_entry.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +8,7 @@
 #include <regex>
 
 #include "core/import/remote/remote_inputs.h"
+#include "tests/support/archive_writer.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/fault_proxy.h"
 #include "tests/support/swift_s3_server.h"
@@ -205,29 +204,10 @@ TEST(RemoteImport, AnObjectChangedDuringTheReadIsReported) {
 // as a .tar.gz or a (deflated) .zip.
 void WriteArchive(const std::string& path,
                   const std::vector<std::pair<std::string, std::string>>& members, bool zip) {
-  archive* a = archive_write_new();
-  if (zip) {
-    archive_write_set_format_zip(a);
-  } else {
-    archive_write_add_filter_gzip(a);
-    archive_write_set_format_pax_restricted(a);
-  }
-  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
-  auto add = [&](const std::string& name, const std::string* body) {
-    archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, name.c_str());
-    archive_entry_set_perm(e, 0644);
-    archive_entry_set_filetype(e, body ? AE_IFREG : AE_IFLNK);
-    if (!body) archive_entry_set_symlink(e, "rank0.json");
-    archive_entry_set_size(e, body ? static_cast<la_int64_t>(body->size()) : 0);
-    archive_write_header(a, e);
-    if (body) archive_write_data(a, body->data(), body->size());
-    archive_entry_free(e);
-  };
-  for (const auto& [name, body] : members) add(name, &body);
-  add("job/latest.json", nullptr);
-  archive_write_close(a);
-  archive_write_free(a);
+  std::vector<testing::ArchiveMember> all;
+  for (const auto& [name, body] : members) all.push_back({name, body, ""});
+  all.push_back({"job/latest.json", "", "rank0.json"});
+  testing::WriteArchive(path, all, zip ? testing::ArchiveKind::kZip : testing::ArchiveKind::kTarGz);
 }
 
 // Two ranks (a plain and a gzip-compressed member), noise and a note, as local archives and as
