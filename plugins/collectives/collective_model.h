@@ -42,12 +42,6 @@ inline bool Contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
-// A communication kernel by the host's kernel class table (the class every
-// plugin uses; docs/kernel-classes.md).
-inline bool IsCommKernel(const th::sdk::Trace& t, uint64_t event) {
-  return t.kind(event) == TH_EVENT_KERNEL && t.kernel_class(event) == th::sdk::KernelClass::kComm;
-}
-
 // The library of a communication kernel: nccl or rccl by name, else the
 // source of the rule that made it communication up to its first " (" or ":"
 // ("DeepEP", "NVSHMEM", "MSCCL++", "pipeline my.yaml").
@@ -286,6 +280,21 @@ struct CommKernelName {
   NcclName parsed;
 };
 
+// What a name can make an event: a communication kernel (by the host's
+// kernel class table, the class every plugin uses, docs/kernel-classes.md:
+// a kernel's class is its name's rule, COMM here) and/or a gloo CPU
+// collective ("gloo:*"). Decided once per name, at its first event.
+enum NameRole : uint8_t { kRoleUnseen = 0, kRoleNone = 1, kRoleComm = 2, kRoleGloo = 4 };
+
+inline uint8_t RoleOfName(const th::sdk::Trace& t, uint64_t event) {
+  uint8_t role = kRoleNone;
+  const th_class_rule* r = t.kernel_class_rule(event);
+  if (r && static_cast<th::sdk::KernelClass>(r->klass) == th::sdk::KernelClass::kComm)
+    role |= kRoleComm;
+  if (t.name(event).substr(0, 5) == "gloo:") role |= kRoleGloo;
+  return role;
+}
+
 // Every collective of one trace, by start time (ties in event order).
 inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const StepIndex& steps) {
   // collective_args rows by event (the last row of an event counts), read
@@ -297,26 +306,31 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   size_t next_meta = 0;
   std::unordered_map<uint32_t, CommKernelName> kernel_names;  // by name id
-  std::vector<uint8_t> gloo_name;  // by name id: 0 not looked at, 1 no, 2 "gloo:*"
+  // By name id: most events bear a name that can make them no collective,
+  // and are passed over on one byte (a kernel with collective metadata
+  // still counts whatever its name).
+  std::vector<uint8_t> role;
   std::vector<Instance> out;
   uint64_t launch_cursor = 0;
   size_t step_hint = 0;
   for (uint64_t i = 0; i < t.size(); ++i) {
+    const uint32_t name = t.name_id(i);
+    if (name >= role.size()) role.resize(std::max<size_t>(name + 1, 2 * role.size()), kRoleUnseen);
+    if (role[name] == kRoleUnseen) role[name] = RoleOfName(t, i);
+    while (next_meta < meta.size() && meta[next_meta].first < i) ++next_meta;
+    const bool meta_here = next_meta < meta.size() && meta[next_meta].first == i;
+    if (role[name] == kRoleNone && !meta_here) continue;
     const uint32_t kind = t.kind(i);
     bool has_meta = false;
     uint64_t r = 0;
     if (kind == TH_EVENT_KERNEL) {
-      while (next_meta < meta.size() && meta[next_meta].first < i) ++next_meta;
       while (next_meta < meta.size() && meta[next_meta].first == i) {
         has_meta = true;
         r = meta[next_meta++].second;
       }
-      if (!has_meta && !IsCommKernel(t, i)) continue;
+      if (!has_meta && !(role[name] & kRoleComm)) continue;
     } else if (kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) {
-      const uint32_t name = t.name_id(i);
-      if (name >= gloo_name.size()) gloo_name.resize(name + 1, 0);
-      if (gloo_name[name] == 0) gloo_name[name] = t.name(i).substr(0, 5) == "gloo:" ? 2 : 1;
-      if (gloo_name[name] != 2) continue;
+      if (!(role[name] & kRoleGloo)) continue;
     } else {
       continue;
     }
