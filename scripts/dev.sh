@@ -5,9 +5,10 @@
 #   scripts/dev.sh demo    install, build, generate the bundled example, run `tracehound info`
 #                          and `tracehound analyze` (the default pipeline) on it
 #   scripts/dev.sh test    install, build, run every test (ctest), then the sanitizer pass
-#   scripts/dev.sh sanitize  the sanitizer pass alone (sanitize-build: its build only): the tests that read hostile input
+#   scripts/dev.sh sanitize  the sanitizer pass alone: the tests that read hostile input
 #                          (label `sanitize`) built with clang + ASan + UBSan, and a short
 #                          libFuzzer run of every fuzz target (label `fuzz`)
+#   scripts/dev.sh sanitize-build  the sanitizer pass's build only
 #   scripts/dev.sh build   install and build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -100,8 +101,8 @@ case "${1:-}" in
     install_packages
     # npm fetches Azurite while the build compiles; the sanitizer build then
     # compiles at the lowest CPU priority while the tests run (they wait on
-    # servers, browsers and subprocesses a third of the time), so it takes
-    # only the cores the tests leave idle. Its output follows the tests'.
+    # servers, browsers and subprocesses about a quarter of the time), so it
+    # takes only the cores the tests leave idle. Its output follows the tests'.
     mkdir -p "$BUILD_DIR"
     install_azurite > "$BUILD_DIR/azurite-install.log" 2>&1 &
     azurite=$!
