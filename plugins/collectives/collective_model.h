@@ -280,11 +280,27 @@ struct CommKernelName {
   NcclName parsed;
 };
 
+// A byte per name id, worked out by `decide(event)` at the first event
+// bearing the name (an event's name is read once per distinct name, not per
+// event). `decide` never returns 0, which marks an unseen name.
+class ByName {
+ public:
+  template <typename Decide>
+  uint8_t At(uint32_t name, uint64_t event, Decide&& decide) {
+    if (name >= bytes_.size()) bytes_.resize(std::max<size_t>(name + 1, 2 * bytes_.size()), 0);
+    if (bytes_[name] == 0) bytes_[name] = decide(event);
+    return bytes_[name];
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
 // What a name can make an event: a communication kernel (by the host's
 // kernel class table, the class every plugin uses, docs/kernel-classes.md:
 // a kernel's class is its name's rule, COMM here) and/or a gloo CPU
-// collective ("gloo:*"). Decided once per name, at its first event.
-enum NameRole : uint8_t { kRoleUnseen = 0, kRoleNone = 1, kRoleComm = 2, kRoleGloo = 4 };
+// collective ("gloo:*"). Decided once per name (ByName).
+enum NameRole : uint8_t { kRoleNone = 1, kRoleComm = 2, kRoleGloo = 4 };
 
 inline uint8_t RoleOfName(const th::sdk::Trace& t, uint64_t event) {
   uint8_t role = kRoleNone;
@@ -306,20 +322,19 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   size_t next_meta = 0;
   std::unordered_map<uint32_t, CommKernelName> kernel_names;  // by name id
-  // By name id: most events bear a name that can make them no collective,
-  // and are passed over on one byte (a kernel with collective metadata
-  // still counts whatever its name).
-  std::vector<uint8_t> role;
+  // Most events bear a name that can make them no collective and are
+  // passed over on one byte (a kernel with collective metadata still counts
+  // whatever its name).
+  ByName roles;
   std::vector<Instance> out;
   uint64_t launch_cursor = 0;
   size_t step_hint = 0;
   for (uint64_t i = 0; i < t.size(); ++i) {
-    const uint32_t name = t.name_id(i);
-    if (name >= role.size()) role.resize(std::max<size_t>(name + 1, 2 * role.size()), kRoleUnseen);
-    if (role[name] == kRoleUnseen) role[name] = RoleOfName(t, i);
+    const uint8_t role =
+        roles.At(t.name_id(i), i, [&](uint64_t event) { return RoleOfName(t, event); });
     while (next_meta < meta.size() && meta[next_meta].first < i) ++next_meta;
     const bool meta_here = next_meta < meta.size() && meta[next_meta].first == i;
-    if (role[name] == kRoleNone && !meta_here) continue;
+    if (role == kRoleNone && !meta_here) continue;
     const uint32_t kind = t.kind(i);
     bool has_meta = false;
     uint64_t r = 0;
@@ -328,9 +343,9 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
         has_meta = true;
         r = meta[next_meta++].second;
       }
-      if (!has_meta && !(role[name] & kRoleComm)) continue;
+      if (!has_meta && !(role & kRoleComm)) continue;
     } else if (kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) {
-      if (!(role[name] & kRoleGloo)) continue;
+      if (!(role & kRoleGloo)) continue;
     } else {
       continue;
     }

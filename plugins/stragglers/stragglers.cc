@@ -468,7 +468,7 @@ class Stragglers final : public th::sdk::Plugin {
       uint64_t launch_cursor = 0;
       int64_t last_step = kNoStep;
       bool last_valid = valid.count(kNoStep) > 0;
-      std::vector<uint8_t> nccl_name;  // by name id: 0 not looked at, 1 no, 2 "ncclKernel*"
+      th::collectives::ByName nccl_names;  // 2: a name HTA reads as NCCL ("ncclKernel*"), 1: not
       for (uint64_t i = 0; i < tr.size(); ++i) {
         const uint32_t kind = tr.kind(i);
         if (kind == TH_EVENT_METADATA || kind == TH_EVENT_FLOW || kind == TH_EVENT_COUNTER)
@@ -489,11 +489,10 @@ class Stragglers final : public th::sdk::Plugin {
         t_min = std::min(t_min, tr.ts(i));
         t_max = std::max(t_max, tr.end(i));
         if (kind != TH_EVENT_KERNEL || step <= 0 || tr.track_of(i).stream <= 0) continue;
-        const uint32_t name = tr.name_id(i);
-        if (name >= nccl_name.size())
-          nccl_name.resize(std::max<size_t>(name + 1, 2 * nccl_name.size()), 0);
-        if (nccl_name[name] == 0) nccl_name[name] = tr.name(i).substr(0, 10) == "ncclKernel" ? 2 : 1;
-        if (nccl_name[name] == 2)
+        const bool nccl = nccl_names.At(tr.name_id(i), i, [&](uint64_t event) {
+          return tr.name(event).substr(0, 10) == "ncclKernel" ? 2 : 1;
+        }) == 2;
+        if (nccl)
           comm.push_back(
               {t, tr.track_of(i).stream, step, tr.ts(i), tr.dur(i), std::string(tr.name(i))});
       }

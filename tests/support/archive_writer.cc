@@ -36,7 +36,8 @@ void WriteArchive(const std::string& path, const std::vector<ArchiveMember>& mem
       ADD_FAILURE() << path << ": " << m.name << ": " << archive_error_string(a);
     archive_entry_free(e);
   }
-  if (archive_write_close(a) != ARCHIVE_OK) ADD_FAILURE() << path << ": " << archive_error_string(a);
+  if (archive_write_close(a) != ARCHIVE_OK)
+    ADD_FAILURE() << path << ": " << archive_error_string(a);
   archive_write_free(a);
 }
 

@@ -63,11 +63,10 @@ TEST(LoadTraceSet, NonRegularFilesAreDataLossOnlyWhenNamedLikeATrace) {
 
   std::string tar = testing::TempDir() + "/links.tar.gz";
   std::string body = RankTrace(0, true);
-  testing::WriteArchive(tar,
-                        {{"job/r0.json", body, ""},
-                         {"job/r1.json", "", "r0.json"},
-                         {"job/latest", "", "r0.json"}},
-                        testing::ArchiveKind::kTarGz);
+  testing::WriteArchive(
+      tar,
+      {{"job/r0.json", body, ""}, {"job/r1.json", "", "r0.json"}, {"job/latest", "", "r0.json"}},
+      testing::ArchiveKind::kTarGz);
   auto archived = LoadTraceSet({tar}, LoadOptions{});
   ASSERT_TRUE(archived.ok()) << archived.status().message();
   EXPECT_EQ(archived->traces.size(), 1u);

@@ -47,5 +47,22 @@ TEST(LastStepStartingBy, EqualsTheBinarySearchForAnyHint) {
   EXPECT_EQ(LastStepStartingBy(steps, 500, 4), 6u);  // the last of steps starting together
 }
 
+// A name's byte is decided at its first event and reused for every later
+// event bearing it, whatever its id's size.
+TEST(ByName, DecidesOncePerNameAtItsFirstEvent) {
+  ByName by_name;
+  std::vector<uint64_t> decided;
+  auto decide = [&](uint64_t event) {
+    decided.push_back(event);
+    return static_cast<uint8_t>(event % 2 + 1);
+  };
+  EXPECT_EQ(by_name.At(7, 10, decide), 1);
+  EXPECT_EQ(by_name.At(7, 11, decide), 1);  // name 7 keeps event 10's byte
+  EXPECT_EQ(by_name.At(1000, 13, decide), 2);
+  EXPECT_EQ(by_name.At(0, 12, decide), 1);
+  EXPECT_EQ(by_name.At(1000, 14, decide), 2);
+  EXPECT_EQ(decided, (std::vector<uint64_t>{10, 13, 12}));
+}
+
 }  // namespace
 }  // namespace th::collectives

@@ -206,9 +206,6 @@ TEST(MalformedJson, BrokenDevicePropertiesIsDataLossNamed) {
   EXPECT_EQ(entries[0].example, "deviceProperties");
 }
 
-// The acceptance test of the 39-mutant class: every byte inside every args
-// object of a small real trace, damaged, gives an error with an offset or
-// every event the undamaged text holds.
 // Every byte of every args object is damaged; under AddressSanitizer (the
 // CI's sanitizer pass, ~30x slower) every third byte, each kind of damage
 // still at thousands of positions.
@@ -224,6 +221,9 @@ constexpr size_t kDamageStride = 1;
 constexpr size_t kDamageStride = 1;
 #endif
 
+// The acceptance test of the 39-mutant class: every byte inside every args
+// object of a small real trace, damaged, gives an error with an offset or
+// every event the undamaged text holds.
 TEST(MalformedJson, EveryDamagedArgsByteOfARealTraceIsCaughtOrHarmless) {
   std::string dir = testing::SharedDataDir();
   if (dir.empty()) GTEST_SKIP() << "../shared/data absent: real-trace damage test skipped";
