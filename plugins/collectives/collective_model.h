@@ -19,8 +19,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
-#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -326,7 +327,14 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
   // passed over on one byte (a kernel with collective metadata still counts
   // whatever its name).
   ByName roles;
-  std::vector<Instance> out;
+  // First the events that are collectives (with their collective_args row
+  // and step, found in event order for the launch cursor), then their
+  // instances built in start order into a vector of the exact size.
+  struct Found {
+    uint32_t event, row;  // row: collective_args row, th::sdk::kNoRow when none
+    int64_t step;
+  };
+  std::vector<Found> found;
   uint64_t launch_cursor = 0;
   size_t step_hint = 0;
   for (uint64_t i = 0; i < t.size(); ++i) {
@@ -336,35 +344,41 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     const bool meta_here = next_meta < meta.size() && meta[next_meta].first == i;
     if (role == kRoleNone && !meta_here) continue;
     const uint32_t kind = t.kind(i);
-    bool has_meta = false;
-    uint64_t r = 0;
+    uint32_t row = th::sdk::kNoRow;
     if (kind == TH_EVENT_KERNEL) {
-      while (next_meta < meta.size() && meta[next_meta].first == i) {
-        has_meta = true;
-        r = meta[next_meta++].second;
-      }
-      if (!has_meta && !(role & kRoleComm)) continue;
+      while (next_meta < meta.size() && meta[next_meta].first == i) row = meta[next_meta++].second;
+      if (row == th::sdk::kNoRow && !(role & kRoleComm)) continue;
+      found.push_back({static_cast<uint32_t>(i), row, steps.StepOf(i, step_hint, launch_cursor)});
     } else if (kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) {
       if (!(role & kRoleGloo)) continue;
-    } else {
-      continue;
+      found.push_back({static_cast<uint32_t>(i), row, steps.StepAt(t.ts(i), step_hint)});
     }
-    Instance x;
-    if (kind == TH_EVENT_KERNEL) {
+  }
+  // By start, ties in event order (the order they were found in).
+  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+    const int64_t ta = t.ts(a.event), tb = t.ts(b.event);
+    return ta != tb ? ta < tb : a.event < b.event;
+  });
+  std::vector<Instance> out(found.size());
+  for (size_t k = 0; k < found.size(); ++k) {
+    const uint32_t i = found[k].event;
+    const uint32_t r = found[k].row;
+    Instance& x = out[k];
+    if (t.kind(i) == TH_EVENT_KERNEL) {
       auto [known, fresh] = kernel_names.try_emplace(t.name_id(i));
       if (fresh) {
         known->second.name = std::string(t.name(i));
         known->second.backend = CommBackend(t, i);
         known->second.parsed = ParseNcclKernelName(known->second.name);
       }
-      const CommKernelName& k = known->second;
-      x.name = k.name;
-      x.backend = k.backend;
+      const CommKernelName& n = known->second;
+      x.name = n.name;
+      x.backend = n.backend;
       x.lane = t.track_of(i).stream;
-      x.collective = k.parsed.collective;
-      x.algorithm = k.parsed.algorithm;
-      x.dtype = k.parsed.dtype;
-      if (has_meta) {
+      x.collective = n.parsed.collective;
+      x.algorithm = n.parsed.algorithm;
+      x.dtype = n.parsed.dtype;
+      if (r != th::sdk::kNoRow) {
         if (!t.collective_name(r).empty()) x.collective = NormalizeCollective(t.collective_name(r));
         if (!t.collective_dtype(r).empty()) x.dtype = std::string(t.collective_dtype(r));
         x.group = std::string(t.collective_group(r));
@@ -382,25 +396,28 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
     x.event = i;
     x.ts = t.ts(i);
     x.end = t.end(i);
-    x.step = x.gpu ? steps.StepOf(i, step_hint, launch_cursor) : steps.StepAt(x.ts, step_hint);
-    out.push_back(std::move(x));
+    x.step = found[k].step;
   }
-  // By start, ties in event order (the order they were found in): the
-  // (start, position) keys are sorted, then each instance moved once.
-  std::vector<std::pair<int64_t, uint32_t>> order(out.size());
-  for (size_t k = 0; k < out.size(); ++k) order[k] = {out[k].ts, static_cast<uint32_t>(k)};
-  std::sort(order.begin(), order.end());
-  std::vector<Instance> sorted;
-  sorted.reserve(out.size());
-  for (const auto& [ts, k] : order) sorted.push_back(std::move(out[k]));
-  return sorted;
+  return out;
 }
 
 // One collective across ranks: the instance of each rank that ran it.
 struct Match {
-  std::string key;  // "pg 0 #3", "stream#1 ncclKernel_... #0", "thread#0 gloo:all_reduce #2"
-  std::vector<std::pair<size_t, size_t>> members;  // (trace index, instance index), by trace
+  using Members = std::vector<std::pair<size_t, size_t>>;
+  Match(std::shared_ptr<const std::string> where, size_t k, Members of, bool mismatch = false)
+      : position(std::move(where)), ordinal(k), members(std::move(of)), name_mismatch(mismatch) {}
+  // The first collective issued at `where` (a position of its own).
+  Match(std::string where, Members of, bool mismatch = false)
+      : Match(std::make_shared<const std::string>(std::move(where)), 0, std::move(of), mismatch) {}
+
+  // Where it was issued, shared by the matches of that place: "pg 0",
+  // "stream#1 ncclKernel_...", "thread#0 gloo:all_reduce".
+  std::shared_ptr<const std::string> position;
+  size_t ordinal = 0;          // its place among the position's collectives, from 0
+  Members members;             // (trace index, instance index), by trace
   bool name_mismatch = false;  // ranks disagree on the collective at this position
+  // "pg 0 #3", "stream#1 ncclKernel_... #0", "thread#0 gloo:all_reduce #2".
+  std::string key() const { return *position + " #" + std::to_string(ordinal); }
 };
 
 // Instances of different ranks are the same collective when they hold the same
@@ -410,10 +427,25 @@ struct Match {
 inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instance>>& per_trace) {
   // Positions by id; per position, the match of its k-th instance (every
   // rank counts its own from 0, so a rank's k-th is either known or next).
-  std::map<std::string, uint32_t> position_ids;
+  std::unordered_map<std::string, uint32_t> position_ids;
+  std::vector<std::shared_ptr<const std::string>> positions;
   std::vector<std::vector<size_t>> match_of_ordinal;
   std::vector<Match> matches;
   std::vector<int64_t> order_ts;  // first member's start, to order matches
+  // A rank's position ids by what names them (group, or lane and name), so
+  // that a position's text is written once per rank, not per instance.
+  struct Place {
+    int where;  // 0 group, 1 GPU lane, 2 CPU lane
+    int64_t lane;
+    std::string_view text;
+    bool operator==(const Place&) const = default;
+  };
+  struct PlaceHash {
+    size_t operator()(const Place& p) const {
+      return std::hash<std::string_view>()(p.text) ^
+             (std::hash<int64_t>()(p.lane) * 31 + static_cast<size_t>(p.where));
+    }
+  };
   for (size_t t = 0; t < per_trace.size(); ++t) {
     const auto& inst = per_trace[t];
     // Lane ordinals of instances without a process group.
@@ -431,29 +463,41 @@ inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instanc
     std::sort(gpu_lanes.begin(), gpu_lanes.end());
     gpu_lanes.erase(std::unique(gpu_lanes.begin(), gpu_lanes.end()), gpu_lanes.end());
     std::sort(cpu_first.begin(), cpu_first.end());
+    std::unordered_map<Place, uint32_t, PlaceHash> place_ids;
     std::vector<size_t> counts;  // by position id: this rank's instances so far
     for (size_t i = 0; i < inst.size(); ++i) {
       const Instance& x = inst[i];
-      std::string position;
-      if (!x.group.empty()) {
-        position = "pg " + x.group;
-      } else if (x.gpu) {
-        auto l = std::lower_bound(gpu_lanes.begin(), gpu_lanes.end(), x.lane) - gpu_lanes.begin();
-        position = "stream#" + std::to_string(l) + " " + x.name;
-      } else {
-        size_t l = 0;
-        while (cpu_first[l].second != x.lane) ++l;
-        position = "thread#" + std::to_string(l) + " " + x.name;
+      const Place place = !x.group.empty() ? Place{0, 0, x.group}
+                          : x.gpu          ? Place{1, x.lane, x.name}
+                                           : Place{2, x.lane, x.name};
+      auto [known, fresh_place] = place_ids.try_emplace(place, 0);
+      if (fresh_place) {
+        std::string position;
+        if (place.where == 0) {
+          position = "pg " + x.group;
+        } else if (place.where == 1) {
+          auto l = std::lower_bound(gpu_lanes.begin(), gpu_lanes.end(), x.lane) - gpu_lanes.begin();
+          position = "stream#" + std::to_string(l) + " " + x.name;
+        } else {
+          size_t l = 0;
+          while (cpu_first[l].second != x.lane) ++l;
+          position = "thread#" + std::to_string(l) + " " + x.name;
+        }
+        auto [id, fresh_position] =
+            position_ids.try_emplace(position, static_cast<uint32_t>(positions.size()));
+        if (fresh_position) {
+          positions.push_back(std::make_shared<const std::string>(std::move(position)));
+          match_of_ordinal.emplace_back();
+        }
+        known->second = id->second;
       }
-      auto [id, fresh_position] =
-          position_ids.try_emplace(position, static_cast<uint32_t>(match_of_ordinal.size()));
-      if (fresh_position) match_of_ordinal.emplace_back();
-      if (id->second >= counts.size()) counts.resize(id->second + 1, 0);
-      const size_t k = counts[id->second]++;
-      std::vector<size_t>& slots = match_of_ordinal[id->second];
+      const uint32_t id = known->second;
+      if (id >= counts.size()) counts.resize(id + 1, 0);
+      const size_t k = counts[id]++;
+      std::vector<size_t>& slots = match_of_ordinal[id];
       if (k == slots.size()) {
         slots.push_back(matches.size());
-        matches.push_back({position + " #" + std::to_string(k), {}, false});
+        matches.emplace_back(positions[id], k, Match::Members{});
         order_ts.push_back(x.ts);
       }
       Match& m = matches[slots[k]];
@@ -474,6 +518,7 @@ inline std::vector<Match> MatchAcrossRanks(const std::vector<std::vector<Instanc
     return order_ts[a] < order_ts[b];
   });
   std::vector<Match> sorted;
+  sorted.reserve(matches.size());
   for (size_t i : order) sorted.push_back(std::move(matches[i]));
   return sorted;
 }

@@ -128,6 +128,13 @@ class Collectives final : public th::sdk::Plugin {
     return last > first ? last - first : 0;
   }
 
+  // Columns of `rows` values each, sized once (a trace can hold 10^5
+  // collectives: no doubling growth).
+  template <typename... Columns>
+  static void ReserveEach(size_t rows, Columns&... columns) {
+    (columns.reserve(rows), ...);
+  }
+
   // The `collectives` table: one row per collective matched across ranks.
   static th::sdk::Table CollectivesRows(const CollectiveSummary& s) {
     std::vector<int64_t> id_col, ranks_col, group_size_col, bytes_col, step_col, transfer_col,
@@ -135,11 +142,14 @@ class Collectives final : public th::sdk::Plugin {
     std::vector<std::string> key_col, backend_col, coll_col, name_col, algo_col, dtype_col,
         group_col, basis_col;
     std::vector<double> algbw_col, busbw_col;
+    ReserveEach(s.rows.size(), id_col, ranks_col, group_size_col, bytes_col, step_col, transfer_col,
+                wait_max_col, wait_total_col, skew_col, last_col, key_col, backend_col, coll_col,
+                name_col, algo_col, dtype_col, group_col, basis_col, algbw_col, busbw_col);
     for (size_t m = 0; m < s.rows.size(); ++m) {
       const CollectiveRow& r = s.rows[m];
       const Instance& first = *r.first;
       id_col.push_back(static_cast<int64_t>(m));
-      key_col.push_back(r.match->key);
+      key_col.push_back(r.match->key());
       backend_col.push_back(first.backend);
       coll_col.push_back(r.match->name_mismatch ? "(mismatch)" : first.collective);
       name_col.push_back(first.name);
@@ -186,6 +196,7 @@ class Collectives final : public th::sdk::Plugin {
   // The `collective_ranks` table: one row per rank's run of a collective.
   static th::sdk::Table RankRows(const CollectiveSummary& s) {
     std::vector<int64_t> rr_id, rr_rank, rr_step, rr_ts, rr_dur, rr_wait, rr_bytes;
+    ReserveEach(s.rank_rows.size(), rr_id, rr_rank, rr_step, rr_ts, rr_dur, rr_wait, rr_bytes);
     for (const RankCollectiveRow& r : s.rank_rows) {
       rr_id.push_back(r.id);
       rr_rank.push_back(r.rank);

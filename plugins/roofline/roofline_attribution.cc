@@ -6,17 +6,18 @@
 namespace th::roofline {
 
 OutermostMarked::OutermostMarked(std::span<const uint32_t> parent, std::vector<bool> marked)
-    : parent_(parent), marked_(std::move(marked)), found_(parent.size(), kUnknown) {}
+    : parent_(parent), marked_(std::move(marked)), cache_(kSlots) {}
 
-// found_[e]: the outermost marked event at or above e. Walk up to an event
-// whose answer is known (or a root), then fill the path top-down.
+// Walk up to an event whose answer is remembered (or past a root), then
+// fill the path top-down, remembering each answer in its event's slot.
 uint32_t OutermostMarked::operator()(uint32_t event) {
   path_.clear();
   uint32_t e = event;
   uint32_t above = kNone;  // the answer for the parent of the last event on the path
-  while (e != kNone && e < found_.size()) {
-    if (found_[e] != kUnknown) {
-      above = found_[e];
+  while (e != kNone && e < parent_.size()) {
+    const Slot& slot = cache_[e & (kSlots - 1)];
+    if (slot.event == e) {
+      above = slot.answer;
       break;
     }
     path_.push_back(e);
@@ -24,9 +25,9 @@ uint32_t OutermostMarked::operator()(uint32_t event) {
   }
   for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
     if (above == kNone && marked_[*it]) above = *it;
-    found_[*it] = above;
+    cache_[*it & (kSlots - 1)] = {*it, above};
   }
-  return event < found_.size() ? found_[event] : kNone;
+  return above;
 }
 
 int64_t UnionLength(std::vector<std::pair<int64_t, int64_t>>& intervals) {

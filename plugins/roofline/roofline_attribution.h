@@ -12,18 +12,24 @@ namespace th::roofline {
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
 // The outermost event marked in `marked` at or above an event (itself, its
-// parent, ...), kNone when none; memoised along parent chains. `parent`:
-// per event its parent, kNone for a root.
+// parent, ...), kNone when none. `parent`: per event its parent, kNone for a
+// root. Answers are remembered in a fixed cache of kSlots events (512 KiB,
+// not 4 B per event of the trace): queries that walk nearby events in turn,
+// as launch calls do, stop at the first remembered ancestor.
 class OutermostMarked {
  public:
+  static constexpr uint32_t kSlots = 1u << 16;
   OutermostMarked(std::span<const uint32_t> parent, std::vector<bool> marked);
   uint32_t operator()(uint32_t event);
 
  private:
-  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
+  struct Slot {
+    uint32_t event = kNone, answer = kNone;
+  };
   std::span<const uint32_t> parent_;
   std::vector<bool> marked_;
-  std::vector<uint32_t> found_, path_;
+  std::vector<Slot> cache_;
+  std::vector<uint32_t> path_;
 };
 
 // Length of the union of [begin, end) intervals (sorted in place).

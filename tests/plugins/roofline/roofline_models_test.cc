@@ -3,7 +3,9 @@
 // that name the line), and the attribution helpers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -339,6 +341,38 @@ TEST(Attribution, OutermostMarkedAndUnion) {
   EXPECT_EQ(above(4), kNone);
   std::vector<std::pair<int64_t, int64_t>> iv = {{10, 20}, {15, 30}, {40, 50}, {45, 45}};
   EXPECT_EQ(UnionLength(iv), 30);
+}
+
+// Against a walk to the root per query, on a forest larger than the answer
+// cache (its slots collide and are overwritten), queried in a random order.
+TEST(Attribution, OutermostMarkedMatchesAWalkToTheRoot) {
+  const uint32_t n = 3 * OutermostMarked::kSlots + 17;
+  std::mt19937 rng(7);
+  std::vector<uint32_t> parent(n);
+  std::vector<bool> marked(n);
+  for (uint32_t e = 0; e < n; ++e) {
+    // Parents precede children; a few roots; chains up to hundreds deep.
+    parent[e] = e == 0 || rng() % 50 == 0 ? kNone : e - 1 - rng() % std::min<uint32_t>(e, 40);
+    marked[e] = rng() % 9 == 0;
+  }
+  auto brute = [&](uint32_t e) {
+    uint32_t found = kNone;
+    for (; e != kNone; e = parent[e])
+      if (marked[e]) found = e;
+    return found;
+  };
+  OutermostMarked above(parent, marked);
+  std::vector<uint32_t> order(n);
+  for (uint32_t e = 0; e < n; ++e) order[e] = e;
+  std::shuffle(order.begin(), order.end(), rng);
+  size_t marked_answers = 0;
+  for (uint32_t e : order) {
+    const uint32_t want = brute(e);
+    ASSERT_EQ(above(e), want) << "event " << e;
+    marked_answers += want != kNone;
+  }
+  EXPECT_GT(marked_answers, n / 2);  // the forest tests marked and unmarked chains
+  EXPECT_EQ(above(n), kNone);        // out of range
 }
 
 }  // namespace
