@@ -60,6 +60,19 @@ GraphCapture DetectGraphCapture(const EventGraph& g) {
   for (size_t k = 0; k < g.edges.size(); ++k)
     if (g.edges.kind[k] == EdgeKind::kLaunch && g.edges.src[k] < n) ran[g.edges.src[k]] = true;
 
+  // Without begin or end calls there is no region, and the counts do not
+  // depend on the order of the calls: no sort (most traces).
+  const bool regions = std::any_of(calls.begin(), calls.end(), [](const auto& c) {
+    return c.second == Call::kBegin || c.second == Call::kEnd;
+  });
+  if (!regions) {
+    for (const auto& [i, c] : calls) {
+      if (c == Call::kInstantiate) ++out.instantiations;
+      if (c == Call::kGraphLaunch) ++out.graph_launches;
+      if ((c == Call::kGraphLaunch || c == Call::kLaunch) && ran[i]) ++out.executed_launches;
+    }
+    return out;
+  }
   // Per thread, in time order: regions open at a begin call, close at an end call.
   std::stable_sort(calls.begin(), calls.end(), [&](const auto& a, const auto& b) {
     if (e.track[a.first] != e.track[b.first]) return e.track[a.first] < e.track[b.first];

@@ -1,5 +1,6 @@
 #include "core/plugin/host_facts.h"
 
+#include <tbb/parallel_invoke.h>
 #include <tracehound/plugin_api.h>
 
 #include <algorithm>
@@ -37,8 +38,16 @@ static_assert(KernelClassTable::kNoRule == TH_NO_RULE);
 
 HostFacts::HostFacts(const TraceSet& set, KernelClassTable table) : table_(std::move(table)) {
   for (const auto& t : set.traces) {
-    names_.push_back(ClassifyNames(t->graph, table_));
-    const GraphCapture& c = captures_.emplace_back(DetectGraphCapture(t->graph));
+    // Three independent passes over the trace, side by side.
+    NameClasses names;
+    GraphCapture capture;
+    Launches launches;
+    tbb::parallel_invoke([&] { names = ClassifyNames(t->graph, table_); },
+                         [&] { capture = DetectGraphCapture(t->graph); },
+                         [&] { launches = LaunchedEvents(t->graph); });
+    names_.push_back(std::move(names));
+    launches_.push_back(std::move(launches));
+    const GraphCapture& c = captures_.emplace_back(capture);
     CaptureRow row;
     row.dominates = c.dominates() ? 1 : 0;
     row.hip = c.hip ? 1 : 0;
@@ -52,7 +61,6 @@ HostFacts::HostFacts(const TraceSet& set, KernelClassTable table) : table_(std::
     row.first_ts = c.first_ts;
     row.last_end = c.last_end;
     capture_rows_.push_back(row);
-    launches_.push_back(LaunchedEvents(t->graph));
   }
   for (const KernelClassRule& r : table_.rules()) {
     rule_set_.push_back(static_cast<uint32_t>(r.set));

@@ -126,20 +126,26 @@ class OpFinder {
   }
 
  private:
+  // A track's CPU ops with a duration, by start: from the importer's track
+  // order (ts ascending, longer first), built for the tracks asked only.
   const std::vector<uint32_t>& OpsOf(uint32_t track) {
     if (by_track_.empty()) {
       by_track_.resize(t_.track_count());
-      for (uint64_t i = 0; i < t_.size(); ++i)
-        if (t_.kind(i) == TH_EVENT_CPU_OP && t_.dur(i) > 0)
-          by_track_[t_.track_index(i)].push_back(static_cast<uint32_t>(i));
-      for (auto& v : by_track_)
-        std::stable_sort(v.begin(), v.end(),
-                         [&](uint32_t a, uint32_t b) { return t_.ts(a) < t_.ts(b); });
+      built_.assign(t_.track_count(), false);
+    }
+    if (!built_[track]) {
+      built_[track] = true;
+      const Trace::TrackEvents events = t_.track_events(track);
+      for (uint32_t k = 0; k < events.size(); ++k) {
+        const uint32_t i = events[k];
+        if (t_.kind(i) == TH_EVENT_CPU_OP && t_.dur(i) > 0) by_track_[track].push_back(i);
+      }
     }
     return by_track_[track];
   }
   const Trace& t_;
   std::vector<std::vector<uint32_t>> by_track_;
+  std::vector<bool> built_;
 };
 
 enum Tier { kLow = 0, kMedium = 1, kHigh = 2 };
@@ -337,7 +343,8 @@ class OomRisk final : public th::sdk::Plugin {
     return Declaration("oom-risk", "1.0.0", th::sdk::kDetector,
                        "Peak memory, headroom, leak slope across steps, fragmentation and the "
                        "largest live allocations per device, with a LOW/MEDIUM/HIGH OOM tier")
-        .Reads({"events", "tracks", "profiler_steps", "memory_args", "devices"})
+        .Reads({"events", "tracks", "profiler_steps", "memory_args", "devices", "track_events",
+                "track_order"})
         .Publishes(OomRiskTable())
         .Publishes(OomRiskAllocationsTable())
         .Publishes(OomRiskStepsTable())

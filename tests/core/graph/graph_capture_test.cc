@@ -87,12 +87,15 @@ TEST(GraphCapture, EndWithoutBeginOpensAtTheTraceStart) {
 TEST(GraphCapture, ReplaysAreSteadyState) {
   // cudaGraphLaunch replays whose kernels ran, and launches without a kernel
   // outside any capture (their kernels fell after the trace): no capture.
-  GraphCapture c = Detect(
-      "replay.json",
-      Trace({Runtime("cudaGraphLaunch", 0, 1), Kernel(10, 1), Kernel(20, 1),
-             Runtime("cudaStreamGetCaptureInfo", 30, 2), Runtime("cudaLaunchKernel", 40, 3)}));
+  GraphCapture c =
+      Detect("replay.json",
+             Trace({Runtime("cudaGraphLaunch", 0, 1), Kernel(10, 1), Kernel(20, 1),
+                    Runtime("cudaStreamGetCaptureInfo", 30, 2), Runtime("cudaLaunchKernel", 40, 3),
+                    Runtime("cudaGraphInstantiateWithFlags", 50, 4),
+                    Runtime("cudaLaunchKernel", 60, 5), Kernel(70, 5)}));
+  EXPECT_EQ(c.instantiations, 1);
   EXPECT_EQ(c.graph_launches, 1);
-  EXPECT_EQ(c.executed_launches, 1);
+  EXPECT_EQ(c.executed_launches, 2);
   EXPECT_EQ(c.captured_launches, 0);
   EXPECT_FALSE(c.present());
   EXPECT_FALSE(c.dominates());
