@@ -44,6 +44,22 @@ using th::sdk::Declaration;
 using th::sdk::Trace;
 using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 
+// Intervals by step slot, as the columns of the compute primitive's interval
+// union (a merge of sorted runs, not a sort of every interval).
+struct StepIntervals {
+  std::vector<uint32_t> step;
+  std::vector<int64_t> begin, end;
+  void Add(uint32_t st, int64_t b, int64_t e) {
+    step.push_back(st);
+    begin.push_back(b);
+    end.push_back(e);
+  }
+  // Per slot of `slots`, the length of the union of its intervals.
+  std::vector<int64_t> UnionLengths(th::sdk::Context& ctx, size_t slots) const {
+    return ctx.IntervalUnion(step, begin, end, slots);
+  }
+};
+
 struct OpRow {  // one (rank, device, name, dtype, input dims)
   int64_t rank = 0;
   std::string device, name, dtype, unit, dims;
@@ -192,7 +208,7 @@ struct Amounts {
 // Where modelled work goes: the op rows, and per step its activity and F.
 struct Sinks {
   Results& out;
-  std::vector<Intervals>& modelled;
+  StepIntervals& modelled;
   std::vector<StepRow>& steps;
 };
 
@@ -227,7 +243,7 @@ void AddOccurrences(OpRow& r, int64_t count, const Amounts& a, int64_t time, uin
   AddTo(r.bytes, a.bytes);
   r.time += time;
   if (st == kNone) return;
-  sinks.modelled[st].insert(sinks.modelled[st].end(), iv, iv + iv_count);
+  for (size_t k = 0; k < iv_count; ++k) sinks.modelled.Add(st, iv[k].first, iv[k].second);
   AddTo(sinks.steps[st].flops, a.flops);
   if (r.roof.flops > 0)
     sinks.steps[st].ideal_ns += static_cast<double>(a.flops) / r.roof.flops * 1e9;
@@ -380,7 +396,7 @@ void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, Owne
 }
 
 // Per trace: GPU activity by owning op and step, then each owner costed.
-void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
+void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Results& out) {
   const uint64_t n = t.size();
   const th::sdk::TableView events = t.Table("events");
   std::vector<int8_t> has_model;  // by name id: -1 unknown
@@ -393,7 +409,7 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
     marked[i] = has_model[id] == 1;
   }
   const StepOf step_of(t);
-  std::vector<Intervals> busy(step_of.count());
+  StepIntervals busy;
   OwnedActivity owned;
   std::map<std::pair<std::string, std::string>, Unmodelled> loose;  // (name, why)
   std::unordered_map<uint32_t, Unmodelled> loose_leaf;  // leaf op's name id (kNone: no op)
@@ -408,7 +424,7 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
       if (!t.is_gpu_activity(a) || launched[a]) continue;
       launched[a] = true;
       const uint32_t st = step_of(t.ts(call));
-      if (st != kNone) busy[st].push_back({t.ts(a), t.end(a)});
+      if (st != kNone) busy.Add(st, t.ts(a), t.end(a));
       if (claimed[a]) continue;  // an HLO instruction's
       const uint32_t o = owner(call);
       if (o != kNone) {
@@ -432,28 +448,34 @@ void AnalyzeTrace(const Trace& t, const Settings& s, Results& out) {
   for (uint64_t i = 0; i < n; ++i) {
     if (!t.is_gpu_activity(i) || launched[i]) continue;
     const uint32_t st = step_of(t.ts(i));
-    if (st != kNone) busy[st].push_back({t.ts(i), t.end(i)});
+    if (st != kNone) busy.Add(st, t.ts(i), t.end(i));
     if (claimed[i]) continue;
     Unmodelled& u = loose[{"(no launch event)", "no launch event"}];
     u.count += 1;
     u.time += t.dur(i);
   }
-  std::vector<Intervals> modelled(step_of.count());
+  StepIntervals modelled;
   std::vector<StepRow> steps(step_of.count());
   CostOwnedOps(t, s, step_of, std::move(owned), {out, modelled, steps}, loose);
   AddHloOps(t, s, step_of, hlo, {out, modelled, steps}, loose);
+  const std::vector<int64_t> busy_ns = busy.UnionLengths(ctx, steps.size());
+  const std::vector<int64_t> modelled_ns = modelled.UnionLengths(ctx, steps.size());
+  modelled = {};
+  // Without steps, a slot's window is its activity's first start to last end.
+  std::vector<int64_t> first(steps.size(), INT64_MAX), last(steps.size(), INT64_MIN);
+  for (size_t k = 0; k < busy.step.size(); ++k) {
+    first[busy.step[k]] = std::min(first[busy.step[k]], busy.begin[k]);
+    last[busy.step[k]] = std::max(last[busy.step[k]], busy.end[k]);
+  }
+  busy = {};
   for (size_t st = 0; st < steps.size(); ++st) {
     StepRow& row = steps[st];
     row.rank = t.rank();
     row.step = step_of.number(st);
-    row.busy = th::roofline::UnionLength(busy[st]);
-    row.modelled = th::roofline::UnionLength(modelled[st]);
+    row.busy = busy_ns[st];
+    row.modelled = modelled_ns[st];
     row.window = step_of.window(st);
-    if (row.window == 0 && !busy[st].empty()) {  // no steps: first start to last end
-      int64_t first = INT64_MAX, last = INT64_MIN;
-      for (const auto& [b, e] : busy[st]) first = std::min(first, b), last = std::max(last, e);
-      row.window = last - first;
-    }
+    if (row.window == 0 && first[st] != INT64_MAX) row.window = last[st] - first[st];
     out.steps.push_back(row);
   }
   for (const auto& [key, u] : loose) {
@@ -556,7 +578,7 @@ class Roofline final : public th::sdk::Plugin {
     if (!s.device.empty() && !peaks.ById(s.device))
       throw std::runtime_error("device '" + s.device + "' is not a device id of the peak table");
     Results r;
-    for (const Trace& t : ctx.traces()) AnalyzeTrace(t, s, r);
+    for (const Trace& t : ctx.traces()) AnalyzeTrace(ctx, t, s, r);
     std::vector<const OpRow*> rows;
     for (const auto& [key, row] : r.ops) rows.push_back(&row);
     std::stable_sort(rows.begin(), rows.end(),

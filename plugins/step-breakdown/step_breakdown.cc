@@ -244,6 +244,20 @@ class StepBreakdown final : public th::sdk::Plugin {
       uint8_t l = c == kNoCategory ? uint8_t{kCategories} : c;
       if (gpu_row) l |= kGpuRowBit;
       if (gpu_row && HtaKernelType(t, i) == kComputation) l |= kComputeBit;
+      // Inside an enclosing event whose label covers it (a category of the
+      // same or a higher priority, every flag of its own), it adds nothing
+      // to any union: left out, and its label becomes the cover's, against
+      // which its own children are judged (they lie inside it, so inside the
+      // cover). Parents come first in track order.
+      const uint32_t p = t.parent(i);
+      if (p != th::sdk::kNoRow) {
+        const uint8_t cover = label[p];
+        if (cover != kSkip && (cover & 0x0f) <= (l & 0x0f) &&
+            (l & ~cover & (kGpuRowBit | kComputeBit)) == 0 && t.ts(p) <= b && e <= t.end(p)) {
+          label[i] = cover;
+          return false;
+        }
+      }
       label[i] = l;
       return true;
     };

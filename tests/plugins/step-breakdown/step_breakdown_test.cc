@@ -137,6 +137,32 @@ TEST(StepBreakdown, CategoriesByPriorityAddUpToEachStep) {
   EXPECT_TRUE(metric);
 }
 
+// Nested host ops: a child adds nothing where its enclosing op already counts
+// for its category (or a higher one), but a child of a higher-priority
+// category (the data loader inside an op) counts, and so does the part of a
+// child past its parent's end. Step [0, 100): aten::outer [0,60) holds
+// aten::inner [10,30), which holds the data loader [15,25), which holds
+// aten::deep [16,18); aten::tail [50,70) starts inside aten::outer and ends
+// after it.
+TEST(StepBreakdown, NestedOpsCountOncePerCategory) {
+  TraceSet set = LoadJson(
+      "nested.json",
+      Kineto({Ev("user_annotation", "ProfilerStep#1", 10, 1, 0, 100),
+              Ev("cpu_op", "aten::outer", 10, 1, 0, 60), Ev("cpu_op", "aten::inner", 10, 1, 10, 20),
+              Ev("cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 10, 1, 15,
+                 10),
+              Ev("cpu_op", "aten::deep", 10, 1, 16, 2),
+              Ev("cpu_op", "aten::tail", 10, 1, 50, 20)}));
+  PluginResults r = RunSteps(set, {}, true);
+  const DerivedTable& t = r.tables.at("step_breakdown");
+  ASSERT_EQ(t.rows, 1u);
+  EXPECT_EQ(Column<int64_t>(t, "dataloader"), (std::vector<int64_t>{Us(10)}));
+  EXPECT_EQ(Column<int64_t>(t, "cpu_exec"), (std::vector<int64_t>{Us(60)}));
+  EXPECT_EQ(Column<int64_t>(t, "other"), (std::vector<int64_t>{Us(30)}));
+  ASSERT_EQ(r.checks.size(), 1u);
+  EXPECT_TRUE(r.checks[0].passed) << r.checks[0].detail;
+}
+
 TEST(StepBreakdown, RankLevelFollowsHtaAndLeavesTheLastStepOut) {
   TraceSet set = LoadJson("three_steps.json", ThreeSteps());
   PluginResults r = RunSteps(set, {}, true);
