@@ -160,15 +160,15 @@ struct Options {
 // A training step shows its backward pass or optimizer: autograd's
 // "...Backward0" functions, "Optimizer.step#..." annotations.
 bool LooksLikeTraining(const Trace& t) {
-  std::vector<bool> seen;  // per name id
+  std::vector<uint8_t> seen;  // per name id: a byte, read once per event
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     if (k != TH_EVENT_CPU_OP && k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_PYTHON_FUNCTION)
       continue;
     const uint32_t id = t.name_id(i);
-    if (id >= seen.size()) seen.resize(id + 1, false);
-    if (seen[id]) continue;
-    seen[id] = true;
+    if (id < seen.size() && seen[id]) continue;
+    if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()), 0);
+    seen[id] = 1;
     const std::string_view n = t.String(id);
     if (n.find("Backward") != std::string_view::npos ||
         n.find("backward") != std::string_view::npos || n.starts_with("Optimizer."))
