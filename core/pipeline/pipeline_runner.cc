@@ -327,9 +327,11 @@ FindingFilter OutputFilter(const OutputSpec& o) { return FilterOf(o); }
 Status WritePipelineOutputs(const Pipeline& pipeline, PipelineRun& run, std::ostream& terminal) {
   std::vector<OutputTime>& written = run.report.timing.outputs;
   written.clear();
-  // Once for every output (each shows the host's checks).
+  // Once for every output (each shows the host's checks and open questions).
   if (!run.report.reconciliation && run.report.traces)
     run.report.reconciliation = Reconcile(*run.report.traces);
+  if (!run.report.open_questions && run.report.traces)
+    run.report.open_questions = OpenQuestions(*run.report.traces);
   const OutputSpec* terminal_spec = nullptr;
   for (const OutputSpec& o : pipeline.outputs) {
     if (o.type == "terminal") {

@@ -104,6 +104,11 @@ std::vector<Reconciliation> ReconciliationOf(const AnalysisReport& r) {
   return r.traces ? Reconcile(*r.traces) : std::vector<Reconciliation>{};
 }
 
+std::vector<OpenQuestion> OpenQuestionsOf(const AnalysisReport& r) {
+  if (r.open_questions) return *r.open_questions;
+  return r.traces ? OpenQuestions(*r.traces) : std::vector<OpenQuestion>{};
+}
+
 double PluginSecondsSummed(const AnalysisReport& r) {
   double sum = 0;
   for (const PluginOutcome& p : r.plugins) sum += p.seconds;
@@ -274,7 +279,7 @@ void WriteReportJson(const AnalysisReport& r, std::ostream& out, const FindingFi
     w.Key("changes_by_path");
     WritePathChangesJson(w, RankChangesByPath(*r.traces, r.results), r.results.findings, ids);
     w.Key("open_questions").BeginArray();
-    for (const OpenQuestion& q : OpenQuestions(*r.traces))
+    for (const OpenQuestion& q : OpenQuestionsOf(r))
       w.BeginObject().Field("question", q.question).Field("capture", q.capture).EndObject();
     w.EndArray();
   }
@@ -424,7 +429,7 @@ void WriteReportMarkdown(const AnalysisReport& r, std::ostream& out, const Findi
   for (const TrustEntry& e : trust)
     out << "| " << SeverityName(e.severity) << " | " << e.count << " | " << e.what << " |\n";
   if (r.traces) {
-    auto questions = OpenQuestions(*r.traces);
+    auto questions = OpenQuestionsOf(r);
     if (!questions.empty()) {
       out << "\n## Needs a new capture\n\nQuestions this trace cannot answer, and the capture "
              "that would:\n\n| question | capture |\n| --- | --- |\n";
@@ -496,7 +501,7 @@ void WriteReportTerminal(const AnalysisReport& r, std::ostream& out, const Findi
   if (trust.size() > 4) out << " · (" << trust.size() - 4 << " more in the report)";
   out << "\n";
   if (r.traces) {
-    auto questions = OpenQuestions(*r.traces);
+    auto questions = OpenQuestionsOf(r);
     if (!questions.empty())
       out << "needs a new capture: " << questions.size()
           << (questions.size() == 1 ? " question" : " questions") << " (see the report)\n";

@@ -63,10 +63,15 @@ struct AnalysisReport {
   // The host's reconciliation checks of `traces`, worked out once by the
   // pipeline for all its outputs; unset: each output works them out.
   std::optional<std::vector<Reconciliation>> reconciliation;
+  // What the traces cannot answer (OpenQuestions), likewise worked out once.
+  std::optional<std::vector<OpenQuestion>> open_questions;
 };
 
 // report.reconciliation, or Reconcile(*report.traces) (none without traces).
 std::vector<Reconciliation> ReconciliationOf(const AnalysisReport& report);
+
+// report.open_questions, or OpenQuestions(*report.traces) (none without traces).
+std::vector<OpenQuestion> OpenQuestionsOf(const AnalysisReport& report);
 
 // The plugins' own seconds summed (more than plugins_seconds when they overlap).
 double PluginSecondsSummed(const AnalysisReport& report);

@@ -356,7 +356,7 @@ void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits
   }
   w.Key("open_questions").BeginArray();
   if (r.traces) {
-    for (const OpenQuestion& q : OpenQuestions(*r.traces))
+    for (const OpenQuestion& q : OpenQuestionsOf(r))
       w.BeginObject().Field("question", q.question).Field("capture", q.capture).EndObject();
   }
   w.EndArray();

@@ -143,10 +143,12 @@ std::vector<OpenQuestion> OpenQuestions(const TraceSet& set) {
     if (t->info.distributed && t->info.distributed->world_size &&
         *t->info.distributed->world_size > static_cast<int64_t>(set.traces.size()))
       world_gap = true;
-    XlaSummary x = SummarizeXla(*t);
-    if (x.present) {
+    // SummarizeXla's count of GPU events without an instruction, without
+    // the rest of its summary.
+    if (t->xla.attributed && t->xla.index) {
       ++xla;
-      unattributed += x.by_class[static_cast<size_t>(HloMatch::kNone)].events;
+      for (size_t r = 0; r < g.gpu_args.size(); ++r)
+        unattributed += t->xla.kernel_match[r] == HloMatch::kNone;
     }
   }
   if (!memory && kineto)
