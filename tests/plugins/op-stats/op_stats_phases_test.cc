@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 namespace th::op_stats {
@@ -91,6 +93,49 @@ TEST(AddDeviceTime, InnermostOpGetsSelfEveryEnclosingOpTotal) {
   EXPECT_EQ(d.in_ops, 31);
   EXPECT_EQ(d.outside_ops, 17);
   EXPECT_EQ(d.launched_total, 48);
+}
+
+// Against a walk up the parents of each launch to every op around it, on a
+// random forest with runs of launches from one call.
+TEST(AddDeviceTime, EqualsAWalkUpTheParentsPerLaunch) {
+  std::mt19937 rng(11);
+  const uint32_t n = 3000;
+  std::vector<uint32_t> parent(n), key(n);
+  std::vector<int64_t> ts(n, 0), dur(n, 1);
+  for (uint32_t e = 0; e < n; ++e) {
+    parent[e] = e == 0 || rng() % 20 == 0 ? kNone : e - 1 - rng() % std::min<uint32_t>(e, 8);
+    key[e] = rng() % 3 == 0 ? kNone : rng() % 5;
+  }
+  std::vector<Launch> launches;
+  for (int k = 0; k < 5000; ++k) {
+    // Runs of launches from one call, as a thread launches in time order.
+    const uint32_t src = rng() % n;
+    for (int r = 0, runs = 1 + rng() % 3; r < runs; ++r)
+      launches.push_back({src, static_cast<int64_t>(1 + rng() % 1000)});
+  }
+  KeyTotals want;
+  want.Resize(5);
+  auto op_above = [&](uint32_t e) {
+    for (uint32_t p = parent[e]; p != kNone; p = parent[p])
+      if (key[p] != kNone) return p;
+    return kNone;
+  };
+  for (const Launch& l : launches) {
+    const uint32_t owner = key[l.src] != kNone ? l.src : op_above(l.src);
+    if (owner == kNone) continue;
+    want.device_self[key[owner]] += l.dur;
+    for (uint32_t a = owner; a != kNone; a = op_above(a)) {
+      want.device_total[key[a]] += l.dur;
+      want.kernels[key[a]] += 1;
+    }
+  }
+  KeyTotals got;
+  got.Resize(5);
+  AddDeviceTime({parent, ts, dur, key}, launches, got);
+  EXPECT_EQ(got.device_self, want.device_self);
+  EXPECT_EQ(got.device_total, want.device_total);
+  EXPECT_EQ(got.kernels, want.kernels);
+  EXPECT_GT(want.kernels[0] + want.kernels[1], 1000);  // the forest holds launches under ops
 }
 
 TEST(KeyTotals, AddCountsACallAndSumsTheRest) {
