@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -44,10 +45,13 @@ class RemoteSource final : public ByteSource {
     Chunk& chunk = ready_[index];
     if (!chunk.status.ok()) return chunk.status;
     size_t at = static_cast<size_t>(pos_ - begin_ - index * options_.chunk_bytes);
-    size_t k = std::min(n, chunk.bytes.size() - at);
-    std::memcpy(buf, chunk.bytes.data() + at, k);
+    size_t k = std::min(n, chunk.size - at);
+    std::memcpy(buf, chunk.bytes.get() + at, k);
     pos_ += k;
-    if (at + k == chunk.bytes.size()) {
+    if (at + k == chunk.size) {
+      // Kept for a fetch still to come; freed once every range is taken,
+      // so that the last ranges' memory goes as the import ends.
+      if (next_ < chunks_) spare_.push_back(std::move(chunk.bytes));
       ready_.erase(index);
       consumed_ = index + 1;
       lock.unlock();
@@ -60,15 +64,20 @@ class RemoteSource final : public ByteSource {
   uint64_t stored_size() const override { return object_.size; }
 
  private:
+  // A range as fetched: `size` bytes of a buffer of chunk_bytes, not
+  // zero-filled first (the fetch writes every byte it reports).
   struct Chunk {
-    std::vector<char> bytes;
+    std::unique_ptr<char[]> bytes;
+    size_t size = 0;
     Status status;
   };
 
-  // Takes the next chunk within the window ahead of the reader, fetches it.
+  // Takes the next chunk within the window ahead of the reader, fetches it
+  // into a spare buffer when there is one.
   void Work() {
     while (true) {
       uint64_t index = 0;
+      Chunk chunk;
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] {
@@ -77,12 +86,16 @@ class RemoteSource final : public ByteSource {
         });
         if (stop_ || next_ >= chunks_) return;
         index = next_++;
+        if (!spare_.empty()) {
+          chunk.bytes = std::move(spare_.back());
+          spare_.pop_back();
+        }
       }
       uint64_t offset = begin_ + index * options_.chunk_bytes;
-      Chunk chunk;
-      chunk.bytes.resize(
-          static_cast<size_t>(std::min<uint64_t>(options_.chunk_bytes, object_.size - offset)));
-      chunk.status = store_->ReadRange(object_, offset, chunk.bytes.size(), chunk.bytes.data());
+      if (!chunk.bytes) chunk.bytes.reset(new char[options_.chunk_bytes]);
+      chunk.size =
+          static_cast<size_t>(std::min<uint64_t>(options_.chunk_bytes, object_.size - offset));
+      chunk.status = store_->ReadRange(object_, offset, chunk.size, chunk.bytes.get());
       {
         std::lock_guard<std::mutex> lock(mu_);
         ready_[index] = std::move(chunk);
@@ -101,6 +114,9 @@ class RemoteSource final : public ByteSource {
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<uint64_t, Chunk> ready_;
+  // Buffers of chunks read, for the next fetches: the window's memory is
+  // allocated (and its pages faulted in) once, not once per range.
+  std::vector<std::unique_ptr<char[]>> spare_;
   uint64_t next_ = 0;      // next chunk a worker takes
   uint64_t consumed_ = 0;  // chunks the reader is done with
   bool stop_ = false;
