@@ -45,7 +45,8 @@ using th::sdk::Trace;
 using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 
 // Intervals by step slot, as the columns of the compute primitive's interval
-// union (a merge of sorted runs, not a sort of every interval).
+// union (on the pipeline's backend; the CPU engine orders them by slot and
+// merges the runs already in order, when they are few, instead of sorting).
 struct StepIntervals {
   std::vector<uint32_t> step;
   std::vector<int64_t> begin, end;
