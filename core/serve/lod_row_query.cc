@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 
 #include "core/serve/lod_levels.h"
 #include "core/serve/lod_row.h"
@@ -25,7 +26,13 @@ class TileBuilder {
         level_(level),
         start_(TileStart(level, tile)),
         end_(TileStart(level, tile) + Pow2(level + kTileBucketsLog2)),
-        first_bucket_(static_cast<Int128>(tile) * kTileBuckets) {}
+        first_bucket_(static_cast<Int128>(tile) * kTileBuckets),
+        // A tile well inside the int64 range (every real trace's) takes
+        // AddNarrow's 64-bit path: its bucket ends then fit too.
+        narrow64_(start_ >= static_cast<Int128>(INT64_MIN / 4) &&
+                  end_ <= static_cast<Int128>(INT64_MAX / 4) && level_ < 60),
+        start64_(narrow64_ ? static_cast<int64_t>(start_) : 0),
+        first_bucket64_(narrow64_ ? static_cast<int64_t>(first_bucket_) : 0) {}
 
   void Run(LodTile* out);
 
@@ -46,6 +53,8 @@ class TileBuilder {
   const int level_;
   const Int128 start_, end_;
   const Int128 first_bucket_;  // number at this level of the tile's bucket 0
+  const bool narrow64_;
+  const int64_t start64_, first_bucket64_;  // start_ and first_bucket_ when narrow64_
   // Bucket b's slot is valid once b is marked in touched_ (no 3 KB cleared
   // and scanned per tile: most tiles touch few buckets).
   uint32_t& Count(int64_t b) { return Touch(b), count_[b]; }
@@ -79,6 +88,21 @@ uint32_t TileBuilder::LowerBound(Int128 t) const {
 
 void TileBuilder::AddNarrow(uint32_t p) {
   const int64_t ts = Ts(p);
+  int64_t end64;
+  if (narrow64_ && !__builtin_add_overflow(ts, std::max<int64_t>(Dur(p), 0), &end64)) {
+    // The event starts in the tile, so its bucket and that bucket's end fit.
+    const int64_t bucket = (ts >> level_) - first_bucket64_;
+    const int64_t bucket_end = start64_ + ((bucket + 1) << level_);
+    ++Count(bucket);
+    int64_t& busy = Busy(bucket);
+    busy = SaturatingAdd(busy, std::min(end64, bucket_end) - ts);
+    if (end64 > bucket_end && bucket + 1 < kTileBuckets) {
+      int64_t& next = Busy(bucket + 1);
+      next = SaturatingAdd(next, end64 - bucket_end);
+    }
+    return;
+  }
+  // Near the ends of the int64 range: exact in 128 bits.
   const Int128 end = EventEnd(ts, Dur(p));
   const int64_t bucket = static_cast<int64_t>(FloorShift(ts, level_) - first_bucket_);  // 0..255
   const Int128 bucket_end = start_ + (static_cast<Int128>(bucket) + 1) * Pow2(level_);
