@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "core/graph/median.h"
-#include "core/report/xla_summary.h"
+#include "core/graph/xla_data.h"
 
 namespace th {
 namespace {
