@@ -325,6 +325,7 @@ StatusOr<std::unique_ptr<PipelineRun>> RunPipelineOn(const Pipeline& pipeline,
 FindingFilter OutputFilter(const OutputSpec& o) { return FilterOf(o); }
 
 Status WritePipelineOutputs(const Pipeline& pipeline, PipelineRun& run, std::ostream& terminal) {
+  const std::unique_ptr<tbb::global_control> threads = ThreadBound(pipeline);
   std::vector<OutputTime>& written = run.report.timing.outputs;
   written.clear();
   // Once for every output (each shows the host's checks and open questions).

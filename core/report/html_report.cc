@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include <tbb/parallel_invoke.h>
+
 #include "core/graph/text_escape.h"
 #include "core/report/finding_json.h"
 #include "core/report/html_assets.h"
@@ -269,8 +271,10 @@ void WriteMemory(JsonWriter& w, const MemoryTimeline& m, const TimelineLimits& l
 void WriteHtmlReportData(const AnalysisReport& r, const HtmlReportLimits& limits, std::ostream& out,
                          const FindingFilter& filter) {
   std::vector<std::string> reductions;
-  Swimlane swimlane = BuildSwimlane(r, limits.timeline);
-  MemoryTimeline memory = BuildMemoryTimeline(r, limits.timeline);
+  Swimlane swimlane;
+  MemoryTimeline memory;
+  tbb::parallel_invoke([&] { swimlane = BuildSwimlane(r, limits.timeline); },
+                       [&] { memory = BuildMemoryTimeline(r, limits.timeline); });
   std::vector<std::string> ids = FindingIds(r);
 
   JsonWriter w(out, JsonStyle::kCompact);

@@ -8,6 +8,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "core/graph/median.h"
 #include "core/report/report_panels.h"
 
@@ -45,6 +48,17 @@ bool Drawn(const EventGraph& g, EventId e) {
 bool InWindow(const EventGraph& g, EventId e, int64_t begin, int64_t end) {
   int64_t ts = g.events.ts[e], dur = std::max<int64_t>(0, g.events.dur[e]);
   return ts < end && (ts + dur > begin || (dur == 0 && ts >= begin));
+}
+
+// Calls visit(e) for the events of track t drawn in window w, by start.
+template <typename Visit>
+void ForEachShown(const EventGraph& g, TrackId t, const RankWindow& w, Visit visit) {
+  const EventGraph::TrackEventsView order = g.TrackEvents(t);
+  for (uint32_t k = 0; k < order.size(); ++k) {
+    const EventId ev = order[k];
+    if (g.events.ts[ev] >= w.end_ns) break;
+    if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) visit(ev);
+  }
 }
 
 std::string TrackName(const EventGraph& g, const Track& t) {
@@ -179,14 +193,14 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
     std::vector<TrackId> host, gpu;
     TrackId busiest = kNoRow;
     int64_t busiest_n = 0;
+    // Per track, its events drawn in the window (tracks side by side).
     std::vector<int64_t> count(g.tracks.size(), 0);
+    tbb::parallel_for(tbb::blocked_range<TrackId>(0, static_cast<TrackId>(g.tracks.size()), 1),
+                      [&](const tbb::blocked_range<TrackId>& tracks) {
+                        for (TrackId t = tracks.begin(); t != tracks.end(); ++t)
+                          ForEachShown(g, t, w, [&](EventId) { ++count[t]; });
+                      });
     for (TrackId t = 0; t < g.tracks.size(); ++t) {
-      const EventGraph::TrackEventsView order = g.TrackEvents(t);
-      for (uint32_t k = 0; k < order.size(); ++k) {
-        EventId ev = order[k];
-        if (g.events.ts[ev] >= w.end_ns) break;
-        if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) ++count[t];
-      }
       if (count[t] == 0) continue;
       if (g.tracks[t].kind == TrackKind::kGpuStream) {
         gpu.push_back(t);
@@ -202,6 +216,7 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
       return std::make_pair(g.tracks[a].device, g.tracks[a].stream) <
              std::make_pair(g.tracks[b].device, g.tracks[b].stream);
     });
+    const size_t first_lane = s.lanes.size();
     for (const auto* list : {&host, &gpu}) {
       for (TrackId t : *list) {
         SwimlaneLane lane;
@@ -213,16 +228,20 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         lane.stream = g.tracks[t].stream;
         lane.name = TrackName(g, g.tracks[t]);
         lane.events = count[t];
-        uint32_t index = static_cast<uint32_t>(s.lanes.size());
-        const EventGraph::TrackEventsView order = g.TrackEvents(t);
-        for (uint32_t k = 0; k < order.size(); ++k) {
-          EventId ev = order[k];
-          if (g.events.ts[ev] >= w.end_ns) break;
-          if (Drawn(g, ev) && InWindow(g, ev, w.begin_ns, w.end_ns)) all.push_back({index, ev});
-        }
         s.lanes.push_back(std::move(lane));
       }
     }
+    // The lanes' events, lane after lane in track order: each lane fills its
+    // own slots (its count is known), lanes side by side.
+    std::vector<size_t> slot{all.size()};
+    for (size_t l = first_lane; l < s.lanes.size(); ++l)
+      slot.push_back(slot.back() + static_cast<size_t>(s.lanes[l].events));
+    all.resize(slot.back());
+    tbb::parallel_for(size_t{first_lane}, s.lanes.size(), [&](size_t l) {
+      size_t at = slot[l - first_lane];
+      const uint32_t index = static_cast<uint32_t>(l);
+      ForEachShown(g, s.lanes[l].track, w, [&](EventId ev) { all[at++] = {index, ev}; });
+    });
   }
   s.total_events = static_cast<int64_t>(all.size());
   if (all.empty()) {
@@ -243,22 +262,31 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
     // Every lane's busy share per bucket, from all its top-level events.
     int buckets = std::max(1, limits.density_buckets);
     double width = static_cast<double>(std::max<int64_t>(1, s.span_ns)) / buckets;
+    // `all` holds each lane's events together, in lane order: lanes side by side.
+    std::vector<size_t> lane_begin{0};
+    for (const SwimlaneLane& lane : s.lanes)
+      lane_begin.push_back(lane_begin.back() + static_cast<size_t>(lane.events));
     std::vector<std::vector<double>> busy(s.lanes.size());
-    for (const Candidate& c : all) {
-      const EventGraph& g = graph_of(c);
-      if (g.events.depth[c.event] != 0) continue;
-      const RankWindow& w = window_of_lane(c.lane);
-      auto& b = busy[c.lane];
-      if (b.empty()) b.assign(buckets, 0);
-      double a = static_cast<double>(std::max(g.events.ts[c.event], w.begin_ns) - w.shift_ns);
-      double z = static_cast<double>(
-          std::min(g.events.ts[c.event] + std::max<int64_t>(0, g.events.dur[c.event]), w.end_ns) -
-          w.shift_ns);
-      for (int k = std::max(0, static_cast<int>(a / width)); k < buckets && k * width < z; ++k) {
-        double lo = std::max(a, k * width), hi = std::min(z, (k + 1) * width);
-        if (hi > lo) b[k] += hi - lo;
+    tbb::parallel_for(size_t{0}, s.lanes.size(), [&](size_t lane) {
+      const RankWindow& w = window_of_lane(static_cast<uint32_t>(lane));
+      auto& b = busy[lane];
+      for (size_t i = lane_begin[lane]; i < lane_begin[lane + 1]; ++i) {
+        const Candidate& c = all[i];
+        const EventGraph& g = graph_of(c);
+        if (g.events.depth[c.event] != 0) continue;
+        if (b.empty()) b.assign(buckets, 0);
+        double a = static_cast<double>(std::max(g.events.ts[c.event], w.begin_ns) - w.shift_ns);
+        double z = static_cast<double>(std::min(g.events.ts[c.event] +
+                                                    std::max<int64_t>(0, g.events.dur[c.event]),
+                                                w.end_ns) -
+                                       w.shift_ns);
+        for (int k = std::max(0, static_cast<int>(a / width)); k < buckets && k * width < z;
+             ++k) {
+          double lo = std::max(a, k * width), hi = std::min(z, (k + 1) * width);
+          if (hi > lo) b[k] += hi - lo;
+        }
       }
-    }
+    });
     for (size_t l = 0; l < s.lanes.size(); ++l) {
       if (busy[l].empty()) continue;
       s.lanes[l].density.resize(buckets);
