@@ -5,18 +5,19 @@
 
 namespace th::op_stats {
 
-OpsAbove::OpsAbove(const EventTree& t) : t_(t), above_(t.parent.size(), kUnknown) {}
+OpsAbove::OpsAbove(const EventTree& t) : t_(t), above_(t.parent.size()) {}
 
 uint32_t OpsAbove::operator()(uint32_t event) {
   path_.clear();
   uint32_t p = t_.parent[event];
-  while (p != kNone && !t_.is_op(p) && above_[p] == kUnknown) {
+  while (p != kNone && !t_.is_op(p) && above_[p] == 0) {
     path_.push_back(p);
     p = t_.parent[p];
   }
-  const uint32_t found = p == kNone ? kNone : t_.is_op(p) ? p : above_[p];
-  for (uint32_t q : path_) above_[q] = found;
-  above_[event] = found;
+  const uint32_t found = p == kNone || t_.is_op(p) ? p : above_[p] - 2;
+  if (path_.empty()) return found;  // one step: as quick as the memo
+  for (uint32_t q : path_) above_[q] = found + 2;
+  above_[event] = found + 2;
   return found;
 }
 

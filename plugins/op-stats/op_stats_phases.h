@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include <tracehound/zeroed_array.h>
+
 namespace th::op_stats {
 
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
@@ -36,16 +38,17 @@ struct EventTree {
 };
 
 // The nearest op strictly above an event (kNone when none), memoised along
-// parent chains.
+// the parent chains that pass through other events (an answer one step up is
+// not written down: the memo's pages stay untouched where ops nest directly).
 class OpsAbove {
  public:
   explicit OpsAbove(const EventTree& t);
   uint32_t operator()(uint32_t event);
 
  private:
-  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
   const EventTree& t_;
-  std::vector<uint32_t> above_, path_;
+  th::sdk::ZeroedArray<uint32_t> above_;  // per event its answer + 2 (kNone: 1); 0 unknown
+  std::vector<uint32_t> path_;
 };
 
 // The nearest event of kind `kind` at or above an event (itself, its parent,
