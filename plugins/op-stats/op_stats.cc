@@ -93,11 +93,15 @@ class OpStats final : public th::sdk::Plugin {
     for (const Trace& t : ctx.traces()) {
       DeviceTime device;
       {
-        const std::vector<uint32_t> key = KeyOps(t, annotations, depth, rows);
+        const OpKeys keys = KeyOps(t, annotations, depth, rows);
         totals.Resize(rows.keys.size());
         const th::sdk::TableView events = t.Table("events");
-        const EventTree tree{events.Values<uint32_t>("parent", TH_TYPE_U32), events.Ints("ts"),
-                             events.Ints("dur"), key};
+        const EventTree tree{
+            events.Values<uint32_t>("parent", TH_TYPE_U32), events.Ints("ts"), events.Ints("dur"),
+            keys.per_event,
+            KeyByName{events.Values<uint32_t>("name", TH_TYPE_STRING_ID),
+                      events.Values<uint8_t>("kind", TH_TYPE_U8), keys.by_name, TH_EVENT_CPU_OP,
+                      annotations ? uint8_t{TH_EVENT_USER_ANNOTATION} : uint8_t{TH_EVENT_CPU_OP}}};
         AddHostTime(tree, totals);
         device = AddDeviceTime(tree, ReadLaunches(t), totals);
       }
@@ -109,17 +113,23 @@ class OpStats final : public th::sdk::Plugin {
   }
 
  private:
-  // Per event, the key of the op it is (kNone for other events): its kind,
-  // name and call site, the innermost Python frames around it (up to
-  // `depth`). Each op's duration goes to its call site's time. Call sites and
-  // keys are looked up by string ids and spelled out once each.
-  static std::vector<uint32_t> KeyOps(const Trace& t, bool annotations, size_t depth,
-                                      OpRows& rows) {
+  // The keys of the ops: per (name id, kind) when ops are keyed by kind and
+  // name (by_name, see KeyByName), per event when also by call site.
+  struct OpKeys {
+    std::vector<uint32_t> per_event, by_name;
+  };
+
+  // The key of each op (cpu_op or user annotation): its kind, name and call
+  // site, the innermost Python frames around it (up to `depth`). Each op's
+  // duration goes to its call site's time. Call sites and keys are looked up
+  // by string ids and spelled out once each.
+  static OpKeys KeyOps(const Trace& t, bool annotations, size_t depth, OpRows& rows) {
     const uint64_t n = t.size();
-    std::vector<uint32_t> key(n, kNone);
+    OpKeys out;
+    if (rows.by_stack()) out.per_event.assign(n, kNone);
     std::unordered_map<std::string, uint32_t> site_of;  // frame name ids as bytes -> site
     std::vector<std::string> sites{""};                 // site 0: no Python frame
-    std::vector<uint32_t> key_by_name;                  // (name id, kind) -> key, one site
+    std::vector<uint32_t>& key_by_name = out.by_name;   // (name id, kind) -> key, one site
     std::unordered_map<uint64_t, uint32_t> key_of;      // (name id, site, kind) -> key
     std::unordered_map<uint64_t, int64_t> site_time;    // (key, site) -> time
     const th::sdk::TableView events = t.Table("events");
@@ -165,12 +175,12 @@ class OpStats final : public th::sdk::Plugin {
       }
       if (*slot == kNone)
         *slot = rows.Key(cpu_op ? "cpu_op" : "user_annotation", t.name(i), sites[site]);
-      key[i] = *slot;
+      if (rows.by_stack()) out.per_event[i] = *slot;
       if (!sites[site].empty()) site_time[uint64_t{*slot} << 32 | site] += t.dur(i);
     }
     for (const auto& [key_site, ns] : site_time)
       rows.site_time[{static_cast<uint32_t>(key_site >> 32), sites[key_site & 0xFFFFFFFFu]}] += ns;
-    return key;
+    return out;
   }
 
   static std::vector<Launch> ReadLaunches(const Trace& t) {

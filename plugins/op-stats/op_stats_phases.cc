@@ -62,15 +62,17 @@ void KeyTotals::Add(uint32_t key, int64_t row_host_total, int64_t row_host_self,
 void AddHostTime(const EventTree& t, KeyTotals& totals) {
   const size_t n = t.parent.size();
   for (uint32_t i = 0; i < n; ++i) {
-    if (t.is_op(i)) {
-      const uint32_t k = t.key[i];
+    const uint32_t k = t.key_of(i);
+    if (k != kNone) {
       totals.calls[k] += 1;
       totals.host_total[k] += t.dur[i];
       totals.host_self[k] += t.dur[i];
     }
     const uint32_t p = t.parent[i];
-    if (p == kNone || t.dur[i] <= 0 || !t.is_op(p)) continue;
-    totals.host_self[t.key[p]] -=
+    if (p == kNone || t.dur[i] <= 0) continue;
+    const uint32_t kp = t.key_of(p);
+    if (kp == kNone) continue;
+    totals.host_self[kp] -=
         std::max<int64_t>(0, std::min(t.end(i), t.end(p)) - std::max(t.ts[i], t.ts[p]));
   }
 }
@@ -87,10 +89,11 @@ DeviceTime AddDeviceTime(const EventTree& t, const std::vector<Launch>& launches
       continue;
     }
     d.in_ops += l.dur;
-    totals.device_self[t.key[owner]] += l.dur;
+    totals.device_self[t.key_of(owner)] += l.dur;
     for (uint32_t a = owner; a != kNone; a = above(a)) {
-      totals.device_total[t.key[a]] += l.dur;
-      totals.kernels[t.key[a]] += 1;
+      const uint32_t k = t.key_of(a);
+      totals.device_total[k] += l.dur;
+      totals.kernels[k] += 1;
     }
   }
   return d;

@@ -25,15 +25,37 @@ namespace th::op_stats {
 
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
+// The key of the op each event is (kNone for every other event) when it
+// follows from the event's name and kind alone (ops not told apart by call
+// site): by_name[name id * 2 + (kind == op_kind)] for events of kind op_kind
+// or other_op_kind, kNone past its end. Reads the name and kind columns
+// instead of a key per event (4 bytes per event never written).
+struct KeyByName {
+  std::span<const uint32_t> name;
+  std::span<const uint8_t> kind;
+  std::span<const uint32_t> by_name;
+  uint8_t op_kind = 0, other_op_kind = 0;
+
+  uint32_t operator()(uint32_t i) const {
+    const uint8_t k = kind[i];
+    if (k != op_kind && k != other_op_kind) return kNone;
+    const size_t at = size_t{name[i]} * 2 + (k == op_kind);
+    return at < by_name.size() ? by_name[at] : kNone;
+  }
+};
+
 // The event tree of one trace, as views of its columns: per event its parent
 // (kNone for a root), its start and duration, and the key of the framework op
-// it is (kNone for every other event).
+// it is (kNone for every other event): `key` per event, or when it is empty
+// `by_name`.
 struct EventTree {
   std::span<const uint32_t> parent;
   std::span<const int64_t> ts, dur;
   std::span<const uint32_t> key;
+  KeyByName by_name = {};
 
-  bool is_op(uint32_t i) const { return key[i] != kNone; }
+  uint32_t key_of(uint32_t i) const { return key.empty() ? by_name(i) : key[i]; }
+  bool is_op(uint32_t i) const { return key_of(i) != kNone; }
   int64_t end(uint32_t i) const { return ts[i] + dur[i]; }
 };
 

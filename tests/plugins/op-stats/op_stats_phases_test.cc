@@ -29,10 +29,39 @@ EventTree Tree() {
   return {parent, ts, dur, key};
 }
 
+// The same tree with its keys given by name and kind (KeyByName): op 0 is a
+// kind-1 event named 3 (key 0), op 2 a kind-2 event of the same name (key 1);
+// event 5 is of kind 1 too, but its name lies past the table (no op).
+EventTree TreeKeyedByName() {
+  EventTree t = Tree();
+  static const std::vector<uint32_t> name = {3, 0, 3, 1, 1, 100, 2, 2};
+  static const std::vector<uint8_t> kind = {1, 0, 2, 0, 0, 1, 0, 0};
+  static const std::vector<uint32_t> by_name = {kNone, kNone, kNone, kNone, kNone, kNone, 1, 0};
+  t.key = {};
+  t.by_name = {name, kind, by_name, 1, 2};
+  return t;
+}
+
 KeyTotals TwoKeys() {
   KeyTotals totals;
   totals.Resize(2);
   return totals;
+}
+
+TEST(EventTree, KeysByNameAndKindAsPerEvent) {
+  const EventTree per_event = Tree(), by_name = TreeKeyedByName();
+  for (uint32_t i = 0; i < per_event.parent.size(); ++i)
+    EXPECT_EQ(by_name.key_of(i), per_event.key_of(i)) << i;
+  KeyTotals a = TwoKeys(), b = TwoKeys();
+  AddHostTime(per_event, a);
+  AddHostTime(by_name, b);
+  const std::vector<Launch> launches = {{3, 7}, {4, 11}, {2, 13}, {7, 17}};
+  AddDeviceTime(per_event, launches, a);
+  AddDeviceTime(by_name, launches, b);
+  EXPECT_EQ(b.calls, a.calls);
+  EXPECT_EQ(b.host_self, a.host_self);
+  EXPECT_EQ(b.device_total, a.device_total);
+  EXPECT_EQ(b.device_self, a.device_self);
 }
 
 TEST(AddHostTime, SelfTimeLessDirectChildrenClippedToTheOp) {
