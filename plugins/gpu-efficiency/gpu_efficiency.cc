@@ -121,10 +121,13 @@ class GpuEfficiency final : public th::sdk::Plugin {
       }
       const bool steps = use_steps && steps_begin < steps_end;
       const size_t first = devices.size();
-      // Pass 1: windows per device.
+      // Pass 1: windows per device, and room for every kernel (growth by
+      // doubling would fault in twice the pages).
+      size_t trace_kernels = 0;
       for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
         uint32_t e = trace.gpu_event(r);
         if (trace.kind(e) != TH_EVENT_KERNEL) continue;
+        ++trace_kernels;
         Device& d = devices[device_row(trace.gpu_device(r))];
         d.window_begin = std::min(d.window_begin, trace.ts(e));
         d.window_end = std::max(d.window_end, trace.end(e));
@@ -138,6 +141,9 @@ class GpuEfficiency final : public th::sdk::Plugin {
           devices[i].window_source = "kernel span";
         }
       }
+      group.reserve(group.size() + trace_kernels);
+      begin.reserve(begin.size() + trace_kernels);
+      end.reserve(end.size() + trace_kernels);
       // Pass 2: kernels clipped to the window.
       for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
         uint32_t e = trace.gpu_event(r);
