@@ -50,6 +50,13 @@ using Intervals = std::vector<std::pair<int64_t, int64_t>>;
 struct StepIntervals {
   std::vector<uint32_t> step;
   std::vector<int64_t> begin, end;
+  // Room for `n` intervals: pages are faulted in only as they are written,
+  // so a generous bound costs nothing, where growth by doubling copies.
+  void Reserve(size_t n) {
+    step.reserve(n);
+    begin.reserve(n);
+    end.reserve(n);
+  }
   void Add(uint32_t st, int64_t b, int64_t e) {
     step.push_back(st);
     begin.push_back(b);
@@ -411,6 +418,7 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
   }
   const StepOf step_of(t);
   StepIntervals busy;
+  busy.Reserve(t.gpu_rows());  // GPU activity (the rows of gpu_args hold it and the syncs)
   OwnedActivity owned;
   std::map<std::pair<std::string, std::string>, Unmodelled> loose;  // (name, why)
   std::unordered_map<uint32_t, Unmodelled> loose_leaf;  // leaf op's name id (kNone: no op)
@@ -456,6 +464,7 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
     u.time += t.dur(i);
   }
   StepIntervals modelled;
+  modelled.Reserve(t.gpu_rows());  // a part of the activity
   std::vector<StepRow> steps(step_of.count());
   CostOwnedOps(t, s, step_of, std::move(owned), {out, modelled, steps}, loose);
   AddHloOps(t, s, step_of, hlo, {out, modelled, steps}, loose);
