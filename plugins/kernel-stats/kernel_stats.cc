@@ -51,33 +51,48 @@ class KernelStats final : public th::sdk::Plugin {
 
   void Run(Context& ctx) override {
     const bool include_memory = ctx.GetBool("include_memory");
-    // One dense key per distinct name (with its category), over all ranks;
-    // one row per kernel (or copy) event.
+    auto listed = [&](uint32_t kind) {
+      return kind == TH_EVENT_KERNEL ||
+             (include_memory && (kind == TH_EVENT_MEMCPY || kind == TH_EVENT_MEMSET));
+    };
+    // One dense key per distinct name (with its category), over all ranks,
+    // and per key its count, total, min and max, summed as the events are
+    // read; per trace its name ids' keys.
     std::unordered_map<std::string, uint32_t> key_of;
     std::vector<std::string> names, categories, sources;
-    std::vector<uint32_t> keys;
-    std::vector<int64_t> durations;
+    std::vector<int64_t> count, total, min, max;
+    std::vector<std::vector<uint32_t>> key_of_name(ctx.traces().size());
+    constexpr uint32_t kUnseen = 0xFFFFFFFFu;
+    size_t trace_index = 0;
     for (const auto& trace : ctx.traces()) {
-      std::unordered_map<uint32_t, uint32_t> local;  // this trace's name id -> key
+      std::vector<uint32_t>& local = key_of_name[trace_index++];  // name id -> key
       int64_t rank_total = 0, rank_kernels = 0;
       for (uint64_t i = 0; i < trace.size(); ++i) {
-        uint32_t kind = trace.kind(i);
-        bool memory = kind == TH_EVENT_MEMCPY || kind == TH_EVENT_MEMSET;
-        if (kind != TH_EVENT_KERNEL && !(include_memory && memory)) continue;
-        auto [it, fresh] = local.try_emplace(trace.name_id(i), 0);
-        if (fresh) {
+        const uint32_t kind = trace.kind(i);
+        if (!listed(kind)) continue;
+        const uint32_t name_id = trace.name_id(i);
+        if (name_id >= local.size()) local.resize(name_id + 1, kUnseen);
+        if (local[name_id] == kUnseen) {
           std::string name(trace.name(i));
           auto [g, added] = key_of.try_emplace(name, static_cast<uint32_t>(names.size()));
           if (added) {  // the first rank's class names the row
             names.push_back(name);
             categories.push_back(th::sdk::KernelClassName(trace.kernel_class(i)));
             sources.push_back(ClassSource(trace, i));
+            count.push_back(0);
+            total.push_back(0);
+            min.push_back(INT64_MAX);
+            max.push_back(INT64_MIN);
           }
-          it->second = g->second;
+          local[name_id] = g->second;
         }
-        keys.push_back(it->second);
-        durations.push_back(trace.dur(i));
-        rank_total += trace.dur(i);
+        const uint32_t key = local[name_id];
+        const int64_t d = trace.dur(i);
+        ++count[key];
+        total[key] += d;
+        min[key] = std::min(min[key], d);
+        max[key] = std::max(max[key], d);
+        rank_total += d;
         rank_kernels += kind == TH_EVENT_KERNEL;
       }
       th::sdk::Scope scope;
@@ -86,21 +101,22 @@ class KernelStats final : public th::sdk::Plugin {
       ctx.Metric("kernels", static_cast<double>(rank_kernels), "count", th::sdk::kMeasured, scope);
     }
     const size_t k = names.size();
-    using R = Context::Reduce;
-    std::vector<int64_t> total = ctx.ReduceByKey(keys, durations, R::kSum, k);
-    std::vector<int64_t> count = ctx.ReduceByKey(keys, durations, R::kCount, k);
-    std::vector<int64_t> min = ctx.ReduceByKey(keys, durations, R::kMin, k);
-    std::vector<int64_t> max = ctx.ReduceByKey(keys, durations, R::kMax, k);
-    // Percentiles: rows grouped by key (stable sort), one segment per key.
-    std::vector<int64_t> sort_keys(keys.begin(), keys.end());
-    std::vector<uint32_t> rows(keys.size());
-    for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
-    ctx.SortByKey(sort_keys, rows);
-    std::vector<int64_t> grouped(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) grouped[i] = durations[rows[i]];
+    // Percentiles: the durations grouped by key, each key's in the order read
+    // (a counting sort: one 8-byte value per event, no sort), one segment per key.
     std::vector<uint64_t> offsets(k + 1, 0);
     for (size_t g = 0; g < k; ++g) offsets[g + 1] = offsets[g] + static_cast<uint64_t>(count[g]);
+    std::vector<int64_t> grouped(offsets[k]);
+    {
+      std::vector<uint64_t> next(offsets.begin(), offsets.end() - 1);
+      trace_index = 0;
+      for (const auto& trace : ctx.traces()) {
+        const std::vector<uint32_t>& local = key_of_name[trace_index++];
+        for (uint64_t i = 0; i < trace.size(); ++i)
+          if (listed(trace.kind(i))) grouped[next[local[trace.name_id(i)]]++] = trace.dur(i);
+      }
+    }
     std::vector<int64_t> pct = ctx.SegmentedPercentiles(grouped, offsets, {50, 99});
+    grouped = {};
     int64_t gpu_total = 0;
     for (int64_t t : total) gpu_total += t;
 
