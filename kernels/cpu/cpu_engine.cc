@@ -1,6 +1,7 @@
 // The oneTBB engine: the reference backend every other one is tested against.
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tracehound/kernels/primitives.h>
 
@@ -278,18 +279,33 @@ class CpuEngine final : public Engine {
     for (double pct : percentiles)
       if (!(pct > 0 && pct <= 100))
         return KernelStatus("percentile " + std::to_string(pct) + " is not in (0, 100]");
+    // Percentiles in ascending order (each selection then narrows the next);
+    // one copy buffer per thread, reused from segment to segment.
+    std::vector<size_t> by_pct(p);
+    std::iota(by_pct.begin(), by_pct.end(), size_t{0});
+    std::sort(by_pct.begin(), by_pct.end(),
+              [&](size_t a, size_t b) { return percentiles[a] < percentiles[b]; });
+    tbb::enumerable_thread_specific<std::vector<int64_t>> buffers;
     tbb::parallel_for(size_t{0}, segments, [&](size_t s) {
       uint64_t b = offsets[s], e = offsets[s + 1];
       if (e <= b) {
         for (size_t j = 0; j < p; ++j) out[s * p + j] = 0;
         return;
       }
-      std::vector<int64_t> v(values.begin() + b, values.begin() + e);
-      std::sort(v.begin(), v.end());
-      for (size_t j = 0; j < p; ++j) {
+      std::vector<int64_t>& v = buffers.local();
+      v.assign(values.begin() + b, values.begin() + e);
+      // The value of rank r (1-based) is the r-th smallest: nth_element finds
+      // it exactly, ranks ascending, each within what the last one left above.
+      size_t done = 0;  // v[0, done) holds values no greater than the last found
+      for (size_t j : by_pct) {
         auto rank =
             static_cast<size_t>(std::ceil(percentiles[j] / 100.0 * static_cast<double>(v.size())));
-        out[s * p + j] = v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+        const size_t at = std::clamp<size_t>(rank, 1, v.size()) - 1;
+        if (at >= done) {
+          std::nth_element(v.begin() + done, v.begin() + at, v.end());
+          done = at;
+        }
+        out[s * p + j] = v[at];
       }
     });
     return {};

@@ -185,6 +185,7 @@ class OpStats final : public th::sdk::Plugin {
 
   static std::vector<Launch> ReadLaunches(const Trace& t) {
     std::vector<Launch> launches;
+    launches.reserve(t.edge_count());  // a bound: pages are faulted in as written, no growth copies
     for (uint64_t k = 0; k < t.edge_count(); ++k)
       if (t.edge_kind(k) == TH_EDGE_LAUNCH)
         launches.push_back({t.edge_src(k), t.dur(t.edge_dst(k))});

@@ -157,6 +157,35 @@ TEST_F(CpuEngineTest, SegmentedPercentilesNearestRank) {
   EXPECT_FALSE(engine_->SegmentedPercentiles(values, beyond, one, two).ok());
 }
 
+// Against sorting each segment, on random segments of very different sizes
+// (the per-thread buffer is reused from a long segment to short ones) with
+// many repeated values and percentiles in no order.
+TEST_F(CpuEngineTest, SegmentedPercentilesEqualSortedSegments) {
+  std::mt19937 rng(7);
+  std::vector<int64_t> values;
+  std::vector<uint64_t> offsets{0};
+  for (int s = 0; s < 200; ++s) {
+    const size_t n = s % 17 == 0 ? 20000 + rng() % 5000 : rng() % 40;
+    for (size_t k = 0; k < n; ++k) values.push_back(static_cast<int64_t>(rng() % 50) - 10);
+    offsets.push_back(values.size());
+  }
+  const std::vector<double> pcts = {99, 50, 0.5, 100, 50, 75, 1};
+  std::vector<int64_t> out((offsets.size() - 1) * pcts.size());
+  ASSERT_TRUE(engine_->SegmentedPercentiles(values, offsets, pcts, out).ok());
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    std::vector<int64_t> v(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
+    std::sort(v.begin(), v.end());
+    for (size_t j = 0; j < pcts.size(); ++j) {
+      int64_t want = 0;
+      if (!v.empty()) {
+        auto rank = static_cast<size_t>(std::ceil(pcts[j] / 100.0 * static_cast<double>(v.size())));
+        want = v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+      }
+      ASSERT_EQ(out[s * pcts.size() + j], want) << "segment " << s << " percentile " << pcts[j];
+    }
+  }
+}
+
 TEST_F(CpuEngineTest, IntervalUnionOverlapAndGapsMatchReference) {
   for (const Case& c : IntervalCases()) {
     SCOPED_TRACE(c.name);
