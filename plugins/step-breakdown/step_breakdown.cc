@@ -14,6 +14,7 @@
 #include <tracehound/id_set.h>
 #include <tracehound/sdk.h>
 #include <tracehound/time_order.h>
+#include <tracehound/zeroed_array.h>
 
 #include <algorithm>
 #include <array>
@@ -461,7 +462,9 @@ class StepBreakdown final : public th::sdk::Plugin {
       return std::pair{b, e};
     };
     RankUnions out;
-    std::vector<uint8_t> type(t.size(), kSkip);  // kept rows with a length: their KernelType
+    // Kept rows with a length: their KernelType (read for those rows only; the
+    // pages of other events are never touched).
+    th::sdk::ZeroedArray<uint8_t> type(t.size());
     auto keep = [&](uint32_t i) {
       if (!IsHtaGpuRow(t, i)) return false;
       ++out.gpu_rows;
