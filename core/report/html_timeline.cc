@@ -1,6 +1,7 @@
 #include "core/report/html_timeline.h"
 
 #include <tracehound/device_type.h>
+#include <tracehound/sorted_runs.h>
 
 #include <algorithm>
 #include <cmath>
@@ -388,9 +389,10 @@ MemoryTimeline BuildMemoryTimeline(const AnalysisReport& r, const TimelineLimits
     for (auto& [dev, list] : rows) {
       ++out.devices;
       if (out.series.size() >= limits.max_memory_devices) continue;
-      std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      const auto by_ts = [&](uint32_t a, uint32_t b) {
         return g.events.ts[m.event[a]] < g.events.ts[m.event[b]];
-      });
+      };
+      sdk::StableSortFewRuns(list, by_ts);
       MemorySeries s;
       s.rank = trace->info.rank;
       s.device_type = dev.first;

@@ -10,6 +10,7 @@
 #include <tracehound/device_type.h>
 #include <tracehound/format.h>
 #include <tracehound/sdk.h>
+#include <tracehound/sorted_runs.h>
 
 #include <algorithm>
 #include <cmath>
@@ -437,9 +438,10 @@ class OomRisk final : public th::sdk::Plugin {
  private:
   // Phase 1: the allocated (and reserved) value after every event, in time order.
   static void Timeline(const Trace& t, DeviceMemory& d) {
-    std::stable_sort(d.rows.begin(), d.rows.end(), [&](uint32_t a, uint32_t b) {
+    const auto by_ts = [&](uint32_t a, uint32_t b) {
       return t.ts(t.memory_event(a)) < t.ts(t.memory_event(b));
-    });
+    };
+    th::sdk::StableSortFewRuns(d.rows, by_ts);
     d.measured = false;
     for (uint32_t r : d.rows) d.measured |= t.memory_total_allocated(r) != kNoValue;
     int64_t value = d.measured ? kNoValue : 0, previous = kNoValue;

@@ -89,5 +89,25 @@ TEST(StableSortRuns, DescendingSortedAndEmptyInputs) {
   EXPECT_TRUE(empty.empty());
 }
 
+// Few long runs (merged) and many short ones (std::stable_sort) alike give
+// std::stable_sort's order, equal keys in input order.
+TEST(StableSortFewRuns, EqualsStableSortForLongAndShortRuns) {
+  std::mt19937 rng(5);
+  for (size_t run : {size_t{1}, size_t{3}, size_t{100}, size_t{5000}}) {
+    std::vector<std::pair<int, int>> v;
+    int key = 0;
+    for (int i = 0; i < 20000; ++i) {
+      if (i % run == 0) key = static_cast<int>(rng() % 1000);
+      key += static_cast<int>(rng() % 3);  // ascending within a run, with repeats
+      v.push_back({key, i});
+    }
+    auto by_key = [](const auto& x, const auto& y) { return x.first < y.first; };
+    std::vector<std::pair<int, int>> expected = v;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    StableSortFewRuns(v, by_key);
+    EXPECT_EQ(v, expected) << "runs of " << run;
+  }
+}
+
 }  // namespace
 }  // namespace th::sdk

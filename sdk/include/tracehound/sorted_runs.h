@@ -38,4 +38,17 @@ void StableSortRuns(std::vector<T>& v, Less less = Less()) {
   StableSortRuns(std::span<T>(v), less);
 }
 
+// std::stable_sort's result, by run merging when the input is made of runs
+// of `min_run` values or more on average (rows in file order, by line or
+// thread), else by std::stable_sort.
+template <typename T, typename Less = std::less<T>>
+void StableSortFewRuns(std::vector<T>& v, Less less = Less(), size_t min_run = 64) {
+  size_t runs = 1;
+  for (size_t k = 1; k < v.size() && runs * min_run <= v.size(); ++k) runs += less(v[k], v[k - 1]);
+  if (runs * min_run <= v.size())
+    StableSortRuns(v, less);
+  else
+    std::stable_sort(v.begin(), v.end(), less);
+}
+
 }  // namespace th::sdk
