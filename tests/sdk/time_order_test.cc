@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <tracehound/time_order.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -69,6 +70,28 @@ TEST(MergeByStart, EveryRowOfEveryListByStart) {
   EXPECT_EQ(seen[1], std::make_pair(9u, 3u));
   EXPECT_EQ(seen[2], std::make_pair(10u, 6u));
   EXPECT_EQ(seen.back(), std::make_pair(9u, 5u));
+}
+
+// The prefetch hook names, as each list advances, the row `ahead` places
+// further down it, each such row once, before that row is visited.
+TEST(MergeByStart, PrefetchesRowsAheadOfEachList) {
+  const std::vector<int64_t> start = {0, 2, 4, 6, 8, 1, 3, 5, 7};  // by row
+  const std::vector<uint32_t> a = {0, 1, 2, 3, 4}, b = {5, 6, 7, 8};
+  const std::vector<StartList> lists = {{a, 0}, {b, 1}};
+  std::vector<uint32_t> visited, prefetched;
+  std::vector<bool> prefetched_before_visit;
+  MergeByStart(
+      lists, [&](uint32_t, uint32_t row) { return start[row]; },
+      [&](uint32_t, uint32_t row) {
+        visited.push_back(row);
+        if (std::find(prefetched.begin(), prefetched.end(), row) != prefetched.end())
+          prefetched_before_visit.push_back(true);
+      },
+      [&](uint32_t, uint32_t row) { prefetched.push_back(row); }, 1);
+  EXPECT_EQ(visited, (std::vector<uint32_t>{0, 5, 1, 6, 2, 7, 3, 8, 4}));
+  std::sort(prefetched.begin(), prefetched.end());
+  EXPECT_EQ(prefetched, (std::vector<uint32_t>{2, 3, 4, 7, 8}));  // positions 2 and on
+  EXPECT_EQ(prefetched_before_visit.size(), prefetched.size());
 }
 
 TEST(UnionCover, OverlapsCountedOnce) {
