@@ -4,6 +4,7 @@
 #include <tracehound/sorted_runs.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -49,6 +50,17 @@ bool Drawn(const EventGraph& g, EventId e) {
 bool InWindow(const EventGraph& g, EventId e, int64_t begin, int64_t end) {
   int64_t ts = g.events.ts[e], dur = std::max<int64_t>(0, g.events.dur[e]);
   return ts < end && (ts + dur > begin || (dur == 0 && ts >= begin));
+}
+
+// A duration's class, in the order of durations: its bit length and the 8
+// bits below its leading one (negative durations: class 0).
+constexpr size_t kDurationClasses = 65 * 256;
+size_t DurationClass(int64_t dur) {
+  if (dur <= 0) return 0;
+  const auto d = static_cast<uint64_t>(dur);
+  const int bits = 64 - std::countl_zero(d);  // 1 .. 63
+  const uint64_t below = bits > 9 ? (d >> (bits - 9)) & 0xFF : (d << (9 - bits)) & 0xFF;
+  return static_cast<size_t>(bits) * 256 + static_cast<size_t>(below);
 }
 
 // Calls visit(e) for the events of track t drawn in window w, by start.
@@ -180,7 +192,6 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
     uint32_t lane;
     EventId event;
   };
-  std::vector<Candidate> all;
   for (const RankWindow& w : s.windows) {
     const EventGraph& g = r.traces->traces[w.trace]->graph;
     // Host threads that launched work shown in the window.
@@ -217,7 +228,6 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
       return std::make_pair(g.tracks[a].device, g.tracks[a].stream) <
              std::make_pair(g.tracks[b].device, g.tracks[b].stream);
     });
-    const size_t first_lane = s.lanes.size();
     for (const auto* list : {&host, &gpu}) {
       for (TrackId t : *list) {
         SwimlaneLane lane;
@@ -232,61 +242,69 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         s.lanes.push_back(std::move(lane));
       }
     }
-    // The lanes' events, lane after lane in track order: each lane fills its
-    // own slots (its count is known), lanes side by side.
-    std::vector<size_t> slot{all.size()};
-    for (size_t l = first_lane; l < s.lanes.size(); ++l)
-      slot.push_back(slot.back() + static_cast<size_t>(s.lanes[l].events));
-    all.resize(slot.back());
-    tbb::parallel_for(size_t{first_lane}, s.lanes.size(), [&](size_t l) {
-      size_t at = slot[l - first_lane];
-      const uint32_t index = static_cast<uint32_t>(l);
-      ForEachShown(g, s.lanes[l].track, w, [&](EventId ev) { all[at++] = {index, ev}; });
-    });
   }
-  s.total_events = static_cast<int64_t>(all.size());
-  if (all.empty()) {
+  for (const SwimlaneLane& lane : s.lanes) s.total_events += lane.events;
+  if (s.total_events == 0) {
     s.reason = "no event in the shown window";
     return s;
   }
-  auto graph_of = [&](const Candidate& c) -> const EventGraph& {
-    return r.traces->traces[s.lanes[c.lane].trace]->graph;
+  auto graph_of_lane = [&](size_t lane) -> const EventGraph& {
+    return r.traces->traces[s.lanes[lane].trace]->graph;
   };
-  auto window_of_lane = [&](uint32_t lane) -> const RankWindow& {
+  auto graph_of = [&](const Candidate& c) -> const EventGraph& { return graph_of_lane(c.lane); };
+  auto window_of_lane = [&](size_t lane) -> const RankWindow& {
     for (const RankWindow& w : s.windows)
       if (w.trace == s.lanes[lane].trace) return w;
     return s.windows.front();
   };
-
-  bool reduced = all.size() > limits.max_swimlane_events;
-  if (reduced) {
-    // Every lane's busy share per bucket, from all its top-level events.
-    int buckets = std::max(1, limits.density_buckets);
-    double width = static_cast<double>(std::max<int64_t>(1, s.span_ns)) / buckets;
-    // `all` holds each lane's events together, in lane order: lanes side by side.
-    std::vector<size_t> lane_begin{0};
+  // Calls visit(event) for a lane's events in the window, in track order.
+  auto for_each_in_lane = [&](size_t lane, auto visit) {
+    ForEachShown(graph_of_lane(lane), s.lanes[lane].track, window_of_lane(lane), visit);
+  };
+  // The events kept: all of them, or past max_swimlane_events the longest
+  // (ties: the earlier, then the lower lane, then the lower event id).
+  std::vector<Candidate> all;
+  const bool reduced = static_cast<uint64_t>(s.total_events) > limits.max_swimlane_events;
+  if (!reduced) {
+    // Lane after lane, each lane filling its own slots, lanes side by side.
+    std::vector<size_t> slot{0};
     for (const SwimlaneLane& lane : s.lanes)
-      lane_begin.push_back(lane_begin.back() + static_cast<size_t>(lane.events));
+      slot.push_back(slot.back() + static_cast<size_t>(lane.events));
+    all.resize(slot.back());
+    tbb::parallel_for(size_t{0}, s.lanes.size(), [&](size_t l) {
+      size_t at = slot[l];
+      const uint32_t index = static_cast<uint32_t>(l);
+      for_each_in_lane(l, [&](EventId ev) { all[at++] = {index, ev}; });
+    });
+  } else {
+    // Every lane's busy share per bucket, from all its top-level events.
+    const int buckets = std::max(1, limits.density_buckets);
+    const double width = static_cast<double>(std::max<int64_t>(1, s.span_ns)) / buckets;
+    // Per lane, in one pass over its events: the busy time per bucket of its
+    // top-level events, and how many events fall in each duration class
+    // (DurationClass: ordered like the durations, 1/256 of an octave wide).
     std::vector<std::vector<double>> busy(s.lanes.size());
+    std::vector<std::vector<uint64_t>> classes(s.lanes.size());
     tbb::parallel_for(size_t{0}, s.lanes.size(), [&](size_t lane) {
-      const RankWindow& w = window_of_lane(static_cast<uint32_t>(lane));
+      const RankWindow& w = window_of_lane(lane);
+      const EventGraph& g = graph_of_lane(lane);
       auto& b = busy[lane];
-      for (size_t i = lane_begin[lane]; i < lane_begin[lane + 1]; ++i) {
-        const Candidate& c = all[i];
-        const EventGraph& g = graph_of(c);
-        if (g.events.depth[c.event] != 0) continue;
+      auto& histogram = classes[lane];
+      histogram.assign(kDurationClasses, 0);
+      for_each_in_lane(lane, [&](EventId e) {
+        ++histogram[DurationClass(g.events.dur[e])];
+        if (g.events.depth[e] != 0) return;
         if (b.empty()) b.assign(buckets, 0);
-        double a = static_cast<double>(std::max(g.events.ts[c.event], w.begin_ns) - w.shift_ns);
-        double z = static_cast<double>(std::min(g.events.ts[c.event] +
-                                                    std::max<int64_t>(0, g.events.dur[c.event]),
-                                                w.end_ns) -
-                                       w.shift_ns);
+        double a = static_cast<double>(std::max(g.events.ts[e], w.begin_ns) - w.shift_ns);
+        double z = static_cast<double>(
+            std::min(g.events.ts[e] + std::max<int64_t>(0, g.events.dur[e]), w.end_ns) -
+            w.shift_ns);
         for (int k = std::max(0, static_cast<int>(a / width)); k < buckets && k * width < z;
              ++k) {
           double lo = std::max(a, k * width), hi = std::min(z, (k + 1) * width);
           if (hi > lo) b[k] += hi - lo;
         }
-      }
+      });
     });
     for (size_t l = 0; l < s.lanes.size(); ++l) {
       if (busy[l].empty()) continue;
@@ -295,20 +313,59 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         s.lanes[l].density[k] =
             static_cast<uint8_t>(std::min(100.0, std::round(100 * busy[l][k] / width)));
     }
-    // Keep the longest events (ties: earlier first).
-    std::nth_element(all.begin(), all.begin() + limits.max_swimlane_events, all.end(),
+    // The class of the keep-th longest event: every event of a longer class
+    // is kept, of its own class the longest of them, of a shorter none.
+    const uint64_t keep = limits.max_swimlane_events;
+    size_t boundary = kDurationClasses;
+    uint64_t longer = 0;  // events in classes above the boundary
+    while (boundary > 0) {
+      uint64_t in_class = 0;
+      for (const auto& histogram : classes) in_class += histogram[boundary - 1];
+      if (longer + in_class >= keep) break;
+      longer += in_class;
+      --boundary;
+    }
+    const size_t cut = boundary - 1;
+    classes = {};
+    // Gathered lane by lane (side by side): the sure ones and the boundary's.
+    std::vector<std::vector<Candidate>> sure(s.lanes.size()), maybe(s.lanes.size());
+    tbb::parallel_for(size_t{0}, s.lanes.size(), [&](size_t l) {
+      const EventGraph& g = graph_of_lane(l);
+      const uint32_t index = static_cast<uint32_t>(l);
+      for_each_in_lane(l, [&](EventId e) {
+        const size_t c = DurationClass(g.events.dur[e]);
+        if (c > cut) sure[l].push_back({index, e});
+        if (c == cut) maybe[l].push_back({index, e});
+      });
+    });
+    std::vector<Candidate> tied;
+    for (size_t l = 0; l < s.lanes.size(); ++l) {
+      all.insert(all.end(), sure[l].begin(), sure[l].end());
+      tied.insert(tied.end(), maybe[l].begin(), maybe[l].end());
+    }
+    const size_t wanted = keep - all.size();
+    std::nth_element(tied.begin(), tied.begin() + static_cast<std::ptrdiff_t>(wanted), tied.end(),
                      [&](const Candidate& a, const Candidate& b) {
-                       int64_t da = graph_of(a).events.dur[a.event];
-                       int64_t db = graph_of(b).events.dur[b.event];
-                       return da != db
-                                  ? da > db
-                                  : graph_of(a).events.ts[a.event] < graph_of(b).events.ts[b.event];
+                       const int64_t da = graph_of(a).events.dur[a.event];
+                       const int64_t db = graph_of(b).events.dur[b.event];
+                       if (da != db) return da > db;
+                       const int64_t ta = graph_of(a).events.ts[a.event];
+                       const int64_t tb = graph_of(b).events.ts[b.event];
+                       if (ta != tb) return ta < tb;
+                       return std::pair(a.lane, a.event) < std::pair(b.lane, b.event);
                      });
-    all.resize(limits.max_swimlane_events);
+    all.insert(all.end(), tied.begin(), tied.begin() + static_cast<std::ptrdiff_t>(wanted));
   }
+  // By lane, then start; equal starts the longer first (a parent before the
+  // child it starts with), then by event id: one order whatever the input's.
   std::sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) {
     if (a.lane != b.lane) return a.lane < b.lane;
-    return graph_of(a).events.ts[a.event] < graph_of(b).events.ts[b.event];
+    const EventGraph& g = graph_of(a);
+    const int64_t ta = g.events.ts[a.event], tb = g.events.ts[b.event];
+    if (ta != tb) return ta < tb;
+    const int64_t da = g.events.dur[a.event], db = g.events.dur[b.event];
+    if (da != db) return da > db;
+    return a.event < b.event;
   });
 
   // Names, depths, and the launch of each kept GPU event.

@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "core/import/trace_loader.h"
 #include "core/report/html_assets.h"
@@ -238,6 +239,48 @@ TEST(HtmlReport, CapsBoundTheBlobAndAreReported) {
   std::string blob = out.str();
   EXPECT_NE(blob.find("swimlane: 500 of " + std::to_string(s.total_events)), std::string::npos);
   EXPECT_NE(blob.find("memory: allocator events reduced"), std::string::npos);
+}
+
+// The kept events of a reduced swimlane are the longest (ties: the earlier,
+// then the lower lane), whatever the cap: against a brute-force pick from the
+// unreduced swimlane; and each lane's events come by start, the longer first.
+TEST(HtmlReport, ReducedSwimlaneKeepsTheLongestEvents) {
+  TraceSet set = Generated(2, 3, 400);
+  AnalysisReport r;
+  r.traces = &set;
+  TimelineLimits everything;
+  everything.max_swimlane_events = 1u << 30;
+  const Swimlane full = BuildSwimlane(r, everything);
+  ASSERT_TRUE(full.available);
+  using Key = std::tuple<uint32_t, int64_t, int64_t>;  // lane, ts, dur
+  std::vector<Key> all;
+  for (const SwimlaneEvent& e : full.events) all.emplace_back(e.lane, e.ts, e.dur);
+  for (size_t cap : {size_t{1}, size_t{37}, size_t{500}, all.size() - 1}) {
+    TimelineLimits limits;
+    limits.max_swimlane_events = cap;
+    const Swimlane s = BuildSwimlane(r, limits);
+    ASSERT_EQ(s.events.size(), cap);
+    std::vector<Key> want = all;
+    std::sort(want.begin(), want.end(), [](const Key& a, const Key& b) {
+      if (std::get<2>(a) != std::get<2>(b)) return std::get<2>(a) > std::get<2>(b);
+      if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) < std::get<1>(b);
+      return std::get<0>(a) < std::get<0>(b);
+    });
+    want.resize(cap);
+    std::vector<Key> got;
+    for (const SwimlaneEvent& e : s.events) got.emplace_back(e.lane, e.ts, e.dur);
+    for (size_t k = 1; k < got.size(); ++k) {
+      const Key &a = got[k - 1], &b = got[k];
+      ASSERT_TRUE(std::get<0>(a) < std::get<0>(b) ||
+                  (std::get<0>(a) == std::get<0>(b) &&
+                   (std::get<1>(a) < std::get<1>(b) ||
+                    (std::get<1>(a) == std::get<1>(b) && std::get<2>(a) >= std::get<2>(b)))))
+          << "cap " << cap << " at " << k;
+    }
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << "cap " << cap;
+  }
 }
 
 TEST(HtmlReport, EmptyReportStillRenders) {
