@@ -3,12 +3,14 @@
 // definitions), and the same per kernel name.
 #include <tracehound/format.h>
 #include <tracehound/sdk.h>
+#include <tracehound/time_order.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -58,13 +60,68 @@ th::sdk::Schema GpuEfficiencyKernelsTable() {
       .Real("blocks_per_sm", "blocks");
 }
 
+// Adds to busy[device row] the union of each device's kernels clipped to its
+// window: each GPU stream's kernels (with a gpu_args row) in the importer's
+// track order, a device's streams merged by start; no per-kernel copy. False,
+// adding nothing, when that sweep would not see exactly the `clipped` kernels
+// of the gpu_args pass (a kernel off the stream tracks, a stream holding two
+// devices' kernels): the caller then unites them the general way.
+template <typename DeviceRow>
+bool SweepBusy(const th::sdk::Trace& t, const std::vector<Device>& devices, DeviceRow device_row,
+               size_t clipped, std::vector<int64_t>& busy) {
+  constexpr uint32_t kUnset = 0xFFFFFFFFu, kMixed = 0xFFFFFFFEu;
+  std::vector<uint32_t> device_of_track(t.track_count(), kUnset);
+  size_t seen = 0;
+  const auto clip = [&](uint32_t i, size_t di) {
+    return std::pair{std::max(t.ts(i), devices[di].window_begin),
+                     std::min(t.end(i), devices[di].window_end)};
+  };
+  const th::sdk::TrackRows rows = th::sdk::KeepInTrackOrder(
+      static_cast<uint32_t>(t.track_count()),
+      [&](uint32_t k) {
+        return t.track(k).kind == TH_TRACK_GPU_STREAM ? t.track_events(k)
+                                                      : th::sdk::Trace::TrackEvents{};
+      },
+      [&](uint32_t i) {
+        if (t.kind(i) != TH_EVENT_KERNEL) return false;
+        const uint32_t row = t.args_row(i);
+        if (row == th::sdk::kNoRow || row >= t.gpu_rows() || t.gpu_event(row) != i) return false;
+        const size_t di = device_row(t.gpu_device(row));
+        const auto [b, e] = clip(i, di);
+        if (e <= b) return false;
+        ++seen;
+        uint32_t& d = device_of_track[t.track_index(i)];
+        d = d == kUnset || d == di ? static_cast<uint32_t>(di) : kMixed;
+        return true;
+      });
+  if (seen != clipped) return false;
+  std::map<uint32_t, std::vector<th::sdk::StartList>> lists;  // device row -> its streams
+  for (size_t k = 0; k < rows.lists(); ++k) {
+    const uint32_t d = device_of_track[rows.track[k]];
+    if (d == kMixed) return false;
+    lists[d].push_back({rows.Of(k), d});
+  }
+  for (const auto& [d, of_device] : lists) {
+    th::sdk::UnionCover u;
+    th::sdk::MergeByStart(
+        of_device, [&](uint32_t, uint32_t i) { return t.ts(i); },
+        [&](uint32_t, uint32_t i) {
+          const auto [b, e] = clip(i, d);
+          u.Add(b, e);
+        });
+    busy[d] += u.total;
+  }
+  return true;
+}
+
 class GpuEfficiency final : public th::sdk::Plugin {
  public:
   static Declaration Declare() {
     return Declaration("gpu-efficiency", "1.0.0", th::sdk::kAnalyzer,
                        "GPU utilization, est. SM efficiency, est. achieved occupancy and blocks "
                        "per SM, per device and per kernel")
-        .Reads({"events", "profiler_steps", "gpu_args", "devices", "graph_capture"})
+        .Reads({"events", "profiler_steps", "gpu_args", "devices", "graph_capture", "tracks",
+                "track_events", "track_order"})
         .Publishes(GpuEfficiencyTable())
         .Publishes(GpuEfficiencyKernelsTable())
         .Option("window", "steps",
@@ -85,7 +142,11 @@ class GpuEfficiency final : public th::sdk::Plugin {
     // once per distinct name.
     std::map<std::string, uint32_t> kernel_row;
     std::vector<KernelAgg> kernels;
-    // Each device's kernels clipped to its window (the interval union's input).
+    // Busy time per device: the union of its kernels clipped to its window,
+    // swept per trace from the importer's track order (SweepBusy); a trace
+    // whose kernels that sweep cannot see exactly gives its clipped kernels
+    // to the host's interval union instead (group, begin, end).
+    std::vector<int64_t> swept_busy;
     std::vector<uint32_t> group;
     std::vector<int64_t> begin, end;
     for (const auto& trace : ctx.traces()) {
@@ -121,13 +182,10 @@ class GpuEfficiency final : public th::sdk::Plugin {
       }
       const bool steps = use_steps && steps_begin < steps_end;
       const size_t first = devices.size();
-      // Pass 1: windows per device, and room for every kernel (growth by
-      // doubling would fault in twice the pages).
-      size_t trace_kernels = 0;
+      // Pass 1: windows per device.
       for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
         uint32_t e = trace.gpu_event(r);
         if (trace.kind(e) != TH_EVENT_KERNEL) continue;
-        ++trace_kernels;
         Device& d = devices[device_row(trace.gpu_device(r))];
         d.window_begin = std::min(d.window_begin, trace.ts(e));
         d.window_end = std::max(d.window_end, trace.end(e));
@@ -141,10 +199,8 @@ class GpuEfficiency final : public th::sdk::Plugin {
           devices[i].window_source = "kernel span";
         }
       }
-      group.reserve(group.size() + trace_kernels);
-      begin.reserve(begin.size() + trace_kernels);
-      end.reserve(end.size() + trace_kernels);
       // Pass 2: kernels clipped to the window.
+      size_t clipped = 0;
       for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
         uint32_t e = trace.gpu_event(r);
         if (trace.kind(e) != TH_EVENT_KERNEL) continue;
@@ -154,9 +210,7 @@ class GpuEfficiency final : public th::sdk::Plugin {
                 en = std::min(trace.end(e), d.window_end);
         if (en <= b) continue;
         const int64_t dur = en - b;
-        group.push_back(static_cast<uint32_t>(di));
-        begin.push_back(b);
-        end.push_back(en);
+        ++clipped;
         d.kernel_ns += dur;
         ++d.kernels;
         const uint32_t name = trace.name_id(e);
@@ -188,12 +242,27 @@ class GpuEfficiency final : public th::sdk::Plugin {
           k.occupancy_ns += dur;
         }
       }
+      swept_busy.resize(devices.size(), 0);
+      if (!SweepBusy(trace, devices, device_row, clipped, swept_busy)) {
+        for (uint64_t r = 0; r < trace.gpu_rows(); ++r) {
+          const uint32_t e = trace.gpu_event(r);
+          if (trace.kind(e) != TH_EVENT_KERNEL) continue;
+          const size_t di = device_row(trace.gpu_device(r));
+          const int64_t b = std::max(trace.ts(e), devices[di].window_begin),
+                        en = std::min(trace.end(e), devices[di].window_end);
+          if (en <= b) continue;
+          group.push_back(static_cast<uint32_t>(di));
+          begin.push_back(b);
+          end.push_back(en);
+        }
+      }
     }
     // Busy time: the union of each device's kernel intervals.
     std::vector<int64_t> busy = ctx.IntervalUnion(group, begin, end, devices.size());
     std::vector<uint32_t>().swap(group);
     std::vector<int64_t>().swap(begin);
     std::vector<int64_t>().swap(end);
+    for (size_t i = 0; i < swept_busy.size(); ++i) busy[i] += swept_busy[i];
 
     const double low = ctx.GetDouble("low_utilization_pct");
     std::vector<int64_t> t_rank, t_device, t_window, t_busy, t_kernels, t_sms;

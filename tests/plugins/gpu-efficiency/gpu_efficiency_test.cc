@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <filesystem>
+#include <string>
 
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
@@ -80,6 +81,38 @@ TEST(GpuEfficiency, SpanWindowAndUnknownSmCount) {
   EXPECT_DOUBLE_EQ(Column<std::vector<double>>(t, "gpu_utilization")[0], 100.0);
   EXPECT_EQ(Column<std::vector<double>>(t, "est_sm_efficiency")[0], -1);  // unknown, not 0
   EXPECT_TRUE(r.findings.empty());
+}
+
+// A stream whose kernels name two devices (pid 0, but one kernel's args say
+// device 1): busy time cannot come from sweeping that stream for one device,
+// so it comes from the general interval union; each device's figures as if
+// its kernels ran alone. Device 0: k1 [100, 300) and k2 [200, 400) µs, union
+// 300 µs over its span; device 1: k3 [250, 350) µs, alone.
+TEST(GpuEfficiency, StreamWithTwoDevicesKernelsFallsBackToTheUnion) {
+  std::string text = kTrace;
+  const std::string k3 =
+      R"({"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 250, "dur": 100,)"
+      R"( "args": {"device": 1, "stream": 7, "grid": [1, 1, 1], "block": [32, 1, 1]}},)";
+  text.insert(text.find(R"({"ph": "X", "cat": "kernel", "name": "k2")"), k3 + "\n  ");
+  auto set = LoadTraceSet({testing::WriteTempFile("eff_mixed.json", text)}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  ASSERT_TRUE(RunPlugin(Plugin(), *set, {{"window", std::string("span")}}, &r).ok());
+  const DerivedTable& t = r.tables.at("gpu_efficiency");
+  ASSERT_EQ(t.rows, 2u);
+  const auto& device = Column<std::vector<int64_t>>(t, "device");
+  const auto& busy = Column<std::vector<int64_t>>(t, "busy");
+  const auto& window = Column<std::vector<int64_t>>(t, "window");
+  for (size_t i = 0; i < t.rows; ++i) {
+    if (device[i] == 0) {
+      EXPECT_EQ(busy[i], 300000);
+      EXPECT_EQ(window[i], 300000);
+    } else {
+      EXPECT_EQ(device[i], 1);
+      EXPECT_EQ(busy[i], 100000);
+      EXPECT_EQ(window[i], 100000);
+    }
+  }
 }
 
 // The graph-capture trace: the two warm-up kernels ran before the step; inside
