@@ -192,18 +192,27 @@ std::vector<Step> XlaModuleSteps(const Trace& t) {
       module_track[k] = any = true;
   }
   if (!any) return {};
+  // The module tracks' events, from the importer's track order (not a pass
+  // over every event of the trace).
+  auto for_each_module_event = [&](auto visit) {
+    for (uint32_t k = 0; k < t.track_count(); ++k) {
+      if (!module_track[k]) continue;
+      const Trace::TrackEvents events = t.track_events(k);
+      for (uint32_t n = 0; n < events.size(); ++n)
+        if (t.dur(events[n]) > 0) visit(k, events[n]);
+    }
+  };
   std::map<std::string, int64_t> total;
-  for (uint64_t i = 0; i < t.size(); ++i)
-    if (module_track[t.track_index(i)] && t.dur(i) > 0) total[std::string(t.name(i))] += t.dur(i);
+  for_each_module_event([&](uint32_t, uint32_t i) { total[std::string(t.name(i))] += t.dur(i); });
   if (total.empty()) return {};
   std::string dominant =
       std::max_element(total.begin(), total.end(), [](const auto& a, const auto& b) {
         return a.second < b.second;
       })->first;
   std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> runs;  // track -> (ts, end)
-  for (uint64_t i = 0; i < t.size(); ++i)
-    if (module_track[t.track_index(i)] && t.dur(i) > 0 && t.name(i) == dominant)
-      runs[t.track_index(i)].emplace_back(t.ts(i), t.end(i));
+  for_each_module_event([&](uint32_t k, uint32_t i) {
+    if (t.name(i) == dominant) runs[k].emplace_back(t.ts(i), t.end(i));
+  });
   size_t most = 0;
   for (auto& [k, r] : runs) {
     std::sort(r.begin(), r.end());
@@ -388,7 +397,7 @@ class Steps final : public th::sdk::Plugin {
                        "Steps per rank from ProfilerStep#N, XLA Steps lines or module executions, "
                        "a name pattern, or inferred from the periodicity of GPU work; warm-up "
                        "steps kept apart from the steady state")
-        .Reads({"events", "tracks", "edges", "profiler_steps"})
+        .Reads({"events", "tracks", "track_events", "track_order", "edges", "profiler_steps"})
         .Publishes(StepsTable())
         .Option("source", "auto",
                 "where steps come from: auto (pattern if set, then profiler_step, xla_step, "
