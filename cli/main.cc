@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <new>
 
 #include "cli/capture_command.h"
@@ -51,6 +52,11 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // Outputs are written whole or not at all, so none is half-written here.
     std::fprintf(stderr, "tracehound: out of memory (the system refused an allocation)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    // The system refusing a resource (a thread: oneTBB's "pthread_create has
+    // failed" under a tight address-space limit), never a crash.
+    std::fprintf(stderr, "tracehound: error: %s\n", e.what());
     return 2;
   }
   return exit_code;

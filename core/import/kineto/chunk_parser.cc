@@ -833,6 +833,12 @@ void ChunkParser::Parse(const TextChunk& chunk, const std::string& source_name, 
   ondemand::document doc;
   bool iterating = false;  // doc holds the chunk (its iterator can say where it stopped)
   auto fail = [&](simdjson::error_code err) {
+    if (err == simdjson::MEMALLOC) {  // not the text's fault: say so, not "malformed"
+      out->error = source_name + ": out of memory (the system refused an allocation) while " +
+                   "parsing traceEvents element #" + std::to_string(chunk.first_event + index) +
+                   " at text offset " + std::to_string(ElementOffset(chunk, index));
+      return;
+    }
     bool near = false;
     if (!check.bad_at) check.bad_at = LocateError(chunk, err, iterating ? &doc : nullptr, &near);
     if (check.bad_at && check.bad_what.empty()) check.bad_what = simdjson::error_message(err);
