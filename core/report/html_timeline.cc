@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include "core/graph/median.h"
@@ -284,13 +285,14 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
     // top-level events, and how many events fall in each duration class
     // (DurationClass: ordered like the durations, 1/256 of an octave wide).
     std::vector<std::vector<double>> busy(s.lanes.size());
-    std::vector<std::vector<uint64_t>> classes(s.lanes.size());
+    // One histogram per worker thread (not per lane: 130 KB each), summed.
+    tbb::enumerable_thread_specific<std::vector<uint64_t>> classes(
+        [] { return std::vector<uint64_t>(kDurationClasses, 0); });
     tbb::parallel_for(size_t{0}, s.lanes.size(), [&](size_t lane) {
       const RankWindow& w = window_of_lane(lane);
       const EventGraph& g = graph_of_lane(lane);
       auto& b = busy[lane];
-      auto& histogram = classes[lane];
-      histogram.assign(kDurationClasses, 0);
+      auto& histogram = classes.local();
       for_each_in_lane(lane, [&](EventId e) {
         ++histogram[DurationClass(g.events.dur[e])];
         if (g.events.depth[e] != 0) return;
@@ -326,7 +328,6 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
       --boundary;
     }
     const size_t cut = boundary - 1;
-    classes = {};
     // Gathered lane by lane (side by side): the sure ones and the boundary's.
     std::vector<std::vector<Candidate>> sure(s.lanes.size()), maybe(s.lanes.size());
     tbb::parallel_for(size_t{0}, s.lanes.size(), [&](size_t l) {
