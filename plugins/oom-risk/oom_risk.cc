@@ -103,23 +103,13 @@ class OpFinder {
       return a;
     }
     // Same thread, by time: the ops whose [ts, end) holds the event.
-    // The track's events are by start (the importer's track order): the CPU
-    // ops with a duration among them, walked back from the event's start.
-    const Trace::TrackEvents events = t_.track_events(t_.track_index(event));
+    const std::vector<uint32_t>& ops = OpsOf(t_.track_index(event));
     const int64_t ts = t_.ts(event);
-    uint32_t after = 0;  // the first of the track's events that starts after ts
-    for (uint32_t hi = events.size(); after < hi;) {
-      const uint32_t mid = after + (hi - after) / 2;
-      if (ts < t_.ts(events[mid]))
-        hi = mid;
-      else
-        after = mid + 1;
-    }
-    int budget = 4096;  // bounded walk back over ops; ops are short next to a trace
-    for (uint32_t k = after; k > 0 && budget > 0;) {
-      const uint32_t op = events[--k];
-      if (t_.kind(op) != TH_EVENT_CPU_OP || t_.dur(op) <= 0) continue;
-      --budget;
+    auto it = std::upper_bound(ops.begin(), ops.end(), ts,
+                               [&](int64_t v, uint32_t op) { return v < t_.ts(op); });
+    int budget = 4096;  // bounded walk back; ops are short next to a trace
+    for (auto k = it; k != ops.begin() && budget-- > 0;) {
+      const uint32_t op = *--k;
       if (t_.end(op) <= ts) continue;
       if (a.op == kNoRow || t_.dur(op) < t_.dur(a.op)) a.op = op;
       if (a.top == kNoRow || t_.dur(op) > t_.dur(a.top)) a.top = op;
@@ -138,7 +128,27 @@ class OpFinder {
   }
 
  private:
+  // A track's CPU ops with a duration, by start: from the importer's track
+  // order (ts ascending, longer first), built for the tracks asked only.
+  const std::vector<uint32_t>& OpsOf(uint32_t track) {
+    if (by_track_.empty()) {
+      by_track_.resize(t_.track_count());
+      built_.assign(t_.track_count(), false);
+    }
+    if (!built_[track]) {
+      built_[track] = true;
+      const Trace::TrackEvents events = t_.track_events(track);
+      by_track_[track].reserve(events.size());  // a bound: no growth copies
+      for (uint32_t k = 0; k < events.size(); ++k) {
+        const uint32_t i = events[k];
+        if (t_.kind(i) == TH_EVENT_CPU_OP && t_.dur(i) > 0) by_track_[track].push_back(i);
+      }
+    }
+    return by_track_[track];
+  }
   const Trace& t_;
+  std::vector<std::vector<uint32_t>> by_track_;
+  std::vector<bool> built_;
 };
 
 enum Tier { kLow = 0, kMedium = 1, kHigh = 2 };
