@@ -35,12 +35,8 @@ GraphCapture DetectGraphCapture(const EventGraph& g) {
   // The calls of interest, classified once per distinct name.
   std::vector<int8_t> call_of_name(g.strings.size(), -1);
   std::vector<std::pair<EventId, Call>> calls;
-  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   for (EventId i = 0; i < n; ++i) {
     const EventKind k = e.kind[i];
-    if (k == EventKind::kMetadata || k == EventKind::kFlow) continue;
-    first = std::min(first, e.ts[i]);
-    last = std::max(last, e.ts[i] + e.dur[i]);
     if (k == EventKind::kKernel) ++out.kernels;
     if (!IsLaunch(k)) continue;
     const StringId name = e.name[i];
@@ -54,7 +50,6 @@ GraphCapture DetectGraphCapture(const EventGraph& g) {
       out.hip = out.hip || g.strings.Get(name).substr(0, 3) == "hip";
   }
   if (calls.empty()) return out;
-  out.trace_start = first;
 
   std::vector<bool> ran(n, false);  // launch calls whose GPU work is in the trace
   for (size_t k = 0; k < g.edges.size(); ++k)
@@ -73,6 +68,15 @@ GraphCapture DetectGraphCapture(const EventGraph& g) {
     }
     return out;
   }
+  // The trace's first and last instants (every event but metadata and flows):
+  // where a region open at the trace's start or end is taken to begin or end.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  for (EventId i = 0; i < n; ++i) {
+    if (e.kind[i] == EventKind::kMetadata || e.kind[i] == EventKind::kFlow) continue;
+    first = std::min(first, e.ts[i]);
+    last = std::max(last, e.ts[i] + e.dur[i]);
+  }
+  out.trace_start = first;
   // Per thread, in time order: regions open at a begin call, close at an end call.
   std::stable_sort(calls.begin(), calls.end(), [&](const auto& a, const auto& b) {
     if (e.track[a.first] != e.track[b.first]) return e.track[a.first] < e.track[b.first];
