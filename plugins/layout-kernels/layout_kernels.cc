@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <span>
 #include <vector>
 
 namespace {
@@ -111,13 +112,19 @@ struct StreamKernels {
 StreamKernels CollectStreamKernels(const th::sdk::Trace& trace) {
   StreamKernels s;
   const uint64_t n = trace.size();
+  // The columns as spans: tight loops over every event, no per-read checks.
+  const th::sdk::TableView events = trace.Table("events");
+  const std::span<const uint8_t> kind = events.Values<uint8_t>("kind", TH_TYPE_U8);
+  const std::span<const uint32_t> track = events.Values<uint32_t>("track", TH_TYPE_U32);
+  const std::span<const int64_t> dur = events.Ints("dur");
   std::vector<uint32_t>& first = s.first;
   first.assign(1, 0);
   for (uint64_t i = 0; i < n; ++i) {
-    if (!trace.is_gpu_activity(i)) continue;
-    s.gpu_ns += trace.dur(i);
-    if (trace.kind(i) != TH_EVENT_KERNEL) continue;
-    const uint32_t t = trace.track_index(i);
+    const uint8_t k = kind[i];
+    if (k != TH_EVENT_KERNEL && k != TH_EVENT_MEMCPY && k != TH_EVENT_MEMSET) continue;
+    s.gpu_ns += dur[i];
+    if (k != TH_EVENT_KERNEL) continue;
+    const uint32_t t = track[i];
     if (t + 2 > first.size()) first.resize(t + 2, 0);
     ++first[t + 1];
   }
@@ -125,8 +132,7 @@ StreamKernels CollectStreamKernels(const th::sdk::Trace& trace) {
   s.rows.resize(first.back());
   std::vector<uint32_t> next(first.begin(), first.end() - 1);
   for (uint64_t i = 0; i < n; ++i)
-    if (trace.kind(i) == TH_EVENT_KERNEL)
-      s.rows[next[trace.track_index(i)]++] = static_cast<uint32_t>(i);
+    if (kind[i] == TH_EVENT_KERNEL) s.rows[next[track[i]]++] = static_cast<uint32_t>(i);
   const auto by_start = [&](uint32_t a, uint32_t b) { return trace.ts(a) < trace.ts(b); };
   for (size_t t = 0; t + 1 < first.size(); ++t) {
     const auto begin = s.rows.begin() + first[t], end = s.rows.begin() + first[t + 1];
