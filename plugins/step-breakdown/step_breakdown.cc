@@ -221,10 +221,16 @@ class StepBreakdown final : public th::sdk::Plugin {
     constexpr uint8_t kUnknown = 0xfe;
     std::vector<uint8_t> cpu_category;  // per name id, kUnknown until looked up
     std::vector<uint8_t> label(t.size(), kSkip);
+    // The columns read for every event, as spans (no per-read check).
+    const th::sdk::TableView events = t.Table("events");
+    const std::span<const int64_t> ts = events.Ints("ts"), dur = events.Ints("dur");
+    const std::span<const uint8_t> kinds = events.Values<uint8_t>("kind", TH_TYPE_U8);
+    const std::span<const uint32_t> names = events.Values<uint32_t>("name", TH_TYPE_STRING_ID);
+    const std::span<const uint32_t> parents = events.Values<uint32_t>("parent", TH_TYPE_U32);
     auto keep = [&](uint32_t i) {
-      const int64_t b = t.ts(i), e = t.end(i);
+      const int64_t b = ts[i], e = ts[i] + dur[i];
       if (e <= b || !unions.Overlaps(b, e)) return false;
-      const uint32_t kind = t.kind(i);
+      const uint32_t kind = kinds[i];
       uint8_t c = kNoCategory;
       if (kind == TH_EVENT_KERNEL) {
         c = kKernel;
@@ -235,7 +241,7 @@ class StepBreakdown final : public th::sdk::Plugin {
       } else if (kind == TH_EVENT_RUNTIME || kind == TH_EVENT_DRIVER) {
         c = kRuntime;
       } else if (kind == TH_EVENT_CPU_OP || kind == TH_EVENT_PYTHON_FUNCTION) {
-        const uint32_t name = t.name_id(i);
+        const uint32_t name = names[i];
         if (name >= cpu_category.size()) cpu_category.resize(name + 1, kUnknown);
         if (cpu_category[name] == kUnknown) cpu_category[name] = CpuCategory(t.name(i));
         c = cpu_category[name];
@@ -250,11 +256,11 @@ class StepBreakdown final : public th::sdk::Plugin {
       // to any union: left out, and its label becomes the cover's, against
       // which its own children are judged (they lie inside it, so inside the
       // cover). Parents come first in track order.
-      const uint32_t p = t.parent(i);
+      const uint32_t p = parents[i];
       if (p != th::sdk::kNoRow) {
         const uint8_t cover = label[p];
         if (cover != kSkip && (cover & 0x0f) <= (l & 0x0f) &&
-            (l & ~cover & (kGpuRowBit | kComputeBit)) == 0 && t.ts(p) <= b && e <= t.end(p)) {
+            (l & ~cover & (kGpuRowBit | kComputeBit)) == 0 && ts[p] <= b && e <= ts[p] + dur[p]) {
           label[i] = cover;
           return false;
         }
@@ -270,8 +276,6 @@ class StepBreakdown final : public th::sdk::Plugin {
       lists.push_back({by_track.Of(k), by_track.track[k]});
     // The kept rows are sparse in the columns (a cache miss each): their
     // start, duration and label are asked for a few rows ahead.
-    const th::sdk::TableView events = t.Table("events");
-    const std::span<const int64_t> ts = events.Ints("ts"), dur = events.Ints("dur");
     th::sdk::MergeByStart(
         lists, [&](uint32_t, uint32_t i) { return ts[i]; },
         [&](uint32_t, uint32_t i) {
