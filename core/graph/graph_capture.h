@@ -22,7 +22,7 @@ struct GraphCapture {
   int64_t executed_launches = 0;       // launch calls (graph launches included) whose work ran
   int64_t kernels = 0;                 // kernels that ran in the trace
   int64_t first_ts = 0, last_end = 0;  // first capture region's start, last one's end (ns)
-  int64_t trace_start = 0;  // the trace's first event (ns), for offsets; set with capture regions
+  int64_t trace_start = 0;             // the first event (ns), for offsets; with regions only
   bool hip = false;                    // the capture calls are HIP's
 
   // Any capture region with a captured launch.

@@ -1,10 +1,10 @@
 #include "core/report/html_report.h"
 
+#include <tbb/parallel_invoke.h>
+
 #include <algorithm>
 #include <map>
 #include <sstream>
-
-#include <tbb/parallel_invoke.h>
 
 #include "core/graph/text_escape.h"
 #include "core/report/finding_json.h"

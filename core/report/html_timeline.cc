@@ -1,5 +1,8 @@
 #include "core/report/html_timeline.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 #include <tracehound/device_type.h>
 #include <tracehound/sorted_runs.h>
 
@@ -9,10 +12,6 @@
 #include <map>
 #include <unordered_map>
 #include <utility>
-
-#include <tbb/blocked_range.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include "core/graph/median.h"
 #include "core/report/report_panels.h"
@@ -301,8 +300,7 @@ Swimlane BuildSwimlane(const AnalysisReport& r, const TimelineLimits& limits) {
         double z = static_cast<double>(
             std::min(g.events.ts[e] + std::max<int64_t>(0, g.events.dur[e]), w.end_ns) -
             w.shift_ns);
-        for (int k = std::max(0, static_cast<int>(a / width)); k < buckets && k * width < z;
-             ++k) {
+        for (int k = std::max(0, static_cast<int>(a / width)); k < buckets && k * width < z; ++k) {
           double lo = std::max(a, k * width), hi = std::min(z, (k + 1) * width);
           if (hi > lo) b[k] += hi - lo;
         }

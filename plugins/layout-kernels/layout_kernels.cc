@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <span>
 #include <vector>
 
 namespace {

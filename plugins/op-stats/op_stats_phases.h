@@ -10,6 +10,8 @@
 //   SortHloStats        hlo_op_stats rows by device time
 #pragma once
 
+#include <tracehound/zeroed_array.h>
+
 #include <cstdint>
 #include <map>
 #include <span>
@@ -18,8 +20,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <tracehound/zeroed_array.h>
 
 namespace th::op_stats {
 

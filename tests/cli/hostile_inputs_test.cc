@@ -243,8 +243,9 @@ TEST(HostileInputs, TightAddressSpaceFailsCleanly) {
   for (int mb : limits) {
     fs::remove_all(dir + "/reports");
     fs::create_directories(dir + "/reports");
-    CommandResult r = Shell("ulimit -v " + std::to_string(mb * 1024) + " && TRACEHOUND_REPORT_DIR=" +
-                            dir + "/reports " + TRACEHOUND_BINARY + " analyze " + trace);
+    CommandResult r =
+        Shell("ulimit -v " + std::to_string(mb * 1024) + " && TRACEHOUND_REPORT_DIR=" + dir +
+              "/reports " + TRACEHOUND_BINARY + " analyze " + trace);
     SCOPED_TRACE(std::to_string(mb) + " MB: " + r.out.substr(0, 400));
     ASSERT_TRUE(r.status == 0 || r.status == 2) << "status " << r.status;
     EXPECT_EQ(r.out.find("terminate called"), std::string::npos);

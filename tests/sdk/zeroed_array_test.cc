@@ -1,6 +1,5 @@
-#include <tracehound/zeroed_array.h>
-
 #include <gtest/gtest.h>
+#include <tracehound/zeroed_array.h>
 
 #include <cstdint>
 #include <fstream>
