@@ -296,15 +296,13 @@ class CpuEngine final : public Engine {
       v.assign(values.begin() + b, values.begin() + e);
       // The value of rank r (1-based) is the r-th smallest: nth_element finds
       // it exactly, ranks ascending, each within what the last one left above.
-      size_t done = 0;  // v[0, done) holds values no greater than the last found
+      size_t from = 0;  // the last rank found: v[0, from) holds no greater value
       for (size_t j : by_pct) {
         auto rank =
             static_cast<size_t>(std::ceil(percentiles[j] / 100.0 * static_cast<double>(v.size())));
-        const size_t at = std::clamp<size_t>(rank, 1, v.size()) - 1;
-        if (at >= done) {
-          std::nth_element(v.begin() + done, v.begin() + at, v.end());
-          done = at;
-        }
+        const size_t at = std::clamp<size_t>(rank, 1, v.size()) - 1;  // >= from: ranks ascend
+        std::nth_element(v.begin() + from, v.begin() + at, v.end());
+        from = at;
         out[s * p + j] = v[at];
       }
     });
