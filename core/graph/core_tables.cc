@@ -195,6 +195,11 @@ std::vector<TableSchema> MakeSchemas() {
                     {{"event", T::kU32, "", "launched event row, ascending"},
                      {"launch", T::kU32, "", "event row of its launch call"}}));
   s.push_back(
+      Table("gpu_activity",
+            "the GPU activity (kernels, memcpy, memset) by row: a plugin visits a "
+            "capture's few GPU events without scanning its host events",
+            {{"event", T::kU32, "", "event row of a kernel, memcpy or memset, ascending"}}));
+  s.push_back(
       Table("track_events",
             "per track (row of tracks), where its events lie in time order: slots "
             "[first, first + count) of track_order, or, when first_row is not "

@@ -29,6 +29,17 @@ HostFacts::Launches LaunchedEvents(const EventGraph& g) {
   return out;
 }
 
+// The rows of the kernels, memcpy and memset, ascending: one pass over the
+// kind column.
+std::vector<uint32_t> GpuActivityEvents(const EventGraph& g) {
+  std::vector<uint32_t> out;
+  const EventKind* kind = g.events.kind.data();
+  const size_t n = g.events.size();
+  for (size_t i = 0; i < n; ++i)
+    if (IsGpuActivity(kind[i])) out.push_back(static_cast<uint32_t>(i));
+  return out;
+}
+
 }  // namespace
 
 static_assert(static_cast<int>(KernelClass::kComm) == TH_CLASS_COMM);
@@ -38,15 +49,18 @@ static_assert(KernelClassTable::kNoRule == TH_NO_RULE);
 
 HostFacts::HostFacts(const TraceSet& set, KernelClassTable table) : table_(std::move(table)) {
   for (const auto& t : set.traces) {
-    // Three independent passes over the trace, side by side.
+    // Four independent passes over the trace, side by side.
     NameClasses names;
     GraphCapture capture;
     Launches launches;
+    std::vector<uint32_t> gpu_activity;
     tbb::parallel_invoke([&] { names = ClassifyNames(t->graph, table_); },
                          [&] { capture = DetectGraphCapture(t->graph); },
-                         [&] { launches = LaunchedEvents(t->graph); });
+                         [&] { launches = LaunchedEvents(t->graph); },
+                         [&] { gpu_activity = GpuActivityEvents(t->graph); });
     names_.push_back(std::move(names));
     launches_.push_back(std::move(launches));
+    gpu_activity_.push_back(std::move(gpu_activity));
     const GraphCapture& c = captures_.emplace_back(capture);
     CaptureRow row;
     row.dominates = c.dominates() ? 1 : 0;
@@ -94,6 +108,8 @@ void HostFacts::AddTables(size_t trace, TraceTables* tables) const {
        &c.captured_launches, &c.executed_launches, &c.kernels, &c.first_ts, &c.last_end});
   const Launches& l = launches_[trace];
   tables->Add(schema("event_launches"), l.event.size(), {l.event.data(), l.launch.data()});
+  const std::vector<uint32_t>& gpu = gpu_activity_[trace];
+  tables->Add(schema("gpu_activity"), gpu.size(), {gpu.data()});
 }
 
 }  // namespace th

@@ -1,9 +1,9 @@
 // HostFacts: what the host works out once per pipeline run, for every plugin:
 // the kernel class table with, per trace, the rule that decides each distinct
 // GPU activity name, the CUDA/HIP graph capture seen in the trace, the launch
-// call of each event, and each trace's table catalog (the event graph's tables
-// plus these facts as name_classes, class_rules, graph_capture and
-// event_launches).
+// call of each event, the GPU activity's rows, and each trace's table catalog
+// (the event graph's tables plus these facts as name_classes, class_rules,
+// graph_capture, event_launches and gpu_activity).
 #pragma once
 
 #include <cstdint>
@@ -40,8 +40,8 @@ class HostFacts {
   };
 
  private:
-  // Registers name_classes, class_rules, graph_capture and event_launches of
-  // trace `trace`.
+  // Registers name_classes, class_rules, graph_capture, event_launches and
+  // gpu_activity of trace `trace`.
   void AddTables(size_t trace, TraceTables* tables) const;
 
   struct CaptureRow {
@@ -54,6 +54,7 @@ class HostFacts {
   std::vector<GraphCapture> captures_;
   std::vector<CaptureRow> capture_rows_;
   std::vector<Launches> launches_;
+  std::vector<std::vector<uint32_t>> gpu_activity_;  // per trace, its rows ascending
   // class_rules' columns, pointing into table_.
   std::vector<uint32_t> rule_set_, rule_class_, rule_ignore_case_;
   std::vector<const char*> rule_match_, rule_source_;

@@ -78,7 +78,7 @@ class Collectives final : public th::sdk::Plugin {
                        "matched across ranks: transfer time vs synchronisation wait per rank, "
                        "algorithm, message size, algorithm and bus bandwidth")
         .Reads({"events", "tracks", "profiler_steps", "collective_args", "name_classes",
-                "class_rules", "event_launches"})
+                "class_rules", "event_launches", "gpu_activity"})
         .Publishes(CollectivesTable())
         .Publishes(CollectiveRanksTable())
         .Option("wait_threshold_pct", 10.0,
@@ -123,8 +123,8 @@ class Collectives final : public th::sdk::Plugin {
     for (const th_step& st : steps.steps()) span += st.dur;
     if (span != 0) return span;
     int64_t first = INT64_MAX, last = INT64_MIN;
-    for (uint64_t i = 0; i < t.size(); ++i)
-      if (t.is_gpu_activity(i)) first = std::min(first, t.ts(i)), last = std::max(last, t.end(i));
+    for (const uint32_t i : t.gpu_activity())
+      first = std::min(first, t.ts(i)), last = std::max(last, t.end(i));
     return last > first ? last - first : 0;
   }
 

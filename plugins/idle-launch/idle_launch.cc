@@ -278,8 +278,8 @@ class IdleLaunch final : public th::sdk::Plugin {
                        "Per GPU stream: idle time split into host-wait / kernel-wait / other "
                        "(HTA's idle breakdown), what the launching thread did in long gaps, "
                        "launch delays, kernels shorter than their launch, queue length")
-        .Reads(
-            {"events", "tracks", "graph_capture", "event_launches", "track_events", "track_order"})
+        .Reads({"events", "tracks", "graph_capture", "event_launches", "gpu_activity",
+                "track_events", "track_order"})
         .Publishes(IdleBreakdownTable())
         .Publishes(LongGapsTable())
         .Publishes(LaunchStatsTable())
@@ -368,13 +368,13 @@ class IdleLaunch final : public th::sdk::Plugin {
       for (uint32_t k = 0; k < by_track.size(); ++k)  // a bound: pages faulted only as written
         if (is_stream[k]) by_track[k].reserve(t.track_events(k).size());
       uint64_t launch_cursor = 0;
-      for (uint64_t i = 0; i < t.size(); ++i) {
-        if (!t.is_gpu_activity(i) || !is_stream[t.track_index(i)]) continue;
+      for (const uint32_t i : t.gpu_activity()) {  // the GPU events only, by row
+        if (!is_stream[t.track_index(i)]) continue;
         if (cutoff != INT64_MAX) {
           const uint32_t l = t.launch_of(i, launch_cursor);
           if (l == kNone || clock.Start(l) >= cutoff) continue;
         }
-        by_track[t.track_index(i)].push_back(static_cast<uint32_t>(i));
+        by_track[t.track_index(i)].push_back(i);
       }
       std::vector<uint32_t> tracks;
       for (uint32_t k = 0; k < by_track.size(); ++k)

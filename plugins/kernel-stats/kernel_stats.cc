@@ -44,7 +44,7 @@ class KernelStats final : public th::sdk::Plugin {
     return Declaration("kernel-stats", "1.0.0", th::sdk::kAnalyzer,
                        "Per kernel name: count, total, min, max, mean, p50, p99, share of GPU "
                        "time, category COMM/COMP/MEM (the kernel class table) and its source")
-        .Reads({"events", "name_classes", "class_rules"})
+        .Reads({"events", "gpu_activity", "name_classes", "class_rules"})
         .Publishes(KernelStatsTable())
         .Option("include_memory", true, "also list memcpy and memset (category MEM)");
   }
@@ -67,7 +67,7 @@ class KernelStats final : public th::sdk::Plugin {
     for (const auto& trace : ctx.traces()) {
       std::vector<uint32_t>& local = key_of_name[trace_index++];  // name id -> key
       int64_t rank_total = 0, rank_kernels = 0;
-      for (uint64_t i = 0; i < trace.size(); ++i) {
+      for (const uint32_t i : trace.gpu_activity()) {  // the GPU events only, by row
         const uint32_t kind = trace.kind(i);
         if (!listed(kind)) continue;
         const uint32_t name_id = trace.name_id(i);
@@ -111,7 +111,7 @@ class KernelStats final : public th::sdk::Plugin {
       trace_index = 0;
       for (const auto& trace : ctx.traces()) {
         const std::vector<uint32_t>& local = key_of_name[trace_index++];
-        for (uint64_t i = 0; i < trace.size(); ++i)
+        for (const uint32_t i : trace.gpu_activity())
           if (listed(trace.kind(i))) grouped[next[local[trace.name_id(i)]]++] = trace.dur(i);
       }
     }

@@ -111,17 +111,17 @@ struct StreamKernels {
 
 StreamKernels CollectStreamKernels(const th::sdk::Trace& trace) {
   StreamKernels s;
-  const uint64_t n = trace.size();
-  // The columns as spans: tight loops over every event, no per-read checks.
+  // The GPU events only (gpu_activity, by row); the columns as spans, no
+  // per-read checks.
+  const std::span<const uint32_t> gpu = trace.gpu_activity();
   const th::sdk::TableView events = trace.Table("events");
   const std::span<const uint8_t> kind = events.Values<uint8_t>("kind", TH_TYPE_U8);
   const std::span<const uint32_t> track = events.Values<uint32_t>("track", TH_TYPE_U32);
   const std::span<const int64_t> dur = events.Ints("dur");
   std::vector<uint32_t>& first = s.first;
   first.assign(1, 0);
-  for (uint64_t i = 0; i < n; ++i) {
+  for (const uint32_t i : gpu) {
     const uint8_t k = kind[i];
-    if (k != TH_EVENT_KERNEL && k != TH_EVENT_MEMCPY && k != TH_EVENT_MEMSET) continue;
     s.gpu_ns += dur[i];
     if (k != TH_EVENT_KERNEL) continue;
     const uint32_t t = track[i];
@@ -131,8 +131,8 @@ StreamKernels CollectStreamKernels(const th::sdk::Trace& trace) {
   for (size_t t = 1; t < first.size(); ++t) first[t] += first[t - 1];
   s.rows.resize(first.back());
   std::vector<uint32_t> next(first.begin(), first.end() - 1);
-  for (uint64_t i = 0; i < n; ++i)
-    if (kind[i] == TH_EVENT_KERNEL) s.rows[next[track[i]]++] = static_cast<uint32_t>(i);
+  for (const uint32_t i : gpu)
+    if (kind[i] == TH_EVENT_KERNEL) s.rows[next[track[i]]++] = i;
   const auto by_start = [&](uint32_t a, uint32_t b) { return trace.ts(a) < trace.ts(b); };
   for (size_t t = 0; t + 1 < first.size(); ++t) {
     const auto begin = s.rows.begin() + first[t], end = s.rows.begin() + first[t + 1];
@@ -245,7 +245,7 @@ class LayoutKernels final : public th::sdk::Plugin {
     return Declaration("layout-kernels", "1.0.0", th::sdk::kDetector,
                        "Copy/transpose/contiguous/dtype-cast kernels next to GEMM or convolution "
                        "kernels (PyTorch traces), with the aten op and Python frame")
-        .Reads({"events", "edges"})
+        .Reads({"events", "edges", "gpu_activity"})
         .Publishes(LayoutKernelsTable())
         .Option("min_share_pct", 1.0, "report a group at least this share of GPU time")
         .Min(0);

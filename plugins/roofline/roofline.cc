@@ -407,15 +407,17 @@ void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, Owne
 void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Results& out) {
   const uint64_t n = t.size();
   const th::sdk::TableView events = t.Table("events");
+  // Marked: a cpu_op with a model, asked only of the launch calls' ancestors.
   std::vector<int8_t> has_model;  // by name id: -1 unknown
-  std::vector<bool> marked(n, false);
-  for (uint64_t i = 0; i < n; ++i) {
-    if (t.kind(i) != TH_EVENT_CPU_OP) continue;
-    const uint32_t id = t.name_id(i);
+  const std::span<const uint8_t> kinds = events.Values<uint8_t>("kind", TH_TYPE_U8);
+  const std::span<const uint32_t> names = events.Values<uint32_t>("name", TH_TYPE_STRING_ID);
+  auto marked = [&](uint32_t e) {
+    if (kinds[e] != TH_EVENT_CPU_OP) return false;
+    const uint32_t id = names[e];
     if (id >= has_model.size()) has_model.resize(id + 1, -1);
-    if (has_model[id] < 0) has_model[id] = th::roofline::HasModel(t.name(i)) ? 1 : 0;
-    marked[i] = has_model[id] == 1;
-  }
+    if (has_model[id] < 0) has_model[id] = th::roofline::HasModel(t.String(id)) ? 1 : 0;
+    return has_model[id] == 1;
+  };
   const StepOf step_of(t);
   StepIntervals busy;
   busy.Reserve(t.gpu_rows());  // GPU activity (the rows of gpu_args hold it and the syncs)
@@ -425,8 +427,7 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
   std::vector<bool> launched(n, false), claimed(n, false);
   const std::vector<th::roofline::HloOccurrence> hlo = th::roofline::HloOccurrences(t, &claimed);
   {  // the owner walk's per-event memo is freed before the owners are grouped
-    th::roofline::OutermostMarked owner(events.Values<uint32_t>("parent", TH_TYPE_U32),
-                                        std::move(marked));
+    th::roofline::OutermostMarked owner(events.Values<uint32_t>("parent", TH_TYPE_U32), marked);
     for (uint64_t k = 0; k < t.edge_count(); ++k) {
       if (t.edge_kind(k) != TH_EDGE_LAUNCH) continue;
       const uint32_t call = t.edge_src(k), a = t.edge_dst(k);
@@ -454,8 +455,8 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
     v.count += u.count;
     v.time += u.time;
   }
-  for (uint64_t i = 0; i < n; ++i) {
-    if (!t.is_gpu_activity(i) || launched[i]) continue;
+  for (const uint32_t i : t.gpu_activity()) {  // the GPU events only, by row
+    if (launched[i]) continue;
     const uint32_t st = step_of(t.ts(i));
     if (st != kNone) busy.Add(st, t.ts(i), t.end(i));
     if (claimed[i]) continue;
@@ -564,9 +565,9 @@ class Roofline final : public th::sdk::Plugin {
                        "Per op (framework op or HLO instruction): FLOPs and bytes from the "
                        "shapes, time of its kernels, against the device's datasheet peaks "
                        "(dtype-aware roofline)")
-        .Reads({"events", "edges", "gpu_args", "devices", "profiler_steps", "op_inputs", "gpu_hlo",
-                "hlo_modules", "hlo_instructions", "hlo_operand_offsets", "hlo_operands",
-                "hlo_compute_dims", "xla_op_costs"})
+        .Reads({"events", "edges", "gpu_args", "gpu_activity", "devices", "profiler_steps",
+                "op_inputs", "gpu_hlo", "hlo_modules", "hlo_instructions", "hlo_operand_offsets",
+                "hlo_operands", "hlo_compute_dims", "xla_op_costs"})
         .Publishes(OpsTable())
         .Publishes(StepsTable())
         .Publishes(UnmodelledTable())

@@ -5,7 +5,8 @@
 
 namespace th::roofline {
 
-OutermostMarked::OutermostMarked(std::span<const uint32_t> parent, std::vector<bool> marked)
+OutermostMarked::OutermostMarked(std::span<const uint32_t> parent,
+                                 std::function<bool(uint32_t)> marked)
     : parent_(parent), marked_(std::move(marked)), cache_(kSlots) {}
 
 // Walk up to an event whose answer is remembered (or past a root), then
@@ -24,7 +25,7 @@ uint32_t OutermostMarked::operator()(uint32_t event) {
     e = parent_[e];
   }
   for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
-    if (above == kNone && marked_[*it]) above = *it;
+    if (above == kNone && marked_(*it)) above = *it;
     cache_[*it & (kSlots - 1)] = {*it, above};
   }
   return above;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -19,7 +20,11 @@ inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 class OutermostMarked {
  public:
   static constexpr uint32_t kSlots = 1u << 16;
-  OutermostMarked(std::span<const uint32_t> parent, std::vector<bool> marked);
+  // `marked(e)` is asked only of the events the walks pass: a predicate over
+  // a few of the trace's events, not a flag for each of them.
+  OutermostMarked(std::span<const uint32_t> parent, std::function<bool(uint32_t)> marked);
+  OutermostMarked(std::span<const uint32_t> parent, std::vector<bool> marked)
+      : OutermostMarked(parent, [m = std::move(marked)](uint32_t e) { return bool{m[e]}; }) {}
   uint32_t operator()(uint32_t event);
 
  private:
@@ -27,7 +32,7 @@ class OutermostMarked {
     uint32_t event = kNone, answer = kNone;
   };
   std::span<const uint32_t> parent_;
-  std::vector<bool> marked_;
+  std::function<bool(uint32_t)> marked_;
   std::vector<Slot> cache_;
   std::vector<uint32_t> path_;
 };

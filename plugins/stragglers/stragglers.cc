@@ -101,7 +101,7 @@ class Stragglers final : public th::sdk::Plugin {
                        "counts, compute vs wait per rank and step, and what the straggler did "
                        "while the others waited")
         .Reads({"events", "tracks", "profiler_steps", "collective_args", "name_classes",
-                "class_rules", "event_launches"})
+                "class_rules", "event_launches", "gpu_activity"})
         .Publishes(StragglersTable())
         .Publishes(StragglerStepsTable())
         .Publishes(StragglerActivityTable())
@@ -213,7 +213,7 @@ class Stragglers final : public th::sdk::Plugin {
       const auto& t = ctx.traces()[trace];
       size_t hint = 0;
       uint64_t launch_cursor = 0;
-      for (uint64_t i = 0; i < t.size(); ++i) {
+      for (const uint32_t i : t.gpu_activity()) {  // the GPU events only, by row
         if (t.kind(i) != TH_EVENT_KERNEL || t.kernel_class(i) != th::sdk::KernelClass::kComp)
           continue;
         auto it = row_of.find({trace, steps[trace].StepOf(i, hint, launch_cursor)});

@@ -44,7 +44,8 @@ TEST(PluginsCommand, ListsAndDescribesTheBuiltins) {
   ASSERT_EQ(describe.status, 0);
   EXPECT_NE(describe.out.find("include_memory (bool, default true)"), std::string::npos)
       << describe.out;
-  EXPECT_NE(describe.out.find("reads: events name_classes class_rules\n"), std::string::npos)
+  EXPECT_NE(describe.out.find("reads: events gpu_activity name_classes class_rules\n"),
+            std::string::npos)
       << describe.out;
   EXPECT_NE(describe.out.find("publishes:\n    kernel_stats (report panel kernel-stats)"),
             std::string::npos)

@@ -143,6 +143,49 @@ double MetricOf(const kit::RunResult& r, const std::string& name) {
   return m ? m->value : -1;
 }
 
+// gpu_activity through the SDK: the rows a scan of every event finds GPU
+// activity at, in the same (ascending) order; a plugin that does not declare
+// the table is told so.
+class GpuActivityReader final : public sdk::Plugin {
+ public:
+  static sdk::Declaration Declare() {
+    return sdk::Declaration("gpu-activity", "1.0.0", sdk::kAnalyzer, "lists GPU activity")
+        .Reads({"events", "gpu_activity"});
+  }
+  void Run(sdk::Context& ctx) override {
+    const sdk::Trace& t = ctx.traces().at(0);
+    std::vector<uint32_t> scanned;
+    for (uint32_t i = 0; i < t.size(); ++i)
+      if (t.is_gpu_activity(i)) scanned.push_back(i);
+    const std::span<const uint32_t> listed = t.gpu_activity();
+    ctx.Metric("listed", static_cast<double>(listed.size()), "count", sdk::kMeasured);
+    ctx.Metric("same", std::vector<uint32_t>(listed.begin(), listed.end()) == scanned ? 1 : 0, "",
+               sdk::kMeasured);
+  }
+};
+class GpuActivityUndeclared final : public sdk::Plugin {
+ public:
+  static sdk::Declaration Declare() {
+    return sdk::Declaration("gpu-activity-undeclared", "1.0.0", sdk::kAnalyzer, "forgets it")
+        .Reads({"events"});
+  }
+  void Run(sdk::Context& ctx) override { (void)ctx.traces().at(0).gpu_activity(); }
+};
+
+TEST(TestingKit, GpuActivityListsTheKernelsCopiesAndSetsByRow) {
+  auto trace = FullTrace();
+  kit::Host host;
+  kit::RunResult r = host.Run(kit::DescriptorOf<GpuActivityReader>(), {trace.get()});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(MetricOf(r, "listed"), 4);  // kernel, memcpy, memset, the collective (the sync: no)
+  EXPECT_EQ(MetricOf(r, "same"), 1);
+  kit::RunResult u = host.Run(kit::DescriptorOf<GpuActivityUndeclared>(), {trace.get()});
+  EXPECT_FALSE(u.ok);
+  EXPECT_NE(u.error.find("reads catalog table 'gpu_activity' without declaring it"),
+            std::string::npos)
+      << u.error;
+}
+
 TEST(TestingKit, TheSdkReadsTheBuiltTrace) {
   auto trace = FullTrace();
   kit::Host host;

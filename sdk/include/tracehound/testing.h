@@ -333,7 +333,8 @@ struct DeviceArgs {
 // Builds one rank's trace, event by event, as the catalog tables tracehound
 // hands a plugin (events, tracks, edges, profiler_steps, gpu_args, gpu_hlo,
 // collective_args, memory_args, op_inputs, counters, devices, the HLO tables (empty),
-// name_classes, class_rules, graph_capture, event_launches, track_events, track_order,
+// name_classes, class_rules, graph_capture, event_launches, gpu_activity, track_events,
+// track_order,
 // event_flags, xla_labels,
 // xla_op_costs). Times
 // are ns. Every method that
@@ -804,6 +805,19 @@ class TraceBuilder {
         for (const auto& [event, call] : launch) x.u32.push_back(call);
       });
       Finish(*t, "event_launches", launch.size());
+    }
+    {  // the kernels, memcpy and memset, by row
+      auto& c = t->columns_.emplace_back();
+      size_t rows = 0;
+      Col(c, "event", TH_TYPE_U32, "", [&](BuiltColumn& x) {
+        for (uint32_t i = 0; i < events_.size(); ++i) {
+          const uint8_t k = events_[i].kind;
+          if (k == TH_EVENT_KERNEL || k == TH_EVENT_MEMCPY || k == TH_EVENT_MEMSET)
+            x.u32.push_back(i);
+        }
+        rows = x.u32.size();
+      });
+      Finish(*t, "gpu_activity", rows);
     }
     {  // each track's events by start (ts, the longer first, the lower row)
       std::vector<uint32_t> order = TrackOrder();

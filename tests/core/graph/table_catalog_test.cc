@@ -41,7 +41,7 @@ TEST(TableCatalog, EveryGraphTableOfATraceIsRegisteredWithoutCopies) {
   TraceTables tables;
   AddGraphTables(trace, &tables);
   const std::set<std::string> host_facts = {"name_classes", "class_rules", "graph_capture",
-                                            "event_launches"};
+                                            "event_launches", "gpu_activity"};
   for (const TableSchema& s : CoreTableSchemas()) {
     if (host_facts.count(s.name)) {
       EXPECT_EQ(tables.Find(s.name), nullptr) << s.name << " is the plugin host's to register";

@@ -121,6 +121,15 @@ TEST(HostFacts, NamesAreClassifiedOncePerTraceUnderBothSets) {
     got[launched[r]] = launch[r];
   }
   EXPECT_EQ(got, want);
+  // gpu_activity: every kernel, memcpy and memset, ascending, nothing else.
+  const CatalogTable* gpu = tables.Find("gpu_activity");
+  ASSERT_NE(gpu, nullptr);
+  std::vector<uint32_t> want_gpu;
+  for (uint32_t i = 0; i < g.events.size(); ++i)
+    if (IsGpuActivity(g.events.kind[i])) want_gpu.push_back(i);
+  EXPECT_FALSE(want_gpu.empty());
+  const auto* rows = static_cast<const uint32_t*>(gpu->columns[0]);
+  EXPECT_EQ(std::vector<uint32_t>(rows, rows + gpu->rows), want_gpu);
 }
 
 // comm  = [30,160) + [200,260) + [350,520) + [700,760) + [780,820) + [850,950) = 560 µs
