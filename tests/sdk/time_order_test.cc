@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -70,6 +73,43 @@ TEST(MergeByStart, EveryRowOfEveryListByStart) {
   EXPECT_EQ(seen[1], std::make_pair(9u, 3u));
   EXPECT_EQ(seen[2], std::make_pair(10u, 6u));
   EXPECT_EQ(seen.back(), std::make_pair(9u, 5u));
+}
+
+// Against a stable sort by (start, list, position), on many lists (not a
+// power of two, some empty), with ties within and across lists and starts at
+// both ends of the int64 range.
+TEST(MergeByStart, MatchesAStableSortOnManyListsWithTies) {
+  std::mt19937 rng(11);
+  for (uint32_t k : {1u, 2u, 3u, 37u, 64u, 65u}) {
+    std::vector<int64_t> start;
+    std::vector<std::vector<uint32_t>> rows(k);
+    for (uint32_t l = 0; l < k; ++l) {
+      const uint32_t n = rng() % 5 == 0 ? 0 : rng() % 40;
+      int64_t t = rng() % 3 == 0 ? std::numeric_limits<int64_t>::min() : 0;
+      for (uint32_t j = 0; j < n; ++j) {
+        if (rng() % 4 != 0) t += rng() % 3;  // ties within the list too
+        const bool at_max = rng() % 50 == 0;
+        rows[l].push_back(static_cast<uint32_t>(start.size()));
+        start.push_back(at_max ? std::numeric_limits<int64_t>::max() : t);
+        if (at_max) break;  // a list is by start: nothing follows the largest
+      }
+    }
+    std::vector<StartList> lists;
+    std::vector<std::tuple<int64_t, uint32_t, uint32_t>> want;  // (start, list, row)
+    for (uint32_t l = 0; l < k; ++l) {
+      lists.push_back({rows[l], l});
+      for (uint32_t r : rows[l]) want.emplace_back(start[r], l, r);
+    }
+    std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
+                                              : std::get<1>(a) < std::get<1>(b);
+    });
+    std::vector<std::tuple<int64_t, uint32_t, uint32_t>> got;
+    MergeByStart(
+        lists, [&](uint32_t, uint32_t row) { return start[row]; },
+        [&](uint32_t id, uint32_t row) { got.emplace_back(start[row], id, row); });
+    EXPECT_EQ(got, want) << k << " lists";
+  }
 }
 
 // The prefetch hook names, as each list advances, the row `ahead` places

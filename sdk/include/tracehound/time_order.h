@@ -7,11 +7,11 @@
 //                  short is sorted instead
 //   KeepInTrackOrder  the same lists from an order the trace already has
 //                  (track_events): one pass, no sort
-//   MergeByStart   visits the rows of several such lists by start (a heap of
-//                  one cursor per list)
+//   MergeByStart   visits the rows of several such lists by start (a
+//                  tournament tree of losers, one leaf per list)
 //   UnionCover     the length of the union of intervals added by start
 //
-// Scratch: 4 bytes per kept row, plus 40 per list (at most one per
+// Scratch: 4 bytes per kept row, plus 60 per list (at most one per
 // `min_run` rows).
 #ifndef TRACEHOUND_TIME_ORDER_H_
 #define TRACEHOUND_TIME_ORDER_H_
@@ -108,45 +108,56 @@ struct StartList {
 };
 
 // Calls visit(id, row) for every row of every list, by start(id, row); rows
-// of equal start in any order. prefetch(id, row) is called for the row
-// `ahead` places further down a list each time the list advances: for sweeps
-// whose rows are sparse in the columns they read (a cache miss per row), it
-// can ask for those columns' lines early (__builtin_prefetch).
+// of equal start by list (the lower first), a list's own in its order. prefetch(id, row) is called
+// for the row `ahead` places further down a list each time the list advances: for sweeps whose rows
+// are sparse in the columns they read (a cache miss per row), it can ask for those columns' lines
+// early (__builtin_prefetch).
 template <typename Start, typename Visit, typename Prefetch>
 void MergeByStart(std::span<const StartList> lists, Start start, Visit visit, Prefetch prefetch,
                   uint32_t ahead = 16) {
-  struct Cursor {
-    int64_t start;
-    uint32_t list, pos;
+  // A tournament tree of losers over the lists (leaves padded to a power of
+  // two with empty ones): each row costs one comparison per level, on the
+  // fixed path from its list's leaf to the root (a heap's sift costs two, on
+  // branches no predictor learns). An exhausted list loses every match.
+  const auto k = static_cast<uint32_t>(lists.size());
+  if (k == 0) return;
+  uint32_t leaves = 1;
+  while (leaves < k) leaves *= 2;
+  std::vector<int64_t> key(leaves, std::numeric_limits<int64_t>::max());
+  std::vector<uint32_t> pos(leaves, 0), size(leaves, 0);
+  uint64_t rows = 0;
+  for (uint32_t l = 0; l < k; ++l) {
+    size[l] = static_cast<uint32_t>(lists[l].rows.size());
+    rows += size[l];
+    if (size[l] > 0) key[l] = start(lists[l].id, lists[l].rows[0]);
+  }
+  // a before b: the smaller start, a live list before an exhausted one, the
+  // lower list on ties.
+  auto before = [&](uint32_t a, uint32_t b) {
+    if (key[a] != key[b]) return key[a] < key[b];
+    const bool a_done = pos[a] >= size[a], b_done = pos[b] >= size[b];
+    return a_done != b_done ? b_done : a < b;
   };
-  std::vector<Cursor> heap;
-  for (uint32_t l = 0; l < lists.size(); ++l)
-    if (!lists[l].rows.empty()) heap.push_back({start(lists[l].id, lists[l].rows[0]), l, 0});
-  auto later = [](const Cursor& a, const Cursor& b) { return a.start > b.start; };
-  std::make_heap(heap.begin(), heap.end(), later);
-  while (!heap.empty()) {
-    Cursor top = heap.front();  // a copy: its new start is written once, where it lands
-    const StartList& list = lists[top.list];
-    visit(list.id, list.rows[top.pos]);
-    if (top.pos + ahead + 1 < list.rows.size()) prefetch(list.id, list.rows[top.pos + ahead + 1]);
-    if (++top.pos < list.rows.size()) {
-      top.start = start(list.id, list.rows[top.pos]);
-      // Sift the advanced cursor down from the root (a pop and push in one).
-      size_t k = 0;
-      const size_t n = heap.size();
-      while (true) {
-        size_t child = 2 * k + 1;
-        if (child >= n) break;
-        if (child + 1 < n && later(heap[child], heap[child + 1])) ++child;
-        if (!later(top, heap[child])) break;
-        heap[k] = heap[child];
-        k = child;
-      }
-      heap[k] = top;
-    } else {
-      std::pop_heap(heap.begin(), heap.end(), later);
-      heap.pop_back();
-    }
+  std::vector<uint32_t> loser(leaves), win(2 * size_t{leaves});
+  for (uint32_t l = 0; l < leaves; ++l) win[leaves + l] = l;
+  for (uint32_t n = leaves - 1; n >= 1; --n) {
+    const uint32_t a = win[2 * n], b = win[2 * n + 1];
+    const bool b_wins = before(b, a);
+    win[n] = b_wins ? b : a;
+    loser[n] = b_wins ? a : b;
+  }
+  uint32_t winner = win[1];  // with one leaf, win[1] is that leaf
+  for (; rows > 0; --rows) {
+    const StartList& list = lists[winner];
+    uint32_t& p = pos[winner];
+    visit(list.id, list.rows[p]);
+    if (p + ahead + 1 < size[winner]) prefetch(list.id, list.rows[p + ahead + 1]);
+    key[winner] =
+        ++p < size[winner] ? start(list.id, list.rows[p]) : std::numeric_limits<int64_t>::max();
+    uint32_t cur = winner;
+    for (uint32_t n = (winner + leaves) / 2; n >= 1; n /= 2)
+      if (before(loser[n], cur)) std::swap(loser[n], cur);
+    winner = cur;
   }
 }
 
