@@ -163,23 +163,27 @@ struct Options {
 // A training step shows its backward pass or optimizer: autograd's
 // "...Backward0" functions, "Optimizer.step#..." annotations.
 bool LooksLikeTraining(const Trace& t) {
-  std::vector<uint8_t> seen;  // per name id: a byte, read once per event
-  // The columns as spans: one tight pass (XProf's host threads hold tens of
-  // millions of ops).
+  // The trace's names first (name_classes holds a row per string id): most
+  // captures bear no such name, and then no event is read.
+  const uint64_t strings = t.Table("name_classes").rows();
+  std::vector<uint8_t> training(strings, 0);
+  bool any = false;
+  for (uint32_t id = 0; id < strings; ++id) {
+    const std::string_view n = t.String(id);
+    if (n.find("Backward") != std::string_view::npos ||
+        n.find("backward") != std::string_view::npos || n.starts_with("Optimizer."))
+      training[id] = 1, any = true;
+  }
+  if (!any) return false;
+  // Then whether an op bears one. The columns as spans: one tight pass
+  // (XProf's host threads hold tens of millions of ops).
   const th::sdk::TableView events = t.Table("events");
   const std::span<const uint8_t> kinds = events.Values<uint8_t>("kind", TH_TYPE_U8);
   const std::span<const uint32_t> names = events.Values<uint32_t>("name", TH_TYPE_STRING_ID);
   for (uint64_t i = 0; i < kinds.size(); ++i) {
     const uint32_t k = kinds[i];
-    if (k != TH_EVENT_CPU_OP && k != TH_EVENT_USER_ANNOTATION && k != TH_EVENT_PYTHON_FUNCTION)
-      continue;
-    const uint32_t id = names[i];
-    if (id < seen.size() && seen[id]) continue;
-    if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()), 0);
-    seen[id] = 1;
-    const std::string_view n = t.String(id);
-    if (n.find("Backward") != std::string_view::npos ||
-        n.find("backward") != std::string_view::npos || n.starts_with("Optimizer."))
+    if ((k == TH_EVENT_CPU_OP || k == TH_EVENT_USER_ANNOTATION || k == TH_EVENT_PYTHON_FUNCTION) &&
+        names[i] < strings && training[names[i]])
       return true;
   }
   return false;
@@ -351,8 +355,8 @@ class OomRisk final : public th::sdk::Plugin {
     return Declaration("oom-risk", "1.0.0", th::sdk::kDetector,
                        "Peak memory, headroom, leak slope across steps, fragmentation and the "
                        "largest live allocations per device, with a LOW/MEDIUM/HIGH OOM tier")
-        .Reads({"events", "tracks", "profiler_steps", "memory_args", "devices", "track_events",
-                "track_order"})
+        .Reads({"events", "tracks", "profiler_steps", "memory_args", "devices", "name_classes",
+                "track_events", "track_order"})
         .Publishes(OomRiskTable())
         .Publishes(OomRiskAllocationsTable())
         .Publishes(OomRiskStepsTable())
@@ -409,8 +413,13 @@ class OomRisk final : public th::sdk::Plugin {
     std::vector<DeviceMemory> devices;
     for (const Trace& trace : ctx.traces()) {
       std::map<std::pair<int32_t, int32_t>, DeviceMemory> by_device;
+      // Per memory_args row its event's start, read once: the events lie
+      // scattered among the trace's (a cache miss each), the sort compares
+      // them many times.
+      std::vector<int64_t> starts(trace.memory_count());
       for (uint64_t r = 0; r < trace.memory_count(); ++r) {
         const uint32_t e = trace.memory_event(r);
+        starts[r] = trace.ts(e);
         DeviceMemory& d = by_device[{trace.memory_device_type(r), trace.memory_device_id(r)}];
         if (trace.kind(e) == TH_EVENT_OUT_OF_MEMORY) {
           ++d.oom_events;
@@ -433,7 +442,7 @@ class OomRisk final : public th::sdk::Plugin {
         if (d.type != kCpuDevice)
           for (uint64_t i = 0; i < trace.device_count(); ++i)
             if (trace.device(i).id == d.id) d.capacity = trace.device(i).total_global_mem;
-        Timeline(trace, d);
+        Timeline(trace, starts, d);
         Held(o, training, d);
         Steps(trace, o, d);
         LiveSet(trace, o, ops, d);
@@ -446,11 +455,10 @@ class OomRisk final : public th::sdk::Plugin {
   }
 
  private:
-  // Phase 1: the allocated (and reserved) value after every event, in time order.
-  static void Timeline(const Trace& t, DeviceMemory& d) {
-    const auto by_ts = [&](uint32_t a, uint32_t b) {
-      return t.ts(t.memory_event(a)) < t.ts(t.memory_event(b));
-    };
+  // Phase 1: the allocated (and reserved) value after every event, in time
+  // order. `starts`: per memory_args row, its event's ts.
+  static void Timeline(const Trace& t, const std::vector<int64_t>& starts, DeviceMemory& d) {
+    const auto by_ts = [&](uint32_t a, uint32_t b) { return starts[a] < starts[b]; };
     th::sdk::StableSortFewRuns(d.rows, by_ts);
     d.measured = false;
     for (uint32_t r : d.rows) d.measured |= t.memory_total_allocated(r) != kNoValue;
@@ -474,7 +482,7 @@ class OomRisk final : public th::sdk::Plugin {
         value += bytes;  // relative to the capture's start
       }
       const int64_t reserved = t.memory_total_reserved(r);
-      d.ts.push_back(t.ts(t.memory_event(r)));
+      d.ts.push_back(starts[r]);
       d.values.push_back(value);
       d.reserved.push_back(reserved);
       if (value == kNoValue) continue;
