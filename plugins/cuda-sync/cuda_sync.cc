@@ -127,10 +127,14 @@ struct BlockingCandidates {
 BlockingCandidates FindBlockingCandidates(const Trace& t, CallNames& names) {
   BlockingCandidates c;
   const uint64_t n = t.size();
+  // The columns as spans: one tight pass over every event.
+  const th::sdk::TableView events = t.Table("events");
+  const std::span<const uint8_t> kinds = events.Values<uint8_t>("kind", TH_TYPE_U8);
+  const std::span<const uint32_t> name_ids = events.Values<uint32_t>("name", TH_TYPE_STRING_ID);
   for (uint64_t i = 0; i < n; ++i) {
-    const uint32_t kind = t.kind(i);
+    const uint32_t kind = kinds[i];
     if (kind != TH_EVENT_RUNTIME && kind != TH_EVENT_DRIVER) continue;
-    const uint32_t name = t.name_id(i);
+    const uint32_t name = name_ids[i];
     if (names.ClassOf(name) != kNotSync || names.IsAsyncCopy(name))
       c.rows.push_back(static_cast<uint32_t>(i));
   }
@@ -160,10 +164,13 @@ std::pair<int64_t, int64_t> HostSpan(const Trace& t) {
   std::vector<uint8_t> cpu(t.track_count());
   for (uint32_t k = 0; k < cpu.size(); ++k) cpu[k] = t.track(k).kind == TH_TRACK_CPU;
   int64_t first = INT64_MAX, last = INT64_MIN;
-  for (uint64_t i = 0; i < t.size(); ++i) {
-    if (!cpu[t.track_index(i)] || t.dur(i) <= 0) continue;
-    first = std::min(first, t.ts(i));
-    last = std::max(last, t.end(i));
+  const th::sdk::TableView events = t.Table("events");
+  const std::span<const uint32_t> track = events.Values<uint32_t>("track", TH_TYPE_U32);
+  const std::span<const int64_t> ts = events.Ints("ts"), dur = events.Ints("dur");
+  for (uint64_t i = 0; i < track.size(); ++i) {
+    if (!cpu[track[i]] || dur[i] <= 0) continue;
+    first = std::min(first, ts[i]);
+    last = std::max(last, ts[i] + dur[i]);
   }
   return {first, last};
 }
