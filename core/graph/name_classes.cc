@@ -2,10 +2,6 @@
 
 namespace th {
 
-bool IsClassifiedKind(EventKind kind) {
-  return IsGpuActivity(kind) || kind == EventKind::kGpuSync || kind == EventKind::kGpuEvent;
-}
-
 KernelClass DefaultKernelClass(RuleSet set, EventKind kind) {
   if (!IsClassifiedKind(kind)) return KernelClass::kNone;
   if (set == RuleSet::kHta) return KernelClass::kComp;
@@ -27,9 +23,11 @@ NameClasses ClassifyNames(const EventGraph& graph, const KernelClassTable& table
   out.hta_rule.assign(strings, KernelClassTable::kNoRule);
   std::vector<bool> seen(strings, false);
   const EventColumns& e = graph.events;
+  // The kind first: the name is read of GPU events only.
   for (size_t i = 0; i < e.size(); ++i) {
+    if (!IsClassifiedKind(e.kind[i])) continue;
     const StringId name = e.name[i];
-    if (name >= strings || seen[name] || !IsClassifiedKind(e.kind[i])) continue;
+    if (name >= strings || seen[name]) continue;
     seen[name] = true;
     const std::string_view text = graph.strings.Get(name);
     out.rule[name] = table.FirstMatch(RuleSet::kTracehound, text);

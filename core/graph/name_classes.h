@@ -15,7 +15,10 @@ namespace th {
 // every GPU row COMP (its last rule matches everything anyway). kNone for an
 // event that is no GPU activity.
 KernelClass DefaultKernelClass(RuleSet set, EventKind kind);
-bool IsClassifiedKind(EventKind kind);  // kernel, memcpy, memset, sync, CUDA event
+// Kernel, memcpy, memset, sync, CUDA event (inline: asked of every event).
+inline bool IsClassifiedKind(EventKind kind) {
+  return IsGpuActivity(kind) || kind == EventKind::kGpuSync || kind == EventKind::kGpuEvent;
+}
 
 struct NameClasses {
   // Per string id of the trace: the index in the table of the first matching

@@ -46,17 +46,18 @@ bool TraceIndex::is_node_kind(uint64_t event) const {
 }
 
 void TraceIndex::IndexNames(const th::sdk::Trace& t) {
-  std::unordered_map<uint32_t, uint8_t> by_name;
+  // Per name id its role + 1 (0: not looked at yet; roles fill a byte).
+  std::vector<uint16_t> by_name;
   role_.assign(t.size(), 0);
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t id = t.name_id(i);
-    auto it = by_name.find(id);
-    if (it == by_name.end()) {
+    if (id >= by_name.size()) by_name.resize(std::max<size_t>(id + 1, 2 * by_name.size()), 0);
+    if (by_name[id] == 0) {
       const std::string_view n = t.name(i);
-      it = by_name.emplace(id, RoleOfName(n)).first;
+      by_name[id] = static_cast<uint16_t>(RoleOfName(n) + 1);
       if (n == "cudaStreamWaitEvent") stream_wait_names_.insert(id);
     }
-    role_[i] = it->second;
+    role_[i] = static_cast<uint8_t>(by_name[id] - 1);
     if (t.kind(i) == TH_EVENT_GPU_SYNC) has_sync_ = true;
     if ((role_[i] & kEventRecord) && IsHostKind(t.kind(i)))
       records_by_thread_[t.track_index(i)].push_back(static_cast<uint32_t>(i));
@@ -149,24 +150,40 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
 void TraceIndex::MergeThreads(const th::sdk::Trace& t) {
   thread_of_.resize(t.track_count());
   for (uint32_t k = 0; k < thread_of_.size(); ++k) thread_of_[k] = k;
-  std::unordered_map<uint32_t, uint8_t> by_name;  // 1 forward, 2 autograd
+  // Per name id: 1 forward, 2 autograd (bits), 4 looked at; a byte per event.
+  std::vector<uint8_t> by_name;
   std::set<int64_t> fwd, bwd;
   std::unordered_map<int64_t, uint32_t> track_of_tid;
+  std::vector<uint8_t> marks(t.track_count(), 0);         // per track: the bits of its ops
+  std::vector<uint64_t> last_marked(t.track_count(), 0);  // per track: its last marked op
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     if (k != TH_EVENT_CPU_OP && k != TH_EVENT_USER_ANNOTATION) continue;
-    auto it = by_name.find(t.name_id(i));
-    if (it == by_name.end()) {
+    const uint32_t id = t.name_id(i);
+    if (id >= by_name.size()) by_name.resize(std::max<size_t>(id + 1, 2 * by_name.size()), 0);
+    if (by_name[id] == 0) {
       const std::string_view n = t.name(i);
-      const uint8_t m = (n.find("forward") != std::string_view::npos ? 1 : 0) |
-                        (n.find("autograd") != std::string_view::npos ? 2 : 0);
-      it = by_name.emplace(t.name_id(i), m).first;
+      by_name[id] = static_cast<uint8_t>(4 | (n.find("forward") != std::string_view::npos ? 1 : 0) |
+                                         (n.find("autograd") != std::string_view::npos ? 2 : 0));
     }
-    if (!it->second) continue;
-    const th_track& tr = t.track_of(i);
-    track_of_tid[tr.tid] = t.track_index(i);
-    if (it->second & 1) fwd.insert(tr.tid);
-    if (it->second & 2) bwd.insert(tr.tid);
+    const uint8_t m = by_name[id] & 3;
+    if (!m) continue;
+    const uint32_t track = t.track_index(i);
+    marks[track] |= m;
+    last_marked[track] = i;
+  }
+  // Per thread id, the track of its last marked op (by row).
+  std::unordered_map<int64_t, uint64_t> last_of_tid;
+  for (uint32_t k = 0; k < marks.size(); ++k) {
+    if (!marks[k]) continue;
+    const int64_t tid = t.track(k).tid;
+    if (marks[k] & 1) fwd.insert(tid);
+    if (marks[k] & 2) bwd.insert(tid);
+    auto [at, fresh] = last_of_tid.try_emplace(tid, last_marked[k]);
+    if (fresh || last_marked[k] > at->second) {
+      at->second = last_marked[k];
+      track_of_tid[tid] = k;
+    }
   }
   if (fwd.size() != 1 || bwd.size() != 1 || *fwd.begin() == *bwd.begin()) return;
   const uint32_t to = track_of_tid[*fwd.begin()];
