@@ -133,20 +133,26 @@ class OpStats final : public th::sdk::Plugin {
     std::unordered_map<uint64_t, uint32_t> key_of;      // (name id, site, kind) -> key
     std::unordered_map<uint64_t, int64_t> site_time;    // (key, site) -> time
     const th::sdk::TableView events = t.Table("events");
-    KindAtOrAbove python(events.Values<uint32_t>("parent", TH_TYPE_U32),
-                         events.Values<uint8_t>("kind", TH_TYPE_U8), TH_EVENT_PYTHON_FUNCTION);
+    // The columns read for every event, as spans (no per-read check).
+    const std::span<const uint8_t> kinds = events.Values<uint8_t>("kind", TH_TYPE_U8);
+    const std::span<const uint32_t> parents = events.Values<uint32_t>("parent", TH_TYPE_U32);
+    const std::span<const uint32_t> names = events.Values<uint32_t>("name", TH_TYPE_STRING_ID);
+    KindAtOrAbove python(parents, kinds, TH_EVENT_PYTHON_FUNCTION);
+    // Without Python frames every op's call site is 0: no walk up its parents.
+    const size_t frames_wanted = python.any() ? depth : 0;
     std::string frames;
     for (uint64_t i = 0; i < n; ++i) {
-      const uint32_t k = t.kind(i);
+      const uint32_t k = kinds[i];
       const bool cpu_op = k == TH_EVENT_CPU_OP;
       if (!cpu_op && !(annotations && k == TH_EVENT_USER_ANNOTATION && !IsStep(t.name(i))))
         continue;
       frames.clear();
       size_t count = 0;
-      for (uint32_t p = t.parent(i); p != kNone && count < depth; p = t.parent(p)) {
+      for (uint32_t p = frames_wanted ? parents[i] : kNone; p != kNone && count < frames_wanted;
+           p = parents[p]) {
         p = python(p);
         if (p == kNone) break;
-        const uint32_t id = t.name_id(p);
+        const uint32_t id = names[p];
         frames.append(reinterpret_cast<const char*>(&id), sizeof id);
         ++count;
       }
@@ -166,11 +172,11 @@ class OpStats final : public th::sdk::Plugin {
       }
       uint32_t* slot;
       if (!rows.by_stack() || site == 0) {  // the key does not depend on the site
-        const size_t at = size_t{t.name_id(i)} * 2 + cpu_op;
+        const size_t at = size_t{names[i]} * 2 + cpu_op;
         if (at >= key_by_name.size()) key_by_name.resize(at + 1, kNone);
         slot = &key_by_name[at];
       } else {
-        const uint64_t packed = uint64_t{t.name_id(i)} << 32 | uint64_t{site} << 1 | cpu_op;
+        const uint64_t packed = uint64_t{names[i]} << 32 | uint64_t{site} << 1 | cpu_op;
         slot = &key_of.try_emplace(packed, kNone).first->second;
       }
       if (*slot == kNone)

@@ -80,6 +80,7 @@ class KindAtOrAbove {
  public:
   KindAtOrAbove(std::span<const uint32_t> parent, std::span<const uint8_t> kinds, uint8_t kind);
   uint32_t operator()(uint32_t event);
+  bool any() const { return any_; }  // some event is of the kind
 
  private:
   static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
