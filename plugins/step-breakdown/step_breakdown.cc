@@ -405,6 +405,16 @@ class StepBreakdown final : public th::sdk::Plugin {
     std::vector<StepNameFlags> flags;
     for (const Trace& t : ctx.traces()) {
       StepNameFlags& f = flags.emplace_back();
+      // No string of the trace holds "ProfilerStep" (name_classes: a row per
+      // string id): no event is named so, and none needs reading.
+      const uint64_t strings = t.Table("name_classes").rows();
+      bool any = false;
+      for (uint32_t id = 0; id < strings && !any; ++id)
+        any = t.String(id).find("ProfilerStep") != std::string_view::npos;
+      if (!any) {
+        f.assign(strings, kOtherName);
+        continue;
+      }
       for (uint64_t i = 0; i < t.size(); ++i) {
         const uint32_t id = t.name_id(i);
         if (id >= f.size()) f.resize(id + 1, kUnseen);
