@@ -312,7 +312,8 @@ inline uint8_t RoleOfName(const th::sdk::Trace& t, uint64_t event) {
   return role;
 }
 
-// Every collective of one trace, by start time (ties in event order).
+// Every collective of one trace, by start time (ties in event order). Reads
+// events, collective_args, name_classes, class_rules and gpu_activity.
 inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const StepIndex& steps) {
   // collective_args rows by event (the last row of an event counts), read
   // along with the events.
@@ -337,22 +338,33 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
   std::vector<Found> found;
   uint64_t launch_cursor = 0;
   size_t step_hint = 0;
-  for (uint64_t i = 0; i < t.size(); ++i) {
+  auto visit = [&](uint64_t i) {  // events in increasing row order
     const uint8_t role =
         roles.At(t.name_id(i), i, [&](uint64_t event) { return RoleOfName(t, event); });
     while (next_meta < meta.size() && meta[next_meta].first < i) ++next_meta;
     const bool meta_here = next_meta < meta.size() && meta[next_meta].first == i;
-    if (role == kRoleNone && !meta_here) continue;
+    if (role == kRoleNone && !meta_here) return;
     const uint32_t kind = t.kind(i);
     uint32_t row = th::sdk::kNoRow;
     if (kind == TH_EVENT_KERNEL) {
       while (next_meta < meta.size() && meta[next_meta].first == i) row = meta[next_meta++].second;
-      if (row == th::sdk::kNoRow && !(role & kRoleComm)) continue;
+      if (row == th::sdk::kNoRow && !(role & kRoleComm)) return;
       found.push_back({static_cast<uint32_t>(i), row, steps.StepOf(i, step_hint, launch_cursor)});
     } else if (kind == TH_EVENT_USER_ANNOTATION || kind == TH_EVENT_CPU_OP) {
-      if (!(role & kRoleGloo)) continue;
+      if (!(role & kRoleGloo)) return;
       found.push_back({static_cast<uint32_t>(i), row, steps.StepAt(t.ts(i), step_hint)});
     }
+  };
+  // Without a "gloo:" name among the trace's strings (name_classes: a row per
+  // string id) only kernels can be collectives: the GPU events are visited,
+  // not every event.
+  bool gloo = false;
+  const uint64_t strings = t.Table("name_classes").rows();
+  for (uint32_t id = 0; id < strings && !gloo; ++id) gloo = t.String(id).starts_with("gloo:");
+  if (gloo) {
+    for (uint64_t i = 0; i < t.size(); ++i) visit(i);
+  } else {
+    for (const uint32_t i : t.gpu_activity()) visit(i);
   }
   // By start, ties in event order (the order they were found in).
   std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
