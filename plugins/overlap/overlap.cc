@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -138,14 +139,6 @@ class Overlap final : public th::sdk::Plugin {
         .Range(0, 100);
   }
 
-  // `a` then `b`, in a's storage; b's is freed.
-  template <typename T>
-  static std::vector<T> Concatenated(std::vector<T> a, std::vector<T> b) {
-    a.insert(a.end(), b.begin(), b.end());
-    b = {};
-    return a;
-  }
-
   void Run(Context& ctx) override {
     const bool hta = ctx.GetString("definition") == "hta";
     const bool exclude_last = hta || ctx.GetBool("exclude_last_step");  // HTA always does
@@ -157,16 +150,17 @@ class Overlap final : public th::sdk::Plugin {
       size_t trace;
     };
     std::vector<Group> groups;
-    // Intervals by class; both classes together are their concatenation,
-    // made once the per-class unions are done (the reductions below do not
-    // depend on the order of intervals).
-    std::vector<uint32_t> g_comm, g_comp;
-    std::vector<int64_t> b_comm, e_comm, b_comp, e_comp;
+    // Intervals of both classes in one set of columns, each under the slot
+    // 2 × group + class (0 communication, 1 computation): one union over the
+    // slots gives each group's per-class unions, one over the groups their
+    // union together (unions do not depend on the order of intervals).
+    std::vector<uint32_t> slot;
+    std::vector<int64_t> b_all, e_all;
     auto add = [&](uint32_t g, Class c, int64_t b, int64_t e) {
       if (e < b) return;  // HTA's rounding can make an event negative; it merges nothing
-      (c == Class::kComm ? g_comm : g_comp).push_back(g);
-      (c == Class::kComm ? b_comm : b_comp).push_back(b);
-      (c == Class::kComm ? e_comm : e_comp).push_back(e);
+      slot.push_back(2 * g + (c == Class::kComm ? 0 : 1));
+      b_all.push_back(b);
+      e_all.push_back(e);
     };
 
     const auto& traces = ctx.traces();
@@ -232,16 +226,16 @@ class Overlap final : public th::sdk::Plugin {
     }
 
     const size_t n = groups.size();
-    using R = Context::Reduce;
-    std::vector<int64_t> comm = ctx.IntervalUnion(g_comm, b_comm, e_comm, n);
-    std::vector<int64_t> comp = ctx.IntervalUnion(g_comp, b_comp, e_comp, n);
-    std::vector<uint32_t> g_all = Concatenated(std::move(g_comm), std::move(g_comp));
-    std::vector<int64_t> b_all = Concatenated(std::move(b_comm), std::move(b_comp));
-    std::vector<int64_t> e_all = Concatenated(std::move(e_comm), std::move(e_comp));
-    std::vector<int64_t> both = ctx.IntervalUnion(g_all, b_all, e_all, n);
-    std::vector<int64_t> first = ctx.ReduceByKey(g_all, b_all, R::kMin, n);
-    std::vector<int64_t> last = ctx.ReduceByKey(g_all, e_all, R::kMax, n);
-    std::vector<int64_t> count = ctx.ReduceByKey(g_all, b_all, R::kCount, n);
+    const std::vector<int64_t> by_class = ctx.IntervalUnion(slot, b_all, e_all, 2 * n);
+    std::vector<int64_t> comm(n), comp(n), first(n, INT64_MAX), last(n, INT64_MIN), count(n, 0);
+    for (size_t g = 0; g < n; ++g) comm[g] = by_class[2 * g], comp[g] = by_class[2 * g + 1];
+    for (size_t k = 0; k < slot.size(); ++k) {  // the slot's group, its first and last instant
+      slot[k] /= 2;
+      first[slot[k]] = std::min(first[slot[k]], b_all[k]);
+      last[slot[k]] = std::max(last[slot[k]], e_all[k]);
+      ++count[slot[k]];
+    }
+    const std::vector<int64_t> both = ctx.IntervalUnion(slot, b_all, e_all, n);
 
     std::vector<int64_t> rank_col, step_col, comm_col, comp_col, overlap_col, exposed_col, span_col;
     std::vector<double> pct_col, exposed_pct_col;
