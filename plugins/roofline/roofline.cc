@@ -11,6 +11,7 @@
 // op above its launch.
 #include <tracehound/op_shapes.h>
 #include <tracehound/sdk.h>
+#include <tracehound/time_order.h>
 
 #include <algorithm>
 #include <climits>
@@ -139,6 +140,7 @@ class StepOf {
     std::sort(windows_.begin(), windows_.end());
   }
   size_t count() const { return windows_.empty() ? 1 : windows_.size(); }
+  bool stepless() const { return windows_.empty(); }  // one slot, the whole trace
   int64_t number(size_t s) const { return windows_.empty() ? -1 : std::get<2>(windows_[s]); }
   int64_t window(size_t s) const {
     return windows_.empty() ? 0 : std::get<1>(windows_[s]) - std::get<0>(windows_[s]);
@@ -403,6 +405,36 @@ void CostOwnedOps(const Trace& t, const Settings& s, const StepOf& step_of, Owne
   }
 }
 
+// The busy time of all of a trace's GPU activity (the union of its
+// intervals) and its first start and last end: each GPU track's activity in
+// the importer's track order, the tracks merged by start (no interval copied,
+// no sort). For traces without steps, where every activity is in slot 0.
+struct Busy {
+  int64_t ns = 0, first = INT64_MAX, last = INT64_MIN;
+};
+Busy GpuBusy(const Trace& t) {
+  Busy out;
+  std::vector<uint8_t> has_gpu(t.track_count(), 0);
+  for (const uint32_t i : t.gpu_activity()) {
+    has_gpu[t.track_index(i)] = 1;
+    out.first = std::min(out.first, t.ts(i));
+    out.last = std::max(out.last, t.end(i));
+  }
+  const th::sdk::TrackRows by_track = th::sdk::KeepInTrackOrder(
+      static_cast<uint32_t>(t.track_count()),
+      [&](uint32_t k) { return has_gpu[k] ? t.track_events(k) : Trace::TrackEvents{}; },
+      [&](uint32_t i) { return t.is_gpu_activity(i); });
+  std::vector<th::sdk::StartList> lists;
+  for (size_t k = 0; k < by_track.lists(); ++k)
+    lists.push_back({by_track.Of(k), by_track.track[k]});
+  th::sdk::UnionCover cover;
+  th::sdk::MergeByStart(
+      lists, [&](uint32_t, uint32_t i) { return t.ts(i); },
+      [&](uint32_t, uint32_t i) { cover.Add(t.ts(i), t.end(i)); });
+  out.ns = cover.total;
+  return out;
+}
+
 // Per trace: GPU activity by owning op and step, then each owner costed.
 void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Results& out) {
   const uint64_t n = t.size();
@@ -419,8 +451,11 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
     return has_model[id] == 1;
   };
   const StepOf step_of(t);
+  // Busy time per step slot: without steps, one sweep over the GPU tracks
+  // (GpuBusy); with steps, the intervals by the slot of their launch.
+  const bool stepless = step_of.stepless();
   StepIntervals busy;
-  busy.Reserve(t.gpu_rows());  // GPU activity (the rows of gpu_args hold it and the syncs)
+  if (!stepless) busy.Reserve(t.gpu_rows());  // GPU activity (gpu_args: it and the syncs)
   OwnedActivity owned;
   std::map<std::pair<std::string, std::string>, Unmodelled> loose;  // (name, why)
   std::unordered_map<uint32_t, Unmodelled> loose_leaf;  // leaf op's name id (kNone: no op)
@@ -433,8 +468,8 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
       const uint32_t call = t.edge_src(k), a = t.edge_dst(k);
       if (!t.is_gpu_activity(a) || launched[a]) continue;
       launched[a] = true;
-      const uint32_t st = step_of(t.ts(call));
-      if (st != kNone) busy.Add(st, t.ts(a), t.end(a));
+      const uint32_t st = stepless ? 0 : step_of(t.ts(call));
+      if (!stepless && st != kNone) busy.Add(st, t.ts(a), t.end(a));
       if (claimed[a]) continue;  // an HLO instruction's
       const uint32_t o = owner(call);
       if (o != kNone) {
@@ -457,8 +492,8 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
   }
   for (const uint32_t i : t.gpu_activity()) {  // the GPU events only, by row
     if (launched[i]) continue;
-    const uint32_t st = step_of(t.ts(i));
-    if (st != kNone) busy.Add(st, t.ts(i), t.end(i));
+    const uint32_t st = stepless ? 0 : step_of(t.ts(i));
+    if (!stepless && st != kNone) busy.Add(st, t.ts(i), t.end(i));
     if (claimed[i]) continue;
     Unmodelled& u = loose[{"(no launch event)", "no launch event"}];
     u.count += 1;
@@ -469,16 +504,24 @@ void AnalyzeTrace(th::sdk::Context& ctx, const Trace& t, const Settings& s, Resu
   std::vector<StepRow> steps(step_of.count());
   CostOwnedOps(t, s, step_of, std::move(owned), {out, modelled, steps}, loose);
   AddHloOps(t, s, step_of, hlo, {out, modelled, steps}, loose);
-  const std::vector<int64_t> busy_ns = busy.UnionLengths(ctx, steps.size());
-  const std::vector<int64_t> modelled_ns = modelled.UnionLengths(ctx, steps.size());
-  modelled = {};
+  std::vector<int64_t> busy_ns(steps.size(), 0);
   // Without steps, a slot's window is its activity's first start to last end.
   std::vector<int64_t> first(steps.size(), INT64_MAX), last(steps.size(), INT64_MIN);
-  for (size_t k = 0; k < busy.step.size(); ++k) {
-    first[busy.step[k]] = std::min(first[busy.step[k]], busy.begin[k]);
-    last[busy.step[k]] = std::max(last[busy.step[k]], busy.end[k]);
+  if (stepless) {
+    const Busy b = GpuBusy(t);
+    busy_ns[0] = b.ns;
+    first[0] = b.first;
+    last[0] = b.last;
+  } else {
+    busy_ns = busy.UnionLengths(ctx, steps.size());
+    for (size_t k = 0; k < busy.step.size(); ++k) {
+      first[busy.step[k]] = std::min(first[busy.step[k]], busy.begin[k]);
+      last[busy.step[k]] = std::max(last[busy.step[k]], busy.end[k]);
+    }
+    busy = {};
   }
-  busy = {};
+  const std::vector<int64_t> modelled_ns = modelled.UnionLengths(ctx, steps.size());
+  modelled = {};
   for (size_t st = 0; st < steps.size(); ++st) {
     StepRow& row = steps[st];
     row.rank = t.rank();
@@ -565,9 +608,10 @@ class Roofline final : public th::sdk::Plugin {
                        "Per op (framework op or HLO instruction): FLOPs and bytes from the "
                        "shapes, time of its kernels, against the device's datasheet peaks "
                        "(dtype-aware roofline)")
-        .Reads({"events", "edges", "gpu_args", "gpu_activity", "devices", "profiler_steps",
-                "op_inputs", "gpu_hlo", "hlo_modules", "hlo_instructions", "hlo_operand_offsets",
-                "hlo_operands", "hlo_compute_dims", "xla_op_costs"})
+        .Reads({"events", "tracks", "track_events", "track_order", "edges", "gpu_args",
+                "gpu_activity", "devices", "profiler_steps", "op_inputs", "gpu_hlo", "hlo_modules",
+                "hlo_instructions", "hlo_operand_offsets", "hlo_operands", "hlo_compute_dims",
+                "xla_op_costs"})
         .Publishes(OpsTable())
         .Publishes(StepsTable())
         .Publishes(UnmodelledTable())
