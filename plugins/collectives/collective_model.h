@@ -355,11 +355,10 @@ inline std::vector<Instance> ExtractInstances(const th::sdk::Trace& t, const Ste
       found.push_back({static_cast<uint32_t>(i), row, steps.StepAt(t.ts(i), step_hint)});
     }
   };
-  // Without a "gloo:" name among the trace's strings (name_classes: a row per
-  // string id) only kernels can be collectives: the GPU events are visited,
-  // not every event.
+  // Without a "gloo:" name among the trace's strings only kernels can be
+  // collectives: the GPU events are visited, not every event.
   bool gloo = false;
-  const uint64_t strings = t.Table("name_classes").rows();
+  const uint64_t strings = t.string_count();
   for (uint32_t id = 0; id < strings && !gloo; ++id) gloo = t.String(id).starts_with("gloo:");
   if (gloo) {
     for (uint64_t i = 0; i < t.size(); ++i) visit(i);

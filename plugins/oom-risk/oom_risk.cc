@@ -163,9 +163,9 @@ struct Options {
 // A training step shows its backward pass or optimizer: autograd's
 // "...Backward0" functions, "Optimizer.step#..." annotations.
 bool LooksLikeTraining(const Trace& t) {
-  // The trace's names first (name_classes holds a row per string id): most
-  // captures bear no such name, and then no event is read.
-  const uint64_t strings = t.Table("name_classes").rows();
+  // The trace's strings first: most captures bear no such name, and then no
+  // event is read.
+  const uint64_t strings = t.string_count();
   std::vector<uint8_t> training(strings, 0);
   bool any = false;
   for (uint32_t id = 0; id < strings; ++id) {

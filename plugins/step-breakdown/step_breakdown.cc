@@ -405,9 +405,9 @@ class StepBreakdown final : public th::sdk::Plugin {
     std::vector<StepNameFlags> flags;
     for (const Trace& t : ctx.traces()) {
       StepNameFlags& f = flags.emplace_back();
-      // No string of the trace holds "ProfilerStep" (name_classes: a row per
-      // string id): no event is named so, and none needs reading.
-      const uint64_t strings = t.Table("name_classes").rows();
+      // No string of the trace holds "ProfilerStep": no event is named so,
+      // and none needs reading.
+      const uint64_t strings = t.string_count();
       bool any = false;
       for (uint32_t id = 0; id < strings && !any; ++id)
         any = t.String(id).find("ProfilerStep") != std::string_view::npos;

@@ -7,6 +7,7 @@
 #include <tracehound/testing.h>
 
 #include <random>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -145,15 +146,23 @@ double MetricOf(const kit::RunResult& r, const std::string& name) {
 
 // gpu_activity through the SDK: the rows a scan of every event finds GPU
 // activity at, in the same (ascending) order; a plugin that does not declare
-// the table is told so.
+// the table is told so. string_count: the ids of every event's name.
 class GpuActivityReader final : public sdk::Plugin {
  public:
   static sdk::Declaration Declare() {
     return sdk::Declaration("gpu-activity", "1.0.0", sdk::kAnalyzer, "lists GPU activity")
-        .Reads({"events", "gpu_activity"});
+        .Reads({"events", "gpu_activity", "name_classes"});
   }
   void Run(sdk::Context& ctx) override {
     const sdk::Trace& t = ctx.traces().at(0);
+    // string_count: every event's name among the ids below it.
+    std::set<std::string_view> strings;
+    for (uint32_t id = 0; id < t.string_count(); ++id) strings.insert(t.String(id));
+    uint64_t named = 0;
+    for (uint32_t i = 0; i < t.size(); ++i)
+      named += t.name_id(i) < t.string_count() && strings.count(t.name(i)) > 0;
+    ctx.Metric("named", named == t.size() ? 1 : 0, "", sdk::kMeasured);
+    ctx.Metric("has gemm", strings.count("gemm") > 0 ? 1 : 0, "", sdk::kMeasured);
     std::vector<uint32_t> scanned;
     for (uint32_t i = 0; i < t.size(); ++i)
       if (t.is_gpu_activity(i)) scanned.push_back(i);
@@ -172,13 +181,15 @@ class GpuActivityUndeclared final : public sdk::Plugin {
   void Run(sdk::Context& ctx) override { (void)ctx.traces().at(0).gpu_activity(); }
 };
 
-TEST(TestingKit, GpuActivityListsTheKernelsCopiesAndSetsByRow) {
+TEST(TestingKit, GpuActivityListsTheKernelsCopiesAndSetsByRowStringsAllNames) {
   auto trace = FullTrace();
   kit::Host host;
   kit::RunResult r = host.Run(kit::DescriptorOf<GpuActivityReader>(), {trace.get()});
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(MetricOf(r, "listed"), 4);  // kernel, memcpy, memset, the collective (the sync: no)
   EXPECT_EQ(MetricOf(r, "same"), 1);
+  EXPECT_EQ(MetricOf(r, "named"), 1);
+  EXPECT_EQ(MetricOf(r, "has gemm"), 1);
   kit::RunResult u = host.Run(kit::DescriptorOf<GpuActivityUndeclared>(), {trace.get()});
   EXPECT_FALSE(u.ok);
   EXPECT_NE(u.error.find("reads catalog table 'gpu_activity' without declaring it"),

@@ -194,6 +194,10 @@ class Trace {
     const char* s = host_->string_at(host_->ctx, v_, id, &n);
     return {s, static_cast<size_t>(n)};
   }
+  // The trace's strings are the ids [0, string_count()): name_classes holds a
+  // row per string id (declare it). A plugin can look for a name among them
+  // before, or instead of, reading every event's.
+  uint64_t string_count() const { return Rows(name_classes_); }
   int64_t correlation(uint64_t i) const { return host_->correlation(host_->ctx, v_, i); }
   int64_t external_id(uint64_t i) const { return host_->external_id(host_->ctx, v_, i); }
   bool is_gpu_activity(uint64_t i) const {

@@ -108,10 +108,11 @@ struct StartList {
 };
 
 // Calls visit(id, row) for every row of every list, by start(id, row); rows
-// of equal start by list (the lower first), a list's own in its order. prefetch(id, row) is called
-// for the row `ahead` places further down a list each time the list advances: for sweeps whose rows
-// are sparse in the columns they read (a cache miss per row), it can ask for those columns' lines
-// early (__builtin_prefetch).
+// of equal start by list (the lower first), a list's own in its order.
+// prefetch(id, row) is called for the row `ahead` places further down a list
+// each time the list advances: for sweeps whose rows are sparse in the
+// columns they read (a cache miss per row), it can ask for those columns'
+// lines early (__builtin_prefetch).
 template <typename Start, typename Visit, typename Prefetch>
 void MergeByStart(std::span<const StartList> lists, Start start, Visit visit, Prefetch prefetch,
                   uint32_t ahead = 16) {
