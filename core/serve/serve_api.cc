@@ -208,6 +208,50 @@ ApiResponse TileResponse(const Runs& runs, const std::string& run_text, const Qu
   return r;
 }
 
+ApiResponse BucketResponse(const Runs& runs, const std::string& run_text,
+                           const QueryParams& params) {
+  ApiResponse error;
+  const ServeRun* run = FindRun(runs, run_text, &error);
+  if (!run) return error;
+  const int64_t rows = static_cast<int64_t>(run->index().row_count());
+  if (rows == 0) return ErrorResponse(400, "row: the run has no rows");
+  auto row = IntParam(params, "row", 0, rows - 1);
+  if (!row.ok()) return ErrorResponse(400, row.status().message());
+  auto level = IntParam(params, "level", 0, kMaxLevel);
+  if (!level.ok()) return ErrorResponse(400, level.status().message());
+  auto tile = IntParam(params, "tile", kMin, kMax);
+  if (!tile.ok()) return ErrorResponse(400, tile.status().message());
+  auto bucket = IntParam(params, "bucket", 0, kTileBuckets - 1);
+  if (!bucket.ok()) return ErrorResponse(400, bucket.status().message());
+  const int l = static_cast<int>(*level);
+  const int shift = l + kTileBucketsLog2;  // tiles starting outside int64 are refused
+  if (*tile < FloorShift(kMin, shift) || *tile > FloorShift(kMax, shift))
+    return ErrorResponse(400, "tile: out of range of the run's clock");
+  const Int128 start = TileStart(l, *tile) + *bucket * Pow2(l) - run->origin_ns();
+  if (start < kMin || start > kMax)
+    return ErrorResponse(400, "tile: out of range of the run's clock");
+  auto data = run->index().Tile(static_cast<uint32_t>(*row), l, *tile);
+  if (!data.ok()) return ErrorResponse(400, data.status().message());
+  LodBucket found;  // an empty bucket: zeros
+  for (const LodBucket& b : data->buckets)
+    if (b.bucket == *bucket) found = b;
+  std::ostringstream out;
+  {
+    JsonWriter w(out, JsonStyle::kCompact);
+    w.BeginObject()
+        .Field("row", *row)
+        .Field("level", *level)
+        .Field("tile", std::to_string(*tile))
+        .Field("bucket", *bucket)
+        .Field("start_ns", static_cast<int64_t>(start))
+        .Field("width_ns", static_cast<int64_t>(Pow2(l)))
+        .Field("count", static_cast<int64_t>(found.count))
+        .Field("busy_ns", found.busy_ns)
+        .EndObject();
+  }
+  return Json(out.str());
+}
+
 ApiResponse EventResponse(const Runs& runs, const std::string& run_text, const std::string& id) {
   ApiResponse error;
   const ServeRun* run = FindRun(runs, run_text, &error);

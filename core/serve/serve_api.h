@@ -31,6 +31,9 @@ ApiResponse ViewportResponse(const Runs& runs, const std::string& run, const Que
 // 304 without a body when `if_none_match` is the tile's ETag.
 ApiResponse TileResponse(const Runs& runs, const std::string& run, const QueryParams& params,
                          const std::string& if_none_match);
+// One bucket of a tile at its exact count and busy_ns (JSON; a bucket
+// without events answers zeros): what THVP gives at display precision.
+ApiResponse BucketResponse(const Runs& runs, const std::string& run, const QueryParams& params);
 ApiResponse EventResponse(const Runs& runs, const std::string& run, const std::string& id);
 ApiResponse SearchResponse(const Runs& runs, const std::string& run, const QueryParams& params);
 

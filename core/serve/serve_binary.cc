@@ -38,26 +38,17 @@ class Out {
   char* at_;
 };
 
-// The bucket section (version 2): a 256-bit map of the non-empty buckets
-// (bit b of byte b / 8), then their counts, then their busy times, each an
-// unsigned LEB128 varint. A busy time b of a bucket of w = 2^L ns is written
-// as (w - b) << 1 | 1 when 0 <= w - b < b (a busy bucket: a short number),
-// else as b << 1. Empty when the tile has no bucket.
+// The bucket section (version 3): a 256-bit map of the non-empty buckets
+// (bit b of byte b / 8), then their counts as unsigned LEB128 varints, then
+// one busy level byte each (ThvpBusyLevel). Empty when the tile has no bucket.
 constexpr size_t kBucketMapBytes = kTileBuckets / 8;
-
-uint64_t BusyCode(int64_t busy, int level) {
-  const uint64_t b = static_cast<uint64_t>(std::max<int64_t>(busy, 0));
-  const uint64_t w = uint64_t{1} << level;
-  return b <= w && w - b < b ? (w - b) << 1 | 1 : b << 1;
-}
 
 size_t VarintBytes(uint64_t v) { return (static_cast<size_t>(std::bit_width(v | 1)) + 6) / 7; }
 
-size_t BucketBytes(const std::vector<LodBucket>& buckets, int level) {
+size_t BucketBytes(const std::vector<LodBucket>& buckets) {
   if (buckets.empty()) return 0;
   size_t n = kBucketMapBytes;
-  for (const LodBucket& b : buckets)
-    n += VarintBytes(b.count) + VarintBytes(BusyCode(b.busy_ns, level));
+  for (const LodBucket& b : buckets) n += VarintBytes(b.count) + 1;
   return n;
 }
 
@@ -78,23 +69,23 @@ char* PutBuckets(char* at, const std::vector<LodBucket>& buckets, int level) {
   std::memcpy(at, map, kBucketMapBytes);
   at += kBucketMapBytes;
   for (const LodBucket& b : buckets) at = PutVarint(at, b.count);
-  for (const LodBucket& b : buckets) at = PutVarint(at, BusyCode(b.busy_ns, level));
+  for (const LodBucket& b : buckets) *at++ = static_cast<char>(ThvpBusyLevel(b.busy_ns, level));
   return at;
 }
 
-size_t OneTileBytes(const ViewportTile& t, int level) {
-  return kThvpTileHeaderBytes + t.data.drawn.size() * 24 + BucketBytes(t.data.buckets, level);
+size_t OneTileBytes(const ViewportTile& t) {
+  return kThvpTileHeaderBytes + t.data.drawn.size() * 24 + BucketBytes(t.data.buckets);
 }
 
 // Bytes of the tiles' part of the response.
 size_t TileBytes(const LodViewport& v) {
   size_t n = 0;
-  for (const ViewportTile& t : v.tiles) n += OneTileBytes(t, v.level);
+  for (const ViewportTile& t : v.tiles) n += OneTileBytes(t);
   return n;
 }
 
 // Writes one tile's part (its header and columns; names_of[k] is the name
-// index of its k-th drawn event) at `at`, OneTileBytes(t, level) bytes.
+// index of its k-th drawn event) at `at`, OneTileBytes(t) bytes.
 // Through a local cursor, which the compiler keeps in a register.
 void PutTile(char* at, const ServeRun& run, const ViewportTile& t, int level,
              const uint32_t* names_of) {
@@ -108,7 +99,7 @@ void PutTile(char* at, const ServeRun& run, const ViewportTile& t, int level,
   put(t.row);
   put(static_cast<uint32_t>(drawn.size()));
   put(static_cast<uint32_t>(buckets.size()));
-  put(static_cast<uint32_t>(BucketBytes(buckets, level)));
+  put(static_cast<uint32_t>(BucketBytes(buckets)));
   put(t.tile);
   for (EventId e : drawn) put(run.Relative(ev.ts[e]));
   for (EventId e : drawn) put(ev.dur[e] > 0 ? ev.dur[e] : int64_t{0});
@@ -118,6 +109,16 @@ void PutTile(char* at, const ServeRun& run, const ViewportTile& t, int level,
 }
 
 }  // namespace
+
+uint8_t ThvpBusyLevel(int64_t busy_ns, int level) {
+  if (busy_ns <= 0) return 0;
+  const uint64_t w = uint64_t{1} << level;
+  const auto b = static_cast<uint64_t>(busy_ns);
+  if (b >= w) return kThvpBusyFull;
+  // 1 + floor(254 * b / w) without overflow: w is a power of two.
+  return static_cast<uint8_t>(
+      1 + static_cast<uint64_t>((static_cast<unsigned __int128>(b) * 254) >> level));
+}
 
 std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
   const EventColumns& ev = run.graph().events;
@@ -147,7 +148,7 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
   }
   const uint32_t* names_of = name_index.data();
   for (const ViewportTile& t : v.tiles) {
-    PutTile(out.Skip(OneTileBytes(t, v.level)), run, t, v.level, names_of);
+    PutTile(out.Skip(OneTileBytes(t)), run, t, v.level, names_of);
     names_of += t.data.drawn.size();
   }
   return out.Take();
@@ -155,7 +156,7 @@ std::string EncodeThvp(const ServeRun& run, const LodViewport& v) {
 
 std::string EncodeThvpTile(const ServeRun& run, const ViewportTile& t, int level,
                            std::span<const uint32_t> name_index) {
-  std::string out(OneTileBytes(t, level), '\0');
+  std::string out(OneTileBytes(t), '\0');
   PutTile(out.data(), run, t, level, name_index.data());
   return out;
 }

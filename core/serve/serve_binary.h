@@ -1,8 +1,9 @@
-// The binary viewport/tile format of the HTTP API ("THVP", version 2,
+// The binary viewport/tile format of the HTTP API ("THVP", version 3,
 // little-endian; docs/serve.md): a 56-byte header, a dictionary of the names
 // of the drawn events local to the response, then per non-empty tile its
-// header, its drawn events' columns and its buckets (a map and varints). Times are relative to the
-// run's origin; tile numbers absolute.
+// header, its drawn events' columns and its buckets (a map, varint counts and
+// a busy level byte each). Times are relative to the run's origin; tile
+// numbers absolute. A bucket's exact busy time is /bucket's answer.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +15,16 @@
 
 namespace th::serve {
 
-inline constexpr uint32_t kThvpVersion = 2;
+inline constexpr uint32_t kThvpVersion = 3;
 inline constexpr size_t kThvpHeaderBytes = 56;
 inline constexpr size_t kThvpTileHeaderBytes = 24;
+
+// A bucket's busy time at display precision, one byte: 0 when it is 0, 255
+// (kThvpBusyFull) when it covers the whole bucket of w = 2^level ns or more
+// (overlapping events), else 1 + floor(254 * busy / w) (1..254: busy in
+// [(q - 1) * w / 254, q * w / 254)).
+inline constexpr uint8_t kThvpBusyFull = 255;
+uint8_t ThvpBusyLevel(int64_t busy_ns, int level);
 
 std::string EncodeThvp(const ServeRun& run, const LodViewport& v);
 

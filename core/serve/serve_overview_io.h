@@ -21,7 +21,7 @@ namespace th::serve {
 
 // Bump it when the layout, the THVP tile bytes or the choice of levels change:
 // an entry of another version is ignored (and rebuilt).
-inline constexpr uint32_t kOverviewFormatVersion = 2;  // tiles in THVP version 2
+inline constexpr uint32_t kOverviewFormatVersion = 3;  // tiles in THVP version 3
 
 std::string SerializeOverview(const RunOverview& overview);
 StatusOr<RunOverview> DeserializeOverview(std::string_view bytes, const std::string& path);

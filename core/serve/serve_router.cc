@@ -233,6 +233,7 @@ HttpResponse ServeRouter::Route(const HttpRequest& req) const {
     if (what == "meta") return ToHttp(MetaResponse(runs, run));
     if (what == "viewport") return ToHttp(ViewportResponse(runs, run, req.params));
     if (what == "tile") return ToHttp(TileResponse(runs, run, req.params, req.if_none_match));
+    if (what == "bucket") return ToHttp(BucketResponse(runs, run, req.params));
     if (what == "search") return ToHttp(SearchResponse(runs, run, req.params));
     if (what == "flows") return ToHttp(FlowsResponse(runs, run, ExtrasOf(run), req.params));
     if (what == "counters") return ToHttp(CountersResponse(runs, run, ExtrasOf(run), req.params));

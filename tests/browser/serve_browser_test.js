@@ -272,6 +272,7 @@ async function exercise(cdp, server, artefacts) {
   await kernelAndLaunch(p, server, meta, shot);
   await flowsToggle(p, server, shot);
   await counterLanes(p, server, shot);
+  await mergedBucket(p, server, shot);
   await findingsLane(p, server, shot);
   await searchOutside(p, server, meta, shot);
   await copiedUrl(cdp, p, server);
@@ -279,6 +280,36 @@ async function exercise(cdp, server, artefacts) {
   if (args.generate) await ranksInOneRun(p, server, shot);
   if (args.generate) await runList(cdp, server, shot);
   if (args.bench) await bench(p, meta);
+}
+
+// Clicking merged events at the whole-trace view: the details pane shows the
+// tile's busy range at once, then the exact count and busy time of /bucket,
+// and the tile's busy level is the one that exact value gives.
+async function mergedBucket(p, server, shot) {
+  await p.evaluate('window.__viewer.frameWhole()');
+  await p.settle('whole trace');
+  const found = await p.evaluate('window.__viewer.bucketOnScreen()');
+  check(found, 'no merged bucket on screen at the whole-trace view');
+  if (!found) return;
+  const b = found.bucket;
+  const exact = await apiJson(server.origin, 'runs/0/bucket?row=' + b.row + '&level=' + b.level + '&tile=' + b.tile +
+    '&bucket=' + b.index);
+  check(exact.count === b.count, 'the tile counts ' + b.count + ' events in the bucket, /bucket ' + exact.count);
+  const want = exact.busy_ns <= 0 ? 0 : exact.busy_ns >= exact.width_ns ? 255 : 1 + Math.floor(254 * exact.busy_ns / exact.width_ns);
+  check(b.busyLevel === want, 'busy level ' + b.busyLevel + ' for ' + exact.busy_ns + ' of ' + exact.width_ns + ' ns (want ' + want + ')');
+  const pt = await p.evaluate('window.__viewer.pagePoint(' + found.t + ', ' + found.row + ')');
+  await p.click(pt.x, pt.y);
+  let text = '';
+  for (let i = 0; i < 100; i++) {
+    text = await p.evaluate('document.getElementById("details").textContent');
+    if (/ ns, /.test(text)) break;
+    await sleep(50);
+  }
+  const busyNs = exact.busy_ns.toLocaleString('en-US') + ' ns';
+  check(text.includes(busyNs) && text.includes(exact.count.toLocaleString('en-US') + ' merged events'),
+    'the details pane does not show the exact bucket (' + busyNs + '): ' + text.slice(0, 300));
+  console.log('bucket: ' + exact.count + ' merged events, busy ' + exact.busy_ns + ' of ' + exact.width_ns + ' ns (level ' + b.busyLevel + ')');
+  await shot(p, 'bucket');
 }
 
 // `v` draws the flow arrows of the view (the server's bundles, counts summing

@@ -49,10 +49,10 @@ function i64(dv, at) {
   return dv.getInt32(at + 4, true) * 4294967296 + dv.getUint32(at, true);
 }
 
-// A tile's buckets (THVP version 2): a 256-bit map of the non-empty ones, then
-// their counts, then their busy codes, as LEB128 varints; a code c is the busy
-// time c / 2 when even, 2^level - (c - 1) / 2 when odd. Returns the end.
-function decodeBuckets(bytes, at, level, nb, size, bucket, count, busy) {
+// A tile's buckets (THVP version 3): a 256-bit map of the non-empty ones, then
+// their counts as LEB128 varints, then a busy level byte each (busyRange).
+// Returns the end.
+function decodeBuckets(bytes, at, nb, size, bucket, count, busyLevel) {
   if (nb === 0) {
     if (size !== 0) throw new ApiError('THVP tile without buckets has a bucket section');
     return at;
@@ -73,24 +73,35 @@ function decodeBuckets(bytes, at, level, nb, size, bucket, count, busy) {
     return v;
   };
   for (let i = 0; i < nb; i++) count[i] = varint();
-  const width = 2 ** level;
-  for (let i = 0; i < nb; i++) {
-    const c = varint();
-    busy[i] = c % 2 === 1 ? width - (c - 1) / 2 : c / 2;
-  }
-  if (at !== end) throw new ApiError('THVP bucket section is ' + size + ' bytes, not ' + (size - (end - at)));
-  return at;
+  if (end - at !== nb) throw new ApiError('THVP bucket section is ' + size + ' bytes, not ' + (size - (end - at) + nb));
+  busyLevel.set(bytes.subarray(at, end));
+  return end;
 }
 
-// Decodes "THVP" version 2: {level, firstTile, lastTile (BigInt), eventsInView,
+// The share of its bucket a busy level q stands for, as [low, high): 0 for
+// q = 0 (no busy time), [(q - 1) / 254, q / 254) for 1..254, [1, Infinity)
+// for 255 (the whole bucket, or more where events overlap). The exact busy
+// time is /bucket's answer.
+export function busyRange(q) {
+  if (q === 0) return [0, 0];
+  if (q === 255) return [1, Infinity];
+  return [(q - 1) / 254, q / 254];
+}
+
+// The share to shade a bucket of level q with (the middle of its range, 1 when full).
+export function busyShare(q) {
+  return q === 255 ? 1 : q === 0 ? 0 : (q - 0.5) / 254;
+}
+
+// Decodes "THVP" version 3: {level, firstTile, lastTile (BigInt), eventsInView,
 // eventsDrawn, tiles: [{row, tile (BigInt), n, start, dur (Float64Array),
 // id (Uint32Array), names (string per event), nb, bucket (Uint16Array),
-// count (Uint32Array), busy (Float64Array)}]}.
+// count (Uint32Array), busyLevel (Uint8Array)}]}.
 export function decodeTiles(buf) {
   const dv = new DataView(buf);
   const magic = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (buf.byteLength < 56 || magic !== 'THVP') throw new ApiError('not a THVP response');
-  if (dv.getUint32(4, true) !== 2) throw new ApiError('THVP version ' + dv.getUint32(4, true) + ' is not 2');
+  if (dv.getUint32(4, true) !== 3) throw new ApiError('THVP version ' + dv.getUint32(4, true) + ' is not 3');
   const bytes = new Uint8Array(buf);
   const out = {
     level: dv.getInt32(8, true),
@@ -120,9 +131,9 @@ export function decodeTiles(buf) {
     for (let i = 0; i < n; i++, at += 8) dur[i] = i64(dv, at);
     for (let i = 0; i < n; i++, at += 4) id[i] = dv.getUint32(at, true);
     for (let i = 0; i < n; i++, at += 4) names[i] = dict[dv.getUint32(at, true)];
-    const bucket = new Uint16Array(nb), count = new Uint32Array(nb), busy = new Float64Array(nb);
-    at = decodeBuckets(bytes, at, out.level, nb, bucketBytes, bucket, count, busy);
-    out.tiles.push({row, tile, n, start, dur, id, names, nb, bucket, count, busy});
+    const bucket = new Uint16Array(nb), count = new Uint32Array(nb), busyLevel = new Uint8Array(nb);
+    at = decodeBuckets(bytes, at, nb, bucketBytes, bucket, count, busyLevel);
+    out.tiles.push({row, tile, n, start, dur, id, names, nb, bucket, count, busyLevel});
   }
   if (at !== buf.byteLength) throw new ApiError('THVP response has ' + (buf.byteLength - at) + ' trailing bytes');
   return out;

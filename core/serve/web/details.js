@@ -3,7 +3,8 @@
 // HLO fields), or for several selected events a summary table (count, total,
 // min, max per name).
 import {el, kvTable} from './dom.js';
-import {fmtDur, fmtInt} from './format.js';
+import {busyRange} from './api.js';
+import {fmtBusyRange, fmtDur, fmtInt} from './format.js';
 
 const show = (v) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
@@ -49,13 +50,18 @@ export function renderEvent(pane, d, trackName, onJump) {
   pane.replaceChildren(...parts);
 }
 
-// Merged narrow events under the cursor: what the shading stands for.
-export function renderBucket(pane, b, trackName) {
-  pane.replaceChildren(el('h3', {}, fmtInt(b.count) + ' merged events'), kvTable([
+// Merged narrow events under the cursor: what the shading stands for. `exact`
+// (the /bucket JSON) when it has come, else the busy share's range the tile gave.
+export function renderBucket(pane, b, trackName, exact) {
+  const busy = exact
+    ? fmtDur(exact.busy_ns) + ' (' + fmtInt(exact.busy_ns) + ' ns, ' +
+      (100 * exact.busy_ns / exact.width_ns).toFixed(1) + ' % of the bucket)'
+    : fmtBusyRange(busyRange(b.busyLevel)) + ' of the bucket (exact value loading)';
+  pane.replaceChildren(el('h3', {}, fmtInt(exact ? exact.count : b.count) + ' merged events'), kvTable([
     ['track', trackName(b.row)],
     ['from', fmtDur(b.start)],
     ['bucket', fmtDur(b.dur)],
-    ['busy', fmtDur(b.busy) + ' (' + Math.round(100 * Math.min(1, b.busy / b.dur)) + ' %)'],
+    ['busy', busy],
   ]), el('p', {class: 'note'}, 'Events narrower than a pixel are merged; zoom in (W) to draw them.'));
 }
 

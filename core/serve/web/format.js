@@ -23,6 +23,13 @@ export function fmtTick(t, step) {
 
 export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 
+// A bucket's busy share from its range [low, high) (api.js busyRange), in %.
+export function fmtBusyRange([low, high]) {
+  if (high === 0) return '0 %';
+  if (high === Infinity) return '≥ 100 %';
+  return (100 * low).toFixed(1) + '–' + (100 * high).toFixed(1) + ' %';
+}
+
 // A nice tick step (1, 2, 5 x 10^k ns) for about `px` pixels per tick.
 export function tickStep(spanNs, widthPx, px) {
   const raw = spanNs * px / Math.max(1, widthPx);

@@ -68,7 +68,7 @@ export class TileCache {
 
 // Bytes of a decoded tile's columns (the names are shared strings of the response).
 export function tileBytes(t) {
-  return t ? t.n * (8 + 8 + 4 + 8) + t.nb * (2 + 4 + 8) + 120 : 40;
+  return t ? t.n * (8 + 8 + 4 + 8) + t.nb * (2 + 4 + 1) + 120 : 40;
 }
 
 const FEW_TILES = 24;       // at most this many missing: one /tile request each

@@ -4,6 +4,7 @@
 // shading with their count. A tile not loaded yet is drawn from a coarser
 // (or finer) cached level, so a frame is never blank. Also hit testing and
 // the status line's totals over the cached tiles.
+import {busyShare} from './api.js';
 import {fmtDur, fmtInt, fmtTick, nameColor, tickStep} from './format.js';
 import {LANE_H} from './layout.js';
 import {tileKey, tileRange, tileStartRel, viewLevel} from './tiles.js';
@@ -165,7 +166,7 @@ export class Timeline {
       const x = this.xOf(start + t.bucket[i] * bw);
       const w = Math.max(1, bw * scale);
       if (x > right || x + w < LABEL_W) continue;
-      const s = SHADES[Math.min(4, Math.floor(Math.min(1, t.busy[i] / bw) * 5))];
+      const s = SHADES[Math.min(4, Math.floor(busyShare(t.busyLevel[i]) * 5))];
       if (run.x >= 0 && x - run.end > 1.5) {  // a gap: label the run before it
         fill(); rx1 = -1;
         this.flushRun(y, h);
@@ -351,7 +352,7 @@ export class Timeline {
         const bw = 2 ** q.level, s0 = tileStartRel(origin, q.level, kk);
         const b = Math.floor((t - s0) / bw);
         for (let i = 0; i < tile.nb; i++) {
-          if (tile.bucket[i] === b) return {bucket: {row: it.row, start: s0 + b * bw, dur: bw, count: tile.count[i], busy: tile.busy[i]}};
+          if (tile.bucket[i] === b) return {bucket: {row: it.row, start: s0 + b * bw, dur: bw, tile: kk, index: b, level: q.level, count: tile.count[i], busyLevel: tile.busyLevel[i]}};
         }
       }
     }

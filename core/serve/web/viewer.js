@@ -2,20 +2,20 @@
 // the view (relative ns), the selection, the timing marker and the search,
 // draws through Timeline on animation frames and asks TileLoader for the
 // tiles the view lacks. window.__viewer is the hook the browser test reads.
-import {ApiError, getJson} from './api.js';
+import {ApiError, busyRange, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
 import {CounterLayer} from './counters.js';
 import {CriticalPathLayer} from './critical_path.js';
 import {FindingsLayer} from './findings.js';
 import {FlowLayer} from './flows.js';
-import {fmtDur, fmtInt} from './format.js';
+import {fmtBusyRange, fmtDur, fmtInt} from './format.js';
 import {attachInput} from './input.js';
 import {Layout, LANE_H} from './layout.js';
 import {RooflinePanel} from './roofline.js';
 import {Search} from './search.js';
-import {TileCache, TileLoader} from './tiles.js';
-import {HEADER_H, Timeline} from './timeline.js';
+import {TileCache, TileLoader, tileKey, tileRange, tileStartRel} from './tiles.js';
+import {HEADER_H, LABEL_W, Timeline} from './timeline.js';
 import {attachShare} from './share.js';
 import {formatHash, hashRun, hashWindow, readHash} from './url_state.js';
 
@@ -294,7 +294,7 @@ class Viewer {
     if (hit && hit.finding) text = hit.finding.severity + ' · ' + hit.finding.title + ' (' + fmtDur(hit.finding.end_ns - hit.finding.start_ns) + ')';
     else if (hit && hit.counter) text = this.counters.valueAt(hit.counter.counter, hit.t).text;
     else if (hit && hit.event) text = hit.event.name + ' · ' + fmtDur(hit.event.dur);
-    else if (hit && hit.bucket) text = fmtInt(hit.bucket.count) + ' merged events, busy ' + fmtDur(hit.bucket.busy);
+    else if (hit && hit.bucket) text = fmtInt(hit.bucket.count) + ' merged events, busy ' + fmtBusyRange(busyRange(hit.bucket.busyLevel));
     else if (hit && hit.lane) text = this.layout.trackName(hit.lane.row) + ' (depth ' + hit.lane.depth + ')';
     tip.hidden = !text;
     if (text) {
@@ -324,11 +324,19 @@ class Viewer {
       }
       this.showSelection();
     } else if (hit && hit.bucket) {
-      renderBucket($('details'), hit.bucket, (r) => this.layout.trackName(r));
+      this.showBucket(hit.bucket);
     } else if (!additive) {
       this.clearSelection();
     }
     this.requestDraw();
+  }
+  // A bucket's details: at once from its tile, then exact from /bucket.
+  showBucket(b) {
+    const trackName = (r) => this.layout.trackName(r);
+    renderBucket($('details'), b, trackName);
+    this.shownBucket = b;
+    this.guard(getJson('runs/' + this.run + '/bucket', {row: b.row, level: b.level, tile: b.tile.toString(), bucket: b.index})
+      .then((exact) => { if (this.shownBucket === b) renderBucket($('details'), b, trackName, exact); }));
   }
   clearSelection() {
     this.selection.clear();
@@ -428,6 +436,25 @@ class Viewer {
       },
       query: () => v.timeline.query(),
       rowsOnScreen: () => v.rowsOnScreen(),
+      // A merged bucket on screen that a click selects: {row, t, bucket} (or null).
+      bucketOnScreen: () => {
+        const q = v.timeline.query(), bw = 2 ** q.level;
+        const {first, last} = tileRange(v.origin, q.level, q.t0, q.t1);
+        for (const row of v.rowsOnScreen()) {
+          const lane = v.layout.laneOfRow.get(row);
+          for (let k = first; lane && k <= last; k++) {
+            const tile = v.cache.get(tileKey(row, q.level, k));
+            const s0 = tileStartRel(v.origin, q.level, k);
+            for (let i = 0; tile && i < tile.nb; i++) {
+              const t = s0 + (tile.bucket[i] + 0.5) * bw, x = v.timeline.xOf(t);
+              if (x < LABEL_W + 5 || x > v.timeline.w - 5) continue;
+              const hit = v.timeline.hitLane(lane, x);
+              if (hit && hit.bucket) return {row, t, bucket: {...hit.bucket, tile: hit.bucket.tile.toString()}};
+            }
+          }
+        }
+        return null;
+      },
       // Mean ms of n redraws, each flushed to pixels (a 1-pixel read forces the raster).
       drawMs: (n) => {
         const t = performance.now();

@@ -112,7 +112,7 @@ void ExpectViewportMatches(Served& s, int64_t t0, int64_t t1, int64_t width) {
     for (size_t k = 0; k < g.bucket.size(); ++k) {
       EXPECT_EQ(g.bucket[k], w.data.buckets[k].bucket);
       EXPECT_EQ(g.count[k], w.data.buckets[k].count);
-      EXPECT_EQ(g.busy[k], w.data.buckets[k].busy_ns);
+      EXPECT_EQ(g.busy_level[k], ThvpBusyLevel(w.data.buckets[k].busy_ns, want->level));
     }
   }
 }
@@ -193,6 +193,47 @@ TEST(ServeServerTest, TileIsImmutableWithAStrongEtag) {
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->tiles.empty());
   EXPECT_NE(empty->get_header_value("ETag"), etag);
+}
+
+// /bucket gives a bucket's exact count and busy time (THVP carries its busy
+// level): the JSON bytes are the index's tile's figures, every bucket of the
+// overview's tiles; a bucket without events answers zeros.
+TEST(ServeServerTest, BucketAnswersTheExactFiguresOfTheIndex) {
+  Served s({Fixture()});
+  const ServeRun& run = *s.runs[0];
+  std::vector<uint32_t> rows(run.index().row_count());
+  std::iota(rows.begin(), rows.end(), 0u);
+  auto v = Viewport(run.index(), rows, run.origin_ns(), run.origin_ns() + run.end_rel_ns(), 3840);
+  ASSERT_TRUE(v.ok());
+  // Every 13th bucket of the whole view (the server's rate bound allows a
+  // few hundred requests a second from one client).
+  size_t checked = 0, seen = 0;
+  for (const ViewportTile& t : v->tiles) {
+    for (const LodBucket& b : t.data.buckets) {
+      if (seen++ % 13 != 0) continue;
+      const int64_t start = static_cast<int64_t>(TileStart(v->level, t.tile)) +
+                            (int64_t{b.bucket} << v->level) - run.origin_ns();
+      const std::string q = "row=" + std::to_string(t.row) + "&level=" + std::to_string(v->level) +
+                            "&tile=" + std::to_string(t.tile) +
+                            "&bucket=" + std::to_string(b.bucket);
+      auto r = s.Get("/api/v1/runs/0/bucket?" + q);
+      ASSERT_TRUE(r);
+      ASSERT_EQ(r->status, 200) << r->body;
+      EXPECT_EQ(r->body, "{\"row\":" + std::to_string(t.row) +
+                             ",\"level\":" + std::to_string(v->level) + ",\"tile\":\"" +
+                             std::to_string(t.tile) + "\",\"bucket\":" + std::to_string(b.bucket) +
+                             ",\"start_ns\":" + std::to_string(start) +
+                             ",\"width_ns\":" + std::to_string(int64_t{1} << v->level) +
+                             ",\"count\":" + std::to_string(b.count) +
+                             ",\"busy_ns\":" + std::to_string(b.busy_ns) + "}");
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 10u);
+  auto empty = s.Get("/api/v1/runs/0/bucket?row=0&level=4&tile=-99&bucket=3");
+  ASSERT_TRUE(empty);
+  ASSERT_EQ(empty->status, 200) << empty->body;
+  EXPECT_NE(empty->body.find("\"count\":0,\"busy_ns\":0}"), std::string::npos) << empty->body;
 }
 
 TEST(ServeServerTest, EventDetailsJoinLaunchAndKernelAndLinkThePythonStack) {
@@ -281,6 +322,13 @@ TEST(ServeServerTest, HostileRequestsAreRefusedWithAnErrorNamingTheParameter) {
       {"/api/v1/runs/%2E%2E/meta", 404, "run"},
       {"/api/v1/runs/0/tile?row=99&level=0&tile=0", 400, "row"},
       {"/api/v1/runs/0/tile?row=0&level=63&tile=0", 400, "level"},
+      {"/api/v1/runs/0/bucket?row=0&level=4&tile=0&bucket=256", 400, "bucket"},
+      {"/api/v1/runs/0/bucket?row=0&level=4&tile=0&bucket=-1", 400, "bucket"},
+      {"/api/v1/runs/0/bucket?row=0&level=4&tile=0", 400, "bucket"},
+      {"/api/v1/runs/0/bucket?row=99&level=4&tile=0&bucket=0", 400, "row"},
+      {"/api/v1/runs/0/bucket?row=0&level=63&tile=0&bucket=0", 400, "level"},
+      {"/api/v1/runs/0/bucket?row=0&level=62&tile=" + huge + "&bucket=0", 400, "tile"},
+      {"/api/v1/runs/0/bucket?row=0&level=0&tile=-" + huge + "&bucket=0", 400, "tile"},
       {"/api/v1/runs/0/events/999999", 404, "id"},
       {"/api/v1/runs/0/events/abc", 404, "id"},
       {"/api/v1/runs/0/search?q=", 400, "q"},

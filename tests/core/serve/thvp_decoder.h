@@ -18,7 +18,7 @@ struct ThvpTile {
   std::vector<uint32_t> id, name;
   std::vector<uint16_t> bucket;
   std::vector<uint32_t> count;
-  std::vector<int64_t> busy;
+  std::vector<uint8_t> busy_level;
 };
 
 struct Thvp {
@@ -71,9 +71,9 @@ class ThvpReader {
   size_t at_ = 0;
 };
 
-// The bucket section of version 2: a 256-bit map, then the counts, then the
-// busy codes (varints); false when it does not fill exactly `bytes`.
-inline bool DecodeBuckets(ThvpReader& r, int32_t level, uint32_t n, uint32_t bytes, ThvpTile* t) {
+// The bucket section of version 3: a 256-bit map, then the counts (varints),
+// then a busy level byte each; false when it does not fill exactly `bytes`.
+inline bool DecodeBuckets(ThvpReader& r, uint32_t n, uint32_t bytes, ThvpTile* t) {
   if (n == 0) return bytes == 0;
   const size_t begin = r.at();
   uint8_t map[32];
@@ -87,12 +87,7 @@ inline bool DecodeBuckets(ThvpReader& r, int32_t level, uint32_t n, uint32_t byt
     if (!r.Varint(&c)) return false;
     t->count.push_back(static_cast<uint32_t>(c));
   }
-  const uint64_t width = uint64_t{1} << level;
-  for (uint32_t k = 0; k < n; ++k) {
-    uint64_t code = 0;
-    if (!r.Varint(&code)) return false;
-    t->busy.push_back(static_cast<int64_t>(code & 1 ? width - (code >> 1) : code >> 1));
-  }
+  if (!r.Column(n, &t->busy_level)) return false;
   return r.at() - begin == bytes;
 }
 
@@ -118,7 +113,7 @@ inline std::optional<Thvp> DecodeThvp(std::string_view bytes) {
     if (!r.Get(&t.row) || !r.Get(&drawn) || !r.Get(&buckets) || !r.Get(&bucket_bytes) ||
         !r.Get(&t.tile) || !r.Column(drawn, &t.start) || !r.Column(drawn, &t.dur) ||
         !r.Column(drawn, &t.id) || !r.Column(drawn, &t.name) ||
-        !DecodeBuckets(r, v.level, buckets, bucket_bytes, &t))
+        !DecodeBuckets(r, buckets, bucket_bytes, &t))
       return std::nullopt;
     v.tiles.push_back(std::move(t));
   }
