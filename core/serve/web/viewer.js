@@ -471,6 +471,7 @@ class Viewer {
       counterValueAt: (track, t) => v.counters.valueAt(track, t),
       scrollToY: (y) => v.scrollTo(y),
       frameWhole: () => v.setView(0, v.endNs),
+      setView: (t0, t1) => v.setView(t0, t1),
       // The findings lane: its state, the findings, the marks drawn (page coordinates), the one selected.
       findings: () => ({state: v.findings.state, message: v.findings.message, list: v.findings.list,
         marks: v.findings.markPoints(), selected: v.findings.selected && v.findings.selected.index}),
