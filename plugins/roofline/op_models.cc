@@ -3,6 +3,7 @@
 #include <tracehound/op_shapes.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <functional>
 #include <map>
@@ -306,6 +307,52 @@ OpCost Convolution(std::string_view name, const OpInputs& in) {
   return c;
 }
 
+// "[True, True, False]": the three flags of output_mask.
+bool MaskOf(std::string_view v, std::array<bool, 3>* mask) {
+  if (v.size() < 2 || v.front() != '[' || v.back() != ']') return false;
+  v = v.substr(1, v.size() - 2);
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t comma = v.find(',');
+    if ((i < 2) != (comma != std::string_view::npos)) return false;
+    std::string_view item = v.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!th::sdk::ConcreteBool(item, &(*mask)[i])) return false;
+    v = comma == std::string_view::npos ? std::string_view() : v.substr(comma + 1);
+  }
+  return true;
+}
+
+// aten::convolution_backward(grad_output, input, weight, bias_sizes, stride,
+// padding, dilation, transposed, output_padding, groups, output_mask).
+OpCost ConvolutionBackward(const OpInputs& in) {
+  const std::string n = "aten::convolution_backward";
+  ElementType t;
+  const auto* g = Input(in, 0, &t);
+  const auto* x = Input(in, 1);
+  const auto* w = Input(in, 2);
+  if (!g || !x || !w || x->size() < 3)
+    return Unmodelled(n + ": grad_output, input [N, C, ...] and weight expected");
+  if (in.concrete.size() < 11)
+    return Unmodelled(n + ": no Concrete Inputs (stride, padding, dilation, groups, output_mask)");
+  const size_t spatial = x->size() - 2;
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+  int64_t groups = 0;
+  bool transposed = false;
+  std::array<bool, 3> mask{};
+  if (!SpatialList(in, 4, spatial, &stride) || !SpatialList(in, 5, spatial, &padding) ||
+      !SpatialList(in, 6, spatial, &dilation) ||
+      !th::sdk::ConcreteBool(in.concrete[7], &transposed) ||
+      !th::sdk::ConcreteInt(in.concrete[9], &groups) || !MaskOf(in.concrete[10], &mask))
+    return Unmodelled(n +
+                      ": unreadable Concrete Inputs (stride, padding, dilation, transposed, "
+                      "groups, output_mask)");
+  if (transposed && !SpatialList(in, 8, spatial, &output_padding))
+    return Unmodelled(n + ": unreadable Concrete Inputs (output_padding)");
+  return ConvolutionBackwardCost(*g, *x, *w, stride, padding, output_padding, dilation, transposed,
+                                 groups, mask, t);
+}
+
 }  // namespace
 
 ElementType ElementTypeOf(std::string_view t) {
@@ -331,7 +378,7 @@ OpCost AttentionCost(int64_t b, int64_t h, int64_t nq, int64_t nk, int64_t d, in
 OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int64_t>& weight,
                        bool bias, const std::vector<int64_t>& stride,
                        const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                       int64_t groups, const ElementType& t) {
+                       int64_t groups, const ElementType& t, std::vector<int64_t>* out_shape) {
   const size_t spatial = input.size() < 3 ? 0 : input.size() - 2;
   if (spatial == 0 || weight.size() != input.size() || stride.size() != spatial ||
       padding.size() != spatial || dilation.size() != spatial || groups < 1 ||
@@ -350,6 +397,7 @@ OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int6
   }
   const N n_out = Elements(out);
   const N per = N(2) * weight[1] * Elements({weight.begin() + 2, weight.end()});
+  if (out_shape) *out_shape = out;
   return Cost(n_out * per + (bias ? n_out : N(0)),
               (Elements(input) + Elements(weight) + (bias ? weight[0] : 0) + n_out) * t.bytes, t,
               "matrix");
@@ -359,8 +407,8 @@ OpCost ConvTransposeCost(const std::vector<int64_t>& input, const std::vector<in
                          bool bias, const std::vector<int64_t>& stride,
                          const std::vector<int64_t>& padding,
                          const std::vector<int64_t>& output_padding,
-                         const std::vector<int64_t>& dilation, int64_t groups,
-                         const ElementType& t) {
+                         const std::vector<int64_t>& dilation, int64_t groups, const ElementType& t,
+                         std::vector<int64_t>* out_shape) {
   const size_t spatial = input.size() < 3 ? 0 : input.size() - 2;
   if (spatial == 0 || weight.size() != input.size() || stride.size() != spatial ||
       padding.size() != spatial || output_padding.size() != spatial || dilation.size() != spatial ||
@@ -383,15 +431,49 @@ OpCost ConvTransposeCost(const std::vector<int64_t>& input, const std::vector<in
   }
   const N n_out = Elements(out);
   const N per = N(2) * weight[1] * Elements({weight.begin() + 2, weight.end()});
+  if (out_shape) *out_shape = out;
   return Cost(Elements(input) * per + (bias ? n_out : N(0)),
               (Elements(input) + Elements(weight) + (bias ? cout : N(0)) + n_out) * t.bytes, t,
               "matrix");
 }
 
+OpCost ConvolutionBackwardCost(
+    const std::vector<int64_t>& grad_output, const std::vector<int64_t>& input,
+    const std::vector<int64_t>& weight, const std::vector<int64_t>& stride,
+    const std::vector<int64_t>& padding, const std::vector<int64_t>& output_padding,
+    const std::vector<int64_t>& dilation, bool transposed, int64_t groups,
+    const std::array<bool, 3>& mask, const ElementType& t) {
+  if (!mask[0] && !mask[1] && !mask[2])
+    return Unmodelled("aten::convolution_backward: no gradient asked (output_mask all false)");
+  std::vector<int64_t> out;
+  OpCost forward = transposed ? ConvTransposeCost(input, weight, false, stride, padding,
+                                                  output_padding, dilation, groups, t, &out)
+                              : ConvolutionCost(input, weight, false, stride, padding, dilation,
+                                                groups, t, &out);
+  if (!forward.modelled) {
+    const size_t colon = forward.why.find(": ");
+    if (colon != std::string::npos)
+      forward.why = "aten::convolution_backward" + forward.why.substr(colon);
+    return forward;
+  }
+  if (out != grad_output)
+    return Unmodelled(
+        "aten::convolution_backward: grad_output is not the convolution's output shape");
+  const N g_out = Elements(grad_output), in = Elements(input), w = Elements(weight);
+  const int64_t cout = out[1];
+  // grad_input reads grad_output and weight; grad_weight grad_output and
+  // input; each is the forward's multiply-adds. grad_bias sums grad_output.
+  const N flops = (mask[0] ? N(forward.flops) : N(0)) + (mask[1] ? N(forward.flops) : N(0)) +
+                  (mask[2] ? g_out : N(0));
+  const N elements =
+      g_out + (mask[0] ? w + in : N(0)) + (mask[1] ? in + w : N(0)) + (mask[2] ? N(cout) : N(0));
+  return Cost(flops, elements * t.bytes, t, "matrix");
+}
+
 bool HasModel(std::string_view name) {
   return kGemm.count(name) || kAttention.count(name) || kElementwise.count(name) ||
          kNorms.count(name) || kReductions.count(name) || kConvolution.count(name) ||
-         name == "aten::embedding";
+         name == "aten::embedding" || name == "aten::convolution_backward";
 }
 
 OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention) {
@@ -402,6 +484,7 @@ OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions&
   if (kReductions.count(name)) return Reduction(name, in);
   if (name == "aten::embedding") return Embedding(in);
   if (kConvolution.count(name)) return Convolution(name, in);
+  if (name == "aten::convolution_backward") return ConvolutionBackward(in);
   return Unmodelled("no model for this op");
 }
 

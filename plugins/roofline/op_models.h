@@ -4,6 +4,7 @@
 // output tensor moved once between HBM and the chip, nothing re-read.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -50,7 +51,7 @@ struct AttentionOptions {
 // sum, mean, amax, softmax, _softmax, log_softmax; embedding; conv1d/2d/3d,
 // convolution, _convolution, cudnn_convolution, miopen_convolution (stride,
 // padding, dilation, groups from Concrete Inputs: unmodelled without them,
-// and when padded "same").
+// and when padded "same"); convolution_backward (its output_mask too).
 OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention);
 
 // Whether CostOf has a model for this op name (whatever its inputs).
@@ -68,10 +69,12 @@ OpCost AttentionCost(int64_t b, int64_t h, int64_t nq, int64_t nk, int64_t d, in
 // input [N, Cin, spatial...], weight [Cout, Cin/groups, kernel...]: F = 2 ·
 // |out| · Cin/groups · Πkernel (+ |out| with bias); bytes in + weight (+ bias)
 // + out. stride, padding, dilation per spatial dim.
+// `out_shape` (when given) receives the output's dims of a modelled op.
 OpCost ConvolutionCost(const std::vector<int64_t>& input, const std::vector<int64_t>& weight,
                        bool bias, const std::vector<int64_t>& stride,
                        const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
-                       int64_t groups, const ElementType& t);
+                       int64_t groups, const ElementType& t,
+                       std::vector<int64_t>* out_shape = nullptr);
 
 // Transposed: input [N, Cin, spatial...], weight [Cin, Cout/groups,
 // kernel...]; out = (in - 1)·stride - 2·padding + dilation·(kernel - 1) +
@@ -82,7 +85,19 @@ OpCost ConvTransposeCost(const std::vector<int64_t>& input, const std::vector<in
                          bool bias, const std::vector<int64_t>& stride,
                          const std::vector<int64_t>& padding,
                          const std::vector<int64_t>& output_padding,
-                         const std::vector<int64_t>& dilation, int64_t groups,
-                         const ElementType& t);
+                         const std::vector<int64_t>& dilation, int64_t groups, const ElementType& t,
+                         std::vector<int64_t>* out_shape = nullptr);
+
+// aten::convolution_backward: grad_output must be the forward convolution's
+// output (ConvolutionCost / ConvTransposeCost of input and weight, no bias).
+// F = F_fwd for grad_input (mask[0]) + F_fwd for grad_weight (mask[1]) +
+// |grad_output| for grad_bias (mask[2]); bytes grad_output + (weight read,
+// grad_input written) + (input read, grad_weight written) + (Cout written).
+OpCost ConvolutionBackwardCost(
+    const std::vector<int64_t>& grad_output, const std::vector<int64_t>& input,
+    const std::vector<int64_t>& weight, const std::vector<int64_t>& stride,
+    const std::vector<int64_t>& padding, const std::vector<int64_t>& output_padding,
+    const std::vector<int64_t>& dilation, bool transposed, int64_t groups,
+    const std::array<bool, 3>& mask, const ElementType& t);
 
 }  // namespace th::roofline

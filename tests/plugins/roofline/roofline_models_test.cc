@@ -222,6 +222,55 @@ TEST(OpModels, TransposedConvolutionKnownAnswer) {
                    .modelled);
 }
 
+// A ResNet layer's backward as the MI300X trace records it.
+OpInputs ConvBackward(std::string mask, std::string transposed = "False") {
+  return Conv({{10, 512, 7, 7}, {10, 512, 7, 7}, {512, 512, 3, 3}, {}, {}, {}, {}, {}, {}, {}, {}},
+              {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "ScalarList", "ScalarList",
+               "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar", "ScalarList"},
+              {"", "", "", "[0]", "[1, 1]", "[1, 1]", "[1, 1]", transposed, "[0, 0]", "1",
+               std::move(mask)});
+}
+
+TEST(OpModels, ConvolutionBackwardKnownAnswers) {
+  // grad_output = out [10, 512, 7, 7] (250,880), per output 2 * 512 * 9 =
+  // 9,216 multiply-adds: the forward's F = 2,312,110,080.
+  const OpCost both = CostOf("aten::convolution_backward", ConvBackward("[True, True, False]"), {});
+  ASSERT_TRUE(both.modelled) << both.why;
+  EXPECT_EQ(both.flops, 4624220160);  // grad_input + grad_weight
+  // grad_out 250,880 + (weight 2,359,296 + grad_input 250,880) + (input
+  // 250,880 + grad_weight 2,359,296) elements of 2 bytes.
+  EXPECT_EQ(both.bytes, 10942464);
+  EXPECT_EQ(both.dtype, "bf16");
+  EXPECT_EQ(both.unit, "matrix");
+  const OpCost input_only =
+      CostOf("aten::convolution_backward", ConvBackward("[True, False, False]"), {});
+  ASSERT_TRUE(input_only.modelled) << input_only.why;
+  EXPECT_EQ(input_only.flops, 2312110080);
+  EXPECT_EQ(input_only.bytes, (250880 + 2359296 + 250880) * 2);
+  const OpCost with_bias =
+      CostOf("aten::convolution_backward", ConvBackward("[False, True, True]"), {});
+  ASSERT_TRUE(with_bias.modelled) << with_bias.why;
+  EXPECT_EQ(with_bias.flops, 2312110080 + 250880);
+  EXPECT_EQ(with_bias.bytes, (250880 + 250880 + 2359296 + 512) * 2);
+  EXPECT_EQ(CostOf("aten::convolution_backward", ConvBackward("[False, False, False]"), {}).why,
+            "aten::convolution_backward: no gradient asked (output_mask all false)");
+  EXPECT_EQ(CostOf("aten::convolution_backward", ConvBackward("[True, True]"), {}).why,
+            "aten::convolution_backward: unreadable Concrete Inputs (stride, padding, dilation, "
+            "transposed, groups, output_mask)");
+  // A grad_output that is not the forward's output (stride 2 would give 4 x 4).
+  OpInputs strided = ConvBackward("[True, True, False]");
+  strided.concrete[4] = "[2, 2]";
+  EXPECT_EQ(CostOf("aten::convolution_backward", strided, {}).why,
+            "aten::convolution_backward: grad_output is not the convolution's output shape");
+  // Transposed: weight [Cin 512, Cout/groups 512, 3, 3], input 7 x 7, stride
+  // 1, pad 1 -> out 7 x 7; F_fwd = 2 * |input| * 512 * 9, the same count.
+  const OpCost transposed =
+      CostOf("aten::convolution_backward", ConvBackward("[True, True, False]", "True"), {});
+  ASSERT_TRUE(transposed.modelled) << transposed.why;
+  EXPECT_EQ(transposed.flops, 4624220160);
+  EXPECT_TRUE(HasModel("aten::convolution_backward"));
+}
+
 TEST(OpModels, ConvolutionWithoutUsableArgumentsIsUnmodelledWithTheReason) {
   const std::vector<std::vector<int64_t>> dims = {{1, 3, 8, 8}, {4, 3, 3, 3}, {}, {}, {},
                                                   {},           {},           {}, {}};

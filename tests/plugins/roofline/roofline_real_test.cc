@@ -2,7 +2,8 @@
 // real Kineto trace with record_shapes (../shared/data; skipped when absent):
 // the Qwen 0.5B H100 capture. F of a GEMM row by hand from its shapes, the
 // step's figures reconcile, and no op exceeds the H100's roofline. The OWLv2
-// capture: its patch-embedding conv2d modelled from Concrete Inputs.
+// capture: its patch-embedding conv2d modelled from Concrete Inputs; the
+// MI300X ResNet capture: its convolution_backward.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -114,6 +115,52 @@ TEST(RooflineRealTrace, Owlv2PatchEmbeddingConvolution) {
   for (size_t i = 0; i < loose.rows; ++i)
     EXPECT_EQ(Col<std::string>(loose, "name")[i].find("conv"), std::string::npos)
         << Col<std::string>(loose, "name")[i] << ": " << Col<std::string>(loose, "reason")[i];
+}
+
+// ResNet training with activation checkpointing on an MI300X: the backward
+// of its 3 x 3, 512-channel layers, aten::convolution_backward with
+// grad_output, input [10, 512, 7, 7], weight [512, 512, 3, 3], stride,
+// padding, dilation 1, groups 1 and output_mask [True, True, False]: F =
+// grad_input + grad_weight = 2 * (2 * 10*512*7*7 * 512*9) = 4,624,220,160
+// per call; B = (250,880 grad_output + 2,359,296 weight + 250,880
+// grad_input + 250,880 input + 2,359,296 grad_weight) * 2 = 10,942,464.
+TEST(RooflineRealTrace, ResnetConvolutionBackwardOnMi300x) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  const std::string path = data + "/tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz";
+  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  PluginResults r;
+  Status s = RunPlugin(**plugin, *set, {}, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+
+  const DerivedTable& ops = r.tables.at("roofline_ops");
+  int backward_rows = 0;
+  bool found = false;
+  for (size_t i = 0; i < ops.rows; ++i) {
+    const std::string& name = Col<std::string>(ops, "name")[i];
+    if (name != "aten::convolution_backward") continue;
+    ++backward_rows;
+    EXPECT_LE(Col<double>(ops, "efficiency")[i], 1.05) << Col<std::string>(ops, "input_dims")[i];
+    EXPECT_EQ(Col<std::string>(ops, "peak")[i], "matrix bf16");
+    if (Col<std::string>(ops, "input_dims")[i] ==
+        "[[10,512,7,7],[10,512,7,7],[512,512,3,3],[],[],[],[],[],[],[],[]]") {
+      found = true;
+      const int64_t count = Col<int64_t>(ops, "count")[i];
+      EXPECT_GT(count, 0);
+      EXPECT_EQ(Col<int64_t>(ops, "flops")[i], count * 4624220160);
+      EXPECT_EQ(Col<int64_t>(ops, "bytes")[i], count * 10942464);
+      EXPECT_GT(Col<int64_t>(ops, "time")[i], 0);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_GE(backward_rows, 4);
+  const DerivedTable& loose = r.tables.at("roofline_unmodelled");
+  for (size_t i = 0; i < loose.rows; ++i)
+    EXPECT_NE(Col<std::string>(loose, "name")[i], "aten::convolution_backward")
+        << Col<std::string>(loose, "reason")[i];
 }
 
 }  // namespace
