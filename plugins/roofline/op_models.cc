@@ -230,6 +230,57 @@ OpCost Norm(std::string_view name, const OpInputs& in) {
   return Cost(n * per, bytes, ts[0].type, "vector");
 }
 
+// "[True, True, False]": the three flags of output_mask.
+bool MaskOf(std::string_view v, std::array<bool, 3>* mask) {
+  if (v.size() < 2 || v.front() != '[' || v.back() != ']') return false;
+  v = v.substr(1, v.size() - 2);
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t comma = v.find(',');
+    if ((i < 2) != (comma != std::string_view::npos)) return false;
+    std::string_view item = v.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!th::sdk::ConcreteBool(item, &(*mask)[i])) return false;
+    v = comma == std::string_view::npos ? std::string_view() : v.substr(comma + 1);
+  }
+  return true;
+}
+
+// native_batch_norm_backward(grad_out, input, weight, running_mean,
+// running_var, save_mean, save_invstd, train, eps, output_mask) and
+// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
+// weight, bias, output_mask): index of output_mask.
+const std::map<std::string_view, size_t> kNormBackward = {{"aten::native_batch_norm_backward", 9},
+                                                          {"aten::native_layer_norm_backward", 7}};
+
+OpCost NormBackward(std::string_view name, const OpInputs& in) {
+  const std::string n(name);
+  ElementType t;
+  const auto* dy = Input(in, 0, &t);
+  const auto* x = Input(in, 1);
+  if (!dy || !x || *dy != *x)
+    return Unmodelled(n + ": grad_output and input of one shape expected");
+  // Without Concrete Inputs every gradient is taken as asked (PyTorch's
+  // autograd asks grad_input of every norm but a model's first layer).
+  std::array<bool, 3> mask = {true, true, true};
+  const size_t at = kNormBackward.at(name);
+  if (at < in.concrete.size() && !MaskOf(in.concrete[at], &mask))
+    return Unmodelled(n + ": unreadable Concrete Inputs (output_mask)");
+  const N elements = Elements(*x);
+  // Read: every tensor input (grad_output, input, statistics, weight).
+  N bytes = 0;
+  for (const Tensor& v : Tensors(in)) bytes = bytes + Elements(*v.dims) * v.type.bytes;
+  // Written: grad_input; grad_weight and grad_bias as large as the weight.
+  if (mask[0]) bytes = bytes + elements * t.bytes;
+  const size_t weight_at = name == "aten::native_batch_norm_backward" ? 2 : 5;
+  ElementType wt;
+  if (const auto* w = Input(in, weight_at, &wt))
+    bytes = bytes + Elements(*w) * wt.bytes * ((mask[1] ? 1 : 0) + (mask[2] ? 1 : 0));
+  // Per element: x̂ again (subtract, scale), dy·x̂, the sums of dy and dy·x̂
+  // (5); grad_input = scale · (dy − mean(dy) − x̂ · mean(dy·x̂)) (4 more).
+  return Cost(elements * (mask[0] ? 9 : 5), bytes, t, "vector");
+}
+
 OpCost Reduction(std::string_view name, const OpInputs& in) {
   const std::vector<Tensor> ts = Tensors(in);
   if (ts.empty()) return Unmodelled(std::string(name) + ": no tensor input");
@@ -305,22 +356,6 @@ OpCost Convolution(std::string_view name, const OpInputs& in) {
   const size_t colon = c.why.find(": ");
   if (!c.modelled && colon != std::string::npos) c.why = n + c.why.substr(colon);
   return c;
-}
-
-// "[True, True, False]": the three flags of output_mask.
-bool MaskOf(std::string_view v, std::array<bool, 3>* mask) {
-  if (v.size() < 2 || v.front() != '[' || v.back() != ']') return false;
-  v = v.substr(1, v.size() - 2);
-  for (size_t i = 0; i < 3; ++i) {
-    const size_t comma = v.find(',');
-    if ((i < 2) != (comma != std::string_view::npos)) return false;
-    std::string_view item = v.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!th::sdk::ConcreteBool(item, &(*mask)[i])) return false;
-    v = comma == std::string_view::npos ? std::string_view() : v.substr(comma + 1);
-  }
-  return true;
 }
 
 // aten::convolution_backward(grad_output, input, weight, bias_sizes, stride,
@@ -473,7 +508,8 @@ OpCost ConvolutionBackwardCost(
 bool HasModel(std::string_view name) {
   return kGemm.count(name) || kAttention.count(name) || kElementwise.count(name) ||
          kNorms.count(name) || kReductions.count(name) || kConvolution.count(name) ||
-         name == "aten::embedding" || name == "aten::convolution_backward";
+         name == "aten::embedding" || name == "aten::convolution_backward" ||
+         kNormBackward.count(name);
 }
 
 OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions& attention) {
@@ -485,6 +521,7 @@ OpCost CostOf(std::string_view name, const OpInputs& in, const AttentionOptions&
   if (name == "aten::embedding") return Embedding(in);
   if (kConvolution.count(name)) return Convolution(name, in);
   if (name == "aten::convolution_backward") return ConvolutionBackward(in);
+  if (kNormBackward.count(name)) return NormBackward(name, in);
   return Unmodelled("no model for this op");
 }
 

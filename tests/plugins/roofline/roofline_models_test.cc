@@ -271,6 +271,50 @@ TEST(OpModels, ConvolutionBackwardKnownAnswers) {
   EXPECT_TRUE(HasModel("aten::convolution_backward"));
 }
 
+TEST(OpModels, NormBackwardKnownAnswers) {
+  // Batch norm as the MI300X ResNet capture records it: dy, x [10, 512, 7, 7]
+  // bf16 (250,880 each), weight / running mean / running var [512] bf16,
+  // saved mean / invstd [512] fp32, output_mask all true. Read 2 * 250,880 *
+  // 2 + 3 * 512 * 2 + 2 * 512 * 4 = 1,010,688; written grad_input 501,760 +
+  // grad_weight and grad_bias 2 * 512 * 2 = 2,048. F = 9 * 250,880.
+  const OpInputs bn =
+      Conv({{10, 512, 7, 7}, {10, 512, 7, 7}, {512}, {512}, {512}, {512}, {512}, {}, {}, {}},
+           {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16",
+            "float", "float", "Scalar", "Scalar", "ScalarList"},
+           {"", "", "", "", "", "", "", "True", "1e-05", "[True, True, True]"});
+  const OpCost c = CostOf("aten::native_batch_norm_backward", bn, {});
+  ASSERT_TRUE(c.modelled) << c.why;
+  EXPECT_EQ(c.flops, 2257920);
+  EXPECT_EQ(c.bytes, 1514496);
+  EXPECT_EQ(c.unit, "vector");
+  EXPECT_EQ(c.dtype, "bf16");
+  OpInputs input_only = bn;
+  input_only.concrete[9] = "[True, False, False]";
+  EXPECT_EQ(CostOf("aten::native_batch_norm_backward", input_only, {}).bytes, 1010688 + 501760);
+  OpInputs no_input = bn;
+  no_input.concrete[9] = "[False, True, True]";
+  const OpCost w = CostOf("aten::native_batch_norm_backward", no_input, {});
+  EXPECT_EQ(w.flops, 5 * 250880);
+  EXPECT_EQ(w.bytes, 1010688 + 2048);
+  // Layer norm without Concrete Inputs (as the HTA test traces record it):
+  // every gradient asked. dy, x [1024, 512] fp32, mean / rstd [1024, 1],
+  // weight, bias [512]: read 4,194,304 + 8,192 + 4,096, written 2,097,152 +
+  // 4,096.
+  const OpCost ln =
+      CostOf("aten::native_layer_norm_backward",
+             In({{1024, 512}, {1024, 512}, {}, {1024, 1}, {1024, 1}, {512}, {512}, {}},
+                {"float", "float", "", "float", "float", "float", "float", ""}),
+             {});
+  ASSERT_TRUE(ln.modelled) << ln.why;
+  EXPECT_EQ(ln.flops, 9 * 524288);
+  EXPECT_EQ(ln.bytes, 6307840);
+  EXPECT_EQ(CostOf("aten::native_layer_norm_backward",
+                   In({{1024, 512}, {512, 512}}, {"float", "float"}), {})
+                .why,
+            "aten::native_layer_norm_backward: grad_output and input of one shape expected");
+  EXPECT_TRUE(HasModel("aten::native_batch_norm_backward"));
+}
+
 TEST(OpModels, ConvolutionWithoutUsableArgumentsIsUnmodelledWithTheReason) {
   const std::vector<std::vector<int64_t>> dims = {{1, 3, 8, 8}, {4, 3, 3, 3}, {}, {}, {},
                                                   {},           {},           {}, {}};
