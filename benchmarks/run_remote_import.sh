@@ -34,7 +34,7 @@ trap cleanup EXIT
 sleep 1
 http_port=$(sed -n 's/^port=//p' "$swift_dir/http.port")
 /usr/bin/python3 "$server" put "$swift_dir" bench "amplified.json=$json" "amplified.json.gz=$gz"
-export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test:tester AWS_SECRET_ACCESS_KEY=testing
+export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test:tester AWS_SECRET_ACCESS_KEY=testing AWS_REGION=auto
 
 echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
 echo "== tracehound info, local file vs loopback S3 (median of $RUNS)"

@@ -78,7 +78,13 @@ SwiftS3Server::~SwiftS3Server() {
 std::string SwiftS3Server::S3Env(const std::string& endpoint, const std::string& secret) const {
   return "AWS_ENDPOINT_URL=" + (endpoint.empty() ? this->endpoint() : endpoint) +
          " AWS_ACCESS_KEY_ID=test:tester AWS_SECRET_ACCESS_KEY=" + secret +
-         " AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_CONFIG_FILE=/nonexistent";
+         " AWS_REGION=auto AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_CONFIG_FILE=/nonexistent";
+}
+
+std::string SwiftS3Server::GcsEnv(const std::string& secret) const {
+  return "STORAGE_EMULATOR_HOST=" + endpoint() +
+         " GOOGLE_HMAC_ACCESS_ID=test:tester GOOGLE_HMAC_SECRET=" + secret +
+         " GOOGLE_OAUTH_ACCESS_TOKEN=";
 }
 
 bool SwiftS3Server::Put(const std::string& bucket,

@@ -21,9 +21,13 @@ class SwiftS3Server {
 
   int port() const { return port_; }
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  // "AWS_ENDPOINT_URL=... AWS_ACCESS_KEY_ID=... AWS_SECRET_ACCESS_KEY=..." for
-  // a command line; `endpoint` overrides the server's own (a proxy).
+  // "AWS_ENDPOINT_URL=... AWS_ACCESS_KEY_ID=... AWS_SECRET_ACCESS_KEY=...
+  // AWS_REGION=auto" for a command line; `endpoint` overrides the server's
+  // own (a proxy).
   std::string S3Env(const std::string& endpoint = "", const std::string& secret = "testing") const;
+  // The same server as Cloud Storage's XML API with HMAC keys (gs:// inputs):
+  // "STORAGE_EMULATOR_HOST=... GOOGLE_HMAC_ACCESS_ID=... GOOGLE_HMAC_SECRET=...".
+  std::string GcsEnv(const std::string& secret = "testing") const;
   // Stores files: (key, local path) pairs into `bucket` (created if missing).
   bool Put(const std::string& bucket,
            const std::vector<std::pair<std::string, std::string>>& files);

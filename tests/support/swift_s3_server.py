@@ -15,7 +15,8 @@
   swift_s3_server.py serve DIR KIND   (internal) runs one server in the foreground
 
 S3 credentials: access key "test:tester", secret "testing" (tempauth's user).
-s3api checks every request's AWS Signature Version 4 against that secret.
+s3api checks every request's AWS Signature Version 4 against that secret, in
+region "auto" (Cloud Storage's, so that gs:// inputs with HMAC keys are read too).
 Nothing is written outside DIR; /etc/swift is never read (swift_dir = DIR).
 """
 import os
@@ -69,7 +70,9 @@ def write_configs(root):
                 # No memcached: tempauth's S3 path only needs the middleware.
                 "[filter:cache]\nuse = egg:swift#memcache\n"
                 "memcache_servers = 127.0.0.1:{nomc}\n"
-                "[filter:s3api]\nuse = egg:swift#s3api\nlocation = us-east-1\n"
+                # Region "auto": what Cloud Storage's XML API signs with (gs://
+                # inputs with HMAC keys); the S3 tests sign with AWS_REGION=auto.
+                "[filter:s3api]\nuse = egg:swift#s3api\nlocation = auto\n"
                 "max_upload_part_num = 1000\n"
                 "[filter:tempauth]\nuse = egg:swift#tempauth\n"
                 "user_test_tester = testing .admin\n".format(nomc=free_port()))

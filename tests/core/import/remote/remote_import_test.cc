@@ -142,6 +142,24 @@ TEST(RemoteImport, WrongCredentialsNameTheBucketAndNoSecret) {
   EXPECT_NE(listing.out.find("SignatureDoesNotMatch"), std::string::npos) << listing.out;
 }
 
+// gs:// with HMAC keys: Cloud Storage's XML API is S3's, signed with SigV4 in
+// region "auto"; the loopback Swift stands in for it (STORAGE_EMULATOR_HOST)
+// and checks every signature.
+TEST(RemoteImport, CloudStorageWithHmacKeysReadsBackAsTheLocalFiles) {
+  REQUIRE_SWIFT(server);
+  const Synthetic& s = Uploaded(server);
+  EXPECT_EQ(Info("gs://synth/job/rank0.json", server->GcsEnv() + " TRACEHOUND_REMOTE_CHUNK_MIB=1"),
+            Info(s.plain));
+  EXPECT_EQ(Info("gs://synth/job/rank1.json.gz", server->GcsEnv()), Info(s.gz));
+  EXPECT_EQ(Info("gs://synth/job/", server->GcsEnv()), Info(s.dir, "", "gs://synth/job"));
+  CommandResult wrong =
+      Tracehound("info gs://synth/job/rank0.json", server->GcsEnv("wrong-hmac-7q"));
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.out.find("gs://synth/job/rank0.json: HTTP 403"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find("access to bucket synth refused"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find("wrong-hmac-7q"), std::string::npos) << wrong.out;
+}
+
 TEST(RemoteImport, PlainHttpObject) {
   REQUIRE_SWIFT(server);
   const Synthetic& s = Uploaded(server);
@@ -188,6 +206,7 @@ TEST(RemoteImport, AnObjectChangedDuringTheReadIsReported) {
   setenv("AWS_ENDPOINT_URL", server->endpoint().c_str(), 1);
   setenv("AWS_ACCESS_KEY_ID", "test:tester", 1);
   setenv("AWS_SECRET_ACCESS_KEY", "testing", 1);
+  setenv("AWS_REGION", "auto", 1);  // the test server's region (swift_s3_server.py)
   auto seen = remote::LookUpRemoteObject("s3://changing/t.json");
   ASSERT_TRUE(seen.ok()) << seen.status().message();
   ASSERT_TRUE(server->Put("changing", {{"t.json", b}}));
