@@ -6,7 +6,8 @@
 # a loopback C++ file server (benchmarks/range_file_server.cc: the reader's
 # own ceiling, Swift being Python on the same cores), against the same file
 # read locally: wall time (throughput = stored bytes / wall s) and peak RSS,
-# medians of RUNS runs each (the machine is shared and noisy).
+# medians of RUNS runs each (the machine is shared and noisy); and Swift's own
+# ceiling, the object fetched by curl through Swift's API with nothing parsing.
 #
 #   benchmarks/run_remote_import.sh [BUILD_DIR] [SOURCE_TRACE] [SIZE]
 set -euo pipefail
@@ -35,6 +36,7 @@ sleep 1
 http_port=$(sed -n 's/^port=//p' "$swift_dir/http.port")
 /usr/bin/python3 "$server" put "$swift_dir" bench "amplified.json=$json" "amplified.json.gz=$gz"
 export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test:tester AWS_SECRET_ACCESS_KEY=testing AWS_REGION=auto
+/usr/bin/python3 "$server" public "$swift_dir" bench  # for curl through Swift's own API
 
 echo "== machine"; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
 echo "== tracehound info, local file vs loopback S3 (median of $RUNS)"
@@ -49,7 +51,12 @@ for f in amplified.json amplified.json.gz; do
   local_runs=$(measure "$OUT/$f")
   remote_runs=$(measure "s3://bench/$f")
   http_runs=$(measure "http://127.0.0.1:$http_port/$f")
-  python3 - "$f" "$bytes" "$local_runs" "$remote_runs" "$http_runs" <<'PY'
+  # Swift's own ceiling: the object through Swift's API (the bucket made
+  # public; s3api is not in that path) to curl, parsed by nothing.
+  curl_runs=$(for _ in $(seq "$RUNS"); do
+    curl -sf -o /dev/null -w '%{time_total} 0\n' "http://127.0.0.1:$port/v1/AUTH_test/bench/$f"
+  done)
+  python3 - "$f" "$bytes" "$local_runs" "$remote_runs" "$http_runs" "$curl_runs" <<'PY'
 import statistics, sys
 name, size = sys.argv[1], int(sys.argv[2])
 def med(text):
@@ -57,6 +64,8 @@ def med(text):
     return statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows)
 ls, lk = med(sys.argv[3])
 print(f"{name} ({size/1e6:.0f} MB stored): local {ls:.2f} s = {size/ls/1e6:.0f} MB/s, peak RSS {lk/1024:.0f} MiB")
+cs, _ = med(sys.argv[6])
+print(f"  Swift to curl alone (no parse): {cs:.2f} s = {size/cs/1e6:.0f} MB/s = {ls/cs:.2f}x the local import")
 for label, runs in (("S3 (Swift)", sys.argv[4]), ("HTTP (C++ server)", sys.argv[5])):
     rs, rk = med(runs)
     print(f"  {label}: {rs:.2f} s = {size/rs/1e6:.0f} MB/s, peak RSS {rk/1024:.0f} MiB; "

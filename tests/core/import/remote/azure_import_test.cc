@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "core/import/remote/azure_shared_key.h"
+#include "core/import/remote/sigv4.h"
 #include "tests/support/azurite_server.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/test_files.h"
@@ -70,6 +71,67 @@ TEST(AzureImport, BlobsReadBackAsTheLocalFilesAndAWrongKeyIsRefused) {
   EXPECT_NE(refused.out.find("container traces of account devstoreaccount1"), std::string::npos)
       << refused.out;
   EXPECT_EQ(refused.out.find(wrong_key), std::string::npos);
+}
+
+// An account SAS of the emulator account for blobs, signed with `key` in the
+// layout Azure documents for version 2019-12-12: account, permissions,
+// services, resource types, start, expiry, IP, protocols, version.
+std::string AccountSas(const std::string& permissions, const std::string& key) {
+  const std::string version = "2019-12-12", expiry = "2099-01-01T00:00:00Z",
+                    protocols = "https,http";
+  const std::string to_sign = std::string(AzuriteServer::kAccount) + "\n" + permissions +
+                              "\nb\nsco\n\n" + expiry + "\n\n" + protocols + "\n" + version + "\n";
+  const std::string sig =
+      remote::Base64Encode(remote::HmacSha256(remote::Base64Decode(key), to_sign));
+  return "sv=" + version + "&ss=b&srt=sco&sp=" + permissions +
+         "&se=" + remote::UriEncode(expiry, false) + "&spr=" + remote::UriEncode(protocols, false) +
+         "&sig=" + remote::UriEncode(sig, false);
+}
+
+// The command line's environment for a SAS token (quoted: it holds '&').
+std::string SasEnv(const AzuriteServer& server, const std::string& sas) {
+  return "AZURE_STORAGE_ENDPOINT=" + server.endpoint() +
+         " AZURE_STORAGE_KEY= " + "AZURE_STORAGE_SAS_TOKEN='?" + sas + "'";
+}
+
+TEST(AzureImport, SasTokensReadAndListAndABadOneIsRefused) {
+  std::string why;
+  AzuriteServer* server = AzuriteServer::Shared(&why);
+  if (!server && why.find("not installed") != std::string::npos) GTEST_SKIP() << why;
+  ASSERT_NE(server, nullptr) << why;
+  std::string plain = WriteTempFile("sas/rank0.json", Trace(25000));
+  std::string gz = WriteTempFile("sas/rank1.json.gz", Gzip(Trace(15000)));
+  ASSERT_TRUE(server->Put("sas", "job/rank0.json", plain));
+  ASSERT_TRUE(server->Put("sas", "job/rank1.json.gz", gz));
+  const std::string az = "az://" + std::string(AzuriteServer::kAccount) + "/sas/";
+  const std::string read_list = AccountSas("rl", AzuriteServer::kKey);
+
+  CommandResult one = Tracehound("info --json " + az + "job/rank0.json",
+                                 SasEnv(*server, read_list) + " TRACEHOUND_REMOTE_CHUNK_MIB=1");
+  ASSERT_EQ(one.status, 0) << one.out;
+  EXPECT_EQ(Normalized(one.out), Normalized(Tracehound("info --json " + plain).out));
+  CommandResult prefix = Tracehound("info --json " + az + "job/", SasEnv(*server, read_list));
+  ASSERT_EQ(prefix.status, 0) << prefix.out;
+  EXPECT_EQ(Normalized(prefix.out), Normalized(Tracehound("info --json " + plain + " " + gz).out));
+
+  // Read without list: a blob reads, its prefix is refused.
+  const std::string read_only = AccountSas("r", AzuriteServer::kKey);
+  EXPECT_EQ(Tracehound("info " + az + "job/rank1.json.gz", SasEnv(*server, read_only)).status, 0);
+  CommandResult unlisted = Tracehound("info " + az + "job/", SasEnv(*server, read_only));
+  EXPECT_EQ(unlisted.status, 2);
+  EXPECT_NE(unlisted.out.find("HTTP 403"), std::string::npos) << unlisted.out;
+
+  // Signed with another key: refused, naming the container, the token unprinted.
+  std::string other_key = std::string(AzuriteServer::kKey);
+  other_key[0] = other_key[0] == 'A' ? 'B' : 'A';
+  const std::string forged = AccountSas("rl", other_key);
+  CommandResult refused = Tracehound("info " + az + "job/rank0.json", SasEnv(*server, forged));
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.out.find("HTTP 403"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("container sas of account devstoreaccount1"), std::string::npos)
+      << refused.out;
+  EXPECT_EQ(refused.out.find(forged.substr(forged.find("sig=") + 4)), std::string::npos)
+      << refused.out;
 }
 
 }  // namespace
