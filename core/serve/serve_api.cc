@@ -112,6 +112,28 @@ StatusOr<int64_t> AbsoluteParam(int64_t origin_ns, const QueryParams& params,
   return abs;
 }
 
+// A tile named by the query: row (of `row_count`), level and tile number.
+struct TileAddress {
+  int64_t row = 0, level = 0, tile = 0;
+};
+
+// The tile the query names, or the 400 answer naming the bad parameter.
+StatusOr<TileAddress> TileParams(const QueryParams& params, size_t row_count) {
+  const auto rows = static_cast<int64_t>(row_count);
+  if (rows == 0) return InvalidInput("row: the run has no rows");
+  TileAddress a;
+  auto row = IntParam(params, "row", 0, rows - 1);
+  if (!row.ok()) return row.status();
+  auto level = IntParam(params, "level", 0, kMaxLevel);
+  if (!level.ok()) return level.status();
+  auto tile = IntParam(params, "tile", kMin, kMax);
+  if (!tile.ok()) return tile.status();
+  a.row = *row;
+  a.level = *level;
+  a.tile = *tile;
+  return a;
+}
+
 }  // namespace
 
 const ServeRun* FindReadyRun(const Runs& runs, const std::string& run, ApiResponse* error) {
@@ -176,35 +198,30 @@ ApiResponse TileResponse(const Runs& runs, const std::string& run_text, const Qu
   const auto found = Facts(*run);
   if (!found) return StillImporting(run_text);
   const RunFacts& facts = *found;
-  const int64_t rows = static_cast<int64_t>(facts.row_count);
-  if (rows == 0) return ErrorResponse(400, "row: the run has no rows");
-  auto row = IntParam(params, "row", 0, rows - 1);
-  if (!row.ok()) return ErrorResponse(400, row.status().message());
-  auto level = IntParam(params, "level", 0, kMaxLevel);
-  if (!level.ok()) return ErrorResponse(400, level.status().message());
-  auto tile = IntParam(params, "tile", kMin, kMax);
-  if (!tile.ok()) return ErrorResponse(400, tile.status().message());
+  auto address = TileParams(params, facts.row_count);
+  if (!address.ok()) return ErrorResponse(400, address.status().message());
+  const auto [row, level, tile] = *address;
   const OverviewLevel* held =
-      facts.overview ? facts.overview->Level(static_cast<int>(*level)) : nullptr;
+      facts.overview ? facts.overview->Level(static_cast<int>(level)) : nullptr;
   if (!held && !facts.ready) return StillImporting(run_text);
   ApiResponse r;
   r.cache_control = "public, max-age=31536000, immutable";
-  r.etag = "\"" + facts.content_key + "-" + std::to_string(*row) + "-" + std::to_string(*level) +
-           "-" + std::to_string(*tile) + "\"";
+  r.etag = "\"" + facts.content_key + "-" + std::to_string(row) + "-" + std::to_string(level) +
+           "-" + std::to_string(tile) + "\"";
   if (!if_none_match.empty() && if_none_match == r.etag) {
     r.status = 304;
     return r;
   }
   r.content_type = "application/octet-stream";
   if (held) {
-    const uint32_t one_row[] = {static_cast<uint32_t>(*row)};
-    r.body = AssembleThvp(*held, one_row, *tile, *tile);
+    const uint32_t one_row[] = {static_cast<uint32_t>(row)};
+    r.body = AssembleThvp(*held, one_row, tile, tile);
     return r;
   }
-  auto data = run->index().Tile(static_cast<uint32_t>(*row), static_cast<int>(*level), *tile);
+  auto data = run->index().Tile(static_cast<uint32_t>(row), static_cast<int>(level), tile);
   if (!data.ok()) return ErrorResponse(400, data.status().message());
-  r.body = EncodeThvp(*run, TileViewport(static_cast<uint32_t>(*row), static_cast<int>(*level),
-                                         *tile, std::move(*data)));
+  r.body = EncodeThvp(*run, TileViewport(static_cast<uint32_t>(row), static_cast<int>(level), tile,
+                                         std::move(*data)));
   return r;
 }
 
@@ -213,24 +230,19 @@ ApiResponse BucketResponse(const Runs& runs, const std::string& run_text,
   ApiResponse error;
   const ServeRun* run = FindRun(runs, run_text, &error);
   if (!run) return error;
-  const int64_t rows = static_cast<int64_t>(run->index().row_count());
-  if (rows == 0) return ErrorResponse(400, "row: the run has no rows");
-  auto row = IntParam(params, "row", 0, rows - 1);
-  if (!row.ok()) return ErrorResponse(400, row.status().message());
-  auto level = IntParam(params, "level", 0, kMaxLevel);
-  if (!level.ok()) return ErrorResponse(400, level.status().message());
-  auto tile = IntParam(params, "tile", kMin, kMax);
-  if (!tile.ok()) return ErrorResponse(400, tile.status().message());
+  auto address = TileParams(params, run->index().row_count());
+  if (!address.ok()) return ErrorResponse(400, address.status().message());
+  const auto [row, level, tile] = *address;
   auto bucket = IntParam(params, "bucket", 0, kTileBuckets - 1);
   if (!bucket.ok()) return ErrorResponse(400, bucket.status().message());
-  const int l = static_cast<int>(*level);
+  const int l = static_cast<int>(level);
   const int shift = l + kTileBucketsLog2;  // tiles starting outside int64 are refused
-  if (*tile < FloorShift(kMin, shift) || *tile > FloorShift(kMax, shift))
+  if (tile < FloorShift(kMin, shift) || tile > FloorShift(kMax, shift))
     return ErrorResponse(400, "tile: out of range of the run's clock");
-  const Int128 start = TileStart(l, *tile) + *bucket * Pow2(l) - run->origin_ns();
+  const Int128 start = TileStart(l, tile) + *bucket * Pow2(l) - run->origin_ns();
   if (start < kMin || start > kMax)
     return ErrorResponse(400, "tile: out of range of the run's clock");
-  auto data = run->index().Tile(static_cast<uint32_t>(*row), l, *tile);
+  auto data = run->index().Tile(static_cast<uint32_t>(row), l, tile);
   if (!data.ok()) return ErrorResponse(400, data.status().message());
   LodBucket found;  // an empty bucket: zeros
   for (const LodBucket& b : data->buckets)
@@ -239,9 +251,9 @@ ApiResponse BucketResponse(const Runs& runs, const std::string& run_text,
   {
     JsonWriter w(out, JsonStyle::kCompact);
     w.BeginObject()
-        .Field("row", *row)
-        .Field("level", *level)
-        .Field("tile", std::to_string(*tile))
+        .Field("row", row)
+        .Field("level", level)
+        .Field("tile", std::to_string(tile))
         .Field("bucket", *bucket)
         .Field("start_ns", static_cast<int64_t>(start))
         .Field("width_ns", static_cast<int64_t>(Pow2(l)))

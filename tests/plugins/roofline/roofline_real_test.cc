@@ -23,18 +23,22 @@ const std::vector<T>& Col(const DerivedTable& t, const char* name) {
   return std::get<std::vector<T>>(c->values);
 }
 
-TEST(RooflineRealTrace, QwenOnH100) {
-  const std::string data = testing::SharedDataDir();
-  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
-  const std::string path =
-      data + "/tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+// The roofline plugin on one trace, its results in *r.
+void RunRoofline(const std::string& path, PluginResults* r) {
   auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
   auto set = LoadTraceSet({path}, LoadOptions{});
   ASSERT_TRUE(set.ok()) << set.status().message();
-  PluginResults r;
-  Status s = RunPlugin(**plugin, *set, {}, &r);
+  Status s = RunPlugin(**plugin, *set, {}, r);
   ASSERT_TRUE(s.ok()) << s.message();
+}
+
+TEST(RooflineRealTrace, QwenOnH100) {
+  const std::string data = testing::SharedDataDir();
+  if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
+  PluginResults r;
+  RunRoofline(data + "/tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", &r);
+  if (HasFatalFailure()) return;
 
   const DerivedTable& ops = r.tables.at("roofline_ops");
   ASSERT_GT(ops.rows, 0u);
@@ -82,16 +86,12 @@ TEST(RooflineRealTrace, QwenOnH100) {
 TEST(RooflineRealTrace, Owlv2PatchEmbeddingConvolution) {
   const std::string data = testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
-  const std::string path = data +
-                           "/tracelens/tests/traces/h100/"
-                           "google_owlv2-large-patch14-ensemble__1016001.json.gz";
-  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
-  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
-  auto set = LoadTraceSet({path}, LoadOptions{});
-  ASSERT_TRUE(set.ok()) << set.status().message();
   PluginResults r;
-  Status s = RunPlugin(**plugin, *set, {}, &r);
-  ASSERT_TRUE(s.ok()) << s.message();
+  RunRoofline(data +
+                  "/tracelens/tests/traces/h100/"
+                  "google_owlv2-large-patch14-ensemble__1016001.json.gz",
+              &r);
+  if (HasFatalFailure()) return;
 
   const DerivedTable& ops = r.tables.at("roofline_ops");
   int conv_rows = 0;
@@ -127,14 +127,9 @@ TEST(RooflineRealTrace, Owlv2PatchEmbeddingConvolution) {
 TEST(RooflineRealTrace, ResnetConvolutionBackwardOnMi300x) {
   const std::string data = testing::SharedDataDir();
   if (data.empty()) GTEST_SKIP() << "../shared/data is absent";
-  const std::string path = data + "/tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz";
-  auto plugin = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_roofline.so");
-  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
-  auto set = LoadTraceSet({path}, LoadOptions{});
-  ASSERT_TRUE(set.ok()) << set.status().message();
   PluginResults r;
-  Status s = RunPlugin(**plugin, *set, {}, &r);
-  ASSERT_TRUE(s.ok()) << s.message();
+  RunRoofline(data + "/tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz", &r);
+  if (HasFatalFailure()) return;
 
   const DerivedTable& ops = r.tables.at("roofline_ops");
   int backward_rows = 0;
