@@ -184,6 +184,14 @@ async function main() {
   const otherTables = await evaluate('document.querySelectorAll("#tables details table").length');
   console.log('other tables: ' + otherTables + ' of ' + others + ' opened');
   if (otherTables !== others) fail('opening the other tables did not draw them all');
+  // Figures read as people read them: no exponent, rates with an SI prefix.
+  const cells = await evaluate('[...document.querySelectorAll("#tables td")].map((td) => td.textContent)');
+  const exponent = cells.filter((t) => /\d[eE][+-]?\d/.test(t) && /^[-\d.eE+ ]+[A-Za-z/%]*$/.test(t));
+  if (exponent.length) fail('figures written with an exponent: ' + exponent.slice(0, 5).join(', '));
+  const rates = cells.filter((t) => / (FLOP|B)\/s$/.test(t) && !/^0 /.test(t));
+  const unprefixed = rates.filter((t) => /^-?\d+\.\d+ (FLOP|B)\/s$/.test(t) && parseFloat(t) >= 1e4);
+  if (unprefixed.length) fail('rates without an SI prefix: ' + unprefixed.slice(0, 5).join(', '));
+  console.log('table cells: ' + cells.length + ', rates: ' + rates.length + ' (e.g. ' + (rates[0] || 'none') + ')');
 
   // Phase 5: keys move the swimlane; a click on a finding brings it into view.
   const hasSwim = await evaluate('!!document.getElementById("swimlane-canvas")');

@@ -32,12 +32,28 @@
     if (v == null || !isFinite(v)) return '–';
     if (Number.isInteger(v)) return String(v);
     var a = Math.abs(v);
-    return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(3) : v.toPrecision(3);
+    if (a >= 100) return v.toFixed(1);
+    if (a >= 1) return v.toFixed(3);
+    return v.toFixed(Math.min(100, 2 - Math.floor(Math.log10(a))));  // 3 significant digits
+  }
+  // FLOP/s, B/s and FLOP of 10^4 or more with an SI prefix and 4 significant
+  // digits, integral ones only where that is exact (as the Markdown report).
+  function fmtSi(v, unit) {
+    var p = ['k', 'M', 'G', 'T', 'P', 'E'], i = 0, s = v / 1e3;
+    while (Math.abs(s) >= 1e3 && i < p.length - 1) { s /= 1e3; i++; }
+    var mag = Math.floor(Math.log10(Math.abs(s))), dec = Math.max(0, Math.min(3, 3 - mag));
+    if (Number.isInteger(v) && (Math.abs(v) >= 9e15 || v % Math.pow(10, 3 * (i + 1) - dec) !== 0))
+      return String(v) + ' ' + unit;
+    var t = s.toFixed(dec);
+    if (t.indexOf('.') >= 0) t = t.replace(/0+$/, '').replace(/\.$/, '');
+    if (t === '1000' && i < p.length - 1) { t = '1'; i++; }
+    return t + ' ' + p[i] + unit;
   }
   function fmtUnit(v, unit) {
     if (v == null || (typeof v === 'number' && !isFinite(v))) return '–';
     if (typeof v !== 'number') return String(v);
     if (unit === 'ns') return fmtNs(v);
+    if ((unit === 'FLOP/s' || unit === 'B/s' || unit === 'FLOP') && Math.abs(v) >= 1e4) return fmtSi(v, unit);
     if (unit === 'bytes' || unit === 'B') return fmtBytes(v);
     if (unit === '%') return fmtNum(v) + ' %';
     return fmtNum(v) + (unit && unit !== 'count' ? ' ' + unit : '');

@@ -5,6 +5,7 @@
 // answer stays drawn, at its own window, until the new one comes. A series
 // the trace lacks the data for says so in its lane instead of drawing zeros.
 import {getJson} from './api.js';
+import {fmtSig} from './format.js';
 import {LABEL_W} from './timeline.js';
 
 export const COUNTER_H = 34;
@@ -14,13 +15,13 @@ export function fmtValue(v, unit) {
   if (v === null || v === undefined) return '—';
   if (unit === 'bytes') {
     const a = Math.abs(v);
-    if (a >= 2 ** 30) return (v / 2 ** 30).toPrecision(4) + ' GiB';
-    if (a >= 2 ** 20) return (v / 2 ** 20).toPrecision(4) + ' MiB';
-    if (a >= 2 ** 10) return (v / 2 ** 10).toPrecision(4) + ' KiB';
+    if (a >= 2 ** 30) return fmtSig(v / 2 ** 30, 4) + ' GiB';
+    if (a >= 2 ** 20) return fmtSig(v / 2 ** 20, 4) + ' MiB';
+    if (a >= 2 ** 10) return fmtSig(v / 2 ** 10, 4) + ' KiB';
     return Math.round(v) + ' bytes';
   }
   if (unit === '%') return v.toFixed(1) + ' %';
-  return Number.isInteger(v) ? String(v) : v.toPrecision(6);
+  return Number.isInteger(v) ? String(v) : fmtSig(v, 6);
 }
 
 export class CounterLayer {

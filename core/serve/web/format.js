@@ -1,12 +1,21 @@
 // Formatting of times and counts for the viewer's labels.
 
-// A duration in ns with a unit that keeps 3 significant digits.
+// n with `digits` significant digits and never an exponent (toPrecision
+// writes 999.7 at 3 digits as "1.00e+3"; this writes "1000").
+export function fmtSig(n, digits) {
+  const a = Math.abs(n);
+  if (a === 0 || !Number.isFinite(n)) return String(n);
+  const magnitude = Math.floor(Math.log10(a));
+  return n.toFixed(Math.min(100, Math.max(0, digits - 1 - magnitude)));
+}
+
+// A duration in ns with a unit that keeps 3 significant digits (4 in seconds).
 export function fmtDur(ns) {
   const a = Math.abs(ns);
   if (a < 1e3) return Math.round(ns) + ' ns';
-  if (a < 1e6) return (ns / 1e3).toPrecision(3) + ' µs';
-  if (a < 1e9) return (ns / 1e6).toPrecision(3) + ' ms';
-  return (ns / 1e9).toPrecision(4) + ' s';
+  if (a < 1e6) return fmtSig(ns / 1e3, 3) + ' µs';
+  if (a < 1e9) return fmtSig(ns / 1e6, 3) + ' ms';
+  return fmtSig(ns / 1e9, 4) + ' s';
 }
 
 // An axis label for relative time t with a tick step of `step` ns.

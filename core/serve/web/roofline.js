@@ -8,7 +8,7 @@
 // F, B or T of 0 has no place on log axes: the footer counts them.
 import {ApiError, getJson} from './api.js';
 import {el} from './dom.js';
-import {fmtDur} from './format.js';
+import {fmtDur, fmtSig} from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 620, H = 380, M = {l: 64, r: 16, t: 14, b: 40};
@@ -24,12 +24,12 @@ function svg(tag, attrs, ...children) {
   return e;
 }
 
-// 1.37e14 → "137 T" (3 significant digits, SI prefix).
+// 1.37e14 → "137 T" (3 significant digits, SI prefix, no exponent).
 export function fmtSi(v, unit) {
   if (!(v > 0)) return String(v) + ' ' + unit;
-  const p = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, ''], [1e-3, 'm']];
-  for (const [s, n] of p) if (v >= s) return (v / s).toPrecision(3) + ' ' + n + unit;
-  return v.toExponential(2) + ' ' + unit;
+  const p = [[1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, ''], [1e-3, 'm']];
+  for (const [s, n] of p) if (v >= s) return fmtSig(v / s, 3) + ' ' + n + unit;
+  return fmtSig(v, 3) + ' ' + unit;
 }
 
 const drawable = (op) => op.flops > 0 && op.bytes > 0 && op.time_ns > 0;
@@ -154,7 +154,7 @@ export class RooflinePanel {
     this.info.className = 'roofline-info';
     this.info.textContent = o.name + ' · ' + o.dtype + ' ' + o.input_dims + ' · rank ' + o.rank + ' · ' + o.count + '× · ' +
       'F ' + fmtSi(o.flops, 'FLOP') + ' (' + (o.cost_kind || 'inferred') + ') · B ' + fmtSi(o.bytes, 'B') + ' (' + (o.cost_kind || 'inferred') + ') · T ' + fmtDur(o.time_ns) + ' (measured) · ' +
-      fmtSi(o.flops_per_s, 'FLOP/s') + ' achieved · intensity ' + o.intensity.toPrecision(3) + ' FLOP/B · roof ' + o.peak + ' ' +
+      fmtSi(o.flops_per_s, 'FLOP/s') + ' achieved · intensity ' + fmtSig(o.intensity, 3) + ' FLOP/B · roof ' + o.peak + ' ' +
       fmtSi(o.peak_flops, 'FLOP/s') + ', ' + fmtSi(o.peak_bytes_per_s, 'B/s') + ' (read) · ' + o.bound + '-bound · efficiency ' +
       (o.efficiency < 0 ? 'unknown (no peak)' : (100 * o.efficiency).toFixed(1) + ' % (inferred)');
     this.described = o;
