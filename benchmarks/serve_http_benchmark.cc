@@ -11,7 +11,9 @@
 //                        [--search TEXT]... [--regex TEXT]...
 //
 // A driver, not Google Benchmark. Times are wall clock (client side: the
-// request, the server's work and the transfer over loopback).
+// request, the server's work and the transfer over loopback). Requests say
+// "Accept-Encoding: gzip, deflate, br" as a browser's do; payloads are the
+// bytes as sent (gzip where the server compresses, docs/serve.md).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <httplib.h>
@@ -36,6 +38,10 @@
 extern char** environ;
 
 namespace {
+
+// What a browser's fetch sends (the client here never decodes: body sizes
+// are the bytes on the wire).
+const httplib::Headers kBrowserHeaders = {{"Accept-Encoding", "gzip, deflate, br"}};
 
 using Clock = std::chrono::steady_clock;
 
@@ -116,6 +122,7 @@ Server StartServe(const Options& o, const std::string& cache) {
   if (!std::regex_search(line, m, std::regex(R"(:(\d+)/)"))) return s;
   s.port = std::stoi(m[1]);
   httplib::Client client("127.0.0.1", s.port);
+  client.set_decompress(false);  // bodies as sent
   for (;;) {
     auto r = client.Get("/api/v1/runs");
     // (A server before overview_ready says only ready.)
@@ -127,7 +134,7 @@ Server StartServe(const Options& o, const std::string& cache) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  auto v = client.Get(ViewportPath(o, 0, s.end_ns).c_str());
+  auto v = client.Get(ViewportPath(o, 0, s.end_ns).c_str(), kBrowserHeaders);
   s.first_paint = Seconds(start);
   s.overview_bytes = v ? v->body.size() : 0;
   for (;;) {
@@ -176,7 +183,9 @@ size_t RawGet(int port, const std::string& path) {
     return 0;
   }
   const std::string request =
-      "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+      "GET " + path +
+      " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip, deflate, br\r\n"
+      "Connection: close\r\n\r\n";
   if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
     close(fd);
     return 0;
@@ -204,6 +213,7 @@ void WholeViewRaw(const Options& o, const Server& s) {
 
 void Viewports(const Options& o, const Server& s) {
   httplib::Client client("127.0.0.1", s.port);
+  client.set_decompress(false);  // bodies as sent
   std::mt19937_64 rng(42);
   std::printf("%-10s %9s %9s %11s %11s\n", "window", "p50 ms", "p99 ms", "p50 MB", "max MB");
   for (double zoom : {1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6}) {
@@ -213,7 +223,7 @@ void Viewports(const Options& o, const Server& s) {
       const int64_t t0 =
           zoom == 1 ? 0 : std::uniform_int_distribution<int64_t>(0, s.end_ns - span)(rng);
       const Clock::time_point start = Clock::now();
-      auto r = client.Get(ViewportPath(o, t0, t0 + span).c_str());
+      auto r = client.Get(ViewportPath(o, t0, t0 + span).c_str(), kBrowserHeaders);
       ms.push_back(Seconds(start) * 1e3);
       mb.push_back(r ? static_cast<double>(r->body.size()) / 1e6 : -1);
     }

@@ -20,7 +20,7 @@ namespace th::serve {
 struct HttpRequest {
   std::string method, target, path;  // path percent-decoded, without the query
   std::multimap<std::string, std::string> params;
-  std::string authorization, if_none_match, cookie, remote_addr;
+  std::string authorization, if_none_match, cookie, remote_addr, accept_encoding;
   int error_status = 0;  // non-zero: httplib refused the request with this status
 };
 

@@ -27,6 +27,7 @@ HttpRequest FromHttplib(const httplib::Request& req) {
   r.authorization = req.get_header_value("Authorization");
   r.if_none_match = req.get_header_value("If-None-Match");
   r.cookie = req.get_header_value("Cookie");
+  r.accept_encoding = req.get_header_value("Accept-Encoding");
   r.remote_addr = req.remote_addr;
   return r;
 }

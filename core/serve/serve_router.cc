@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/serve/response_gzip.h"
 #include "core/serve/serve_api.h"
 #include "core/serve/serve_counters_api.h"
 #include "core/serve/serve_findings_api.h"
@@ -129,6 +130,7 @@ HttpResponse ServeRouter::Handle(const HttpRequest& req) {
   }
   if (r.status == 405) r.headers.push_back({"Allow", "GET, HEAD"});
   r.headers.push_back({"X-Content-Type-Options", "nosniff"});
+  GzipIfWorthIt(req, &r);
   return r;
 }
 

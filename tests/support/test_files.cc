@@ -46,6 +46,22 @@ std::string Gzip(std::string_view bytes) {
   return out;
 }
 
+std::string Gunzip(std::string_view packed) {
+  if (packed.size() < 18) return "";
+  uint32_t size = 0;  // ISIZE: the size mod 2^32, little-endian, last 4 bytes
+  for (int i = 3; i >= 0; --i)
+    size = size << 8 | static_cast<uint8_t>(packed[packed.size() - 4 + static_cast<size_t>(i)]);
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  std::string out(size, '\0');
+  size_t got = 0;
+  const auto r =
+      libdeflate_gzip_decompress(d, packed.data(), packed.size(), out.data(), out.size(), &got);
+  libdeflate_free_decompressor(d);
+  if (r != LIBDEFLATE_SUCCESS) return "";
+  out.resize(got);
+  return out;
+}
+
 std::string SharedDataDir() {
   if (const char* env = std::getenv("TRACEHOUND_SHARED_DATA"))
     return fs::is_directory(env) ? env : "";

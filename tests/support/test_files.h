@@ -13,6 +13,9 @@ std::string TempDir();
 std::string WriteTempFile(const std::string& name, std::string_view bytes);
 // gzip-compresses bytes (libdeflate).
 std::string Gzip(std::string_view bytes);
+// Decompresses one gzip member (libdeflate; its size from the trailer); ""
+// when the bytes are not a whole gzip member.
+std::string Gunzip(std::string_view packed);
 // ../shared/data, or "" when it is absent (tests then GTEST_SKIP).
 std::string SharedDataDir();
 std::string ReadFile(const std::string& path);

@@ -13,6 +13,7 @@
 
 #include "core/serve/lod_levels.h"
 #include "core/serve/lod_viewport.h"
+#include "core/serve/response_gzip.h"
 #include "core/serve/serve_binary.h"
 #include "tests/core/serve/serve_fixture.h"
 #include "tests/core/serve/thvp_decoder.h"
@@ -452,6 +453,34 @@ TEST(ServeServerTest, RateBoundAnswers429) {
   EXPECT_GE(ok, 5);
   EXPECT_LE(ok, 7);  // the burst, and what refills while the loop runs
   EXPECT_GE(limited, 13);
+}
+
+// A large answer to a client that accepts gzip comes compressed and decodes
+// to the bytes sent to one that does not; a small one comes as it is.
+TEST(ServeServerTest, LargeAnswersAreGzippedForClientsThatAcceptIt) {
+  const std::string path = RealTrace();
+  if (path.empty()) GTEST_SKIP() << "real traces not found (../shared/data): skipped";
+  Served s({path});
+  s.client->set_decompress(false);  // the bytes as sent
+  const std::string whole =
+      "/api/v1/runs/0/viewport?t0=0&t1=" + std::to_string(s.runs[0]->end_rel_ns()) +
+      "&width=32768&rows=all";
+  auto plain = s.Get(whole);
+  ASSERT_TRUE(plain);
+  ASSERT_GE(plain->body.size(), kMinGzipBytes);
+  EXPECT_EQ(plain->get_header_value("Content-Encoding"), "");
+  EXPECT_EQ(plain->get_header_value("Vary"), "Accept-Encoding");
+  auto packed = s.Get(whole, {{"Accept-Encoding", "gzip, deflate, br"}});
+  ASSERT_TRUE(packed);
+  ASSERT_EQ(packed->status, 200);
+  EXPECT_EQ(packed->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_LT(packed->body.size(), plain->body.size());
+  EXPECT_EQ(th::testing::Gunzip(packed->body), plain->body);
+  const std::string narrow = "/api/v1/runs/0/viewport?t0=0&t1=1000000&width=100&rows=0";
+  auto small = s.Get(narrow, {{"Accept-Encoding", "gzip"}});
+  ASSERT_TRUE(small);
+  ASSERT_LT(small->body.size(), kMinGzipBytes);
+  EXPECT_EQ(small->get_header_value("Content-Encoding"), "");
 }
 
 TEST(ServeServerTest, RealTraceViewportsAndSearch) {
