@@ -232,26 +232,22 @@ OpCost Norm(std::string_view name, const OpInputs& in) {
 
 // "[True, True, False]": the three flags of output_mask.
 bool MaskOf(std::string_view v, std::array<bool, 3>* mask) {
-  if (v.size() < 2 || v.front() != '[' || v.back() != ']') return false;
-  v = v.substr(1, v.size() - 2);
-  for (size_t i = 0; i < 3; ++i) {
-    const size_t comma = v.find(',');
-    if ((i < 2) != (comma != std::string_view::npos)) return false;
-    std::string_view item = v.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!th::sdk::ConcreteBool(item, &(*mask)[i])) return false;
-    v = comma == std::string_view::npos ? std::string_view() : v.substr(comma + 1);
-  }
+  std::vector<bool> flags;
+  if (!th::sdk::ConcreteBoolList(v, &flags) || flags.size() != 3) return false;
+  for (size_t i = 0; i < 3; ++i) (*mask)[i] = flags[i];
   return true;
 }
 
+// Where a norm backward's arguments are, by position:
 // native_batch_norm_backward(grad_out, input, weight, running_mean,
 // running_var, save_mean, save_invstd, train, eps, output_mask) and
 // native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
-// weight, bias, output_mask): index of output_mask.
-const std::map<std::string_view, size_t> kNormBackward = {{"aten::native_batch_norm_backward", 9},
-                                                          {"aten::native_layer_norm_backward", 7}};
+// weight, bias, output_mask).
+struct NormBackwardArgs {
+  size_t weight, mask;
+};
+const std::map<std::string_view, NormBackwardArgs> kNormBackward = {
+    {"aten::native_batch_norm_backward", {2, 9}}, {"aten::native_layer_norm_backward", {5, 7}}};
 
 OpCost NormBackward(std::string_view name, const OpInputs& in) {
   const std::string n(name);
@@ -263,8 +259,8 @@ OpCost NormBackward(std::string_view name, const OpInputs& in) {
   // Without Concrete Inputs every gradient is taken as asked (PyTorch's
   // autograd asks grad_input of every norm but a model's first layer).
   std::array<bool, 3> mask = {true, true, true};
-  const size_t at = kNormBackward.at(name);
-  if (at < in.concrete.size() && !MaskOf(in.concrete[at], &mask))
+  const NormBackwardArgs& a = kNormBackward.at(name);
+  if (a.mask < in.concrete.size() && !MaskOf(in.concrete[a.mask], &mask))
     return Unmodelled(n + ": unreadable Concrete Inputs (output_mask)");
   const N elements = Elements(*x);
   // Read: every tensor input (grad_output, input, statistics, weight).
@@ -272,9 +268,8 @@ OpCost NormBackward(std::string_view name, const OpInputs& in) {
   for (const Tensor& v : Tensors(in)) bytes = bytes + Elements(*v.dims) * v.type.bytes;
   // Written: grad_input; grad_weight and grad_bias as large as the weight.
   if (mask[0]) bytes = bytes + elements * t.bytes;
-  const size_t weight_at = name == "aten::native_batch_norm_backward" ? 2 : 5;
   ElementType wt;
-  if (const auto* w = Input(in, weight_at, &wt))
+  if (const auto* w = Input(in, a.weight, &wt))
     bytes = bytes + Elements(*w) * wt.bytes * ((mask[1] ? 1 : 0) + (mask[2] ? 1 : 0));
   // Per element: x̂ again (subtract, scale), dy·x̂, the sums of dy and dy·x̂
   // (5); grad_input = scale · (dy − mean(dy) − x̂ · mean(dy·x̂)) (4 more).

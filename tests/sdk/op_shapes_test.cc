@@ -121,6 +121,17 @@ TEST(OpShapes, ParsesConcreteInputsAndTheirValues) {
   EXPECT_TRUE(ConcreteBool("True", &b));
   EXPECT_TRUE(b);
   EXPECT_FALSE(ConcreteBool("1", &b));
+  std::vector<bool> mask;
+  EXPECT_TRUE(ConcreteBoolList("[True, True, False]", &mask));
+  EXPECT_EQ(mask, (std::vector<bool>{true, true, false}));
+  EXPECT_TRUE(ConcreteBoolList("[]", &mask));
+  EXPECT_TRUE(mask.empty());
+  EXPECT_TRUE(ConcreteBoolList("[false]", &mask));
+  EXPECT_EQ(mask, std::vector<bool>{false});
+  EXPECT_FALSE(ConcreteBoolList("[True, 1]", &mask));
+  EXPECT_TRUE(mask.empty());
+  EXPECT_FALSE(ConcreteBoolList("[True,, False]", &mask));
+  EXPECT_FALSE(ConcreteBoolList("True", &mask));
   const ParsedInputTypes bad = ParseConcreteInputs(R"(["", 1])");
   EXPECT_FALSE(bad.ok());
   EXPECT_TRUE(bad.types.empty());

@@ -3,8 +3,7 @@
 // HLO fields), or for several selected events a summary table (count, total,
 // min, max per name).
 import {el, kvTable} from './dom.js';
-import {busyRange} from './api.js';
-import {fmtBusyRange, fmtDur, fmtInt} from './format.js';
+import {fmtBusyLevel, fmtDur, fmtInt} from './format.js';
 
 const show = (v) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
@@ -56,7 +55,7 @@ export function renderBucket(pane, b, trackName, exact) {
   const busy = exact
     ? fmtDur(exact.busy_ns) + ' (' + fmtInt(exact.busy_ns) + ' ns, ' +
       (100 * exact.busy_ns / exact.width_ns).toFixed(1) + ' % of the bucket)'
-    : fmtBusyRange(busyRange(b.busyLevel)) + ' of the bucket (exact value loading)';
+    : fmtBusyLevel(b.busyLevel) + ' of the bucket (exact value loading)';
   pane.replaceChildren(el('h3', {}, fmtInt(exact ? exact.count : b.count) + ' merged events'), kvTable([
     ['track', trackName(b.row)],
     ['from', fmtDur(b.start)],

@@ -1,4 +1,5 @@
 // Formatting of times and counts for the viewer's labels.
+import {busyRange} from './api.js';
 
 // n with `digits` significant digits and never an exponent (toPrecision
 // writes 999.7 at 3 digits as "1.00e+3"; this writes "1000").
@@ -32,8 +33,10 @@ export function fmtTick(t, step) {
 
 export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 
-// A bucket's busy share from its range [low, high) (api.js busyRange), in %.
-export function fmtBusyRange([low, high]) {
+// A bucket's busy share from its THVP busy level q, as the range it stands
+// for (api.js busyRange), in %.
+export function fmtBusyLevel(q) {
+  const [low, high] = busyRange(q);
   if (high === 0) return '0 %';
   if (high === Infinity) return '≥ 100 %';
   return (100 * low).toFixed(1) + '–' + (100 * high).toFixed(1) + ' %';

@@ -2,14 +2,14 @@
 // the view (relative ns), the selection, the timing marker and the search,
 // draws through Timeline on animation frames and asks TileLoader for the
 // tiles the view lacks. window.__viewer is the hook the browser test reads.
-import {ApiError, busyRange, getJson} from './api.js';
+import {ApiError, getJson} from './api.js';
 import {renderBucket, renderEvent, renderSummary} from './details.js';
 import {el} from './dom.js';
 import {CounterLayer} from './counters.js';
 import {CriticalPathLayer} from './critical_path.js';
 import {FindingsLayer} from './findings.js';
 import {FlowLayer} from './flows.js';
-import {fmtBusyRange, fmtDur, fmtInt} from './format.js';
+import {fmtBusyLevel, fmtDur, fmtInt} from './format.js';
 import {attachInput} from './input.js';
 import {Layout, LANE_H} from './layout.js';
 import {RooflinePanel} from './roofline.js';
@@ -294,7 +294,7 @@ class Viewer {
     if (hit && hit.finding) text = hit.finding.severity + ' · ' + hit.finding.title + ' (' + fmtDur(hit.finding.end_ns - hit.finding.start_ns) + ')';
     else if (hit && hit.counter) text = this.counters.valueAt(hit.counter.counter, hit.t).text;
     else if (hit && hit.event) text = hit.event.name + ' · ' + fmtDur(hit.event.dur);
-    else if (hit && hit.bucket) text = fmtInt(hit.bucket.count) + ' merged events, busy ' + fmtBusyRange(busyRange(hit.bucket.busyLevel));
+    else if (hit && hit.bucket) text = fmtInt(hit.bucket.count) + ' merged events, busy ' + fmtBusyLevel(hit.bucket.busyLevel);
     else if (hit && hit.lane) text = this.layout.trackName(hit.lane.row) + ' (depth ' + hit.lane.depth + ')';
     tip.hidden = !text;
     if (text) {

@@ -17,7 +17,7 @@
 // - Concrete Inputs: a list with one string per input: a scalar argument's
 //   value as text ("1", "False", "[14, 14]"), "" for tensors and None.
 //   ParseConcreteInputs splits it; ConcreteInt / ConcreteIntList /
-//   ConcreteBool read one value.
+//   ConcreteBool / ConcreteBoolList read one value.
 //
 // Parsing never throws and never reads past the text: malformed text gives a
 // result whose `error` says what and at which byte offset.
@@ -106,11 +106,13 @@ ParsedInputTypes ParseInputTypes(std::string_view text);
 // Concrete Inputs parsed into its strings (the same grammar as Input type).
 ParsedInputTypes ParseConcreteInputs(std::string_view text);
 // One Concrete Inputs value: an integer ("1"), an int list ("[14, 14]",
-// "[]"), a bool ("True"/"False", "true"/"false"). false when the value is
-// not one (out untouched or partly filled).
+// "[]"), a bool ("True"/"False", "true"/"false"), a bool list ("[True,
+// False]": output_mask). false when the value is not one (out untouched or
+// partly filled).
 bool ConcreteInt(std::string_view value, int64_t* out);
 bool ConcreteIntList(std::string_view value, std::vector<int64_t>* out);
 bool ConcreteBool(std::string_view value, bool* out);
+bool ConcreteBoolList(std::string_view value, std::vector<bool>* out);
 // Both texts joined by position. An empty text (the arg was absent) leaves
 // the other one's side default: with no types every input is kOther, with
 // no dims every shape is empty. Two texts of different lengths are an error.
@@ -447,6 +449,29 @@ inline bool ConcreteBool(std::string_view value, bool* out) {
   if (value == "True" || value == "true") return *out = true, true;
   if (value == "False" || value == "false") return *out = false, true;
   return false;
+}
+
+inline bool ConcreteBoolList(std::string_view value, std::vector<bool>* out) {
+  out->clear();
+  if (value.size() < 2 || value.front() != '[' || value.back() != ']') return false;
+  value = value.substr(1, value.size() - 2);
+  const auto trim = [](std::string_view v) {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return v;
+  };
+  if (trim(value).empty()) return true;  // "[]"
+  while (true) {
+    const size_t comma = value.find(',');
+    bool b = false;
+    if (!ConcreteBool(trim(value.substr(0, comma)), &b)) {
+      out->clear();
+      return false;
+    }
+    out->push_back(b);
+    if (comma == std::string_view::npos) return true;
+    value = value.substr(comma + 1);
+  }
 }
 
 inline ParsedOpInputs ParseOpInputs(std::string_view dims_text, std::string_view types_text) {
