@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -180,15 +181,35 @@ struct Rows {
   std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
       p_inferred;
   std::vector<int64_t> c_step, c_rank, c_time;
-  std::vector<std::string> c_cat, c_bound;
+  std::vector<std::string_view> c_cat, c_bound;  // static names
   std::vector<int64_t> r_step, r_rank, r_time;
   std::vector<int64_t> k_step, k_id, k_gating, k_lead, k_transfer, k_on;
   std::vector<int64_t> e_step, e_rank, e_event_rank, e_event, e_ts, e_dur, e_time;
-  std::vector<std::string> e_name;
+  std::vector<std::string_view> e_name;  // the traces' own names, valid through the run
   std::vector<int64_t> w_step, w_rank, w_before, w_after;
-  std::vector<std::string> w_cat;
+  std::vector<std::string_view> w_cat;
   std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
-  std::vector<std::string> s_cat;
+  std::vector<std::string_view> s_cat;
+  // Room for `paths` more paths with `events` events and `spans` spans in all.
+  void Reserve(size_t paths, size_t events, size_t spans) {
+    for (auto* v : {&p_step, &p_rank, &p_path, &p_late, &p_waits, &p_elapsed, &p_events, &p_sync,
+                    &p_inferred})
+      v->reserve(v->size() + paths);
+    for (auto* v : {&c_step, &c_rank, &c_time}) v->reserve(v->size() + 7 * paths);
+    for (auto* v : {&c_cat, &c_bound}) v->reserve(v->size() + 7 * paths);
+    if (this->events) {
+      for (auto* v : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur, &e_time})
+        v->reserve(v->size() + events);
+      e_name.reserve(e_name.size() + events);
+    }
+    if (what_if) {
+      for (auto* v : {&w_step, &w_rank, &w_before, &w_after}) v->reserve(v->size() + 5 * paths);
+      w_cat.reserve(w_cat.size() + 5 * paths);
+      for (auto* v : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time})
+        v->reserve(v->size() + spans);
+      s_cat.reserve(s_cat.size() + spans);
+    }
+  }
   bool what_if = true;  // the what-if and spans rows
   bool events = true;   // the critical_path_events rows
   Workspace across;     // the paths across ranks' buffers
@@ -201,8 +222,8 @@ class CriticalPath final : public th::sdk::Plugin {
                        "The critical path of each step: per rank by Holistic Trace Analysis' "
                        "rules, across ranks through a barrier per collective; its length by "
                        "category and by rank, the gating rank of each collective")
-        .Reads({"events", "tracks", "gpu_args", "name_classes", "class_rules", "collectives",
-                "collective_ranks"})
+        .Reads({"events", "tracks", "gpu_args", "gpu_activity", "name_classes", "class_rules",
+                "collectives", "collective_ranks"})
         .Publishes(PathTable())
         .Publishes(CategoryTable())
         .Publishes(RankShareTable())
@@ -259,6 +280,7 @@ class CriticalPath final : public th::sdk::Plugin {
     if (threads == 0)
       threads = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxAutoThreads);
     std::vector<Workspace> workspaces;
+    std::vector<WindowPath> done(items.size());  // each window's path, kept for the rows
     th::critical_path::RunInOrder<Workspace, WindowPath>(
         items.size(), threads, workspaces,
         [&](size_t i, Workspace& ws, WindowPath& out) {
@@ -267,9 +289,12 @@ class CriticalPath final : public th::sdk::Plugin {
                                       &ws, &out);
         },
         [&](size_t i, WindowPath& path) {
-          OneRank(ctx, traces, items[i].first, *items[i].second, path, rows);
+          CheckRank(ctx, traces[items[i].first], *items[i].second, path, rows);
+          done[i] = std::move(path);
         });
     workspaces.clear();
+    AddRankRows(traces, items, done, rows);
+    done.clear();
     if (ctx.GetBool("across_ranks") && traces.size() > 1)
       AcrossRanks(ctx, traces, index_ptr, windows, infer, rows);
     if (rows.paths > 0)
@@ -302,9 +327,9 @@ class CriticalPath final : public th::sdk::Plugin {
                 .Group("critical path without sync edges"));
   }
 
-  static void OneRank(Context& ctx, const std::vector<th::sdk::Trace>& traces, uint32_t slot,
-                      const StepWindow& w, const WindowPath& path, Rows& rows) {
-    const th::sdk::Trace& t = traces[slot];
+  // Warns when a window has no path; tallies the invariant.
+  static void CheckRank(Context& ctx, const th::sdk::Trace& t, const StepWindow& w,
+                        const WindowPath& path, Rows& rows) {
     if (!path.ok) {
       ctx.Warn("rank " + std::to_string(t.rank()) + " step " + std::to_string(w.step) + ": " +
                path.error + "; no critical path");
@@ -317,8 +342,33 @@ class CriticalPath final : public th::sdk::Plugin {
                            std::to_string(w.step) + ": " + std::to_string(sum.length) + " ns + " +
                            std::to_string(sum.waits) + " ns vs " + std::to_string(sum.elapsed) +
                            " ns";
-    AddPath(traces, w.step, t.rank(), sum, path.sync_edges, path.inferred_sync_edges, rows);
-    AddWhatIf(traces, w.step, t.rank(), path.length, path.without, path.spans, rows);
+  }
+
+  // The rows of the per-rank paths, in window order, into columns sized once:
+  // the what-if and span rows on a thread of their own (they read no name:
+  // the host is called from this thread only).
+  static void AddRankRows(const std::vector<th::sdk::Trace>& traces,
+                          const std::vector<std::pair<uint32_t, const StepWindow*>>& items,
+                          const std::vector<WindowPath>& done, Rows& rows) {
+    size_t paths = 0, events = 0, spans = 0;
+    for (const WindowPath& p : done) {
+      if (!p.ok) continue;
+      ++paths;
+      events += p.summary.events.size();
+      spans += p.spans.size();
+    }
+    rows.Reserve(paths, events, spans);
+    std::thread what_if([&] {
+      for (size_t i = 0; i < done.size(); ++i)
+        if (done[i].ok)
+          AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
+                    done[i].without, done[i].spans, rows);
+    });
+    for (size_t i = 0; i < done.size(); ++i)
+      if (done[i].ok)
+        AddPath(traces, items[i].second->step, traces[items[i].first].rank(), done[i].summary,
+                done[i].sync_edges, done[i].inferred_sync_edges, rows);
+    what_if.join();
   }
 
   static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
@@ -358,7 +408,7 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.e_ts.push_back(t.ts(event));
       rows.e_dur.push_back(t.dur(event));
       rows.e_time.push_back(time);
-      rows.e_name.push_back(std::string(t.name(event)));
+      rows.e_name.push_back(t.name(event));
     }
   }
 
@@ -472,8 +522,8 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
     th::sdk::Table cats("critical_path_categories");
     cats.Int("step", std::move(r.c_step))
         .Int("rank", std::move(r.c_rank))
-        .Text("category", std::move(r.c_cat))
-        .Text("hta_bound", std::move(r.c_bound))
+        .TextViews("category", std::move(r.c_cat))
+        .TextViews("hta_bound", std::move(r.c_bound))
         .Int("time", std::move(r.c_time), "ns");
     ctx.Publish(cats);
   }
@@ -503,14 +553,14 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
         .Int("ts", std::move(r.e_ts), "ns")
         .Int("dur", std::move(r.e_dur), "ns")
         .Int("time", std::move(r.e_time), "ns")
-        .Text("name", std::move(r.e_name));
+        .TextViews("name", std::move(r.e_name));
     ctx.Publish(events);
   }
   {
     th::sdk::Table what_if("critical_path_whatif");
     what_if.Int("step", std::move(r.w_step))
         .Int("rank", std::move(r.w_rank))
-        .Text("category", std::move(r.w_cat))
+        .TextViews("category", std::move(r.w_cat))
         .Int("path_before", std::move(r.w_before), "ns")
         .Int("path_after", std::move(r.w_after), "ns");
     ctx.Publish(what_if);
@@ -521,7 +571,7 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
         .Int("rank", std::move(r.s_rank))
         .Int("event_rank", std::move(r.s_event_rank))
         .Int("event", std::move(r.s_event))
-        .Text("category", std::move(r.s_cat))
+        .TextViews("category", std::move(r.s_cat))
         .Int("time", std::move(r.s_time), "ns");
     ctx.Publish(spans);
   }

@@ -74,6 +74,8 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     const bool on_host = IsHostKind(k);
+    if ((on_host || k == TH_EVENT_CPU_OP) && t.track_of(i).kind != TH_TRACK_GPU_STREAM)
+      host_by_start_.push_back(static_cast<uint32_t>(i));
     const bool on_gpu = t.is_gpu_activity(i);
     if (on_gpu) activity_at_.emplace_back(t.ts(i), static_cast<uint32_t>(i));
     if (!on_host && !on_gpu && k != TH_EVENT_GPU_SYNC) continue;
@@ -84,64 +86,83 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
   th::sdk::StableSortRuns(host);
   th::sdk::StableSortRuns(gpu);
   th::sdk::StableSortRuns(activity_at_);
-  runtime_of_.assign(t.size(), kNone);
-  launched_first_.assign(t.size() + 1, 0);
-  size_t h = 0;
-  for (const auto& [c, i] : gpu) {
-    while (h < host.size() && host[h].first < c) ++h;
-    if (h == host.size() || host[h].first != c) continue;
-    runtime_of_[i] = host[h].second;
-    ++launched_first_[host[h].second + 1];
-  }
-  for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
-  launched_.resize(launched_first_[t.size()]);
-  std::vector<uint32_t> fill(launched_first_.begin(), launched_first_.end() - 1);
-  for (uint64_t i = 0; i < t.size(); ++i) {
-    if (runtime_of_[i] == kNone) continue;
-    launched_[fill[runtime_of_[i]]++] = static_cast<uint32_t>(i);
-    const uint32_t row = t.args_row(i);
-    if (t.kind(i) == TH_EVENT_GPU_SYNC && (row == th::sdk::kNoRow || t.gpu_stream(row) == -1))
-      unstreamed_syncs_.push_back(static_cast<uint32_t>(i));
-  }
-  for (uint64_t i = 0; i < t.size(); ++i)
-    if (is_node_kind(i) && t.track_of(i).kind != TH_TRACK_GPU_STREAM)
-      host_by_start_.push_back(static_cast<uint32_t>(i));
   auto by_start = [&](uint32_t a, uint32_t b) {
     return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
   };
   th::sdk::StableSortRuns(host_by_start_, by_start);
+  // The GPU events of each call, by row (gpu is by correlation, then row).
+  runtime_of_.assign(t.size(), kNone);
+  launched_first_.assign(t.size() + 1, 0);
+  size_t h = 0, matched = 0;
+  for (auto& [c, i] : gpu) {
+    while (h < host.size() && host[h].first < c) ++h;
+    if (h == host.size() || host[h].first != c) continue;
+    runtime_of_[i] = host[h].second;
+    ++launched_first_[host[h].second + 1];
+    gpu[matched++] = {host[h].second, i};  // (call, event), by call then row
+  }
+  for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
+  launched_.resize(matched);
+  for (size_t m = 0, nth = 0; m < matched; ++m) {
+    const auto call = static_cast<uint32_t>(gpu[m].first);
+    const uint32_t i = gpu[m].second;
+    nth = m > 0 && gpu[m - 1].first == call ? nth + 1 : 0;  // a call's events are adjacent
+    launched_[launched_first_[call] + nth] = i;
+    const uint32_t row = t.args_row(i);
+    if (t.kind(i) == TH_EVENT_GPU_SYNC && (row == th::sdk::kNoRow || t.gpu_stream(row) == -1))
+      unstreamed_syncs_.push_back(i);
+  }
   th::sdk::StableSortRuns(unstreamed_syncs_, by_start);
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
   queue_launch_.assign(t.size(), kNoQueue);
   queue_start_.assign(t.size(), kNoQueue);
-  // Per stream: (ts, +1 launch before -1 start at one instant, activity).
-  std::unordered_map<uint32_t, std::vector<std::tuple<int64_t, int, uint32_t>>> changes;
-  for (uint64_t i = 0; i < t.size(); ++i) {
-    if (!t.is_gpu_activity(i) || t.track_of(i).kind != TH_TRACK_GPU_STREAM) continue;
-    const uint32_t r = runtime_of_[i];
+  // Per stream track: the launches and the starts of its activities, each
+  // in a few runs by time (activities come by row, a stream's by start).
+  using Change = std::pair<int64_t, uint32_t>;  // (ts, activity)
+  std::vector<std::vector<Change>> launch_at(t.track_count()), start_at(t.track_count());
+  std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
+  for (uint32_t k : t.gpu_activity()) {
+    if (t.track_of(k).kind != TH_TRACK_GPU_STREAM) continue;
+    const uint32_t r = runtime_of_[k];
     if (r == kNone || !(role_[r] & kLaunchCall)) continue;
-    const auto k = static_cast<uint32_t>(i);
-    changes[t.track_index(i)].emplace_back(t.ts(r), 0, k);
-    changes[t.track_index(i)].emplace_back(t.ts(i), 1, k);
-    const Launch l{t.ts(r), r, k, t.track_index(i)};
-    launches_by_thread_[t.track_index(r)].push_back(l);
-    launches_by_stream_[t.track_index(i)].push_back(l);
+    const uint32_t stream = t.track_index(k);
+    launch_at[stream].emplace_back(t.ts(r), k);
+    start_at[stream].emplace_back(t.ts(k), k);
+    const Launch l{t.ts(r), r, k, stream};
+    by_thread[t.track_index(r)].push_back(l);
+    by_stream[stream].push_back(l);
   }
-  for (auto& [track, list] : changes) {
-    std::sort(list.begin(), list.end());
+  // HTA's queue length: +1 at a launch, -1 when the activity starts; at one
+  // instant the launch counts first, then by activity row.
+  for (uint32_t track = 0; track < launch_at.size(); ++track) {
+    auto& launches = launch_at[track];
+    auto& starts = start_at[track];
+    th::sdk::StableSortRuns(launches);
+    th::sdk::StableSortRuns(starts);
     int32_t q = 0;
-    for (const auto& [ts, is_start, k] : list) {
-      q += is_start ? -1 : 1;
-      (is_start ? queue_start_ : queue_launch_)[k] = q;
+    size_t a = 0;
+    for (const auto& [ts, k] : starts) {
+      for (; a < launches.size() && launches[a].first <= ts; ++a)
+        queue_launch_[launches[a].second] = ++q;
+      queue_start_[k] = --q;
     }
+    for (; a < launches.size(); ++a) queue_launch_[launches[a].second] = ++q;
   }
   auto by_time = [](const Launch& a, const Launch& b) {
     return std::tie(a.ts, a.call) < std::tie(b.ts, b.call);
   };
-  for (auto& [k, v] : launches_by_thread_) std::sort(v.begin(), v.end(), by_time);
-  for (auto& [k, v] : launches_by_stream_) std::sort(v.begin(), v.end(), by_time);
+  for (uint32_t track = 0; track < by_thread.size(); ++track) {
+    if (!by_thread[track].empty()) {
+      th::sdk::StableSortRuns(by_thread[track], by_time);
+      launches_by_thread_[track] = std::move(by_thread[track]);
+    }
+    if (!by_stream[track].empty()) {
+      th::sdk::StableSortRuns(by_stream[track], by_time);
+      launches_by_stream_[track] = std::move(by_stream[track]);
+    }
+  }
 }
 
 // HTA's rule: the one thread with host ops named "*autograd*" (backward) is

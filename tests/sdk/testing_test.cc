@@ -313,6 +313,54 @@ TEST(TestingKit, TrackEventsListEachTracksEventsByStartLongerFirst) {
             (std::vector<std::string>{"0:4 0:3 0:2 0:5 0:0 1:6 1:1 "}));
 }
 
+// Publishes the trace's names as views (no string of its own per row), an
+// empty view and a static one, beside an owned text column.
+class NameViews final : public sdk::Plugin {
+ public:
+  static sdk::Declaration Declare() {
+    return sdk::Declaration("name-views", "1.0.0", sdk::kAnalyzer, "lists names by view")
+        .Reads({"events"})
+        .Publishes(sdk::Schema("names").Text("name").Text("tag").Text("owned"));
+  }
+  void Run(sdk::Context& ctx) override {
+    const sdk::Trace& t = ctx.traces().at(0);
+    std::vector<std::string_view> names, tags;
+    std::vector<std::string> owned;
+    for (uint64_t i = 0; i < t.size(); ++i) {
+      names.push_back(t.name(i));
+      tags.push_back(i % 2 ? std::string_view("odd") : std::string_view());
+      owned.push_back(std::string(t.name(i)) + "!");
+    }
+    ctx.Publish(sdk::Table("names")
+                    .TextViews("name", std::move(names))
+                    .TextViews("tag", std::move(tags))
+                    .Text("owned", std::move(owned)));
+  }
+};
+
+TEST(TestingKit, TextViewsPublishTheViewedBytes) {
+  kit::TraceBuilder b(0, "views.json");
+  const uint32_t cpu = b.CpuThread(1, 1, "main");
+  b.CpuOp(cpu, "aten::mm", 10, 5);
+  b.CpuOp(cpu, "a much longer name than a short string holds inline", 20, 5);
+  b.CpuOp(cpu, "aten::mm", 30, 5);
+  auto trace = b.Build();
+  kit::Host host;
+  kit::RunResult r = host.Run(kit::DescriptorOf<NameViews>(), {trace.get()});
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(kit::ExpectTable(r, "names", 3));
+  const auto* names = r.Table("names");
+  EXPECT_EQ(names->Find("name")->texts,
+            (std::vector<std::string>{"aten::mm",
+                                      "a much longer name than a short string holds inline",
+                                      "aten::mm"}));
+  EXPECT_EQ(names->Find("tag")->texts, (std::vector<std::string>{"", "odd", ""}));
+  EXPECT_EQ(names->Find("owned")->texts,
+            (std::vector<std::string>{"aten::mm!",
+                                      "a much longer name than a short string holds inline!",
+                                      "aten::mm!"}));
+}
+
 // Reads gpu_args without declaring it, or finds an undeclared table.
 class Undeclared final : public sdk::Plugin {
  public:

@@ -940,6 +940,14 @@ class Table {
     cols_.push_back({std::move(column), TH_TYPE_STRING, texts_.size() - 1, ""});
     return *this;
   }
+  // A text column of views, not copies (a trace's names, static strings):
+  // each view must stay valid until the table is published. Publish copies
+  // them into one buffer, so a row costs no string of its own.
+  Table& TextViews(std::string column, std::vector<std::string_view> values) {
+    views_.push_back(std::move(values));
+    cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", true});
+    return *this;
+  }
 
  private:
   friend class Context;
@@ -948,12 +956,14 @@ class Table {
     th_value_type type;
     size_t index;
     std::string unit;
+    bool views = false;  // a TextViews column: index into views_
   };
   std::string name_;
   std::vector<Col> cols_;
   std::deque<std::vector<int64_t>> ints_;
   std::deque<std::vector<double>> reals_;
   std::deque<std::vector<std::string>> texts_;
+  std::deque<std::vector<std::string_view>> views_;
 };
 
 // What Run sees: the traces, its options, and the ways to report.
@@ -1007,6 +1017,7 @@ class Context {
   void Publish(const Table& t) {
     std::vector<th_table_column> cols;
     std::deque<std::vector<const char*>> strings;
+    std::deque<std::vector<char>> packed;  // TextViews columns, each view NUL-terminated
     uint64_t rows = 0;
     for (const auto& c : t.cols_) {
       th_table_column col{};
@@ -1019,6 +1030,22 @@ class Context {
       } else if (c.type == TH_TYPE_F64) {
         col.values.data = t.reals_[c.index].data();
         col.values.length = t.reals_[c.index].size();
+      } else if (c.views) {
+        const auto& views = t.views_[c.index];
+        size_t bytes = 0;
+        for (std::string_view v : views) bytes += v.size() + 1;
+        auto& buffer = packed.emplace_back(bytes);
+        auto& ptrs = strings.emplace_back();
+        ptrs.reserve(views.size());
+        char* at = buffer.data();
+        for (std::string_view v : views) {
+          ptrs.push_back(at);
+          if (!v.empty()) std::memcpy(at, v.data(), v.size());
+          at += v.size();
+          *at++ = '\0';
+        }
+        col.values.data = ptrs.data();
+        col.values.length = ptrs.size();
       } else {
         auto& ptrs = strings.emplace_back();
         for (const auto& s : t.texts_[c.index]) ptrs.push_back(s.c_str());
