@@ -351,14 +351,12 @@ TEST(TestingKit, TextViewsPublishTheViewedBytes) {
   ASSERT_TRUE(kit::ExpectTable(r, "names", 3));
   const auto* names = r.Table("names");
   EXPECT_EQ(names->Find("name")->texts,
-            (std::vector<std::string>{"aten::mm",
-                                      "a much longer name than a short string holds inline",
-                                      "aten::mm"}));
+            (std::vector<std::string>{
+                "aten::mm", "a much longer name than a short string holds inline", "aten::mm"}));
   EXPECT_EQ(names->Find("tag")->texts, (std::vector<std::string>{"", "odd", ""}));
   EXPECT_EQ(names->Find("owned")->texts,
-            (std::vector<std::string>{"aten::mm!",
-                                      "a much longer name than a short string holds inline!",
-                                      "aten::mm!"}));
+            (std::vector<std::string>{
+                "aten::mm!", "a much longer name than a short string holds inline!", "aten::mm!"}));
 }
 
 // Reads gpu_args without declaring it, or finds an undeclared table.

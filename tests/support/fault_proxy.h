@@ -10,8 +10,9 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "tests/support/loopback_http.h"
 
 namespace th::testing {
 
@@ -25,13 +26,11 @@ enum class FaultMode {
 class FaultProxy {
  public:
   FaultProxy(int upstream_port, std::vector<Fault> schedule, FaultMode mode);
-  ~FaultProxy();
 
-  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string endpoint() const { return server_.endpoint(); }
   int faults() const { return faults_.load(); }
 
  private:
-  void Accept();
   void Serve(int client);
 
   int upstream_port_;
@@ -39,13 +38,9 @@ class FaultProxy {
   FaultMode mode_;
   std::mutex mu_;
   std::set<std::string> ranges_seen_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
   std::atomic<int> turn_{0};
   std::atomic<int> faults_{0};
-  std::thread acceptor_;
-  std::vector<std::thread> handlers_;
+  LoopbackServer server_{[this](int client) { Serve(client); }};  // last: starts serving
 };
 
 }  // namespace th::testing

@@ -9,6 +9,7 @@
 
 #include "core/import/remote/remote_inputs.h"
 #include "tests/support/archive_writer.h"
+#include "tests/support/bearer_gate.h"
 #include "tests/support/command_runner.h"
 #include "tests/support/fault_proxy.h"
 #include "tests/support/swift_s3_server.h"
@@ -158,6 +159,35 @@ TEST(RemoteImport, CloudStorageWithHmacKeysReadsBackAsTheLocalFiles) {
   EXPECT_NE(wrong.out.find("gs://synth/job/rank0.json: HTTP 403"), std::string::npos) << wrong.out;
   EXPECT_NE(wrong.out.find("access to bucket synth refused"), std::string::npos) << wrong.out;
   EXPECT_EQ(wrong.out.find("wrong-hmac-7q"), std::string::npos) << wrong.out;
+}
+
+// gs:// with an OAuth access token (GOOGLE_OAUTH_ACCESS_TOKEN): every request
+// (lookup, listing, each range) carries "Authorization: Bearer TOKEN". A gate
+// standing in for Cloud Storage's token check refuses any other and forwards
+// the rest to Swift re-signed (tests/support/bearer_gate.h).
+TEST(RemoteImport, CloudStorageWithAnOAuthTokenReadsBackAsTheLocalFiles) {
+  REQUIRE_SWIFT(server);
+  const Synthetic& s = Uploaded(server);
+  BearerGate gate(server->port(), "ya29.test-token", "test:tester", "testing");
+  auto env = [&](const std::string& token) {
+    return "STORAGE_EMULATOR_HOST=" + gate.endpoint() +
+           " GOOGLE_HMAC_ACCESS_ID= GOOGLE_HMAC_SECRET= GOOGLE_OAUTH_ACCESS_TOKEN=" + token;
+  };
+  EXPECT_EQ(
+      Info("gs://synth/job/rank0.json", env("ya29.test-token") + " TRACEHOUND_REMOTE_CHUNK_MIB=1"),
+      Info(s.plain));
+  EXPECT_EQ(Info("gs://synth/job/", env("ya29.test-token")), Info(s.dir, "", "gs://synth/job"));
+  EXPECT_GT(gate.authorised(), 3);  // lookups, a listing and the ranges
+  EXPECT_EQ(gate.refused(), 0);
+  CommandResult wrong = Tracehound("info gs://synth/job/rank0.json", env("ya29.expired-7q"));
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.out.find("gs://synth/job/rank0.json: HTTP 401"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find("access to bucket synth refused; credentials from the environment "
+                           "(GOOGLE_OAUTH_ACCESS_TOKEN)"),
+            std::string::npos)
+      << wrong.out;
+  EXPECT_EQ(wrong.out.find("ya29.expired-7q"), std::string::npos) << wrong.out;
+  EXPECT_GT(gate.refused(), 0);
 }
 
 TEST(RemoteImport, PlainHttpObject) {
