@@ -7,6 +7,7 @@
 #include <tracehound/sdk.h>
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <memory>
 #include <set>
@@ -358,17 +359,29 @@ class CriticalPath final : public th::sdk::Plugin {
       spans += p.spans.size();
     }
     rows.Reserve(paths, events, spans);
+    std::exception_ptr what_if_error;
     std::thread what_if([&] {
-      for (size_t i = 0; i < done.size(); ++i)
-        if (done[i].ok)
-          AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
-                    done[i].without, done[i].spans, rows);
+      try {
+        for (size_t i = 0; i < done.size(); ++i)
+          if (done[i].ok)
+            AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
+                      done[i].without, done[i].spans, rows);
+      } catch (...) {
+        what_if_error = std::current_exception();
+      }
     });
+    struct Joined {
+      std::thread& t;
+      ~Joined() {
+        if (t.joinable()) t.join();
+      }
+    } joined{what_if};
     for (size_t i = 0; i < done.size(); ++i)
       if (done[i].ok)
         AddPath(traces, items[i].second->step, traces[items[i].first].rank(), done[i].summary,
                 done[i].sync_edges, done[i].inferred_sync_edges, rows);
     what_if.join();
+    if (what_if_error) std::rethrow_exception(what_if_error);
   }
 
   static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,
