@@ -123,6 +123,27 @@ TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
   EXPECT_NE(plain.findings[0].what.find("counts as a wait"), std::string::npos);
 }
 
+// A trace without the annotation is one window (step 0), the same path, and
+// a note says so; never an empty result without a word.
+TEST(CriticalPath, WithoutTheAnnotationTheWholeTraceIsOneWindow) {
+  std::string json = OneRank(true);
+  const std::string marker = X("user_annotation", "ProfilerStep#1", 1, 1, 0, 1000) + ",\n";
+  ASSERT_NE(json.find(marker), std::string::npos);
+  json.erase(json.find(marker), marker.size());
+  const PluginResults r = RunOne("cp_nostep.json", json);
+  const DerivedTable& p = r.tables.at("critical_path");
+  ASSERT_EQ(p.rows, 1u);
+  EXPECT_EQ(Col<int64_t>(p, "step")[0], 0);
+  EXPECT_EQ(Col<int64_t>(p, "path")[0], 355'000);
+  EXPECT_EQ(Col<int64_t>(p, "elapsed")[0], 535'000);
+  std::vector<std::string> notes;
+  for (const Note& n : r.notes)
+    if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
+  EXPECT_EQ(notes, std::vector<std::string>{
+                       "no host event whose name holds 'ProfilerStep' in the trace: one path over "
+                       "the whole trace, step 0 (the option annotation names another marker)"});
+}
+
 // Rank r starts at start_us[r] (real time) and computes compute_us[r] on
 // stream 7 (launched at its start into an empty queue), then an all-reduce
 // on the same stream that ends at end_us on every rank (real time): transfer
@@ -130,6 +151,7 @@ TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
 struct TwoRankJob {
   std::vector<int64_t> offset_us = {0, 0}, start_us = {0, 0}, compute_us = {1000, 3000};
   int64_t end_us = 3500;
+  std::vector<bool> step_marker = {true, true};  // ProfilerStep#1 on the rank
 };
 
 std::vector<std::string> TwoRanks(const TwoRankJob& job, const std::string& tag) {
@@ -147,6 +169,7 @@ std::vector<std::string> TwoRanks(const TwoRankJob& job, const std::string& tag)
           "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", 0, 7,
           k + c, nccl, OnStream(7, 2)),
     };
+    if (!job.step_marker[r]) e.erase(e.begin());
     std::string out = R"({"distributedInfo": {"rank": )" + std::to_string(r) +
                       R"(, "world_size": 2}, "traceEvents": [)";
     for (size_t i = 0; i < e.size(); ++i) out += (i ? ",\n" : "") + e[i];
@@ -189,6 +212,24 @@ TEST(CriticalPath, TwoRanksAllReduceGatedByTheSlowRank) {
   for (size_t i = 0; i < share.rows; ++i)
     by_rank[Col<int64_t>(share, "rank")[i]] = Col<int64_t>(share, "time")[i];
   EXPECT_EQ(by_rank, (std::map<int64_t, int64_t>{{1, 3'500'000}}));
+}
+
+// A rank without the annotation among ranks with it: a warning names it; the
+// other rank keeps its path.
+TEST(CriticalPath, ARankWithoutTheAnnotationIsNamed) {
+  TwoRankJob job;
+  job.step_marker = {true, false};
+  const PluginResults r = RunTwo(job, "cp_onestep");
+  const DerivedTable& p = r.tables.at("critical_path");
+  ASSERT_EQ(p.rows, 1u);
+  EXPECT_EQ(Col<int64_t>(p, "rank")[0], 0);
+  EXPECT_EQ(Col<int64_t>(p, "step")[0], 1);
+  std::vector<std::string> notes;
+  for (const Note& n : r.notes)
+    if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
+  EXPECT_EQ(notes, std::vector<std::string>{
+                       "warning: rank 1: no host event whose name holds 'ProfilerStep' (other "
+                       "ranks have some); no critical path on this rank"});
 }
 
 // Every table but the events' own timestamps is the same whatever the clocks.
