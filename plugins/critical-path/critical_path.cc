@@ -223,8 +223,8 @@ class CriticalPath final : public th::sdk::Plugin {
                        "The critical path of each step: per rank by Holistic Trace Analysis' "
                        "rules, across ranks through a barrier per collective; its length by "
                        "category and by rank, the gating rank of each collective")
-        .Reads({"events", "tracks", "gpu_args", "gpu_activity", "name_classes", "class_rules",
-                "collectives", "collective_ranks"})
+        .Reads({"events", "tracks", "gpu_args", "gpu_activity", "event_launches", "name_classes",
+                "class_rules", "collectives", "collective_ranks"})
         .Publishes(PathTable())
         .Publishes(CategoryTable())
         .Publishes(RankShareTable())
@@ -270,7 +270,7 @@ class CriticalPath final : public th::sdk::Plugin {
       windows.push_back(Windows(t, annotation, instance));
       ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
     }
-    WholeTraceWithoutAnnotation(ctx, traces, annotation, windows);
+    WarnWithoutWindows(ctx, traces, annotation, windows);
     Rows rows;
     rows.what_if = ctx.GetBool("what_if");
     rows.events = ctx.GetBool("events");
@@ -329,29 +329,20 @@ class CriticalPath final : public th::sdk::Plugin {
                 .Group("critical path without sync edges"));
   }
 
-  // When no trace of the set has an instance of the annotation (a JAX
-  // capture, a trace without ProfilerStep), each trace is one window, step 0,
-  // and a note says so; a rank without one among ranks with some gets a
-  // warning. Never an empty result without a word.
-  static void WholeTraceWithoutAnnotation(Context& ctx, const std::vector<th::sdk::Trace>& traces,
-                                          const std::string& annotation,
-                                          std::vector<std::vector<StepWindow>>& windows) {
+  // A trace without an instance of the annotation (a JAX capture, a trace
+  // without ProfilerStep) has no window: a warning names it and the remedy,
+  // never an empty result without a word. (Not the whole trace instead: on an
+  // XSpace capture the host spans enclose the device's work, and a path by
+  // HTA's rules would read "host-bound" by construction.)
+  static void WarnWithoutWindows(Context& ctx, const std::vector<th::sdk::Trace>& traces,
+                                 const std::string& annotation,
+                                 const std::vector<std::vector<StepWindow>>& windows) {
     if (annotation.empty()) return;
-    const bool none =
-        std::all_of(windows.begin(), windows.end(), [](const auto& w) { return w.empty(); });
-    if (none) {
-      for (size_t s = 0; s < traces.size(); ++s) windows[s] = Windows(traces[s], "", -1);
-      const bool one = traces.size() == 1;
-      ctx.Log("no host event whose name holds '" + annotation + "' in " +
-              (one ? "the trace" : "any of the " + std::to_string(traces.size()) + " traces") +
-              ": one path over " + (one ? "the whole trace" : "each whole trace") +
-              ", step 0 (the option annotation names another marker)");
-      return;
-    }
     for (size_t s = 0; s < traces.size(); ++s)
       if (windows[s].empty())
         ctx.Warn("rank " + std::to_string(traces[s].rank()) + ": no host event whose name holds '" +
-                 annotation + "' (other ranks have some); no critical path on this rank");
+                 annotation + "', so no window and no critical path (annotation: \"\" takes the " +
+                 "whole trace)");
   }
 
   // Warns when a window has no path; tallies the invariant.

@@ -101,6 +101,22 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
     ++launched_first_[host[h].second + 1];
     gpu[matched++] = {host[h].second, i};  // (call, event), by call then row
   }
+  // A GPU activity no correlation links (XSpace captures carry launch edges,
+  // not correlation ids) takes its launch edge's host call.
+  gpu.resize(matched);
+  uint64_t cursor = 0;
+  for (uint32_t i : t.gpu_activity()) {
+    if (runtime_of_[i] != kNone) continue;
+    const uint32_t call = t.launch_of(i, cursor);
+    if (call == th::sdk::kNoRow || !IsHostKind(t.kind(call))) continue;
+    runtime_of_[i] = call;
+    ++launched_first_[call + 1];
+    gpu.emplace_back(call, i);
+  }
+  if (gpu.size() > matched) {
+    std::sort(gpu.begin(), gpu.end());  // a call's events adjacent, by row
+    matched = gpu.size();
+  }
   for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
   launched_.resize(matched);
   for (size_t m = 0, nth = 0; m < matched; ++m) {

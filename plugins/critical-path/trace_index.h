@@ -1,5 +1,6 @@
 // What the critical path needs of one trace, worked out once for all its
-// windows: the runtime call of each GPU event (same correlation), the stream
+// windows: the runtime call of each GPU event (same correlation; else, for a
+// GPU activity, the host call of its launch edge: XSpace captures), the stream
 // queue length at each launch and at each activity's start (HTA's queue
 // length: +1 at a launch call, -1 when the activity starts), the CPU thread
 // each host event's call stack runs on (the backward thread merged into the
@@ -38,7 +39,8 @@ class TraceIndex {
   explicit TraceIndex(const th::sdk::Trace& t);
 
   uint8_t role(uint64_t event) const { return role_[event]; }
-  // The host call with the event's correlation id, kNone if none.
+  // The host call with the event's correlation id (a GPU activity without
+  // one: its launch edge's host call), kNone if none.
   uint32_t runtime_of(uint64_t event) const { return runtime_of_[event]; }
   // Queue length after the activity's launch call, and after its start
   // (kNoQueue when it was not launched by a launch call).

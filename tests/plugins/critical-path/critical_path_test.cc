@@ -123,25 +123,31 @@ TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
   EXPECT_NE(plain.findings[0].what.find("counts as a wait"), std::string::npos);
 }
 
-// A trace without the annotation is one window (step 0), the same path, and
-// a note says so; never an empty result without a word.
-TEST(CriticalPath, WithoutTheAnnotationTheWholeTraceIsOneWindow) {
+// A trace without the annotation has no window: a warning says so and how to
+// take the whole trace, which then gives the same path; never an empty
+// result without a word.
+TEST(CriticalPath, WithoutTheAnnotationAWarningSaysSo) {
   std::string json = OneRank(true);
   const std::string marker = X("user_annotation", "ProfilerStep#1", 1, 1, 0, 1000) + ",\n";
   ASSERT_NE(json.find(marker), std::string::npos);
   json.erase(json.find(marker), marker.size());
   const PluginResults r = RunOne("cp_nostep.json", json);
-  const DerivedTable& p = r.tables.at("critical_path");
-  ASSERT_EQ(p.rows, 1u);
-  EXPECT_EQ(Col<int64_t>(p, "step")[0], 0);
-  EXPECT_EQ(Col<int64_t>(p, "path")[0], 355'000);
-  EXPECT_EQ(Col<int64_t>(p, "elapsed")[0], 535'000);
+  EXPECT_EQ(r.tables.at("critical_path").rows, 0u);
   std::vector<std::string> notes;
   for (const Note& n : r.notes)
     if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
   EXPECT_EQ(notes, std::vector<std::string>{
-                       "no host event whose name holds 'ProfilerStep' in the trace: one path over "
-                       "the whole trace, step 0 (the option annotation names another marker)"});
+                       "warning: rank 0: no host event whose name holds 'ProfilerStep', so no "
+                       "window and no critical path (annotation: \"\" takes the whole trace)"});
+  auto set = LoadTraceSet({testing::WriteTempFile("cp_nostep2.json", json)}, {});
+  ASSERT_TRUE(set.ok());
+  const PluginResults whole =
+      testing::RunCriticalPath(*set, {{"annotation", std::string()}}, false);
+  const DerivedTable& p = whole.tables.at("critical_path");
+  ASSERT_EQ(p.rows, 1u);
+  EXPECT_EQ(Col<int64_t>(p, "step")[0], 0);
+  EXPECT_EQ(Col<int64_t>(p, "path")[0], 355'000);
+  EXPECT_TRUE(whole.notes.empty());
 }
 
 // Rank r starts at start_us[r] (real time) and computes compute_us[r] on
@@ -228,8 +234,8 @@ TEST(CriticalPath, ARankWithoutTheAnnotationIsNamed) {
   for (const Note& n : r.notes)
     if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
   EXPECT_EQ(notes, std::vector<std::string>{
-                       "warning: rank 1: no host event whose name holds 'ProfilerStep' (other "
-                       "ranks have some); no critical path on this rank"});
+                       "warning: rank 1: no host event whose name holds 'ProfilerStep', so no "
+                       "window and no critical path (annotation: \"\" takes the whole trace)"});
 }
 
 // Every table but the events' own timestamps is the same whatever the clocks.
