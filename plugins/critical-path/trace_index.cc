@@ -3,6 +3,7 @@
 #include <tracehound/sorted_runs.h>
 
 #include <algorithm>
+#include <exception>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -34,10 +35,18 @@ bool IsHostKind(uint32_t kind) { return kind == TH_EVENT_RUNTIME || kind == TH_E
 }  // namespace
 
 TraceIndex::TraceIndex(const th::sdk::Trace& t) : t_(t) {
+  struct Joined {
+    std::thread& sort;
+    ~Joined() {
+      if (sort.joinable()) sort.join();
+    }
+  } joined{host_sort_};
   IndexNames(t);
   IndexCorrelations(t);
   IndexQueues(t);
   MergeThreads(t);
+  host_sort_.join();
+  if (host_sort_error_) std::rethrow_exception(host_sort_error_);
 }
 
 bool TraceIndex::is_node_kind(uint64_t event) const {
@@ -86,10 +95,17 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
   th::sdk::StableSortRuns(host);
   th::sdk::StableSortRuns(gpu);
   th::sdk::StableSortRuns(activity_at_);
-  auto by_start = [&](uint32_t a, uint32_t b) {
+  auto by_start = [&t](uint32_t a, uint32_t b) {
     return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
   };
-  th::sdk::StableSortRuns(host_by_start_, by_start);
+  // The host events' sort (reads columns only) beside the rest of the index.
+  host_sort_ = std::thread([this, by_start] {
+    try {
+      th::sdk::StableSortRuns(host_by_start_, by_start);
+    } catch (...) {
+      host_sort_error_ = std::current_exception();
+    }
+  });
   // The GPU events of each call, by row (gpu is by correlation, then row).
   runtime_of_.assign(t.size(), kNone);
   launched_first_.assign(t.size() + 1, 0);

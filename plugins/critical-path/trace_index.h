@@ -11,7 +11,9 @@
 #include <tracehound/sdk.h>
 
 #include <cstdint>
+#include <exception>
 #include <span>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -96,6 +98,8 @@ class TraceIndex {
   std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted
   std::vector<uint32_t> host_by_start_, unstreamed_syncs_;
   std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events
+  std::thread host_sort_;  // sorts host_by_start_ while the constructor goes on
+  std::exception_ptr host_sort_error_;
 };
 
 }  // namespace th::critical_path
