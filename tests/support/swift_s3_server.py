@@ -9,6 +9,9 @@
                                  stores each FILE as BUCKET/KEY (bucket created when
                                  missing) through Swift's internal client, which
                                  bypasses auth: the S3 side is only ever read
+  swift_s3_server.py copies DIR BUCKET PREFIX COUNT FILE
+                                 stores FILE COUNT times, as BUCKET/PREFIXrNNNNN/rank0.json
+                                 (a fleet's worth of keys for the listing benchmark)
   swift_s3_server.py public DIR BUCKET
                                  lets anyone read BUCKET's objects over Swift's own
                                  API (/v1/AUTH_test/BUCKET/KEY): plain http:// inputs
@@ -140,6 +143,16 @@ def put(root, bucket, pairs):
             c.upload_object(f, "AUTH_test", bucket, key)
 
 
+def copies(root, bucket, prefix, count, path):
+    import io
+    c = client(root)
+    c.create_container("AUTH_test", bucket)
+    with open(path, "rb") as f:
+        data = f.read()
+    for i in range(count):
+        c.upload_object(io.BytesIO(data), "AUTH_test", bucket, "%sr%05d/rank0.json" % (prefix, i))
+
+
 def public(root, bucket):
     c = client(root)
     c.create_container("AUTH_test", bucket)
@@ -163,6 +176,8 @@ if __name__ == "__main__":
         serve(sys.argv[2], sys.argv[3])
     elif cmd == "put" and len(sys.argv) >= 5:
         put(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif cmd == "copies" and len(sys.argv) == 7:
+        copies(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6])
     elif cmd == "public" and len(sys.argv) == 4:
         public(sys.argv[2], sys.argv[3])
     else:
