@@ -236,7 +236,7 @@ TEST(OpInputs, GeneratedTraceHasARowPerOpWithShapes) {
       const EventId ev = g.op_inputs.event[r];
       EXPECT_EQ(g.events.args_row[ev], r);
       if (g.strings.Get(g.events.name[ev]) != "aten::addmm") continue;
-      if (g.strings.Get(g.op_inputs.input_dims[r]) != "[[6144],[8192,2048],[2048,6144],[],[]]")
+      if (g.strings.Get(g.op_inputs.input_dims[r]) != "[[6144],[1024,2048],[2048,6144],[],[]]")
         continue;
       ++addmm_qkv;
       EXPECT_EQ(g.strings.Get(g.op_inputs.input_types[r]),
