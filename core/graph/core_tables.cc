@@ -66,7 +66,11 @@ void AddHloSchemas(std::vector<TableSchema>* out) {
        {"dim_labels", T::kStringId, "",
         "convolution dimension numbers, e.g. b01f_01io->b01f; empty when none"},
        {"feature_group_count", T::kI64, "", "1 unless a grouped convolution"},
-       {"batch_group_count", T::kI64, "", "1 unless a batch-grouped convolution"}}));
+       {"batch_group_count", T::kI64, "", "1 unless a batch-grouped convolution"},
+       {"custom_call_config", T::kStringId, "",
+        "the backend_config of TransformerEngine fused-attention custom-calls (te_fused_attn_*: "
+        "heads, batch, sequence lengths, head dims, mask type); empty for every other "
+        "instruction"}}));
   s.push_back(Table("hlo_operand_offsets",
                     "per instruction, its first row of hlo_operands (one more row at the end)",
                     {{"first", T::kU32, "", "row of hlo_operands"}}));
@@ -374,7 +378,7 @@ void AddGraphTables(const Trace& trace, TraceTables* out) {
             h.parameter_number.data(), h.tuple_index.data(), h.in_entry.data()});
   out->Add(schema("hlo_compute_dims"), h.dot_dims.size(),
            {h.dot_dims.data(), h.window.data(), h.dim_labels.data(), h.feature_group_count.data(),
-            h.batch_group_count.data()});
+            h.batch_group_count.data(), h.custom_call_config.data()});
   out->Add(schema("hlo_operand_offsets"), h.operand_offsets.size(), {h.operand_offsets.data()});
   out->Add(schema("hlo_operands"), h.operands.size(), {h.operands.data()});
   out->Add(schema("hlo_user_offsets"), h.user_offsets.size(), {h.user_offsets.data()});

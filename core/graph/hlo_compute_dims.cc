@@ -162,4 +162,10 @@ std::string InstructionDotDimsText(const HloInstruction& ins) {
   return d ? DotDimsText(*d) : "";
 }
 
+std::string_view ModelledCustomCallConfig(const HloInstruction& ins) {
+  if (ins.opcode != "custom-call" || ins.custom_call_target.rfind("te_fused_attn", 0) != 0)
+    return {};
+  return ins.backend_config;
+}
+
 }  // namespace th::hlo

@@ -37,4 +37,10 @@ std::optional<HloDotDims> GemmConfigDotDims(std::string_view backend_config);
 // `__cublas$...` GEMM custom-call's backend_config. "" when it has none.
 std::string InstructionDotDimsText(const HloInstruction& ins);
 
+// The backend_config of a custom-call whose cost is read from it:
+// TransformerEngine's fused attention (targets te_fused_attn_*; an attribute
+// dictionary "{attn_heads = 16 : i64, input_batch = 2 : i64, ...}"). "" for
+// any other instruction, so the catalog does not carry every kernel's config.
+std::string_view ModelledCustomCallConfig(const HloInstruction& ins);
+
 }  // namespace th::hlo

@@ -52,6 +52,7 @@ void XlaData::BuildIndex(StringPool* strings) {
                                              : kEmptyString);
     c.feature_group_count.push_back(ins.feature_group_count);
     c.batch_group_count.push_back(ins.batch_group_count);
+    c.custom_call_config.push_back(strings->Intern(hlo::ModelledCustomCallConfig(ins)));
     for (uint32_t o : index->operands(f)) c.operands.push_back(o);
     c.operand_offsets.push_back(static_cast<uint32_t>(c.operands.size()));
     for (uint32_t u : index->users(f)) c.users.push_back(u);

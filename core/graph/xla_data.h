@@ -43,6 +43,9 @@ struct HloColumns {
   // window, the convolution dim_labels ("" when not present); group counts.
   std::vector<StringId> dot_dims, window, dim_labels;
   std::vector<int64_t> feature_group_count, batch_group_count;
+  // The backend_config of the custom-calls a cost model reads it from
+  // (hlo::ModelledCustomCallConfig), "" for every other instruction.
+  std::vector<StringId> custom_call_config;
 };
 
 struct XlaData {

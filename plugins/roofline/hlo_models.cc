@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <string>
 
 namespace th::roofline {
@@ -375,6 +376,72 @@ bool IsElementwise(std::string_view op) {
   return IsTranscendental(op) || std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
+std::optional<int64_t> IntAttribute(std::string_view dict, std::string_view name) {
+  for (size_t at = dict.find(name); at != std::string_view::npos; at = dict.find(name, at + 1)) {
+    const bool starts = at > 0 && (dict[at - 1] == '{' || dict[at - 1] == ' ');
+    const std::string_view rest = dict.substr(at + name.size());
+    if (!starts || rest.rfind(" = ", 0) != 0) continue;
+    size_t pos = 3;
+    const bool negative = pos < rest.size() && rest[pos] == '-';
+    if (negative) ++pos;
+    if (pos >= rest.size() || rest[pos] < '0' || rest[pos] > '9') return std::nullopt;
+    int64_t v = 0;
+    for (; pos < rest.size() && rest[pos] >= '0' && rest[pos] <= '9'; ++pos)
+      v = Add(Mul(v, 10), rest[pos] - '0');
+    if (rest.substr(pos).rfind(" : i", 0) != 0) return std::nullopt;  // an integer type
+    return negative ? -v : v;
+  }
+  return std::nullopt;
+}
+
+HloCost FusedAttentionCost(const HloOp& op) {
+  const std::string_view config = op.custom_call_config;
+  const std::string target(op.custom_call_target);
+  auto attr = [&](std::string_view name) { return IntAttribute(config, name); };
+  const auto batch = attr("input_batch"), heads = attr("attn_heads"), sq = attr("q_max_seqlen"),
+             skv = attr("kv_max_seqlen"), dqk = attr("qk_head_dim"), mask = attr("mask_type"),
+             layout = attr("qkv_layout");
+  if (!batch || !heads || !sq || !skv || !dqk || !mask || !layout)
+    return Unmodelled(target + ": its backend_config lacks the attention's sizes");
+  const int64_t kv_heads = attr("num_gqa_groups").value_or(*heads);
+  const int64_t dv = attr("v_head_dim").value_or(*dqk);
+  // NVTE_Mask_Type: 0 none, 1 padding, 2 causal, 3 padding + causal, 4 causal
+  // (bottom right), 5 padding + causal (bottom right).
+  if (*mask == 1 || *mask == 3 || *mask == 5)
+    return Unmodelled(target + ": a padding mask (the real sequence lengths are not recorded)");
+  if (*mask < 0 || *mask > 5) return Unmodelled(target + ": an unknown mask type");
+  // NVTE_QKV_Layout: 0-9 SBHD/BSHD, 15-16 mixed SBHD/BSHD; THD (10-14,
+  // 17-18) and paged KV (19-24) hold variable lengths.
+  if (!(*layout >= 0 && *layout <= 9) && *layout != 15 && *layout != 16)
+    return Unmodelled(target + ": a packed (THD) or paged layout (lengths vary per sequence)");
+  if (const auto left = attr("window_size_left"); left && *left >= 0)
+    return Unmodelled(target + ": a sliding window");
+  if (op.operand_shapes.empty()) return Unmodelled(target + ": no operand");
+  const std::optional<sh::Shape> parsed = sh::ParseShape(op.operand_shapes[0]);
+  if (!parsed) return Unmodelled("unreadable shape");
+  const sh::Shape& q = *parsed;
+  const bool backward = target.rfind("te_fused_attn_backward", 0) == 0;
+  const int64_t pairs = Mul(Mul(Mul(*batch, *heads), *sq), *skv);
+  int64_t flops = Mul(2 * pairs, backward ? Add(Mul(3, *dqk), Mul(2, dv)) : Add(*dqk, dv));
+  if (*mask != 0 && *sq == *skv) flops /= 2;
+  const int64_t element = sh::BitWidth(FirstArray(q).type) / 8;
+  int64_t bytes =
+      Mul(*batch, Add(Add(Mul(Mul(*heads, *sq), Add(*dqk, dv)), Mul(Mul(kv_heads, *skv), *dqk)),
+                      Mul(Mul(kv_heads, *skv), dv)));
+  if (backward) bytes = Mul(bytes, 2);  // dO, dQ, dK and dV: as many again
+  const int64_t bias = attr("bias_type").value_or(0);
+  if (bias == 1 || bias == 2)  // a bias tensor [bias_batch, bias_heads, Sq, Skv]
+    bytes = Add(bytes, Mul(Mul(attr("bias_batch").value_or(1), attr("bias_heads").value_or(1)),
+                           Mul(*sq, *skv)));
+  HloCost c;
+  c.modelled = true;
+  c.flops = flops;
+  c.bytes = Mul(bytes, element);
+  c.dtype = PeakDtype(FirstArray(q).type);
+  c.unit = "matrix";
+  return c;
+}
+
 HloCost InstructionCost(const HloOp& op) {
   sh::Shape out;
   std::vector<sh::Shape> in;
@@ -386,6 +453,8 @@ HloCost InstructionCost(const HloOp& op) {
     const std::string_view t = op.custom_call_target;
     if (t.rfind("__cublas$", 0) == 0 && !op.dot_dims.empty()) return DotCost(op, out, in);
     if (t.rfind("__cudnn$conv", 0) == 0) return ConvCost(op, out, in);
+    if (t.rfind("te_fused_attn_forward", 0) == 0 || t.rfind("te_fused_attn_backward", 0) == 0)
+      return FusedAttentionCost(op);
     return Unmodelled("custom-call " + std::string(t) + ": no model");
   }
   if (IsCollective(code)) return Unmodelled("collective: communication, not a roofline op");

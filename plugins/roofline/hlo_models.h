@@ -28,6 +28,7 @@ namespace th::roofline {
 struct HloOp {
   std::string_view opcode, shape, custom_call_target;
   std::string_view dot_dims, window, dim_labels;  // hlo_compute_dims text
+  std::string_view custom_call_config;            // backend_config of a te_fused_attn_* custom-call
   int64_t feature_group_count = 1, batch_group_count = 1;
   std::vector<std::string_view> operand_shapes;
   // reduce / reduce-window: FLOPs of one application of the reducer (the
@@ -89,6 +90,21 @@ int64_t ConvolutionFlops(const std::vector<int64_t>& lhs, const std::vector<int6
 // it counts as a transcendental.
 bool IsElementwise(std::string_view opcode);
 bool IsTranscendental(std::string_view opcode);
+
+// An integer attribute of an MLIR attribute dictionary ("{attn_heads = 16 :
+// i64, is_training = true, ...}"); nullopt when absent or not an integer.
+std::optional<int64_t> IntAttribute(std::string_view dict, std::string_view name);
+
+// TransformerEngine's fused attention (custom-call te_fused_attn_forward* /
+// te_fused_attn_backward*), from its backend_config: with B batch, H query
+// and Hkv key/value heads, Sq and Skv the sequence lengths, dqk and dv the
+// head dims, forward F = 2·B·H·Sq·Skv·(dqk + dv) (Q·Kᵀ and P·V), backward
+// F = 2·B·H·Sq·Skv·(3·dqk + 2·dv) (Q·Kᵀ again, dV, dP, dQ, dK); a causal mask
+// halves F only when Sq = Skv. B: Q, K, V and O once (backward: those, dO
+// and the three gradients), a bias tensor when there is one. Unmodelled:
+// padding masks, sliding windows, packed (THD) and paged layouts, whose
+// real lengths the config does not hold.
+HloCost FusedAttentionCost(const HloOp& op);
 
 // One instruction other than a fusion.
 HloCost InstructionCost(const HloOp& op);

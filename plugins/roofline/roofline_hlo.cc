@@ -18,6 +18,7 @@ HloOp OpOf(const th::sdk::Trace& t, uint32_t i) {
   op.dim_labels = t.hlo_dim_labels(i);
   op.feature_group_count = t.hlo_feature_group_count(i);
   op.batch_group_count = t.hlo_batch_group_count(i);
+  op.custom_call_config = t.hlo_custom_call_config(i);
   for (uint32_t o : t.hlo_operands(i)) op.operand_shapes.push_back(t.hlo_shape(o));
   return op;
 }

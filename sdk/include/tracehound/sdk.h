@@ -336,6 +336,14 @@ class Trace {
   int64_t hlo_batch_group_count(uint32_t i) const {
     return has_hlo_compute_dims() ? At<int64_t>(hlo_batch_group_count_, i) : 1;
   }
+  // The backend_config of a custom-call whose cost a model reads from it
+  // (TransformerEngine's te_fused_attn_*); "" otherwise, and on a host
+  // without the column.
+  std::string_view hlo_custom_call_config(uint32_t i) const {
+    return has_hlo_compute_dims() && hlo_custom_call_config_.data != nullptr
+               ? String(At<uint32_t>(hlo_custom_call_config_, i))
+               : std::string_view();
+  }
   // gpu_hlo: per GPU activity row, its instruction (kNoRow) and TH_HLO_MATCH_*.
   bool attributed() const { return Rows(gpu_hlo_) > 0; }
   uint32_t gpu_hlo_instruction(uint64_t row) const {
@@ -706,6 +714,7 @@ class Trace {
             &hlo_dim_labels_,
             &hlo_feature_group_count_,
             &hlo_batch_group_count_,
+            &hlo_custom_call_config_,
             &name_rule_,
             &name_hta_rule_,
             &launched_,
@@ -785,7 +794,8 @@ class Trace {
   Col hlo_dot_dims_{"hlo_compute_dims", "dot_dims"}, hlo_window_{"hlo_compute_dims", "window"},
       hlo_dim_labels_{"hlo_compute_dims", "dim_labels"},
       hlo_feature_group_count_{"hlo_compute_dims", "feature_group_count"},
-      hlo_batch_group_count_{"hlo_compute_dims", "batch_group_count"};
+      hlo_batch_group_count_{"hlo_compute_dims", "batch_group_count"},
+      hlo_custom_call_config_{"hlo_compute_dims", "custom_call_config"};
   Col name_rule_{"name_classes", "rule"}, name_hta_rule_{"name_classes", "hta_rule"};
   Col launched_{"event_launches", "event"}, launch_{"event_launches", "launch"};
   Col gpu_activity_{"gpu_activity", "event"};

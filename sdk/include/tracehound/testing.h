@@ -1082,11 +1082,10 @@ class TraceBuilder {
     }
     {
       auto& c = t.columns_.emplace_back();
-      const std::pair<const char*, th_value_type> cols[] = {{"dot_dims", TH_TYPE_STRING_ID},
-                                                            {"window", TH_TYPE_STRING_ID},
-                                                            {"dim_labels", TH_TYPE_STRING_ID},
-                                                            {"feature_group_count", TH_TYPE_I64},
-                                                            {"batch_group_count", TH_TYPE_I64}};
+      const std::pair<const char*, th_value_type> cols[] = {
+          {"dot_dims", TH_TYPE_STRING_ID},    {"window", TH_TYPE_STRING_ID},
+          {"dim_labels", TH_TYPE_STRING_ID},  {"feature_group_count", TH_TYPE_I64},
+          {"batch_group_count", TH_TYPE_I64}, {"custom_call_config", TH_TYPE_STRING_ID}};
       for (const auto& [name, type] : cols) Col(c, name, type, "", none);
       Finish(t, "hlo_compute_dims", 0);
     }

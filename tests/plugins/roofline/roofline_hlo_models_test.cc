@@ -2,6 +2,8 @@
 // hand, the parsers of the catalog's HLO text, and what stays unmodelled.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -164,17 +166,107 @@ TEST(HloModels, FusionSumsItsBodyAndMovesItsParametersAndOutputs) {
 }
 
 TEST(HloModels, Unmodelled) {
-  HloOp attn = Op("custom-call", "(bf16[2,16]{1,0}, f32[2]{0})", {"bf16[2,16]{1,0}"});
-  attn.custom_call_target = "te_fused_attn_forward_ffi";
-  const HloCost c = InstructionCost(attn);
+  HloOp other = Op("custom-call", "(bf16[2,16]{1,0}, f32[2]{0})", {"bf16[2,16]{1,0}"});
+  other.custom_call_target = "my_kernel_ffi";
+  const HloCost c = InstructionCost(other);
   EXPECT_FALSE(c.modelled);
-  EXPECT_EQ(c.why, "custom-call te_fused_attn_forward_ffi: no model");
+  EXPECT_EQ(c.why, "custom-call my_kernel_ffi: no model");
   EXPECT_FALSE(InstructionCost(Op("all-reduce", "f32[4]{0}", {"f32[4]{0}"})).modelled);
   // An asynchronous copy's time on the device is its issue or its wait.
   EXPECT_FALSE(
       InstructionCost(Op("copy-done", "f32[64]{0}", {"(f32[64]{0}, f32[64]{0}, u32[])"})).modelled);
   EXPECT_FALSE(InstructionCost(Op("add", "f32[4", {})).modelled);
   EXPECT_EQ(InstructionCost(Op("while", "f32[4]{0}", {})).why, "no model for opcode while");
+}
+
+// TransformerEngine's fused attention as XLA:GPU records it: the sizes in
+// the custom-call's attribute dictionary (the capture's own spelling).
+constexpr std::string_view kTeConfig =
+    "{attn_heads = 16 : i64, bias_batch = 0 : i64, bias_heads = 0 : i64, bias_type = 0 : i64, "
+    "deterministic = false, dropout_probability = 1.000000e-01 : f64, input_batch = 2 : i64, "
+    "is_training = true, kv_max_seqlen = 2048 : i64, mask_type = 2 : i64, "
+    "max_segments_per_seq = 1 : i64, num_gqa_groups = 16 : i64, q_max_seqlen = 2048 : i64, "
+    "qk_head_dim = 128 : i64, qkv_layout = 5 : i64, scaling_factor = 0.0883883461 : f64}";
+
+HloOp TeAttention(std::string_view target, std::string config) {
+  static std::vector<std::string> kept;  // the views below outlive the call
+  kept.push_back(std::move(config));
+  HloOp op = Op("custom-call", "(bf16[2,2048,16,128]{3,2,1,0}, f32[2,16,2048,1]{3,2,1,0})",
+                {"bf16[2,2048,3,16,128]{4,3,2,1,0}"});
+  op.custom_call_target = target;
+  op.custom_call_config = kept.back();
+  return op;
+}
+
+std::string With(std::string_view config, const std::string& from, const std::string& to) {
+  std::string s(config);
+  const size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(HloModels, FusedAttentionKnownAnswers) {
+  // Causal, B=2, H=16, S=2048, d=128: 4·B·H·S²·d / 2 (the issue's SDPA answer).
+  const HloCost fwd =
+      InstructionCost(TeAttention("te_fused_attn_forward_ffi", std::string(kTeConfig)));
+  ASSERT_TRUE(fwd.modelled) << fwd.why;
+  EXPECT_EQ(fwd.flops, 34359738368);
+  EXPECT_EQ(fwd.bytes, int64_t{2} * (16 * 2048 * 256 + 16 * 2048 * 128 * 2) * 2);  // Q, O, K, V
+  EXPECT_EQ(fwd.dtype, "bf16");
+  EXPECT_EQ(fwd.unit, "matrix");
+  // Backward: Q·Kᵀ again, dV, dP, dQ, dK (2.5× at dqk = dv); dO and the
+  // gradients as many bytes again.
+  const HloCost bwd =
+      InstructionCost(TeAttention("te_fused_attn_backward_ffi", std::string(kTeConfig)));
+  ASSERT_TRUE(bwd.modelled) << bwd.why;
+  EXPECT_EQ(bwd.flops, 85899345920);
+  EXPECT_EQ(bwd.bytes, 2 * fwd.bytes);
+  // No mask: twice the causal count; causal with Sq != Skv: not halved.
+  EXPECT_EQ(InstructionCost(TeAttention("te_fused_attn_forward_ffi",
+                                        With(kTeConfig, "mask_type = 2", "mask_type = 0")))
+                .flops,
+            68719476736);
+  EXPECT_EQ(
+      InstructionCost(TeAttention("te_fused_attn_forward_ffi",
+                                  With(kTeConfig, "kv_max_seqlen = 2048", "kv_max_seqlen = 4096")))
+          .flops,
+      137438953472);
+  // Grouped-query attention: 4 key/value heads read a quarter of K and V.
+  const HloCost gqa = InstructionCost(TeAttention(
+      "te_fused_attn_forward_ffi", With(kTeConfig, "num_gqa_groups = 16", "num_gqa_groups = 4")));
+  EXPECT_EQ(gqa.flops, 34359738368);
+  EXPECT_EQ(gqa.bytes, int64_t{2} * (16 * 2048 * 256 + 4 * 2048 * 128 * 2) * 2);
+}
+
+TEST(HloModels, FusedAttentionItCannotSize) {
+  auto why = [](std::string config) {
+    return InstructionCost(TeAttention("te_fused_attn_forward_ffi", std::move(config))).why;
+  };
+  EXPECT_EQ(why(With(kTeConfig, "mask_type = 2", "mask_type = 3")),
+            "te_fused_attn_forward_ffi: a padding mask (the real sequence lengths are not "
+            "recorded)");
+  EXPECT_EQ(why(With(kTeConfig, "qkv_layout = 5", "qkv_layout = 10")),
+            "te_fused_attn_forward_ffi: a packed (THD) or paged layout (lengths vary per "
+            "sequence)");
+  EXPECT_EQ(why(With(kTeConfig, "input_batch = 2 : i64, ", "")),
+            "te_fused_attn_forward_ffi: its backend_config lacks the attention's sizes");
+  EXPECT_EQ(why(""), "te_fused_attn_forward_ffi: its backend_config lacks the attention's sizes");
+  EXPECT_EQ(why(std::string(kTeConfig).insert(1, "window_size_left = 128 : i64, ")),
+            "te_fused_attn_forward_ffi: a sliding window");
+  EXPECT_TRUE(InstructionCost(
+                  TeAttention("te_fused_attn_forward_ffi",
+                              std::string(kTeConfig).insert(1, "window_size_left = -1 : i64, ")))
+                  .modelled);
+}
+
+TEST(HloModels, IntAttribute) {
+  EXPECT_EQ(IntAttribute(kTeConfig, "attn_heads"), 16);
+  EXPECT_EQ(IntAttribute(kTeConfig, "heads"), std::nullopt);  // only whole names
+  EXPECT_EQ(IntAttribute(kTeConfig, "bias_heads"), 0);
+  EXPECT_EQ(IntAttribute(kTeConfig, "dropout_probability"), std::nullopt);  // f64
+  EXPECT_EQ(IntAttribute(kTeConfig, "deterministic"), std::nullopt);        // a bool
+  EXPECT_EQ(IntAttribute("{w = -1 : i64}", "w"), -1);
+  EXPECT_EQ(IntAttribute("{w = 7}", "w"), std::nullopt);  // no type
 }
 
 TEST(HloModels, Parsers) {
