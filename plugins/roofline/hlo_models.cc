@@ -405,6 +405,8 @@ HloCost FusedAttentionCost(const HloOp& op) {
     return Unmodelled(target + ": its backend_config lacks the attention's sizes");
   const int64_t kv_heads = attr("num_gqa_groups").value_or(*heads);
   const int64_t dv = attr("v_head_dim").value_or(*dqk);
+  for (int64_t size : {*batch, *heads, *sq, *skv, *dqk, kv_heads, dv})
+    if (size <= 0) return Unmodelled(target + ": a size of 0 or less in its backend_config");
   // NVTE_Mask_Type: 0 none, 1 padding, 2 causal, 3 padding + causal, 4 causal
   // (bottom right), 5 padding + causal (bottom right).
   if (*mask == 1 || *mask == 3 || *mask == 5)
@@ -423,7 +425,7 @@ HloCost FusedAttentionCost(const HloOp& op) {
   const bool backward = target.rfind("te_fused_attn_backward", 0) == 0;
   const int64_t pairs = Mul(Mul(Mul(*batch, *heads), *sq), *skv);
   int64_t flops = Mul(2 * pairs, backward ? Add(Mul(3, *dqk), Mul(2, dv)) : Add(*dqk, dv));
-  if (*mask != 0 && *sq == *skv) flops /= 2;
+  if (*mask != 0 && *sq == *skv && flops != INT64_MAX) flops /= 2;  // (not a saturated count)
   const int64_t element = sh::BitWidth(FirstArray(q).type) / 8;
   int64_t bytes =
       Mul(*batch, Add(Add(Mul(Mul(*heads, *sq), Add(*dqk, dv)), Mul(Mul(kv_heads, *skv), *dqk)),

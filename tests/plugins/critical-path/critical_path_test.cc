@@ -123,6 +123,14 @@ TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
   EXPECT_NE(plain.findings[0].what.find("counts as a wait"), std::string::npos);
 }
 
+// The plugin's notes, a warning prefixed "warning: ".
+std::vector<std::string> PluginNotes(const PluginResults& r) {
+  std::vector<std::string> notes;
+  for (const Note& n : r.notes)
+    if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
+  return notes;
+}
+
 // A trace without the annotation has no window: a warning says so and how to
 // take the whole trace, which then gives the same path; never an empty
 // result without a word.
@@ -133,12 +141,10 @@ TEST(CriticalPath, WithoutTheAnnotationAWarningSaysSo) {
   json.erase(json.find(marker), marker.size());
   const PluginResults r = RunOne("cp_nostep.json", json);
   EXPECT_EQ(r.tables.at("critical_path").rows, 0u);
-  std::vector<std::string> notes;
-  for (const Note& n : r.notes)
-    if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
-  EXPECT_EQ(notes, std::vector<std::string>{
-                       "warning: rank 0: no host event whose name holds 'ProfilerStep', so no "
-                       "window and no critical path (annotation: \"\" takes the whole trace)"});
+  EXPECT_EQ(PluginNotes(r),
+            std::vector<std::string>{
+                "warning: rank 0: no host event whose name holds 'ProfilerStep', so no "
+                "window and no critical path (annotation: \"\" takes the whole trace)"});
   auto set = LoadTraceSet({testing::WriteTempFile("cp_nostep2.json", json)}, {});
   ASSERT_TRUE(set.ok());
   const PluginResults whole =
@@ -230,12 +236,10 @@ TEST(CriticalPath, ARankWithoutTheAnnotationIsNamed) {
   ASSERT_EQ(p.rows, 1u);
   EXPECT_EQ(Col<int64_t>(p, "rank")[0], 0);
   EXPECT_EQ(Col<int64_t>(p, "step")[0], 1);
-  std::vector<std::string> notes;
-  for (const Note& n : r.notes)
-    if (n.plugin == "critical-path") notes.push_back((n.warning ? "warning: " : "") + n.text);
-  EXPECT_EQ(notes, std::vector<std::string>{
-                       "warning: rank 1: no host event whose name holds 'ProfilerStep', so no "
-                       "window and no critical path (annotation: \"\" takes the whole trace)"});
+  EXPECT_EQ(PluginNotes(r),
+            std::vector<std::string>{
+                "warning: rank 1: no host event whose name holds 'ProfilerStep', so no "
+                "window and no critical path (annotation: \"\" takes the whole trace)"});
 }
 
 // Every table but the events' own timestamps is the same whatever the clocks.

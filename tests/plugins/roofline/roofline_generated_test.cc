@@ -22,8 +22,8 @@ TEST(RooflineGeneratedJob, EveryOpRunsWithinThePeaks) {
   s.ranks = 4;
   s.steps = 6;
   s.straggler_rank = 2;
-  auto paths = synth::WriteKinetoTraces(s, testing::TempDir() + "/roofline_generated", true,
-                                        nullptr);
+  auto paths =
+      synth::WriteKinetoTraces(s, testing::TempDir() + "/roofline_generated", true, nullptr);
   ASSERT_TRUE(paths.ok()) << paths.status().message();
   auto set = LoadTraceSet(*paths, LoadOptions{});
   ASSERT_TRUE(set.ok()) << set.status().message();

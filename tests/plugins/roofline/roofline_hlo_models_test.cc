@@ -251,6 +251,8 @@ TEST(HloModels, FusedAttentionItCannotSize) {
   EXPECT_EQ(why(With(kTeConfig, "input_batch = 2 : i64, ", "")),
             "te_fused_attn_forward_ffi: its backend_config lacks the attention's sizes");
   EXPECT_EQ(why(""), "te_fused_attn_forward_ffi: its backend_config lacks the attention's sizes");
+  EXPECT_EQ(why(With(kTeConfig, "attn_heads = 16", "attn_heads = -16")),
+            "te_fused_attn_forward_ffi: a size of 0 or less in its backend_config");
   EXPECT_EQ(why(std::string(kTeConfig).insert(1, "window_size_left = 128 : i64, ")),
             "te_fused_attn_forward_ffi: a sliding window");
   EXPECT_TRUE(InstructionCost(
