@@ -19,6 +19,19 @@ void AppendHexByte(std::string* out, uint8_t b) {
 
 }  // namespace
 
+std::string AsciiBytes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    const auto c = static_cast<uint8_t>(ch);
+    if (c >= 0x20 && c < 0x7f)
+      out.push_back(ch);
+    else
+      AppendHexByte(&out, c);
+  }
+  return out;
+}
+
 std::string PrintableBytes(std::string_view s) {
   std::string out;
   out.reserve(s.size());

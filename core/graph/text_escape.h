@@ -15,6 +15,11 @@ namespace th {
 // and control characters (other than tab and newline) shown as \xNN.
 std::string PrintableBytes(std::string_view s);
 
+// For bytes that are not text (a binary file's first bytes, in a one-line
+// message): printable ASCII kept, every other byte (newline and UTF-8
+// sequences included) shown as \xNN.
+std::string AsciiBytes(std::string_view s);
+
 // Appends `s` as a JSON string literal, quotes included: '"', '\\' and control
 // characters escaped (\n, \u001f, ...), invalid UTF-8 bytes as the text \xNN.
 void AppendJsonString(std::string* out, std::string_view s);

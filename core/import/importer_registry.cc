@@ -132,6 +132,11 @@ uint64_t ImporterRegistry::EstimatedEvents(const std::string& path, uint64_t byt
 }
 
 Status ImporterRegistry::Unrecognised(const std::string& name, const ContentHead& head) {
+  if (name.ends_with(".hlo_proto.pb"))  // the side files XSpace captures are read with
+    return Unsupported(PrintableBytes(name) +
+                       ": an HLO module proto (a compiled XLA program), not a trace; tracehound "
+                       "reads it with the XSpace capture it was written beside: pass that "
+                       ".xplane.pb or its folder");
   return Unsupported(PrintableBytes(name) +
                      ": not a trace format tracehound reads (Kineto/Chrome JSON, XProf "
                      "trace.json.gz, XSpace .xplane.pb, or a tar/zip of them); the content " +

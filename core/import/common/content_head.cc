@@ -91,7 +91,7 @@ StatusOr<PeekedSource> PeekHead(std::unique_ptr<ByteSource> decoded) {
 std::string DescribeHead(const ContentHead& head) {
   const std::string& bytes = head.decoded;
   if (bytes.empty()) return head.gzip ? "gzip data that decodes to nothing" : "empty";
-  std::string shown = PrintableBytes(std::string_view(bytes).substr(0, 16));
+  std::string shown = AsciiBytes(std::string_view(bytes).substr(0, 16));
   std::string what = head.gzip ? "gzip data whose content starts with '" : "starts with '";
   return what + shown + "'" + (bytes.size() > 16 ? "..." : "");
 }

@@ -37,7 +37,7 @@ struct PeekedSource {
 };
 StatusOr<PeekedSource> PeekHead(std::unique_ptr<ByteSource> decoded);
 
-// "<n> bytes, starting with '...'" (printable, escaped, at most 16 bytes) or
+// "starts with '...'" (printable ASCII, other bytes as \xNN: one line; at most 16 bytes) or
 // "empty": what a file looks like, for errors about files no format claims.
 std::string DescribeHead(const ContentHead& head);
 

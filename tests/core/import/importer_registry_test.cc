@@ -136,6 +136,33 @@ TEST(ImporterRegistry, UnknownFileErrorNamesTheFileAndItsFirstBytes) {
       << set2.status().message();
 }
 
+TEST(ImporterRegistry, UnknownFileHeadIsShownOnOneLineAsAscii) {
+  // A binary head: its newline and a byte pair that happens to be valid
+  // UTF-8 ("\xc2\xb0", a degree sign) are shown as bytes, not as text.
+  std::string path = testing::WriteTempFile("unknown/binary.bin", std::string("\n\xc2\xb0\x02"
+                                                                              "ab",
+                                                                              6));
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_FALSE(set.ok());
+  const std::string& m = set.status().message();
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_TRUE(m.ends_with("the content starts with '\\x0a\\xc2\\xb0\\x02ab'")) << m;
+}
+
+TEST(ImporterRegistry, AnHloProtoAloneIsNamedAndPointsToItsCapture) {
+  // The first bytes of an HloProto: field 1 (hlo_module), length 7, then the
+  // module's name. Not a trace: the error says what it is and what to pass.
+  std::string path =
+      testing::WriteTempFile("hlo/jit_f(1).hlo_proto.pb", std::string("\x0a\x07\x0a\x05jit_f", 9));
+  auto set = LoadTraceSet({path}, LoadOptions{});
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.status().message(),
+            path +
+                ": an HLO module proto (a compiled XLA program), not a trace; tracehound reads it "
+                "with the XSpace capture it was written beside: pass that .xplane.pb or its "
+                "folder");
+}
+
 TEST(ImporterRegistry, RefusesAFormatNameTwice) {
   ImporterRegistry registry;
   RegisterBuiltinFormats(&registry);
