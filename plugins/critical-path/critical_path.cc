@@ -142,14 +142,15 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
   std::vector<uint8_t> holds;  // per name id: 0 not looked at, 1 no, 2 yes
   std::vector<uint64_t> found;
   for (uint64_t i = 0; i < t.size(); ++i) {
+    const uint32_t id = t.name_id(i);
+    if (id >= holds.size()) holds.resize(std::max<size_t>(id + 1, 2 * holds.size()), 0);
+    if (holds[id] == 0) holds[id] = t.name(i).find(annotation) != std::string_view::npos ? 2 : 1;
+    if (holds[id] != 2) continue;
     const uint32_t k = t.kind(i);
     if (k == TH_EVENT_FLOW || k == TH_EVENT_METADATA || k == TH_EVENT_GPU_USER_ANNOTATION ||
         t.track_of(i).kind == TH_TRACK_GPU_STREAM)
       continue;
-    const uint32_t id = t.name_id(i);
-    if (id >= holds.size()) holds.resize(std::max<size_t>(id + 1, 2 * holds.size()), 0);
-    if (holds[id] == 0) holds[id] = t.name(i).find(annotation) != std::string_view::npos ? 2 : 1;
-    if (holds[id] == 2) found.push_back(i);
+    found.push_back(i);
   }
   std::set<int64_t> seen;
   std::stable_sort(found.begin(), found.end(),

@@ -32,6 +32,44 @@ uint8_t RoleOfName(std::string_view n) {
 
 bool IsHostKind(uint32_t kind) { return kind == TH_EVENT_RUNTIME || kind == TH_EVENT_DRIVER; }
 
+// The host call of each correlation id: its lowest row. Dense ids (Kineto
+// numbers them up from 1) are looked up in an array, sparse ones by binary
+// search.
+class CallByCorrelation {
+ public:
+  // `calls`: (correlation > 0, row), by row.
+  explicit CallByCorrelation(std::vector<std::pair<int64_t, uint32_t>> calls) {
+    if (calls.empty()) return;
+    int64_t lo = calls.front().first, hi = lo;
+    for (const auto& [c, row] : calls) {
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+    }
+    if (static_cast<uint64_t>(hi - lo) < 4 * calls.size() + 1024) {
+      base_ = lo;
+      dense_.assign(static_cast<size_t>(hi - lo) + 1, kNone);
+      for (const auto& [c, row] : calls)
+        if (uint32_t& call = dense_[static_cast<size_t>(c - lo)]; call == kNone) call = row;
+      return;
+    }
+    sparse_ = std::move(calls);
+    th::sdk::StableSortRuns(sparse_);  // by id, then row
+  }
+  uint32_t operator()(int64_t c) const {
+    if (!dense_.empty())
+      return c < base_ || c - base_ >= static_cast<int64_t>(dense_.size())
+                 ? kNone
+                 : dense_[static_cast<size_t>(c - base_)];
+    auto it = std::lower_bound(sparse_.begin(), sparse_.end(), std::make_pair(c, uint32_t{0}));
+    return it != sparse_.end() && it->first == c ? it->second : kNone;
+  }
+
+ private:
+  int64_t base_ = 0;
+  std::vector<uint32_t> dense_;
+  std::vector<std::pair<int64_t, uint32_t>> sparse_;
+};
+
 }  // namespace
 
 TraceIndex::TraceIndex(const th::sdk::Trace& t) : t_(t) {
@@ -41,6 +79,9 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t) : t_(t) {
       if (sort.joinable()) sort.join();
     }
   } joined{host_sort_};
+  on_stream_.resize(t.track_count());
+  for (uint32_t k = 0; k < t.track_count(); ++k)
+    on_stream_[k] = t.track(k).kind == TH_TRACK_GPU_STREAM;
   IndexNames(t);
   IndexCorrelations(t);
   IndexQueues(t);
@@ -78,22 +119,22 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
 }
 
 void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
-  // (correlation, row) of host calls and of GPU events, each sorted, merged.
-  std::vector<std::pair<int64_t, uint32_t>> host, gpu;
+  std::vector<std::pair<int64_t, uint32_t>> host;  // (correlation, row) of host calls, by row
+  std::vector<uint32_t> gpu;                       // GPU activities and syncs, by row
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     const bool on_host = IsHostKind(k);
-    if ((on_host || k == TH_EVENT_CPU_OP) && t.track_of(i).kind != TH_TRACK_GPU_STREAM)
+    if ((on_host || k == TH_EVENT_CPU_OP) && !on_stream_[t.track_index(i)])
       host_by_start_.push_back(static_cast<uint32_t>(i));
     const bool on_gpu = t.is_gpu_activity(i);
     if (on_gpu) activity_at_.emplace_back(t.ts(i), static_cast<uint32_t>(i));
-    if (!on_host && !on_gpu && k != TH_EVENT_GPU_SYNC) continue;
-    const int64_t c = t.correlation(i);
-    if (c > 0) (on_host ? host : gpu).emplace_back(c, static_cast<uint32_t>(i));
+    if (on_host) {
+      if (const int64_t c = t.correlation(i); c > 0) host.emplace_back(c, static_cast<uint32_t>(i));
+    } else if (on_gpu || k == TH_EVENT_GPU_SYNC) {
+      gpu.push_back(static_cast<uint32_t>(i));
+    }
   }
-  // Events come in a few runs by time per track (correlations too): merged.
-  th::sdk::StableSortRuns(host);
-  th::sdk::StableSortRuns(gpu);
+  // Activities come in a few runs by time (one per stream): merged.
   th::sdk::StableSortRuns(activity_at_);
   auto by_start = [&t](uint32_t a, uint32_t b) {
     return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
@@ -106,44 +147,41 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
       host_sort_error_ = std::current_exception();
     }
   });
-  // The GPU events of each call, by row (gpu is by correlation, then row).
+  // Each GPU event's call: the host call with its correlation; else, for an
+  // activity (XSpace captures carry launch edges, not correlation ids), its
+  // launch edge's host call.
+  const CallByCorrelation call_of(std::move(host));
   runtime_of_.assign(t.size(), kNone);
   launched_first_.assign(t.size() + 1, 0);
-  size_t h = 0, matched = 0;
-  for (auto& [c, i] : gpu) {
-    while (h < host.size() && host[h].first < c) ++h;
-    if (h == host.size() || host[h].first != c) continue;
-    runtime_of_[i] = host[h].second;
-    ++launched_first_[host[h].second + 1];
-    gpu[matched++] = {host[h].second, i};  // (call, event), by call then row
-  }
-  // A GPU activity no correlation links (XSpace captures carry launch edges,
-  // not correlation ids) takes its launch edge's host call.
-  gpu.resize(matched);
+  for (uint32_t i : gpu)
+    if (const int64_t c = t.correlation(i); c > 0) runtime_of_[i] = call_of(c);
   uint64_t cursor = 0;
   for (uint32_t i : t.gpu_activity()) {
     if (runtime_of_[i] != kNone) continue;
     const uint32_t call = t.launch_of(i, cursor);
-    if (call == th::sdk::kNoRow || !IsHostKind(t.kind(call))) continue;
-    runtime_of_[i] = call;
-    ++launched_first_[call + 1];
-    gpu.emplace_back(call, i);
+    if (call != th::sdk::kNoRow && IsHostKind(t.kind(call))) runtime_of_[i] = call;
   }
-  if (gpu.size() > matched) {
-    std::sort(gpu.begin(), gpu.end());  // a call's events adjacent, by row
-    matched = gpu.size();
-  }
+  // CSR by call, each call's events by row: counted, summed, then filled
+  // with launched_first_[call] as the cursor (left at the next call's first)
+  // and shifted back by one.
+  size_t matched = 0;
+  for (uint32_t i : gpu)
+    if (runtime_of_[i] != kNone) {
+      ++launched_first_[runtime_of_[i] + 1];
+      ++matched;
+    }
   for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
   launched_.resize(matched);
-  for (size_t m = 0, nth = 0; m < matched; ++m) {
-    const auto call = static_cast<uint32_t>(gpu[m].first);
-    const uint32_t i = gpu[m].second;
-    nth = m > 0 && gpu[m - 1].first == call ? nth + 1 : 0;  // a call's events are adjacent
-    launched_[launched_first_[call] + nth] = i;
+  for (uint32_t i : gpu) {
+    const uint32_t call = runtime_of_[i];
+    if (call == kNone) continue;
+    launched_[launched_first_[call]++] = i;
+    if (t.kind(i) != TH_EVENT_GPU_SYNC) continue;
     const uint32_t row = t.args_row(i);
-    if (t.kind(i) == TH_EVENT_GPU_SYNC && (row == th::sdk::kNoRow || t.gpu_stream(row) == -1))
-      unstreamed_syncs_.push_back(i);
+    if (row == th::sdk::kNoRow || t.gpu_stream(row) == -1) unstreamed_syncs_.push_back(i);
   }
+  for (uint64_t i = t.size(); i > 0; --i) launched_first_[i] = launched_first_[i - 1];
+  launched_first_[0] = 0;
   th::sdk::StableSortRuns(unstreamed_syncs_, by_start);
 }
 
@@ -156,7 +194,7 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
   std::vector<std::vector<Change>> launch_at(t.track_count()), start_at(t.track_count());
   std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
   for (uint32_t k : t.gpu_activity()) {
-    if (t.track_of(k).kind != TH_TRACK_GPU_STREAM) continue;
+    if (!on_stream_[t.track_index(k)]) continue;
     const uint32_t r = runtime_of_[k];
     if (r == kNone || !(role_[r] & kLaunchCall)) continue;
     const uint32_t stream = t.track_index(k);

@@ -87,6 +87,7 @@ class TraceIndex {
   void MergeThreads(const th::sdk::Trace& t);
 
   const th::sdk::Trace& t_;
+  std::vector<uint8_t> on_stream_;  // per track: 1 for a GPU stream
   std::vector<uint8_t> role_;
   std::vector<uint32_t> runtime_of_;
   std::vector<int32_t> queue_launch_, queue_start_;
