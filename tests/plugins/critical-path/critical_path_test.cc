@@ -7,6 +7,7 @@
 // bytes of the published tables.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -96,6 +97,30 @@ TEST(CriticalPath, OneRankLaunchSyncAndRelaunch) {
       {"add_k2", 115'000},     {"aten::add", 10'000},        {"aten::mm", 10'000},
       {"cudaLaunchKernel", 0}, {"cudaStreamSynchronize", 0}, {"gemm_k1", 220'000}};
   EXPECT_EQ(events, want_events);
+}
+
+// Correlation ids far apart (a GPU event finds its call by binary search,
+// not through the array dense ids use): the same path, event by event.
+TEST(CriticalPath, SparseCorrelationIdsGiveTheSamePath) {
+  std::string sparse = OneRank(true);
+  for (const char* id : {"1", "2", "3"}) {
+    const std::string from = std::string(R"("correlation": )") + id,
+                      to = from + "000000000007";  // 1 -> 1,000,000,000,007, ...
+    for (size_t at = sparse.find(from); at != std::string::npos; at = sparse.find(from, at + 1))
+      if (!std::isdigit(static_cast<unsigned char>(sparse[at + from.size()])))
+        sparse.replace(at, from.size(), to);
+  }
+  ASSERT_NE(sparse.find("3000000000007"), std::string::npos);
+  const PluginResults dense = RunOne("cp_dense.json", OneRank(true)),
+                      far = RunOne("cp_sparse.json", sparse);
+  EXPECT_EQ(Col<int64_t>(far.tables.at("critical_path"), "path")[0], 355'000);
+  for (const char* table : {"critical_path", "critical_path_events", "critical_path_spans"}) {
+    for (const char* column : {"event", "time", "path", "waits", "sync_edges"}) {
+      if (const DerivedColumn* c = dense.tables.at(table).Find(column)) {
+        EXPECT_EQ(c->values, far.tables.at(table).Find(column)->values) << table << " " << column;
+      }
+    }
+  }
 }
 
 TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
