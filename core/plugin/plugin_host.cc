@@ -7,7 +7,10 @@
 #include <deque>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace th {
@@ -45,9 +48,45 @@ struct RunState {
   std::deque<th_table> c_tables;
   std::deque<std::vector<th_table_column>> c_columns;
   std::deque<std::vector<const char*>> c_strings;
+  // column_buffer's columns not yet published, by address.
+  std::mutex buffers_mutex;
+  std::unordered_map<const void*, std::variant<std::vector<int64_t>, std::vector<double>>> buffers;
 };
 
 RunState* State(void* ctx) { return static_cast<RunState*>(ctx); }
+
+// `count` values of `type`, or nullptr.
+void* ColumnBuffer(void* ctx, uint32_t type, uint64_t count) {
+  if (count == 0 || (type != TH_TYPE_I64 && type != TH_TYPE_F64)) return nullptr;
+  RunState* st = State(ctx);
+  try {
+    std::variant<std::vector<int64_t>, std::vector<double>> column;
+    void* data = nullptr;
+    if (type == TH_TYPE_I64)
+      data = column.emplace<std::vector<int64_t>>(count).data();
+    else
+      data = column.emplace<std::vector<double>>(count).data();
+    std::lock_guard<std::mutex> lock(st->buffers_mutex);
+    st->buffers.emplace(data, std::move(column));
+    return data;
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+// The column_buffer column at `data` holding `n` values of T, taken out of
+// the pending buffers; nullopt when `data` is not one.
+template <typename T>
+std::optional<std::vector<T>> TakeBuffer(RunState* st, const void* data, uint64_t n) {
+  std::lock_guard<std::mutex> lock(st->buffers_mutex);
+  auto it = st->buffers.find(data);
+  if (it == st->buffers.end()) return std::nullopt;
+  auto* v = std::get_if<std::vector<T>>(&it->second);
+  if (!v || v->size() != n) return std::nullopt;
+  std::vector<T> out = std::move(*v);
+  st->buffers.erase(it);
+  return out;
+}
 
 const Trace& TraceOf(void* ctx, const th_trace_view* v) {
   return *static_cast<const Trace*>(v->host_trace);
@@ -260,12 +299,18 @@ th_status PublishTable(void* ctx, const th_table* t) {
     switch (col.values.type) {
       case TH_TYPE_I64: {
         auto* p = static_cast<const int64_t*>(col.values.data);
-        dc.values = std::vector<int64_t>(p, p + n);
+        if (auto taken = TakeBuffer<int64_t>(st, p, n))
+          dc.values = std::move(*taken);
+        else
+          dc.values = std::vector<int64_t>(p, p + n);
         break;
       }
       case TH_TYPE_F64: {
         auto* p = static_cast<const double*>(col.values.data);
-        dc.values = std::vector<double>(p, p + n);
+        if (auto taken = TakeBuffer<double>(st, p, n))
+          dc.values = std::move(*taken);
+        else
+          dc.values = std::vector<double>(p, p + n);
         break;
       }
       case TH_TYPE_STRING: {
@@ -409,7 +454,7 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
     own = std::make_unique<HostFacts>(set, KernelClassTable::Builtin());
     facts = own.get();
   }
-  RunState st{&plugin, &set, results, &context, {}, {}, {}, {}, {}};
+  RunState st{&plugin, &set, results, &context, {}, {}, {}, {}, {}, {}, {}};
   // Baseline traces first (A before B), for a plugin that reads both groups.
   std::unique_ptr<HostFacts> own_baseline;
   if (context.baseline && plugin.declaration.input_groups) {
@@ -472,6 +517,7 @@ Status RunPlugin(const LoadedPlugin& plugin, const TraceSet& set,
   host.interval_overlap = &IntervalOverlapFn;
   host.skip_trace = &SkipTrace;
   host.find_group_table = &FindTableIn;
+  host.column_buffer = &ColumnBuffer;
 
   th_run_input input{};
   input.struct_size = sizeof input;

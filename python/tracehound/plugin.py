@@ -138,7 +138,8 @@ class _HostApi(C.Structure):
                 ("interval_overlap", _PTR),
                 ("skip_trace", C.CFUNCTYPE(_Status, _PTR, _TraceP, _STR)),
                 ("find_group_table",
-                 C.CFUNCTYPE(_Status, _PTR, _STR, _STR, C.POINTER(C.POINTER(_Table))))]
+                 C.CFUNCTYPE(_Status, _PTR, _STR, _STR, C.POINTER(C.POINTER(_Table)))),
+                ("column_buffer", _PTR)]  # 2.2; Python plugins publish copies
 
 
 class _OptionDecl(C.Structure):

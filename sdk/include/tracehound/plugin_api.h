@@ -1,4 +1,4 @@
-/* tracehound plugin ABI, version 2.1.
+/* tracehound plugin ABI, version 2.2.
  *
  * The only contract between the tracehound host and a plugin library. Plain C:
  * every struct is POD and starts with its own size (struct_size) so either side
@@ -24,6 +24,11 @@
  * xla_labels. A 2.1 plugin reads a 2.1 field only when the host's api_minor
  * (th_host_api) is at least 1, or the struct's struct_size covers it.
  *
+ * 2.2 (backward compatible) adds th_host_api.column_buffer: a plugin fills a
+ * large column in memory the host gives and publishes it without a copy. A
+ * plugin calls it only when the host's api_minor is at least 2. It also
+ * states what every host has done: string_at's text is NUL-terminated.
+ *
  * Most authors use the C++ layer in <tracehound/sdk.h> instead of this file.
  */
 #ifndef TRACEHOUND_PLUGIN_API_H_
@@ -36,7 +41,7 @@ extern "C" {
 #endif
 
 #define TH_PLUGIN_API_MAJOR 2
-#define TH_PLUGIN_API_MINOR 1
+#define TH_PLUGIN_API_MINOR 2
 #define TH_PLUGIN_ENTRY_SYMBOL "tracehound_plugin_entry_v1"
 
 #if defined(_WIN32)
@@ -275,14 +280,17 @@ typedef struct th_host_api {
   uint32_t reserved;
   void* ctx;
   void (*log)(void* ctx, int level /* 0 info, 1 warning */, const char* message);
-  /* The string with id `id` of a trace; *length receives its byte length. */
+  /* The string with id `id` of a trace; *length receives its byte length.
+   * The text is NUL-terminated (stated by 2.2; true of every host) and valid
+   * during run. */
   const char* (*string_at)(void* ctx, const th_trace_view* trace, uint32_t id, uint64_t* length);
   /* args.correlation / args["External id"] of an event; INT64_MIN if absent. */
   int64_t (*correlation)(void* ctx, const th_trace_view* trace, uint64_t event);
   int64_t (*external_id)(void* ctx, const th_trace_view* trace, uint64_t event);
   th_status (*add_finding)(void* ctx, const th_finding* finding);
   th_status (*publish_metric)(void* ctx, const th_metric* metric);
-  /* Copies the table; the plugin may free its memory after the call. Refused
+  /* Copies the table (a column_buffer column is taken over instead); the
+   * plugin may free its own memory after the call. Refused
    * (TH_STATUS_ERROR, with a logged reason) unless the table matches a schema
    * the plugin declared. */
   th_status (*publish_table)(void* ctx, const th_table* table);
@@ -321,6 +329,14 @@ typedef struct th_host_api {
    * is none (no such group, or nothing published). */
   th_status (*find_group_table)(void* ctx, const char* group, const char* name,
                                 const th_table** out);
+
+  /* 2.2: memory for a column the plugin will publish: `count` values of
+   * `type` (TH_TYPE_I64 or TH_TYPE_F64), zeroed, the host's, valid until
+   * run returns. A published column whose values.data is this address and
+   * whose length is `count` is taken over without a copy (once: a second
+   * table publishing it gets a copy). NULL for count 0, another type, or no
+   * memory; the plugin then uses memory of its own. */
+  void* (*column_buffer)(void* ctx, uint32_t type, uint64_t count);
 } th_host_api;
 
 typedef struct th_option_decl {

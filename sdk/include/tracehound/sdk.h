@@ -919,6 +919,37 @@ class Schema {
   std::vector<Column> columns_;
 };
 
+// A column of `size()` values, zeroed, to fill and then publish
+// (Table::IntColumn, Table::RealColumn): from Context::NewInts / NewReals, in the host's memory
+// when the host offers it (API 2.2), and then published without a copy; else in a vector of its
+// own. Move-only: its address is what the host recognises.
+template <typename T>
+class Column {
+ public:
+  Column() = default;
+  Column(Column&&) noexcept = default;
+  Column& operator=(Column&&) noexcept = default;
+  Column(const Column&) = delete;
+  Column& operator=(const Column&) = delete;
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  // Whether the host holds it (published without a copy).
+  bool in_host_memory() const { return data_ != nullptr && own_.empty(); }
+
+ private:
+  friend class Context;
+  T* data_ = nullptr;
+  size_t size_ = 0;
+  std::vector<T> own_;  // used when the host gives no memory
+};
+
 // A table a plugin publishes, built column by column (equal lengths), then
 // given to Context::Publish; it must match the schema declared under its name.
 class Table {
@@ -945,6 +976,20 @@ class Table {
     cols_.push_back({std::move(column), TH_TYPE_F64, reals_.size() - 1, std::move(unit)});
     return *this;
   }
+  // A column from Context::NewInts / NewReals (published without a copy
+  // when it is in the host's memory).
+  Table& IntColumn(std::string column, Column<int64_t> values, std::string unit = "") {
+    int_columns_.push_back(std::move(values));
+    cols_.push_back(
+        {std::move(column), TH_TYPE_I64, int_columns_.size() - 1, std::move(unit), false, true});
+    return *this;
+  }
+  Table& RealColumn(std::string column, Column<double> values, std::string unit = "") {
+    real_columns_.push_back(std::move(values));
+    cols_.push_back(
+        {std::move(column), TH_TYPE_F64, real_columns_.size() - 1, std::move(unit), false, true});
+    return *this;
+  }
   Table& Text(std::string column, std::vector<std::string> values) {
     texts_.push_back(std::move(values));
     cols_.push_back({std::move(column), TH_TYPE_STRING, texts_.size() - 1, ""});
@@ -966,12 +1011,15 @@ class Table {
     th_value_type type;
     size_t index;
     std::string unit;
-    bool views = false;  // a TextViews column: index into views_
+    bool views = false;   // a TextViews column: index into views_
+    bool column = false;  // a Column: index into int_columns_ / real_columns_
   };
   std::string name_;
   std::vector<Col> cols_;
   std::deque<std::vector<int64_t>> ints_;
   std::deque<std::vector<double>> reals_;
+  std::deque<Column<int64_t>> int_columns_;
+  std::deque<Column<double>> real_columns_;
   std::deque<std::vector<std::string>> texts_;
   std::deque<std::vector<std::string_view>> views_;
 };
@@ -1034,7 +1082,13 @@ class Context {
       col.name = c.name.c_str();
       col.unit = c.unit.empty() ? nullptr : c.unit.c_str();
       col.values.type = c.type;
-      if (c.type == TH_TYPE_I64) {
+      if (c.type == TH_TYPE_I64 && c.column) {
+        col.values.data = t.int_columns_[c.index].data();
+        col.values.length = t.int_columns_[c.index].size();
+      } else if (c.type == TH_TYPE_F64 && c.column) {
+        col.values.data = t.real_columns_[c.index].data();
+        col.values.length = t.real_columns_[c.index].size();
+      } else if (c.type == TH_TYPE_I64) {
         col.values.data = t.ints_[c.index].data();
         col.values.length = t.ints_[c.index].size();
       } else if (c.type == TH_TYPE_F64) {
@@ -1075,6 +1129,13 @@ class Context {
     raw.row_count = rows;
     Check(host_->publish_table(host_->ctx, &raw), "publish_table");
   }
+  // A column of n zeroed values for a table to publish: in the host's memory
+  // (published without a copy) when the host offers it (API 2.2), else in
+  // memory of its own. Call it on the thread Run was called on; the column
+  // may then be filled on any thread.
+  Column<int64_t> NewInts(size_t n) const { return NewColumn<int64_t>(TH_TYPE_I64, n); }
+  Column<double> NewReals(size_t n) const { return NewColumn<double>(TH_TYPE_F64, n); }
+
   // A table another plugin published earlier in the pipeline; nullptr when it
   // published none. Throws when `name` is not among the tables Reads() declares.
   const th_table* FindTable(const char* name) const {
@@ -1169,6 +1230,20 @@ class Context {
   }
   static void Check(th_status s, const char* what) {
     if (s != TH_STATUS_OK) throw std::runtime_error(std::string("host refused ") + what);
+  }
+  template <typename T>
+  Column<T> NewColumn(uint32_t type, size_t n) const {
+    Column<T> c;
+    c.size_ = n;
+    if (n > 0 && host_->api_minor >= 2 &&
+        host_->struct_size >= offsetof(th_host_api, column_buffer) + sizeof(void*) &&
+        host_->column_buffer)
+      c.data_ = static_cast<T*>(host_->column_buffer(host_->ctx, type, n));
+    if (c.data_ == nullptr) {
+      c.own_.assign(n, T{});
+      c.data_ = c.own_.data();
+    }
+    return c;
   }
   const th_host_api* host_;
   const th_run_input* in_;

@@ -87,7 +87,7 @@ TEST(PluginLoader, APluginBuiltForApiOneIsRefusedWithWhatToDo) {
   ASSERT_FALSE(older.ok());
   EXPECT_NE(
       older.status().message().find(
-          "api_one.so: plugin built against plugin API 1.3; this host speaks 2.1, where "
+          "api_one.so: plugin built against plugin API 1.3; this host speaks 2.2, where "
           "plugins read the table catalog: rebuild the plugin against the tracehound 2.x SDK"),
       std::string::npos)
       << older.status().message();
@@ -109,10 +109,10 @@ TEST(PluginLoader, AcceptsPluginsOfMinorsZeroAndOneAndRefusesANewerMinor) {
   ASSERT_EQ(results.findings.size(), 1u);
   EXPECT_EQ(results.findings[0].title, "saw 1 trace(s), rank 0");
 
-  // 2.1: the SDK's plugins; trace-diff asks for input groups.
+  // 2.2: the SDK's plugins; trace-diff asks for input groups (2.1).
   auto current = LoadPluginLibrary(Lib("long_kernels"));
   ASSERT_TRUE(current.ok()) << current.status().message();
-  EXPECT_EQ((*current)->descriptor->api_minor, 1u);
+  EXPECT_EQ((*current)->descriptor->api_minor, 2u);
   EXPECT_FALSE((*current)->declaration.input_groups);
   auto diff = LoadPluginLibrary(std::string(BUILTIN_PLUGIN_DIR) + "/th_trace_diff.so");
   ASSERT_TRUE(diff.ok()) << diff.status().message();
@@ -121,7 +121,7 @@ TEST(PluginLoader, AcceptsPluginsOfMinorsZeroAndOneAndRefusesANewerMinor) {
   auto newer = LoadPluginLibrary(Lib("api_next_minor"));
   ASSERT_FALSE(newer.ok());
   EXPECT_NE(newer.status().message().find(
-                "api_next_minor.so: plugin API 2.2 does not match the host's 2.1 (same major "
+                "api_next_minor.so: plugin API 2.3 does not match the host's 2.2 (same major "
                 "and a minor no newer are required)"),
             std::string::npos)
       << newer.status().message();
@@ -138,7 +138,7 @@ TEST(PluginLoader, RefusalsNameTheFileAndTheReason) {
   auto future = LoadPluginLibrary(Lib("wrong_api"));
   ASSERT_FALSE(future.ok());
   EXPECT_NE(
-      future.status().message().find("wrong_api.so: plugin API 3.0 does not match the host's 2.1"),
+      future.status().message().find("wrong_api.so: plugin API 3.0 does not match the host's 2.2"),
       std::string::npos)
       << future.status().message();
 
@@ -301,6 +301,33 @@ TEST(PluginHost, KernelStatsRowsThroughTheComputePrimitives) {
     PluginResults none;
     EXPECT_FALSE(RunPlugin(**plugin, set, {}, &none, kernels::BackendChoice::kHip).ok());
   }
+}
+
+// API 2.2: columns filled in the host's memory are published without a
+// copy (the host's table holds the very buffers the plugin filled), with
+// their values; a buffer never published is freed with the run.
+TEST(PluginHost, ColumnBuffersArePublishedWithoutACopy) {
+  auto plugin = LoadPluginLibrary(Lib("host_columns"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status().message();
+  EXPECT_EQ((*plugin)->descriptor->api_minor, 2u);
+  TraceSet set = TinySet();
+  PluginResults r;
+  ASSERT_TRUE(RunPlugin(**plugin, set, {}, &r).ok());
+  const DerivedTable& t = r.tables.at("host_columns");
+  const DerivedTable& at = r.tables.at("host_column_addresses");
+  const auto& ints = std::get<std::vector<int64_t>>(t.Find("ints")->values);
+  const auto& reals = std::get<std::vector<double>>(t.Find("reals")->values);
+  EXPECT_EQ(ints, (std::vector<int64_t>{10, 20, 30, 40}));
+  EXPECT_EQ(reals, (std::vector<double>{0, 0.5, 1, 1.5}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(t.Find("plain")->values),
+            (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(t.Find("ints")->unit, "ns");
+  auto address = [&](const char* c) {
+    return std::get<std::vector<int64_t>>(at.Find(c)->values)[0];
+  };
+  EXPECT_EQ(address("in_host_memory"), 1);
+  EXPECT_EQ(address("ints_at"), static_cast<int64_t>(reinterpret_cast<uintptr_t>(ints.data())));
+  EXPECT_EQ(address("reals_at"), static_cast<int64_t>(reinterpret_cast<uintptr_t>(reals.data())));
 }
 
 // The catalog's rules: a plugin gets only the tables it declared, and a
