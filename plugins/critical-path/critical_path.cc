@@ -14,11 +14,13 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cp_graph.h"
 #include "cross_rank.h"
 #include "in_order.h"
+#include "int_rows.h"
 #include "path_summary.h"
 #include "rank_graph.h"
 #include "rank_path.h"
@@ -30,6 +32,7 @@ namespace {
 using th::critical_path::Barrier;
 using th::critical_path::Category;
 using th::critical_path::Graph;
+using th::critical_path::IntRows;
 using th::critical_path::LongestPath;
 using th::critical_path::PathSummary;
 using th::critical_path::RankGraph;
@@ -186,12 +189,71 @@ struct Rows {
   std::vector<std::string_view> c_cat, c_bound;  // static names
   std::vector<int64_t> r_step, r_rank, r_time;
   std::vector<int64_t> k_step, k_id, k_gating, k_lead, k_transfer, k_on;
-  std::vector<int64_t> e_step, e_rank, e_event_rank, e_event, e_ts, e_dur, e_time;
+  // The two large tables' integer columns: in the host's memory once sized.
+  IntRows e_step, e_rank, e_event_rank, e_event, e_ts, e_dur, e_time;
   std::vector<std::string_view> e_name;  // the traces' own names, valid through the run
   std::vector<int64_t> w_step, w_rank, w_before, w_after;
   std::vector<std::string_view> w_cat;
-  std::vector<int64_t> s_step, s_rank, s_event_rank, s_event, s_time;
+  IntRows s_step, s_rank, s_event_rank, s_event, s_time;
   std::vector<std::string_view> s_cat;
+  // Sizes the events and spans tables' integer columns to their final row
+  // counts (before any row).
+  void Allocate(const Context& ctx, size_t events, size_t spans) {
+    if (this->events)
+      for (auto* c : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur, &e_time})
+        c->Allocate(ctx, events);
+    if (what_if)
+      for (auto* c : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time}) c->Allocate(ctx, spans);
+  }
+  // Appends the rows of `other` (the paths across ranks), table by table.
+  void Append(const Rows& o) {
+    auto add = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+    for (auto [to, from] : {std::pair{&p_step, &o.p_step},
+                            {&p_rank, &o.p_rank},
+                            {&p_path, &o.p_path},
+                            {&p_late, &o.p_late},
+                            {&p_waits, &o.p_waits},
+                            {&p_elapsed, &o.p_elapsed},
+                            {&p_events, &o.p_events},
+                            {&p_sync, &o.p_sync},
+                            {&p_inferred, &o.p_inferred},
+                            {&c_step, &o.c_step},
+                            {&c_rank, &o.c_rank},
+                            {&c_time, &o.c_time},
+                            {&r_step, &o.r_step},
+                            {&r_rank, &o.r_rank},
+                            {&r_time, &o.r_time},
+                            {&k_step, &o.k_step},
+                            {&k_id, &o.k_id},
+                            {&k_gating, &o.k_gating},
+                            {&k_lead, &o.k_lead},
+                            {&k_transfer, &o.k_transfer},
+                            {&k_on, &o.k_on},
+                            {&w_step, &o.w_step},
+                            {&w_rank, &o.w_rank},
+                            {&w_before, &o.w_before},
+                            {&w_after, &o.w_after}})
+      add(*to, *from);
+    for (auto [to, from] : {std::pair{&c_cat, &o.c_cat},
+                            {&c_bound, &o.c_bound},
+                            {&e_name, &o.e_name},
+                            {&w_cat, &o.w_cat},
+                            {&s_cat, &o.s_cat}})
+      add(*to, *from);
+    for (auto [to, from] : {std::pair{&e_step, &o.e_step},
+                            {&e_rank, &o.e_rank},
+                            {&e_event_rank, &o.e_event_rank},
+                            {&e_event, &o.e_event},
+                            {&e_ts, &o.e_ts},
+                            {&e_dur, &o.e_dur},
+                            {&e_time, &o.e_time},
+                            {&s_step, &o.s_step},
+                            {&s_rank, &o.s_rank},
+                            {&s_event_rank, &o.s_event_rank},
+                            {&s_event, &o.s_event},
+                            {&s_time, &o.s_time}})
+      to->Append(*from);
+  }
   // Room for `paths` more paths with `events` events and `spans` spans in all.
   void Reserve(size_t paths, size_t events, size_t spans) {
     for (auto* v : {&p_step, &p_rank, &p_path, &p_late, &p_waits, &p_elapsed, &p_events, &p_sync,
@@ -296,10 +358,16 @@ class CriticalPath final : public th::sdk::Plugin {
           done[i] = std::move(path);
         });
     workspaces.clear();
-    AddRankRows(traces, items, done, rows);
-    done.clear();
+    // The paths across ranks first, so that the large tables' columns are
+    // sized once for every row: the per-rank rows, then those across ranks.
+    Rows across;
+    across.what_if = rows.what_if;
+    across.events = rows.events;
     if (ctx.GetBool("across_ranks") && traces.size() > 1)
-      AcrossRanks(ctx, traces, index_ptr, windows, infer, rows);
+      AcrossRanks(ctx, traces, index_ptr, windows, infer, across);
+    AddRankRows(ctx, traces, items, done, across, rows);
+    done.clear();
+    rows.Append(across);
     if (rows.paths > 0)
       ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
                 std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
@@ -366,9 +434,9 @@ class CriticalPath final : public th::sdk::Plugin {
   // The rows of the per-rank paths, in window order, into columns sized once:
   // the what-if and span rows on a thread of their own (they read no name:
   // the host is called from this thread only).
-  static void AddRankRows(const std::vector<th::sdk::Trace>& traces,
+  static void AddRankRows(const Context& ctx, const std::vector<th::sdk::Trace>& traces,
                           const std::vector<std::pair<uint32_t, const StepWindow*>>& items,
-                          const std::vector<WindowPath>& done, Rows& rows) {
+                          const std::vector<WindowPath>& done, const Rows& across, Rows& rows) {
     size_t paths = 0, events = 0, spans = 0;
     for (const WindowPath& p : done) {
       if (!p.ok) continue;
@@ -376,6 +444,7 @@ class CriticalPath final : public th::sdk::Plugin {
       events += p.summary.events.size();
       spans += p.spans.size();
     }
+    rows.Allocate(ctx, events + across.e_step.size(), spans + across.s_step.size());
     rows.Reserve(paths, events, spans);
     std::exception_ptr what_if_error;
     std::thread what_if([&] {
@@ -553,8 +622,8 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
     th::sdk::Table cats("critical_path_categories");
     cats.Int("step", std::move(r.c_step))
         .Int("rank", std::move(r.c_rank))
-        .TextViews("category", std::move(r.c_cat))
-        .TextViews("hta_bound", std::move(r.c_bound))
+        .CStringViews("category", std::move(r.c_cat))
+        .CStringViews("hta_bound", std::move(r.c_bound))
         .Int("time", std::move(r.c_time), "ns");
     ctx.Publish(cats);
   }
@@ -577,33 +646,33 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
   }
   {
     th::sdk::Table events("critical_path_events");
-    events.Int("step", std::move(r.e_step))
-        .Int("rank", std::move(r.e_rank))
-        .Int("event_rank", std::move(r.e_event_rank))
-        .Int("event", std::move(r.e_event))
-        .Int("ts", std::move(r.e_ts), "ns")
-        .Int("dur", std::move(r.e_dur), "ns")
-        .Int("time", std::move(r.e_time), "ns")
-        .TextViews("name", std::move(r.e_name));
+    std::move(r.e_step).AddTo(events, "step");
+    std::move(r.e_rank).AddTo(events, "rank");
+    std::move(r.e_event_rank).AddTo(events, "event_rank");
+    std::move(r.e_event).AddTo(events, "event");
+    std::move(r.e_ts).AddTo(events, "ts", "ns");
+    std::move(r.e_dur).AddTo(events, "dur", "ns");
+    std::move(r.e_time).AddTo(events, "time", "ns");
+    events.CStringViews("name", std::move(r.e_name));
     ctx.Publish(events);
   }
   {
     th::sdk::Table what_if("critical_path_whatif");
     what_if.Int("step", std::move(r.w_step))
         .Int("rank", std::move(r.w_rank))
-        .TextViews("category", std::move(r.w_cat))
+        .CStringViews("category", std::move(r.w_cat))
         .Int("path_before", std::move(r.w_before), "ns")
         .Int("path_after", std::move(r.w_after), "ns");
     ctx.Publish(what_if);
   }
   {
     th::sdk::Table spans("critical_path_spans");
-    spans.Int("step", std::move(r.s_step))
-        .Int("rank", std::move(r.s_rank))
-        .Int("event_rank", std::move(r.s_event_rank))
-        .Int("event", std::move(r.s_event))
-        .TextViews("category", std::move(r.s_cat))
-        .Int("time", std::move(r.s_time), "ns");
+    std::move(r.s_step).AddTo(spans, "step");
+    std::move(r.s_rank).AddTo(spans, "rank");
+    std::move(r.s_event_rank).AddTo(spans, "event_rank");
+    std::move(r.s_event).AddTo(spans, "event");
+    spans.CStringViews("category", std::move(r.s_cat));
+    std::move(r.s_time).AddTo(spans, "time", "ns");
     ctx.Publish(spans);
   }
 }

@@ -314,27 +314,42 @@ TEST(TestingKit, TrackEventsListEachTracksEventsByStartLongerFirst) {
 }
 
 // Publishes the trace's names as views (no string of its own per row), an
-// empty view and a static one, beside an owned text column.
+// empty view and a static one, beside an owned text column; the same as
+// NUL-terminated views (no packing); and a column from Context::NewInts
+// (this host gives no memory: the plugin's own, copied).
 class NameViews final : public sdk::Plugin {
  public:
   static sdk::Declaration Declare() {
     return sdk::Declaration("name-views", "1.0.0", sdk::kAnalyzer, "lists names by view")
         .Reads({"events"})
-        .Publishes(sdk::Schema("names").Text("name").Text("tag").Text("owned"));
+        .Publishes(sdk::Schema("names")
+                       .Text("name")
+                       .Text("tag")
+                       .Text("owned")
+                       .Text("c_name")
+                       .Text("c_tag")
+                       .Int("ordinal"));
   }
   void Run(sdk::Context& ctx) override {
     const sdk::Trace& t = ctx.traces().at(0);
     std::vector<std::string_view> names, tags;
     std::vector<std::string> owned;
+    sdk::Column<int64_t> ordinal = ctx.NewInts(t.size());
     for (uint64_t i = 0; i < t.size(); ++i) {
       names.push_back(t.name(i));
       tags.push_back(i % 2 ? std::string_view("odd") : std::string_view());
       owned.push_back(std::string(t.name(i)) + "!");
+      ordinal[i] = static_cast<int64_t>(i) + 1;
     }
+    const bool own_memory = !ordinal.in_host_memory();
     ctx.Publish(sdk::Table("names")
-                    .TextViews("name", std::move(names))
-                    .TextViews("tag", std::move(tags))
-                    .Text("owned", std::move(owned)));
+                    .TextViews("name", names)
+                    .TextViews("tag", tags)
+                    .Text("owned", std::move(owned))
+                    .CStringViews("c_name", std::move(names))
+                    .CStringViews("c_tag", std::move(tags))
+                    .IntColumn("ordinal", std::move(ordinal)));
+    if (!own_memory) throw std::logic_error("the testing host gives no column memory");
   }
 };
 
@@ -357,6 +372,9 @@ TEST(TestingKit, TextViewsPublishTheViewedBytes) {
   EXPECT_EQ(names->Find("owned")->texts,
             (std::vector<std::string>{
                 "aten::mm!", "a much longer name than a short string holds inline!", "aten::mm!"}));
+  EXPECT_EQ(names->Find("c_name")->texts, names->Find("name")->texts);
+  EXPECT_EQ(names->Find("c_tag")->texts, (std::vector<std::string>{"", "odd", ""}));
+  EXPECT_EQ(names->Find("ordinal")->ints, (std::vector<int64_t>{1, 2, 3}));
 }
 
 // Reads gpu_args without declaring it, or finds an undeclared table.

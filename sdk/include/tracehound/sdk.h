@@ -1003,6 +1003,14 @@ class Table {
     cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", true});
     return *this;
   }
+  // TextViews whose text is each followed by a NUL byte (a trace's strings:
+  // Trace::name, Trace::String, NUL-terminated by API 2.2; string literals;
+  // whole std::strings): handed to the host as they are, without packing.
+  Table& CStringViews(std::string column, std::vector<std::string_view> values) {
+    views_.push_back(std::move(values));
+    cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", true, false, true});
+    return *this;
+  }
 
  private:
   friend class Context;
@@ -1013,6 +1021,7 @@ class Table {
     std::string unit;
     bool views = false;   // a TextViews column: index into views_
     bool column = false;  // a Column: index into int_columns_ / real_columns_
+    bool nul = false;     // a CStringViews column: the views are NUL-terminated
   };
   std::string name_;
   std::vector<Col> cols_;
@@ -1094,6 +1103,13 @@ class Context {
       } else if (c.type == TH_TYPE_F64) {
         col.values.data = t.reals_[c.index].data();
         col.values.length = t.reals_[c.index].size();
+      } else if (c.views && c.nul) {
+        const auto& views = t.views_[c.index];
+        auto& ptrs = strings.emplace_back();
+        ptrs.reserve(views.size());
+        for (std::string_view v : views) ptrs.push_back(v.empty() ? "" : v.data());
+        col.values.data = ptrs.data();
+        col.values.length = ptrs.size();
       } else if (c.views) {
         const auto& views = t.views_[c.index];
         size_t bytes = 0;

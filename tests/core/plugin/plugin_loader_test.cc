@@ -326,6 +326,7 @@ TEST(PluginHost, ColumnBuffersArePublishedWithoutACopy) {
     return std::get<std::vector<int64_t>>(at.Find(c)->values)[0];
   };
   EXPECT_EQ(address("in_host_memory"), 1);
+  EXPECT_EQ(address("unterminated_names"), 0);
   EXPECT_EQ(address("ints_at"), static_cast<int64_t>(reinterpret_cast<uintptr_t>(ints.data())));
   EXPECT_EQ(address("reals_at"), static_cast<int64_t>(reinterpret_cast<uintptr_t>(reals.data())));
 }

@@ -18,7 +18,8 @@ class HostColumns final : public th::sdk::Plugin {
         .Publishes(th::sdk::Schema("host_column_addresses", "where the plugin filled them")
                        .Int("ints_at")
                        .Int("reals_at")
-                       .Int("in_host_memory"));
+                       .Int("in_host_memory")
+                       .Int("unterminated_names"));
   }
   void Run(th::sdk::Context& ctx) override {
     th::sdk::Column<int64_t> ints = ctx.NewInts(4);
@@ -31,10 +32,16 @@ class HostColumns final : public th::sdk::Plugin {
     const auto at = [](const void* p) {
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p));
     };
+    // string_at's text is NUL-terminated (API 2.2): what CStringViews relies on.
+    int64_t unterminated = 0;
+    for (const auto& trace : ctx.traces())
+      for (uint64_t i = 0; i < trace.size(); ++i)
+        unterminated += trace.name(i).data()[trace.name(i).size()] != '\0';
     th::sdk::Table addresses("host_column_addresses");
     addresses.Int("ints_at", {at(ints.data())})
         .Int("reals_at", {at(reals.data())})
-        .Int("in_host_memory", {ints.in_host_memory() && reals.in_host_memory() ? 1 : 0});
+        .Int("in_host_memory", {ints.in_host_memory() && reals.in_host_memory() ? 1 : 0})
+        .Int("unterminated_names", {unterminated});
     th::sdk::Table t("host_columns");
     t.IntColumn("ints", std::move(ints), "ns")
         .RealColumn("reals", std::move(reals))
