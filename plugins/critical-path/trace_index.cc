@@ -32,60 +32,43 @@ uint8_t RoleOfName(std::string_view n) {
 
 bool IsHostKind(uint32_t kind) { return kind == TH_EVENT_RUNTIME || kind == TH_EVENT_DRIVER; }
 
-// The host call of each correlation id: its lowest row. Dense ids (Kineto
-// numbers them up from 1) are looked up in an array, sparse ones by binary
-// search.
-class CallByCorrelation {
- public:
-  // `calls`: (correlation > 0, row), by row.
-  explicit CallByCorrelation(std::vector<std::pair<int64_t, uint32_t>> calls) {
-    if (calls.empty()) return;
-    int64_t lo = calls.front().first, hi = lo;
-    for (const auto& [c, row] : calls) {
-      lo = std::min(lo, c);
-      hi = std::max(hi, c);
-    }
-    if (static_cast<uint64_t>(hi - lo) < 4 * calls.size() + 1024) {
-      base_ = lo;
-      dense_.assign(static_cast<size_t>(hi - lo) + 1, kNone);
-      for (const auto& [c, row] : calls)
-        if (uint32_t& call = dense_[static_cast<size_t>(c - lo)]; call == kNone) call = row;
-      return;
-    }
-    sparse_ = std::move(calls);
-    th::sdk::StableSortRuns(sparse_);  // by id, then row
-  }
-  uint32_t operator()(int64_t c) const {
-    if (!dense_.empty())
-      return c < base_ || c - base_ >= static_cast<int64_t>(dense_.size())
-                 ? kNone
-                 : dense_[static_cast<size_t>(c - base_)];
-    auto it = std::lower_bound(sparse_.begin(), sparse_.end(), std::make_pair(c, uint32_t{0}));
-    return it != sparse_.end() && it->first == c ? it->second : kNone;
-  }
-
- private:
-  int64_t base_ = 0;
-  std::vector<uint32_t> dense_;
-  std::vector<std::pair<int64_t, uint32_t>> sparse_;
-};
-
 }  // namespace
 
 TraceIndex::TraceIndex(const th::sdk::Trace& t) : t_(t) {
   struct Joined {
-    std::thread& sort;
+    std::thread& thread;
     ~Joined() {
-      if (sort.joinable()) sort.join();
+      if (thread.joinable()) thread.join();
     }
-  } joined{host_sort_};
+  };
+  Joined joined_sort{host_sort_};
   on_stream_.resize(t.track_count());
   for (uint32_t k = 0; k < t.track_count(); ++k)
     on_stream_[k] = t.track(k).kind == TH_TRACK_GPU_STREAM;
-  IndexNames(t);
-  IndexCorrelations(t);
+  // The per-event arrays (their first touch: page faults) and the name and
+  // thread passes on a thread of their own, while this one lists the host
+  // and GPU events; they write different members.
+  std::exception_ptr side_error;
+  std::thread side([&] {
+    try {
+      role_.assign(t.size(), 0);
+      runtime_of_.assign(t.size(), kNone);
+      launched_first_.assign(t.size() + 1, 0);
+      queue_launch_.assign(t.size(), kNoQueue);
+      queue_start_.assign(t.size(), kNoQueue);
+      IndexNames(t);
+      MergeThreads(t);
+    } catch (...) {
+      side_error = std::current_exception();
+    }
+  });
+  Joined joined_side{side};
+  std::vector<uint32_t> gpu;
+  const CallByCorrelation call_of(ListEvents(t, &gpu));
+  side.join();
+  if (side_error) std::rethrow_exception(side_error);
+  LinkCalls(t, call_of, gpu);
   IndexQueues(t);
-  MergeThreads(t);
   host_sort_.join();
   if (host_sort_error_) std::rethrow_exception(host_sort_error_);
 }
@@ -98,7 +81,6 @@ bool TraceIndex::is_node_kind(uint64_t event) const {
 void TraceIndex::IndexNames(const th::sdk::Trace& t) {
   // Per name id its role + 1 (0: not looked at yet; roles fill a byte).
   std::vector<uint16_t> by_name;
-  role_.assign(t.size(), 0);
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t id = t.name_id(i);
     if (id >= by_name.size()) by_name.resize(std::max<size_t>(id + 1, 2 * by_name.size()), 0);
@@ -118,9 +100,9 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
     });
 }
 
-void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
+std::vector<std::pair<int64_t, uint32_t>> TraceIndex::ListEvents(const th::sdk::Trace& t,
+                                                                 std::vector<uint32_t>* gpu) {
   std::vector<std::pair<int64_t, uint32_t>> host;  // (correlation, row) of host calls, by row
-  std::vector<uint32_t> gpu;                       // GPU activities and syncs, by row
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     const bool on_host = IsHostKind(k);
@@ -131,28 +113,29 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
     if (on_host) {
       if (const int64_t c = t.correlation(i); c > 0) host.emplace_back(c, static_cast<uint32_t>(i));
     } else if (on_gpu || k == TH_EVENT_GPU_SYNC) {
-      gpu.push_back(static_cast<uint32_t>(i));
+      gpu->push_back(static_cast<uint32_t>(i));
     }
   }
   // Activities come in a few runs by time (one per stream): merged.
   th::sdk::StableSortRuns(activity_at_);
-  auto by_start = [&t](uint32_t a, uint32_t b) {
-    return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
-  };
   // The host events' sort (reads columns only) beside the rest of the index.
-  host_sort_ = std::thread([this, by_start] {
+  host_sort_ = std::thread([this, trace = &t] {
     try {
-      th::sdk::StableSortRuns(host_by_start_, by_start);
+      th::sdk::StableSortRuns(host_by_start_, [trace](uint32_t a, uint32_t b) {
+        return std::make_pair(trace->ts(a), a) < std::make_pair(trace->ts(b), b);
+      });
     } catch (...) {
       host_sort_error_ = std::current_exception();
     }
   });
+  return host;
+}
+
+void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& call_of,
+                           const std::vector<uint32_t>& gpu) {
   // Each GPU event's call: the host call with its correlation; else, for an
   // activity (XSpace captures carry launch edges, not correlation ids), its
   // launch edge's host call.
-  const CallByCorrelation call_of(std::move(host));
-  runtime_of_.assign(t.size(), kNone);
-  launched_first_.assign(t.size() + 1, 0);
   for (uint32_t i : gpu)
     if (const int64_t c = t.correlation(i); c > 0) runtime_of_[i] = call_of(c);
   uint64_t cursor = 0;
@@ -161,33 +144,32 @@ void TraceIndex::IndexCorrelations(const th::sdk::Trace& t) {
     const uint32_t call = t.launch_of(i, cursor);
     if (call != th::sdk::kNoRow && IsHostKind(t.kind(call))) runtime_of_[i] = call;
   }
-  // CSR by call, each call's events by row: counted, summed, then filled
-  // with launched_first_[call] as the cursor (left at the next call's first)
-  // and shifted back by one.
+  // CSR by call, each call's events by row: counted per call, summed (each
+  // call's entry at its end), then filled from the last event back, each
+  // entry moving down to its call's first.
   size_t matched = 0;
   for (uint32_t i : gpu)
     if (runtime_of_[i] != kNone) {
-      ++launched_first_[runtime_of_[i] + 1];
+      ++launched_first_[runtime_of_[i]];
       ++matched;
     }
-  for (uint64_t i = 0; i < t.size(); ++i) launched_first_[i + 1] += launched_first_[i];
+  for (uint64_t i = 1; i < t.size(); ++i) launched_first_[i] += launched_first_[i - 1];
+  launched_first_[t.size()] = matched;
   launched_.resize(matched);
+  for (auto it = gpu.rbegin(); it != gpu.rend(); ++it)
+    if (const uint32_t call = runtime_of_[*it]; call != kNone)
+      launched_[--launched_first_[call]] = *it;
   for (uint32_t i : gpu) {
-    const uint32_t call = runtime_of_[i];
-    if (call == kNone) continue;
-    launched_[launched_first_[call]++] = i;
-    if (t.kind(i) != TH_EVENT_GPU_SYNC) continue;
+    if (runtime_of_[i] == kNone || t.kind(i) != TH_EVENT_GPU_SYNC) continue;
     const uint32_t row = t.args_row(i);
     if (row == th::sdk::kNoRow || t.gpu_stream(row) == -1) unstreamed_syncs_.push_back(i);
   }
-  for (uint64_t i = t.size(); i > 0; --i) launched_first_[i] = launched_first_[i - 1];
-  launched_first_[0] = 0;
-  th::sdk::StableSortRuns(unstreamed_syncs_, by_start);
+  th::sdk::StableSortRuns(unstreamed_syncs_, [&t](uint32_t a, uint32_t b) {
+    return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
+  });
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
-  queue_launch_.assign(t.size(), kNoQueue);
-  queue_start_.assign(t.size(), kNoQueue);
   // Per stream track: the launches and the starts of its activities, each
   // in a few runs by time (activities come by row, a stream's by start).
   using Change = std::pair<int64_t, uint32_t>;  // (ts, activity)

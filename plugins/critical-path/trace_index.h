@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "call_by_correlation.h"
 #include "cp_graph.h"
 
 namespace th::critical_path {
@@ -82,7 +83,14 @@ class TraceIndex {
     uint32_t call, activity, stream_track;
   };
   void IndexNames(const th::sdk::Trace& t);
-  void IndexCorrelations(const th::sdk::Trace& t);
+  // Lists the host events (host_by_start_, sorted on host_sort_) and the GPU
+  // activities by start; returns the host calls' (correlation, row) and puts
+  // the GPU activities and syncs, by row, in *gpu.
+  std::vector<std::pair<int64_t, uint32_t>> ListEvents(const th::sdk::Trace& t,
+                                                       std::vector<uint32_t>* gpu);
+  // runtime_of_, the launch CSR and the syncs on no stream.
+  void LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& call_of,
+                 const std::vector<uint32_t>& gpu);
   void IndexQueues(const th::sdk::Trace& t);
   void MergeThreads(const th::sdk::Trace& t);
 
