@@ -47,11 +47,11 @@ InfoExtras TopKernels(const TraceSet& set) {
     return extras;
   }
   const DerivedTable& t = *table;
-  const auto& names = std::get<std::vector<std::string>>(t.Find("name")->values);
+  const TextColumn& names = std::get<TextColumn>(t.Find("name")->values);
   const auto& count = std::get<std::vector<int64_t>>(t.Find("count")->values);
   const auto& total = std::get<std::vector<int64_t>>(t.Find("total")->values);
   for (size_t r = 0; r < t.rows && r < 10; ++r)
-    extras.top_kernels.push_back({names[r], count[r], total[r]});
+    extras.top_kernels.push_back({std::string(names[r]), count[r], total[r]});
   return extras;
 }
 

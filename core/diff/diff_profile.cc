@@ -85,7 +85,8 @@ const th_table* CTableOf(const PluginResults* results, const char* name, Storage
       col.values = {d->data(), d->size(), TH_TYPE_F64, 0};
     } else {
       auto& ptrs = st->strings.emplace_back();
-      for (const auto& x : std::get<std::vector<std::string>>(c.values)) ptrs.push_back(x.c_str());
+      const TextColumn& text = std::get<TextColumn>(c.values);
+      for (size_t k = 0; k < text.size(); ++k) ptrs.push_back(text.c_str(k));
       col.values = {ptrs.data(), ptrs.size(), TH_TYPE_STRING, 0};
     }
     cols.push_back(col);

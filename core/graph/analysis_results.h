@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/graph/finding_severity.h"
+#include "core/graph/text_column.h"
 
 namespace th {
 
@@ -53,7 +54,7 @@ struct Metric {
 
 struct DerivedColumn {
   std::string name, unit;
-  std::variant<std::vector<int64_t>, std::vector<double>, std::vector<std::string>> values;
+  std::variant<std::vector<int64_t>, std::vector<double>, TextColumn> values;
   size_t size() const {
     return std::visit([](const auto& v) { return v.size(); }, values);
   }

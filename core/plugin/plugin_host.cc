@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <iostream>
 #include <memory>
@@ -315,9 +316,13 @@ th_status PublishTable(void* ctx, const th_table* t) {
       }
       case TH_TYPE_STRING: {
         auto* p = static_cast<const char* const*>(col.values.data);
-        std::vector<std::string> v;
-        v.reserve(n);
-        for (uint64_t i = 0; i < n; ++i) v.push_back(Str(p[i]));
+        std::vector<size_t> lengths(n);
+        size_t bytes = 0;
+        for (uint64_t i = 0; i < n; ++i) bytes += lengths[i] = p[i] ? std::strlen(p[i]) : 0;
+        TextColumn v;
+        v.reserve(n, bytes);
+        for (uint64_t i = 0; i < n; ++i)
+          v.push_back(std::string_view(p[i] ? p[i] : "", lengths[i]));
         dc.values = std::move(v);
         break;
       }
@@ -382,9 +387,10 @@ const th_table* CTable(RunState* st, const DerivedTable& t) {
     } else if (auto* d = std::get_if<std::vector<double>>(&c.values)) {
       col.values = Column(d->data(), d->size(), TH_TYPE_F64);
     } else {
-      auto& s = std::get<std::vector<std::string>>(c.values);
+      const TextColumn& s = std::get<TextColumn>(c.values);
       auto& ptrs = st->c_strings.emplace_back();
-      for (const auto& x : s) ptrs.push_back(x.c_str());
+      ptrs.reserve(s.size());
+      for (size_t k = 0; k < s.size(); ++k) ptrs.push_back(s.c_str(k));
       col.values = Column(ptrs.data(), ptrs.size(), TH_TYPE_STRING);
     }
     cols.push_back(col);

@@ -53,7 +53,7 @@ std::string Cell(const DerivedColumn& c, size_t row) {
     return FigureText(static_cast<double>((*i)[row]), c.unit);
   if (auto* d = std::get_if<std::vector<double>>(&c.values))  // NaN: no value (JSON null)
     return std::isfinite((*d)[row]) ? FigureText((*d)[row], c.unit) : "-";
-  std::string s = std::get<std::vector<std::string>>(c.values)[row];
+  std::string s(std::get<TextColumn>(c.values)[row]);
   for (char& ch : s)
     if (ch == '|') ch = '/';
   return s.size() > 80 ? s.substr(0, 77) + "..." : s;

@@ -71,7 +71,7 @@ void WriteTables(JsonWriter& w, const AnalysisReport& r, const HtmlReportLimits&
       } else if (auto* d = std::get_if<std::vector<double>>(&c.values)) {
         for (size_t k = 0; k < n; ++k) w.Double((*d)[k]);
       } else {
-        const auto& s = std::get<std::vector<std::string>>(c.values);
+        const TextColumn& s = std::get<TextColumn>(c.values);
         for (size_t k = 0; k < n; ++k) {
           if (s[k].size() > max_chars) ++cut;
           w.String(Cut(s[k], max_chars));

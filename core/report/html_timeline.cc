@@ -33,7 +33,7 @@ double NumberAt(const DerivedColumn* c, size_t row, double fallback) {
 
 std::string TextAt(const DerivedColumn* c, size_t row) {
   if (!c || row >= c->size()) return {};
-  if (auto* s = std::get_if<std::vector<std::string>>(&c->values)) return (*s)[row];
+  if (auto* s = std::get_if<TextColumn>(&c->values)) return std::string((*s)[row]);
   return {};
 }
 

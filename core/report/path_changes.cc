@@ -17,6 +17,10 @@ const std::vector<T>* ColumnOf(const DerivedTable& t, std::string_view name) {
   const DerivedColumn* c = t.Find(name);
   return c ? std::get_if<std::vector<T>>(&c->values) : nullptr;
 }
+const TextColumn* TextOf(const DerivedTable& t, std::string_view name) {
+  const DerivedColumn* c = t.Find(name);
+  return c ? std::get_if<TextColumn>(&c->values) : nullptr;
+}
 
 // One per-rank step path and the what-if of each category.
 struct PathRow {
@@ -27,7 +31,7 @@ struct PathRow {
 
 struct Spans {
   const std::vector<int64_t>*event_rank = nullptr, *event = nullptr, *time = nullptr;
-  const std::vector<std::string>* category = nullptr;
+  const TextColumn* category = nullptr;
 };
 
 // Reads the critical-path tables; false when one is missing.
@@ -43,15 +47,15 @@ bool ReadPaths(const PluginResults& results, std::vector<PathRow>* paths, Spans*
        pp = ColumnOf<int64_t>(*p, "path"), pe = ColumnOf<int64_t>(*p, "elapsed");
   auto ws = ColumnOf<int64_t>(*w, "step"), wr = ColumnOf<int64_t>(*w, "rank"),
        wa = ColumnOf<int64_t>(*w, "path_after");
-  auto wc = ColumnOf<std::string>(*w, "category");
+  auto wc = TextOf(*w, "category");
   auto cs = ColumnOf<int64_t>(*c, "step"), cr = ColumnOf<int64_t>(*c, "rank"),
        ct = ColumnOf<int64_t>(*c, "time");
-  auto cc = ColumnOf<std::string>(*c, "category");
+  auto cc = TextOf(*c, "category");
   auto ss = ColumnOf<int64_t>(*s, "step"), sr = ColumnOf<int64_t>(*s, "rank");
   spans->event_rank = ColumnOf<int64_t>(*s, "event_rank");
   spans->event = ColumnOf<int64_t>(*s, "event");
   spans->time = ColumnOf<int64_t>(*s, "time");
-  spans->category = ColumnOf<std::string>(*s, "category");
+  spans->category = TextOf(*s, "category");
   if (!ps || !pr || !pp || !pe || !ws || !wr || !wa || !wc || !cs || !cr || !ct || !cc || !ss ||
       !sr || !spans->event_rank || !spans->event || !spans->time || !spans->category)
     return false;
@@ -63,10 +67,10 @@ bool ReadPaths(const PluginResults& results, std::vector<PathRow>* paths, Spans*
   }
   for (size_t i = 0; i < w->rows; ++i)
     if (auto it = at.find({(*ws)[i], (*wr)[i]}); it != at.end())
-      (*paths)[it->second].what_if[(*wc)[i]] = (*wa)[i];
+      (*paths)[it->second].what_if[std::string((*wc)[i])] = (*wa)[i];
   for (size_t i = 0; i < c->rows; ++i)
     if (auto it = at.find({(*cs)[i], (*cr)[i]}); it != at.end())
-      (*paths)[it->second].category_time[(*cc)[i]] = (*ct)[i];
+      (*paths)[it->second].category_time[std::string((*cc)[i])] = (*ct)[i];
   for (size_t i = 0; i < s->rows; ++i)
     if (auto it = at.find({(*ss)[i], (*sr)[i]}); it != at.end())
       (*paths)[it->second].spans.push_back(i);
@@ -260,7 +264,7 @@ PathChanges RankChangesByPath(const TraceSet& set, const PluginResults& results)
       std::map<std::string, int64_t> covered;
       for (const std::string& c : cats) covered[c] = 0;
       for (size_t i : p.spans) {
-        auto it = covered.find((*spans.category)[i]);
+        auto it = covered.find(std::string((*spans.category)[i]));
         if (it == covered.end()) continue;
         if (it->first == "compute" && !named.empty() && !named.count(EventName(spans, i, events)))
           continue;

@@ -22,7 +22,9 @@ class DerivedTableReader {
   int64_t Int(const char* column, size_t row) const { return Get<int64_t>(column, row, 0); }
   double Real(const char* column, size_t row) const { return Get<double>(column, row, 0.0); }
   std::string Text(const char* column, size_t row) const {
-    return Get<std::string>(column, row, std::string());
+    const DerivedColumn* c = table_ ? table_->Find(column) : nullptr;
+    const auto* v = c ? std::get_if<TextColumn>(&c->values) : nullptr;
+    return v && row < v->size() ? std::string((*v)[row]) : std::string();
   }
 
  private:

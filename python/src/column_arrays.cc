@@ -87,9 +87,9 @@ py::dict DerivedArrays(const DerivedTable& table, py::handle owner) {
     py::object values = std::visit(
         [&](const auto& v) -> py::object {
           using V = typename std::decay_t<decltype(v)>::value_type;
-          if constexpr (std::is_same_v<V, std::string>) {
+          if constexpr (std::is_same_v<V, std::string_view>) {
             py::list l;
-            for (const std::string& s : v) l.append(Text(s));
+            for (std::string_view s : v) l.append(Text(s));
             return l;
           } else {
             return View<V>(v.data(), v.size(), owner);

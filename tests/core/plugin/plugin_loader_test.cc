@@ -8,6 +8,7 @@
 
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/hlo_fixture.h"
 #include "tests/support/test_files.h"
 #include "tests/support/xspace_fixture.h"
@@ -289,7 +290,7 @@ TEST(PluginHost, KernelStatsRowsThroughTheComputePrimitives) {
     const DerivedTable& t = results.tables.at("kernel_stats");
     ASSERT_EQ(t.rows, 2u);
     auto ints = [&](const char* c) { return std::get<std::vector<int64_t>>(t.Find(c)->values); };
-    EXPECT_EQ(std::get<std::vector<std::string>>(t.Find("name")->values),
+    EXPECT_EQ(th::testing::ValuesOf<std::string>(*t.Find("name")),
               (std::vector<std::string>{"big", "small"}));
     EXPECT_EQ(ints("total"), (std::vector<int64_t>{2000000, 10000}));
     EXPECT_EQ(ints("p50"), (std::vector<int64_t>{2000000, 10000}));

@@ -11,6 +11,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -26,8 +27,8 @@ const LoadedPlugin& Plugin() {
 }
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
-  return std::get<std::vector<T>>(t.Find(name)->values);
+decltype(auto) Col(const DerivedTable& t, const char* name) {
+  return th::testing::ValuesOf<T>(*t.Find(name));
 }
 
 // One rank's trace: two all-reduces carrying Kineto's metadata (1 M floats,
@@ -168,7 +169,7 @@ TEST(CollectivesRealData, DlrmEightRanks) {
     EXPECT_EQ(Col<int64_t>(c, "ranks")[i], 8);
     EXPECT_GT(Col<int64_t>(c, "transfer")[i], 0);
     EXPECT_EQ(Col<int64_t>(c, "bytes")[i], -1);  // no "In msg nelems" in this capture
-    const std::string& coll = Col<std::string>(c, "collective")[i];
+    const std::string coll = Col<std::string>(c, "collective")[i];
     allreduce += coll == "allreduce";
     sendrecv += coll == "sendrecv";
     EXPECT_EQ(Col<std::string>(c, "algorithm")[i], coll == "allreduce" ? "RING_LL" : "RING_SIMPLE");

@@ -47,7 +47,7 @@ TEST_P(HtaReference, PathLengthAndBoundsEqualHtas) {
   std::map<std::string, int64_t> ours, theirs;
   const DerivedTable& cats = r.tables.at("critical_path_categories");
   for (size_t i = 0; i < cats.rows; ++i) {
-    const std::string& bound = Col<std::string>(cats, "hta_bound")[i];
+    const std::string bound = Col<std::string>(cats, "hta_bound")[i];
     if (!bound.empty() && Col<int64_t>(cats, "time")[i] != 0)
       ours[bound] = Col<int64_t>(cats, "time")[i];
   }

@@ -11,6 +11,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 
 namespace th::testing {
 
@@ -40,10 +41,10 @@ inline PluginResults RunCriticalPath(const TraceSet& set,
 }
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
+decltype(auto) Col(const DerivedTable& t, const char* name) {
   const DerivedColumn* c = t.Find(name);
   if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return std::get<std::vector<T>>(c->values);
+  return th::testing::ValuesOf<T>(*c);
 }
 
 }  // namespace th::testing

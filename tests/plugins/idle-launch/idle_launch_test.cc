@@ -10,6 +10,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/synthetic_traces.h"
 #include "tests/support/test_files.h"
 
@@ -26,10 +27,10 @@ const LoadedPlugin& Plugin() {
 }
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
+decltype(auto) Col(const DerivedTable& t, const char* name) {
   const DerivedColumn* c = t.Find(name);
   if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return std::get<std::vector<T>>(c->values);
+  return th::testing::ValuesOf<T>(*c);
 }
 
 PluginResults RunOn(const std::string& name, const std::string& json,

@@ -9,6 +9,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -61,10 +62,10 @@ void ExpectCopyAndCastNextToGemm(const std::string& json) {
   ASSERT_TRUE(RunPlugin(**plugin, *set, {}, &r).ok());
   const DerivedTable& t = r.tables.at("layout_kernels");
   ASSERT_EQ(t.rows, 2u);  // the copy far from the GEMM is not there
-  const auto& op = std::get<std::vector<std::string>>(t.Find("aten_op")->values);
-  const auto& kind = std::get<std::vector<std::string>>(t.Find("kind")->values);
+  const auto& op = th::testing::ValuesOf<std::string>(*t.Find("aten_op"));
+  const auto& kind = th::testing::ValuesOf<std::string>(*t.Find("kind"));
   const auto& ns = std::get<std::vector<int64_t>>(t.Find("gpu_time")->values);
-  const auto& python = std::get<std::vector<std::string>>(t.Find("python")->values);
+  const auto& python = th::testing::ValuesOf<std::string>(*t.Find("python"));
   const auto& share = std::get<std::vector<double>>(t.Find("share")->values);
   EXPECT_EQ(op[0], "aten::contiguous");  // 20 µs first
   EXPECT_EQ(kind[0], "contiguous");

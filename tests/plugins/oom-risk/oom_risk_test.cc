@@ -46,7 +46,7 @@ double Real(const DerivedTable& t, const char* name, size_t row) {
   return Column<std::vector<double>>(t, name)[row];
 }
 std::string Text(const DerivedTable& t, const char* name, size_t row) {
-  return Column<std::vector<std::string>>(t, name)[row];
+  return std::string(Column<TextColumn>(t, name)[row]);
 }
 
 // A training loop on one GPU of `capacity` bytes: step 1 (warm-up) loads

@@ -12,6 +12,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/synthetic_traces.h"
 #include "tests/support/test_files.h"
 
@@ -28,8 +29,8 @@ const LoadedPlugin& Plugin() {
 }
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
-  return std::get<std::vector<T>>(t.Find(name)->values);
+decltype(auto) Col(const DerivedTable& t, const char* name) {
+  return th::testing::ValuesOf<T>(*t.Find(name));
 }
 
 // Row of (rank, step) in the overlap table.

@@ -12,6 +12,7 @@
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/synth/kineto_generator.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -33,8 +34,8 @@ TEST(RooflineGeneratedJob, EveryOpRunsWithinThePeaks) {
   ASSERT_TRUE(RunPlugin(**plugin, *set, {}, &r).ok());
 
   const DerivedTable& ops = r.tables.at("roofline_ops");
-  const auto& name = std::get<std::vector<std::string>>(ops.Find("name")->values);
-  const auto& dims = std::get<std::vector<std::string>>(ops.Find("input_dims")->values);
+  const auto& name = th::testing::ValuesOf<std::string>(*ops.Find("name"));
+  const auto& dims = th::testing::ValuesOf<std::string>(*ops.Find("input_dims"));
   const auto& efficiency = std::get<std::vector<double>>(ops.Find("efficiency")->values);
   ASSERT_GT(ops.rows, 40u);  // 4 ranks, about a dozen modelled shapes each
   for (size_t i = 0; i < ops.rows; ++i) {

@@ -16,16 +16,17 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th {
 namespace {
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
+decltype(auto) Col(const DerivedTable& t, const char* name) {
   const DerivedColumn* c = t.Find(name);
   if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return std::get<std::vector<T>>(c->values);
+  return th::testing::ValuesOf<T>(*c);
 }
 
 struct Reference {
@@ -73,7 +74,7 @@ TEST(RooflineHloRealTrace, MatchesXlaCostAnalysis) {
     const DerivedTable& t = r.tables.at("roofline_ops");
     int64_t rows_here = 0;
     for (size_t i = 0; i < t.rows; ++i) {
-      const std::string& name = Col<std::string>(t, "name")[i];
+      const std::string name = Col<std::string>(t, "name")[i];
       const auto it = ops.find(name);
       if (it == ops.end()) continue;
       SCOPED_TRACE(name);

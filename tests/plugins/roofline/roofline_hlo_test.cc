@@ -11,6 +11,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/hlo_fixture.h"
 #include "tests/support/test_files.h"
 #include "tests/support/xspace_fixture.h"
@@ -19,10 +20,10 @@ namespace th {
 namespace {
 
 template <typename T>
-const T& Cell(const DerivedTable& t, const char* column, size_t row) {
+T Cell(const DerivedTable& t, const char* column, size_t row) {
   const DerivedColumn* c = t.Find(column);
   if (c == nullptr) throw std::runtime_error(std::string("no column ") + column);
-  return std::get<std::vector<T>>(c->values).at(row);
+  return th::testing::ValuesOf<T>(*c).at(row);
 }
 
 void SetShape(tracehound::hlo::HloInstructionProto* ins, int64_t rows, int64_t cols) {

@@ -11,16 +11,17 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th {
 namespace {
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
+decltype(auto) Col(const DerivedTable& t, const char* name) {
   const DerivedColumn* c = t.Find(name);
   if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return std::get<std::vector<T>>(c->values);
+  return th::testing::ValuesOf<T>(*c);
 }
 
 // The roofline plugin on one trace, its results in *r.
@@ -96,7 +97,7 @@ TEST(RooflineRealTrace, Owlv2PatchEmbeddingConvolution) {
   const DerivedTable& ops = r.tables.at("roofline_ops");
   int conv_rows = 0;
   for (size_t i = 0; i < ops.rows; ++i) {
-    const std::string& name = Col<std::string>(ops, "name")[i];
+    const std::string name = Col<std::string>(ops, "name")[i];
     if (name.find("conv") == std::string::npos) continue;
     ++conv_rows;
     // The nested ops are inside conv2d: never a row of their own.
@@ -135,7 +136,7 @@ TEST(RooflineRealTrace, ResnetConvolutionBackwardOnMi300x) {
   int backward_rows = 0;
   bool found = false;
   for (size_t i = 0; i < ops.rows; ++i) {
-    const std::string& name = Col<std::string>(ops, "name")[i];
+    const std::string name = Col<std::string>(ops, "name")[i];
     if (name != "aten::convolution_backward") continue;
     ++backward_rows;
     EXPECT_LE(Col<double>(ops, "efficiency")[i], 1.05) << Col<std::string>(ops, "input_dims")[i];

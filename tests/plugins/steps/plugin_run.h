@@ -14,6 +14,7 @@
 #include "core/import/trace_loader.h"
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th::testing {
@@ -64,10 +65,10 @@ inline PluginResults RunSteps(const TraceSet& set, const Options& steps_options,
 }
 
 template <typename T>
-const std::vector<T>& Column(const DerivedTable& t, const char* name) {
+decltype(auto) Column(const DerivedTable& t, const char* name) {
   const DerivedColumn* c = t.Find(name);
   if (!c) throw std::runtime_error(std::string("no column ") + name + " in " + t.name);
-  return std::get<std::vector<T>>(c->values);
+  return th::testing::ValuesOf<T>(*c);
 }
 
 }  // namespace th::testing

@@ -15,6 +15,7 @@
 #include "core/plugin/plugin_host.h"
 #include "core/plugin/plugin_loader.h"
 #include "core/synth/kineto_generator.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/test_files.h"
 
 namespace th {
@@ -30,8 +31,8 @@ const LoadedPlugin& Plugin() {
 }
 
 template <typename T>
-const std::vector<T>& Col(const DerivedTable& t, const char* name) {
-  return std::get<std::vector<T>>(t.Find(name)->values);
+decltype(auto) Col(const DerivedTable& t, const char* name) {
+  return th::testing::ValuesOf<T>(*t.Find(name));
 }
 
 size_t RankRow(const DerivedTable& t, int64_t rank) {

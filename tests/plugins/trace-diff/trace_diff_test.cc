@@ -18,6 +18,7 @@
 #include "core/pipeline/pipeline_loader.h"
 #include "core/pipeline/pipeline_runner.h"
 #include "core/report/json_writer.h"
+#include "tests/support/derived_values.h"
 #include "tests/support/diff_fixture.h"
 #include "tests/support/test_files.h"
 
@@ -129,10 +130,10 @@ std::string AsMember(const std::string& key, Write write) {
 }
 
 template <typename T>
-const std::vector<T>& Values(const DerivedTable& t, const char* column) {
+decltype(auto) Values(const DerivedTable& t, const char* column) {
   const DerivedColumn* c = t.Find(column);
   if (!c) throw std::runtime_error(t.name + " has no column " + column);
-  return std::get<std::vector<T>>(c->values);
+  return th::testing::ValuesOf<T>(*c);
 }
 
 // A published table's rows as JSON objects, column by column in order, as
@@ -149,7 +150,7 @@ std::string RowsJson(const DerivedTable& t, const std::string& key) {
         else if (auto* d = std::get_if<std::vector<double>>(&c.values))
           w.Double((*d)[r]);
         else
-          w.String(std::get<std::vector<std::string>>(c.values)[r]);
+          w.String(th::testing::ValuesOf<std::string>(c)[r]);
       }
       w.EndObject();
     }
@@ -258,9 +259,9 @@ TEST(TraceDiffPlugin, RowsAreTheCommandsRowsByteForByte) {
   // The changed and added rows: exactly the three the pair was built with.
   std::map<std::string, std::string> status;
   const DerivedTable& t = Table(*run, "trace_diff_rows");
-  const auto& cls = std::get<std::vector<std::string>>(t.Find("class")->values);
-  const auto& name = std::get<std::vector<std::string>>(t.Find("name")->values);
-  const auto& st = std::get<std::vector<std::string>>(t.Find("status")->values);
+  const auto& cls = th::testing::ValuesOf<std::string>(*t.Find("class"));
+  const auto& name = th::testing::ValuesOf<std::string>(*t.Find("name"));
+  const auto& st = th::testing::ValuesOf<std::string>(*t.Find("status"));
   for (size_t r = 0; r < t.rows; ++r)
     if (st[r] != "unchanged") status[cls[r] + " " + name[r]] = st[r];
   EXPECT_EQ(status, (std::map<std::string, std::string>{{"cpu_op aten::mul", "added"},
@@ -309,7 +310,7 @@ TEST(TraceDiffPlugin, DiffOfARunWithItselfIsUnchangedEverywhere) {
   auto run = RunPlugin(a, a);
   const DerivedTable& t = Table(*run, "trace_diff_rows");
   ASSERT_GT(t.rows, 0u);
-  for (const std::string& s : std::get<std::vector<std::string>>(t.Find("status")->values))
+  for (const std::string& s : th::testing::ValuesOf<std::string>(*t.Find("status")))
     EXPECT_EQ(s, "unchanged");
   for (int64_t d : std::get<std::vector<int64_t>>(t.Find("delta_ns")->values)) EXPECT_EQ(d, 0);
   for (const Finding& f : run->report.results.findings) EXPECT_NE(f.plugin, "trace-diff");
