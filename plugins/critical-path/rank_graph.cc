@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -154,18 +155,31 @@ class Builder {
   }
 
   void CallStackEdges() {
-    std::map<uint32_t, std::vector<uint32_t>> by_thread;
-    for (uint32_t e : host_) by_thread[ix_.thread_of(t_.track_index(e))].push_back(e);
-    for (auto& [thread, events] : by_thread) {
-      th::sdk::StableSortRuns(events, [&](uint32_t a, uint32_t b) {
-        return std::make_tuple(t_.ts(a), -t_.dur(a), a) < std::make_tuple(t_.ts(b), -t_.dur(b), b);
-      });
+    // Each thread's events in host_'s order (by start, then row) by a
+    // counting sort on the thread, threads in ascending order; then, where
+    // starts tie, the longer first: (start, -duration, row).
+    std::vector<uint32_t> first(t_.track_count() + 1, 0);
+    for (uint32_t e : host_) ++first[ix_.thread_of(t_.track_index(e)) + 1];
+    for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
+    std::vector<uint32_t> at(first.begin(), first.end() - 1), by_thread(host_.size());
+    for (uint32_t e : host_) by_thread[at[ix_.thread_of(t_.track_index(e))]++] = e;
+    const auto longer_first = [&](uint32_t a, uint32_t b) {
+      return std::make_pair(-t_.dur(a), a) < std::make_pair(-t_.dur(b), b);
+    };
+    for (size_t thread = 0; thread + 1 < first.size(); ++thread) {
+      const std::span<uint32_t> events(by_thread.data() + first[thread],
+                                       first[thread + 1] - first[thread]);
+      if (events.empty()) continue;
+      for (size_t i = 0, j = 0; i < events.size(); i = j) {
+        for (j = i + 1; j < events.size() && t_.ts(events[j]) == t_.ts(events[i]);) ++j;
+        if (j - i > 1) std::sort(events.begin() + i, events.begin() + j, longer_first);
+      }
       WalkStack(events);
     }
   }
 
   // Depth-first over one thread's nesting of ops and calls.
-  void WalkStack(const std::vector<uint32_t>& events) {
+  void WalkStack(std::span<const uint32_t> events) {
     std::vector<uint32_t> stack;
     uint32_t last = kNone;
     auto enter = [&](uint32_t e) {
