@@ -52,12 +52,7 @@ PluginResults RunWith(const char* id, const TraceSet& set, const HostFacts* fact
   return r;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (c == nullptr) throw std::runtime_error(t.name + " has no column " + name);
-  return th::testing::ValuesOf<T>(*c);
-}
+using th::testing::Col;
 
 // The stream_budget row of a stream.
 size_t StreamRow(const DerivedTable& t, int64_t stream) {

@@ -26,10 +26,7 @@ const LoadedPlugin& Plugin() {
   return *plugin;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  return th::testing::ValuesOf<T>(*t.Find(name));
-}
+using th::testing::Col;
 
 // One rank's trace: two all-reduces carrying Kineto's metadata (1 M floats,
 // process group "0" of 3 ranks), one gloo all-reduce on a worker thread, and

@@ -40,11 +40,4 @@ inline PluginResults RunCriticalPath(const TraceSet& set,
   return r;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return th::testing::ValuesOf<T>(*c);
-}
-
 }  // namespace th::testing

@@ -38,12 +38,7 @@ const LoadedPlugin& StepsPlugin() {
   return plugin;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return th::testing::ValuesOf<T>(*c);
-}
+using th::testing::Col;
 
 PluginResults RunOn(const TraceSet& set, const std::map<std::string, OptionValue>& options = {}) {
   PluginResults r;

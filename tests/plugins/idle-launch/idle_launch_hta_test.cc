@@ -44,10 +44,7 @@ const LoadedPlugin& Plugin() {
   return *plugin;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  return th::testing::ValuesOf<T>(*t.Find(name));
-}
+using th::testing::Col;
 
 // Every trace with an HTA idle breakdown, as a path under shared/data.
 std::vector<std::string> HtaTraces() {

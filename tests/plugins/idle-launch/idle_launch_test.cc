@@ -26,12 +26,7 @@ const LoadedPlugin& Plugin() {
   return *plugin;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return th::testing::ValuesOf<T>(*c);
-}
+using th::testing::Col;
 
 PluginResults RunOn(const std::string& name, const std::string& json,
                     const std::map<std::string, OptionValue>& options = {}) {

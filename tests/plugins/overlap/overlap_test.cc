@@ -28,10 +28,7 @@ const LoadedPlugin& Plugin() {
   return *plugin;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  return th::testing::ValuesOf<T>(*t.Find(name));
-}
+using th::testing::Col;
 
 // Row of (rank, step) in the overlap table.
 size_t Row(const DerivedTable& t, int64_t rank, int64_t step) {

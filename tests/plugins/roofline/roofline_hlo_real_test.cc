@@ -22,12 +22,7 @@
 namespace th {
 namespace {
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return th::testing::ValuesOf<T>(*c);
-}
+using th::testing::Col;
 
 struct Reference {
   int64_t flops = 0, transcendentals = 0, bytes = 0;

@@ -19,12 +19,7 @@
 namespace th {
 namespace {
 
-template <typename T>
-T Cell(const DerivedTable& t, const char* column, size_t row) {
-  const DerivedColumn* c = t.Find(column);
-  if (c == nullptr) throw std::runtime_error(std::string("no column ") + column);
-  return th::testing::ValuesOf<T>(*c).at(row);
-}
+using th::testing::Cell;
 
 void SetShape(tracehound::hlo::HloInstructionProto* ins, int64_t rows, int64_t cols) {
   auto* s = ins->mutable_shape();

@@ -17,12 +17,7 @@
 namespace th {
 namespace {
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (c == nullptr) throw std::runtime_error(std::string("no column ") + name);
-  return th::testing::ValuesOf<T>(*c);
-}
+using th::testing::Col;
 
 // The roofline plugin on one trace, its results in *r.
 void RunRoofline(const std::string& path, PluginResults* r) {

@@ -65,10 +65,8 @@ inline PluginResults RunSteps(const TraceSet& set, const Options& steps_options,
 }
 
 template <typename T>
-decltype(auto) Column(const DerivedTable& t, const char* name) {
-  const DerivedColumn* c = t.Find(name);
-  if (!c) throw std::runtime_error(std::string("no column ") + name + " in " + t.name);
-  return th::testing::ValuesOf<T>(*c);
+decltype(auto) Column(const DerivedTable& t, const char* column) {
+  return th::testing::Col<T>(t, column);
 }
 
 }  // namespace th::testing

@@ -30,10 +30,7 @@ const LoadedPlugin& Plugin() {
   return *plugin;
 }
 
-template <typename T>
-decltype(auto) Col(const DerivedTable& t, const char* name) {
-  return th::testing::ValuesOf<T>(*t.Find(name));
-}
+using th::testing::Col;
 
 size_t RankRow(const DerivedTable& t, int64_t rank) {
   for (size_t r = 0; r < t.rows; ++r)

@@ -131,9 +131,7 @@ std::string AsMember(const std::string& key, Write write) {
 
 template <typename T>
 decltype(auto) Values(const DerivedTable& t, const char* column) {
-  const DerivedColumn* c = t.Find(column);
-  if (!c) throw std::runtime_error(t.name + " has no column " + column);
-  return th::testing::ValuesOf<T>(*c);
+  return th::testing::Col<T>(t, column);
 }
 
 // A published table's rows as JSON objects, column by column in order, as
