@@ -6,8 +6,8 @@
 // unchanged.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <iterator>
 #include <ostream>
 #include <string>
@@ -18,9 +18,10 @@ namespace th {
 
 class TextColumn {
  public:
+  // Forward iteration over the values, as views.
   class const_iterator {
    public:
-    using iterator_category = std::random_access_iterator_tag;
+    using iterator_category = std::forward_iterator_tag;
     using value_type = std::string_view;
     using difference_type = std::ptrdiff_t;
     using pointer = void;
@@ -28,28 +29,12 @@ class TextColumn {
     const_iterator() = default;
     const_iterator(const TextColumn* c, size_t i) : c_(c), i_(i) {}
     std::string_view operator*() const { return (*c_)[i_]; }
-    std::string_view operator[](difference_type k) const { return (*c_)[i_ + k]; }
     const_iterator& operator++() {
       ++i_;
       return *this;
     }
     const_iterator operator++(int) { return {c_, i_++}; }
-    const_iterator& operator--() {
-      --i_;
-      return *this;
-    }
-    const_iterator& operator+=(difference_type k) {
-      i_ += k;
-      return *this;
-    }
-    const_iterator operator+(difference_type k) const { return {c_, i_ + k}; }
-    const_iterator operator-(difference_type k) const { return {c_, i_ - k}; }
-    difference_type operator-(const_iterator o) const {
-      return static_cast<difference_type>(i_) - static_cast<difference_type>(o.i_);
-    }
     bool operator==(const const_iterator& o) const { return i_ == o.i_; }
-    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
-    bool operator<(const const_iterator& o) const { return i_ < o.i_; }
 
    private:
     const TextColumn* c_ = nullptr;
@@ -58,20 +43,11 @@ class TextColumn {
   using value_type = std::string_view;
 
   TextColumn() = default;
-  TextColumn(std::initializer_list<std::string_view> values) {
-    for (std::string_view v : values) push_back(v);
-  }
   // From owned strings (builders and tests).
   TextColumn(const std::vector<std::string>& values) {  // NOLINT: implicit on purpose
     reserve(values.size(), 0);
     for (const std::string& v : values) push_back(v);
   }
-  // `n` copies of `value`.
-  TextColumn(size_t n, std::string_view value) {
-    reserve(n, n * value.size());
-    for (size_t i = 0; i < n; ++i) push_back(value);
-  }
-
   // Room for `values` values of `bytes` bytes in all.
   void reserve(size_t values, size_t bytes) {
     ends_.reserve(values);
@@ -90,21 +66,12 @@ class TextColumn {
   }
   // Value i, NUL-terminated.
   const char* c_str(size_t i) const { return chars_.data() + (i == 0 ? 0 : ends_[i - 1] + 1); }
-  std::string_view back() const { return (*this)[size() - 1]; }
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
-  // Bytes of text (without the NULs).
-  size_t bytes() const { return chars_.size() - ends_.size(); }
   std::vector<std::string> ToStrings() const { return {begin(), end()}; }
 
   friend bool operator==(const TextColumn& a, const TextColumn& b) {
     return a.ends_ == b.ends_ && a.chars_ == b.chars_;
-  }
-  friend bool operator==(const TextColumn& a, const std::vector<std::string>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < b.size(); ++i)
-      if (a[i] != b[i]) return false;
-    return true;
   }
   // For test failure messages (GoogleTest prints through PrintTo).
   friend void PrintTo(const TextColumn& c, std::ostream* os) {

@@ -196,15 +196,6 @@ struct Rows {
   std::vector<std::string_view> w_cat;
   IntRows s_step, s_rank, s_event_rank, s_event, s_time;
   std::vector<std::string_view> s_cat;
-  // Sizes the events and spans tables' integer columns to their final row
-  // counts (before any row).
-  void Allocate(const Context& ctx, size_t events, size_t spans) {
-    if (this->events)
-      for (auto* c : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur, &e_time})
-        c->Allocate(ctx, events);
-    if (what_if)
-      for (auto* c : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time}) c->Allocate(ctx, spans);
-  }
   // Appends the rows of `other` (the paths across ranks), table by table.
   void Append(const Rows& o) {
     auto add = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
@@ -254,24 +245,25 @@ struct Rows {
                             {&s_time, &o.s_time}})
       to->Append(*from);
   }
-  // Room for `paths` more paths with `events` events and `spans` spans in all.
-  void Reserve(size_t paths, size_t events, size_t spans) {
+  // Room for `paths` paths; the events and spans tables' integer columns
+  // sized to exactly `events` and `spans` rows, in the host's memory (before
+  // any row).
+  void Size(const Context& ctx, size_t paths, size_t events, size_t spans) {
     for (auto* v : {&p_step, &p_rank, &p_path, &p_late, &p_waits, &p_elapsed, &p_events, &p_sync,
                     &p_inferred})
-      v->reserve(v->size() + paths);
-    for (auto* v : {&c_step, &c_rank, &c_time}) v->reserve(v->size() + 7 * paths);
-    for (auto* v : {&c_cat, &c_bound}) v->reserve(v->size() + 7 * paths);
+      v->reserve(paths);
+    for (auto* v : {&c_step, &c_rank, &c_time}) v->reserve(7 * paths);
+    for (auto* v : {&c_cat, &c_bound}) v->reserve(7 * paths);
     if (this->events) {
-      for (auto* v : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur, &e_time})
-        v->reserve(v->size() + events);
-      e_name.reserve(e_name.size() + events);
+      for (auto* c : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur, &e_time})
+        c->Allocate(ctx, events);
+      e_name.reserve(events);
     }
     if (what_if) {
-      for (auto* v : {&w_step, &w_rank, &w_before, &w_after}) v->reserve(v->size() + 5 * paths);
-      w_cat.reserve(w_cat.size() + 5 * paths);
-      for (auto* v : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time})
-        v->reserve(v->size() + spans);
-      s_cat.reserve(s_cat.size() + spans);
+      for (auto* v : {&w_step, &w_rank, &w_before, &w_after}) v->reserve(5 * paths);
+      w_cat.reserve(5 * paths);
+      for (auto* c : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time}) c->Allocate(ctx, spans);
+      s_cat.reserve(spans);
     }
   }
   bool what_if = true;  // the what-if and spans rows
@@ -360,14 +352,14 @@ class CriticalPath final : public th::sdk::Plugin {
     workspaces.clear();
     // The paths across ranks first, so that the large tables' columns are
     // sized once for every row: the per-rank rows, then those across ranks.
-    Rows across;
-    across.what_if = rows.what_if;
-    across.events = rows.events;
+    Rows across_ranks;
+    across_ranks.what_if = rows.what_if;
+    across_ranks.events = rows.events;
     if (ctx.GetBool("across_ranks") && traces.size() > 1)
-      AcrossRanks(ctx, traces, index_ptr, windows, infer, across);
-    AddRankRows(ctx, traces, items, done, across, rows);
+      AcrossRanks(ctx, traces, index_ptr, windows, infer, across_ranks);
+    AddRankRows(ctx, traces, items, done, across_ranks, rows);
     done.clear();
-    rows.Append(across);
+    rows.Append(across_ranks);
     if (rows.paths > 0)
       ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
                 std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
@@ -444,8 +436,8 @@ class CriticalPath final : public th::sdk::Plugin {
       events += p.summary.events.size();
       spans += p.spans.size();
     }
-    rows.Allocate(ctx, events + across.e_step.size(), spans + across.s_step.size());
-    rows.Reserve(paths, events, spans);
+    rows.Size(ctx, paths + across.p_step.size(), events + across.e_step.size(),
+              spans + across.s_step.size());
     std::exception_ptr what_if_error;
     std::thread what_if([&] {
       try {

@@ -22,9 +22,6 @@ class IntRows {
     fixed_ = ctx.NewInts(n);
     sized_ = true;
   }
-  void reserve(size_t n) {
-    if (!sized_) own_.reserve(n);
-  }
   void push_back(int64_t v) {
     if (!sized_) {
       own_.push_back(v);

@@ -980,14 +980,14 @@ class Table {
   // when it is in the host's memory).
   Table& IntColumn(std::string column, Column<int64_t> values, std::string unit = "") {
     int_columns_.push_back(std::move(values));
-    cols_.push_back(
-        {std::move(column), TH_TYPE_I64, int_columns_.size() - 1, std::move(unit), false, true});
+    cols_.push_back({std::move(column), TH_TYPE_I64, int_columns_.size() - 1, std::move(unit),
+                     Source::kColumn});
     return *this;
   }
   Table& RealColumn(std::string column, Column<double> values, std::string unit = "") {
     real_columns_.push_back(std::move(values));
-    cols_.push_back(
-        {std::move(column), TH_TYPE_F64, real_columns_.size() - 1, std::move(unit), false, true});
+    cols_.push_back({std::move(column), TH_TYPE_F64, real_columns_.size() - 1, std::move(unit),
+                     Source::kColumn});
     return *this;
   }
   Table& Text(std::string column, std::vector<std::string> values) {
@@ -1000,7 +1000,7 @@ class Table {
   // them into one buffer, so a row costs no string of its own.
   Table& TextViews(std::string column, std::vector<std::string_view> values) {
     views_.push_back(std::move(values));
-    cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", true});
+    cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", Source::kViews});
     return *this;
   }
   // TextViews whose text is each followed by a NUL byte (a trace's strings:
@@ -1008,20 +1008,22 @@ class Table {
   // whole std::strings): handed to the host as they are, without packing.
   Table& CStringViews(std::string column, std::vector<std::string_view> values) {
     views_.push_back(std::move(values));
-    cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", true, false, true});
+    cols_.push_back(
+        {std::move(column), TH_TYPE_STRING, views_.size() - 1, "", Source::kCStringViews});
     return *this;
   }
 
  private:
   friend class Context;
+  // Where a column's `index` points: ints_ / reals_ / texts_; views_
+  // (TextViews; CStringViews, NUL-terminated); int_columns_ / real_columns_.
+  enum class Source : uint8_t { kOwned, kViews, kCStringViews, kColumn };
   struct Col {
     std::string name;
     th_value_type type;
     size_t index;
     std::string unit;
-    bool views = false;   // a TextViews column: index into views_
-    bool column = false;  // a Column: index into int_columns_ / real_columns_
-    bool nul = false;     // a CStringViews column: the views are NUL-terminated
+    Source source = Source::kOwned;
   };
   std::string name_;
   std::vector<Col> cols_;
@@ -1091,10 +1093,10 @@ class Context {
       col.name = c.name.c_str();
       col.unit = c.unit.empty() ? nullptr : c.unit.c_str();
       col.values.type = c.type;
-      if (c.type == TH_TYPE_I64 && c.column) {
+      if (c.type == TH_TYPE_I64 && c.source == Table::Source::kColumn) {
         col.values.data = t.int_columns_[c.index].data();
         col.values.length = t.int_columns_[c.index].size();
-      } else if (c.type == TH_TYPE_F64 && c.column) {
+      } else if (c.type == TH_TYPE_F64 && c.source == Table::Source::kColumn) {
         col.values.data = t.real_columns_[c.index].data();
         col.values.length = t.real_columns_[c.index].size();
       } else if (c.type == TH_TYPE_I64) {
@@ -1103,14 +1105,14 @@ class Context {
       } else if (c.type == TH_TYPE_F64) {
         col.values.data = t.reals_[c.index].data();
         col.values.length = t.reals_[c.index].size();
-      } else if (c.views && c.nul) {
+      } else if (c.source == Table::Source::kCStringViews) {
         const auto& views = t.views_[c.index];
         auto& ptrs = strings.emplace_back();
         ptrs.reserve(views.size());
         for (std::string_view v : views) ptrs.push_back(v.empty() ? "" : v.data());
         col.values.data = ptrs.data();
         col.values.length = ptrs.size();
-      } else if (c.views) {
+      } else if (c.source == Table::Source::kViews) {
         const auto& views = t.views_[c.index];
         size_t bytes = 0;
         for (std::string_view v : views) bytes += v.size() + 1;

@@ -87,9 +87,9 @@ TEST_P(BuiltinPlugins, MatchOracle) {
 
   // kernel-stats: the COMP + COMM rows hold every kernel, to the ns.
   const DerivedTable& ks = results.tables.at("kernel_stats");
-  const auto& category = th::testing::ValuesOf<std::string>(*ks.Find("category"));
-  const auto& count = std::get<std::vector<int64_t>>(ks.Find("count")->values);
-  const auto& total = std::get<std::vector<int64_t>>(ks.Find("total")->values);
+  const auto& category = th::testing::Col<std::string>(ks, "category");
+  const auto& count = th::testing::Col<int64_t>(ks, "count");
+  const auto& total = th::testing::Col<int64_t>(ks, "total");
   int64_t kernels = 0, kernel_ns = 0, memory_ns = 0;
   for (size_t r = 0; r < ks.rows; ++r) {
     if (category[r] == "MEM") {
@@ -105,9 +105,9 @@ TEST_P(BuiltinPlugins, MatchOracle) {
 
   // stream-budget: busy per (rank, device) == the oracle's activity union.
   const DerivedTable& busy = results.tables.at("device_busy");
-  const auto& rank = std::get<std::vector<int64_t>>(busy.Find("rank")->values);
-  const auto& device = std::get<std::vector<int64_t>>(busy.Find("device")->values);
-  const auto& busy_ns = std::get<std::vector<int64_t>>(busy.Find("busy")->values);
+  const auto& rank = th::testing::Col<int64_t>(busy, "rank");
+  const auto& device = th::testing::Col<int64_t>(busy, "device");
+  const auto& busy_ns = th::testing::Col<int64_t>(busy, "busy");
   size_t oracle_devices = 0;
   for (const auto& t : set->traces) {
     simdjson::dom::object by_device =

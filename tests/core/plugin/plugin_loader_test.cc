@@ -290,8 +290,7 @@ TEST(PluginHost, KernelStatsRowsThroughTheComputePrimitives) {
     const DerivedTable& t = results.tables.at("kernel_stats");
     ASSERT_EQ(t.rows, 2u);
     auto ints = [&](const char* c) { return std::get<std::vector<int64_t>>(t.Find(c)->values); };
-    EXPECT_EQ(th::testing::ValuesOf<std::string>(*t.Find("name")),
-              (std::vector<std::string>{"big", "small"}));
+    EXPECT_EQ(th::testing::Col<std::string>(t, "name"), (std::vector<std::string>{"big", "small"}));
     EXPECT_EQ(ints("total"), (std::vector<int64_t>{2000000, 10000}));
     EXPECT_EQ(ints("p50"), (std::vector<int64_t>{2000000, 10000}));
     EXPECT_EQ(ints("p99"), (std::vector<int64_t>{2000000, 10000}));
@@ -316,12 +315,11 @@ TEST(PluginHost, ColumnBuffersArePublishedWithoutACopy) {
   ASSERT_TRUE(RunPlugin(**plugin, set, {}, &r).ok());
   const DerivedTable& t = r.tables.at("host_columns");
   const DerivedTable& at = r.tables.at("host_column_addresses");
-  const auto& ints = std::get<std::vector<int64_t>>(t.Find("ints")->values);
-  const auto& reals = std::get<std::vector<double>>(t.Find("reals")->values);
+  const auto& ints = th::testing::Col<int64_t>(t, "ints");
+  const auto& reals = th::testing::Col<double>(t, "reals");
   EXPECT_EQ(ints, (std::vector<int64_t>{10, 20, 30, 40}));
   EXPECT_EQ(reals, (std::vector<double>{0, 0.5, 1, 1.5}));
-  EXPECT_EQ(std::get<std::vector<int64_t>>(t.Find("plain")->values),
-            (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(th::testing::Col<int64_t>(t, "plain"), (std::vector<int64_t>{1, 2, 3, 4}));
   EXPECT_EQ(t.Find("ints")->unit, "ns");
   auto address = [&](const char* c) {
     return std::get<std::vector<int64_t>>(at.Find(c)->values)[0];

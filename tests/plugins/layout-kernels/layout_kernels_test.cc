@@ -62,11 +62,11 @@ void ExpectCopyAndCastNextToGemm(const std::string& json) {
   ASSERT_TRUE(RunPlugin(**plugin, *set, {}, &r).ok());
   const DerivedTable& t = r.tables.at("layout_kernels");
   ASSERT_EQ(t.rows, 2u);  // the copy far from the GEMM is not there
-  const auto& op = th::testing::ValuesOf<std::string>(*t.Find("aten_op"));
-  const auto& kind = th::testing::ValuesOf<std::string>(*t.Find("kind"));
-  const auto& ns = std::get<std::vector<int64_t>>(t.Find("gpu_time")->values);
-  const auto& python = th::testing::ValuesOf<std::string>(*t.Find("python"));
-  const auto& share = std::get<std::vector<double>>(t.Find("share")->values);
+  const auto& op = th::testing::Col<std::string>(t, "aten_op");
+  const auto& kind = th::testing::Col<std::string>(t, "kind");
+  const auto& ns = th::testing::Col<int64_t>(t, "gpu_time");
+  const auto& python = th::testing::Col<std::string>(t, "python");
+  const auto& share = th::testing::Col<double>(t, "share");
   EXPECT_EQ(op[0], "aten::contiguous");  // 20 µs first
   EXPECT_EQ(kind[0], "contiguous");
   EXPECT_EQ(ns[0], 20000);

@@ -117,7 +117,7 @@ Outcome RunOn(const std::vector<testing::StatSpec>& copy2_kernel_stats,
   EXPECT_TRUE(RunPlugin(Plugin(), *set, options, &r.results).ok());
   for (const Metric& m : r.results.metrics) r.metrics[m.name] = m.value;
   const DerivedTable& t = r.results.tables.at("layout_mismatch_copies");
-  r.copies = th::testing::ValuesOf<std::string>(*t.Find("copy"));
+  r.copies = th::testing::Col<std::string>(t, "copy");
   return r;
 }
 
@@ -137,11 +137,11 @@ TEST(LayoutMismatchCopies, FlagsSandwichedLayoutChangesOnly) {
   EXPECT_EQ((std::set<std::string>{r.copies[1], r.copies[2]}),
             (std::set<std::string>{"copy.13", "copy.b"}));
   const DerivedTable& t = r.results.tables.at("layout_mismatch_copies");
-  EXPECT_EQ(std::get<std::vector<int64_t>>(t.Find("device_time")->values)[0], 5000);
-  EXPECT_EQ(th::testing::ValuesOf<std::string>(*t.Find("python_line"))[0], "model.py:3");
-  EXPECT_EQ(th::testing::ValuesOf<std::string>(*t.Find("producer"))[0], "dot dot.1 (1 hop)");
+  EXPECT_EQ(th::testing::Col<int64_t>(t, "device_time")[0], 5000);
+  EXPECT_EQ(th::testing::Col<std::string>(t, "python_line")[0], "model.py:3");
+  EXPECT_EQ(th::testing::Col<std::string>(t, "producer")[0], "dot dot.1 (1 hop)");
   // bf16 minor-most dim 8 ({0,1}: dim 0) is not a multiple of the 256-element lane.
-  const auto& lanes = th::testing::ValuesOf<std::string>(*t.Find("lanes"));
+  const auto& lanes = th::testing::Col<std::string>(t, "lanes");
   size_t row13 = r.copies[1] == "copy.13" ? 1 : 2;
   EXPECT_NE(lanes[row13].find("256-element TPU lane"), std::string::npos) << lanes[row13];
   ASSERT_EQ(r.results.findings.size(), 3u);

@@ -34,9 +34,9 @@ TEST(RooflineGeneratedJob, EveryOpRunsWithinThePeaks) {
   ASSERT_TRUE(RunPlugin(**plugin, *set, {}, &r).ok());
 
   const DerivedTable& ops = r.tables.at("roofline_ops");
-  const auto& name = th::testing::ValuesOf<std::string>(*ops.Find("name"));
-  const auto& dims = th::testing::ValuesOf<std::string>(*ops.Find("input_dims"));
-  const auto& efficiency = std::get<std::vector<double>>(ops.Find("efficiency")->values);
+  const auto& name = th::testing::Col<std::string>(ops, "name");
+  const auto& dims = th::testing::Col<std::string>(ops, "input_dims");
+  const auto& efficiency = th::testing::Col<double>(ops, "efficiency");
   ASSERT_GT(ops.rows, 40u);  // 4 ranks, about a dozen modelled shapes each
   for (size_t i = 0; i < ops.rows; ++i) {
     EXPECT_GT(efficiency[i], 0.0) << name[i] << " " << dims[i];

@@ -257,9 +257,9 @@ TEST(TraceDiffPlugin, RowsAreTheCommandsRowsByteForByte) {
   // The changed and added rows: exactly the three the pair was built with.
   std::map<std::string, std::string> status;
   const DerivedTable& t = Table(*run, "trace_diff_rows");
-  const auto& cls = th::testing::ValuesOf<std::string>(*t.Find("class"));
-  const auto& name = th::testing::ValuesOf<std::string>(*t.Find("name"));
-  const auto& st = th::testing::ValuesOf<std::string>(*t.Find("status"));
+  const auto& cls = th::testing::Col<std::string>(t, "class");
+  const auto& name = th::testing::Col<std::string>(t, "name");
+  const auto& st = th::testing::Col<std::string>(t, "status");
   for (size_t r = 0; r < t.rows; ++r)
     if (st[r] != "unchanged") status[cls[r] + " " + name[r]] = st[r];
   EXPECT_EQ(status, (std::map<std::string, std::string>{{"cpu_op aten::mul", "added"},
@@ -308,9 +308,8 @@ TEST(TraceDiffPlugin, DiffOfARunWithItselfIsUnchangedEverywhere) {
   auto run = RunPlugin(a, a);
   const DerivedTable& t = Table(*run, "trace_diff_rows");
   ASSERT_GT(t.rows, 0u);
-  for (const std::string& s : th::testing::ValuesOf<std::string>(*t.Find("status")))
-    EXPECT_EQ(s, "unchanged");
-  for (int64_t d : std::get<std::vector<int64_t>>(t.Find("delta_ns")->values)) EXPECT_EQ(d, 0);
+  for (const std::string& s : th::testing::Col<std::string>(t, "status")) EXPECT_EQ(s, "unchanged");
+  for (int64_t d : th::testing::Col<int64_t>(t, "delta_ns")) EXPECT_EQ(d, 0);
   for (const Finding& f : run->report.results.findings) EXPECT_NE(f.plugin, "trace-diff");
   EXPECT_EQ(RowsJson(t, "aggregate"), Member(CommandJson(a, a), "aggregate"));
 }

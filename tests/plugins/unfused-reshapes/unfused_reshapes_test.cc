@@ -55,8 +55,8 @@ TEST(UnfusedReshapes, StandaloneLargeAndFeedingCompute) {
   EXPECT_NE(run.results.findings[0].title.find("transpose.1"), std::string::npos);
   EXPECT_NE(run.results.findings[0].what.find("m.py:7"), std::string::npos);
   const DerivedTable& t = run.results.tables.at("unfused_reshapes");
-  EXPECT_EQ(std::get<std::vector<int64_t>>(t.Find("bytes_moved")->values)[0], 2 * 2048 * 2048 * 4);
-  EXPECT_EQ(th::testing::ValuesOf<std::string>(*t.Find("consumer"))[0], "dot dot.2");
+  EXPECT_EQ(th::testing::Col<int64_t>(t, "bytes_moved")[0], 2 * 2048 * 2048 * 4);
+  EXPECT_EQ(th::testing::Col<std::string>(t, "consumer")[0], "dot dot.2");
 }
 
 TEST(UnfusedReshapes, SizeFloorIsAnOption) {
