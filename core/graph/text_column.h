@@ -1,15 +1,17 @@
-// The values of a text column of a derived table, packed one after another in
-// one buffer, each followed by a NUL (an end offset per value), instead of a
-// std::string each: a plugin table of millions of rows costs its bytes and 9
-// bytes a row, and filling it is one copy, not an allocation per value.
-// Values read as std::string_view (or c_str), valid while the column lives
-// unchanged.
+// The values of a text column of a derived table: its distinct values packed
+// one after another in one buffer, each followed by a NUL, and per row the
+// number of its value, instead of a std::string a row. A plugin table of
+// millions of rows naming a few thousand events costs 4 bytes a row (a value
+// added once, its bytes + 9); filling it is one copy, not an allocation per
+// value. Values read as std::string_view (or c_str), valid while the column
+// lives unchanged.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,30 +50,46 @@ class TextColumn {
     reserve(values.size(), 0);
     for (const std::string& v : values) push_back(v);
   }
-  // Room for `values` values of `bytes` bytes in all.
-  void reserve(size_t values, size_t bytes) {
-    ends_.reserve(values);
-    chars_.reserve(bytes + values);
+  // Room for `rows` rows of `bytes` bytes of new values in all.
+  void reserve(size_t rows, size_t bytes) {
+    rows_.reserve(rows);
+    chars_.reserve(bytes + rows);
   }
-  void push_back(std::string_view v) {
+  // A row holding `v`, as a value of its own.
+  void push_back(std::string_view v) { PushRow(AddValue(v)); }
+  // Adds a value (no row yet) and returns its number.
+  uint32_t AddValue(std::string_view v) {
+    if (value_ends_.size() >= UINT32_MAX) throw std::length_error("TextColumn: too many values");
     chars_.append(v);
-    ends_.push_back(chars_.size());
+    value_ends_.push_back(chars_.size());
     chars_.push_back('\0');
+    return static_cast<uint32_t>(value_ends_.size() - 1);
   }
-  size_t size() const { return ends_.size(); }
-  bool empty() const { return ends_.empty(); }
+  // A row holding value number `value` (AddValue's).
+  void PushRow(uint32_t value) {
+    if (value >= value_ends_.size()) throw std::out_of_range("TextColumn: no such value");
+    rows_.push_back(value);
+  }
+  size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+  size_t value_count() const { return value_ends_.size(); }
   std::string_view operator[](size_t i) const {
-    const uint64_t start = i == 0 ? 0 : ends_[i - 1] + 1;
-    return std::string_view(chars_.data() + start, ends_[i] - start);
+    const uint32_t v = rows_[i];
+    const uint64_t start = Start(v);
+    return std::string_view(chars_.data() + start, value_ends_[v] - start);
   }
-  // Value i, NUL-terminated.
-  const char* c_str(size_t i) const { return chars_.data() + (i == 0 ? 0 : ends_[i - 1] + 1); }
+  // Row i's value, NUL-terminated.
+  const char* c_str(size_t i) const { return chars_.data() + Start(rows_[i]); }
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
   std::vector<std::string> ToStrings() const { return {begin(), end()}; }
 
+  // Equal when they hold the same values row by row (however stored).
   friend bool operator==(const TextColumn& a, const TextColumn& b) {
-    return a.ends_ == b.ends_ && a.chars_ == b.chars_;
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
   }
   // For test failure messages (GoogleTest prints through PrintTo).
   friend void PrintTo(const TextColumn& c, std::ostream* os) {
@@ -81,8 +99,11 @@ class TextColumn {
   }
 
  private:
-  std::string chars_;
-  std::vector<uint64_t> ends_;  // value i is chars_[ends_[i - 1] + 1, ends_[i]), then a NUL
+  uint64_t Start(uint32_t v) const { return v == 0 ? 0 : value_ends_[v - 1] + 1; }
+
+  std::string chars_;                 // the values, each followed by a NUL
+  std::vector<uint64_t> value_ends_;  // value v is chars_[value_ends_[v - 1] + 1, value_ends_[v])
+  std::vector<uint32_t> rows_;        // per row: its value
 };
 
 }  // namespace th

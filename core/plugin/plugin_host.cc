@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/plugin/text_column_copy.h"
+
 namespace th {
 
 namespace {
@@ -315,15 +317,7 @@ th_status PublishTable(void* ctx, const th_table* t) {
         break;
       }
       case TH_TYPE_STRING: {
-        auto* p = static_cast<const char* const*>(col.values.data);
-        std::vector<size_t> lengths(n);
-        size_t bytes = 0;
-        for (uint64_t i = 0; i < n; ++i) bytes += lengths[i] = p[i] ? std::strlen(p[i]) : 0;
-        TextColumn v;
-        v.reserve(n, bytes);
-        for (uint64_t i = 0; i < n; ++i)
-          v.push_back(std::string_view(p[i] ? p[i] : "", lengths[i]));
-        dc.values = std::move(v);
+        dc.values = CopyTextColumn(static_cast<const char* const*>(col.values.data), n);
         break;
       }
       default:

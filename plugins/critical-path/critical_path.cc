@@ -126,11 +126,11 @@ struct StepWindow {
   Window window;
 };
 
-// The instances of `annotation` (host events whose name holds it), by start;
-// the whole trace for "". Step: N of "...#N", else the instance's index; the
-// first instance of a step number counts.
-std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& annotation,
-                                int64_t instance) {
+// The instances of `annotation` (ix.annotated(): host events whose name holds
+// it), by start; the whole trace for "". Step: N of "...#N", else the
+// instance's index; the first instance of a step number counts.
+std::vector<StepWindow> Windows(const th::sdk::Trace& t, const TraceIndex& ix,
+                                const std::string& annotation, int64_t instance) {
   std::vector<StepWindow> out;
   if (annotation.empty()) {
     StepWindow w{0, {INT64_MAX, INT64_MIN}};
@@ -142,22 +142,10 @@ std::vector<StepWindow> Windows(const th::sdk::Trace& t, const std::string& anno
     if (w.window.begin <= w.window.end) out.push_back(w);
     return out;
   }
-  std::vector<uint8_t> holds;  // per name id: 0 not looked at, 1 no, 2 yes
-  std::vector<uint64_t> found;
-  for (uint64_t i = 0; i < t.size(); ++i) {
-    const uint32_t id = t.name_id(i);
-    if (id >= holds.size()) holds.resize(std::max<size_t>(id + 1, 2 * holds.size()), 0);
-    if (holds[id] == 0) holds[id] = t.name(i).find(annotation) != std::string_view::npos ? 2 : 1;
-    if (holds[id] != 2) continue;
-    const uint32_t k = t.kind(i);
-    if (k == TH_EVENT_FLOW || k == TH_EVENT_METADATA || k == TH_EVENT_GPU_USER_ANNOTATION ||
-        t.track_of(i).kind == TH_TRACK_GPU_STREAM)
-      continue;
-    found.push_back(i);
-  }
+  std::vector<uint32_t> found = ix.annotated();
   std::set<int64_t> seen;
   std::stable_sort(found.begin(), found.end(),
-                   [&](uint64_t a, uint64_t b) { return t.ts(a) < t.ts(b); });
+                   [&](uint32_t a, uint32_t b) { return t.ts(a) < t.ts(b); });
   for (size_t k = 0; k < found.size(); ++k) {
     if (instance >= 0 && static_cast<int64_t>(k) != instance) continue;
     const std::string_view n = t.name(found[k]);
@@ -186,16 +174,18 @@ struct Rows {
   std::vector<int64_t> p_step, p_rank, p_path, p_late, p_waits, p_elapsed, p_events, p_sync,
       p_inferred;
   std::vector<int64_t> c_step, c_rank, c_time;
-  std::vector<std::string_view> c_cat, c_bound;  // static names
+  std::vector<const char*> c_cat, c_bound;  // static names
   std::vector<int64_t> r_step, r_rank, r_time;
   std::vector<int64_t> k_step, k_id, k_gating, k_lead, k_transfer, k_on;
   // The two large tables' integer columns: in the host's memory once sized.
   IntRows e_step, e_rank, e_event_rank, e_event, e_ts, e_dur, e_time;
-  std::vector<std::string_view> e_name;  // the traces' own names, valid through the run
+  std::vector<const char*> e_name;  // the traces' own names (NUL-terminated), valid through the run
+  // Per trace slot, per name id: its text (nullptr: not looked up yet).
+  std::vector<std::vector<const char*>> names;
   std::vector<int64_t> w_step, w_rank, w_before, w_after;
-  std::vector<std::string_view> w_cat;
+  std::vector<const char*> w_cat;
   IntRows s_step, s_rank, s_event_rank, s_event, s_time;
-  std::vector<std::string_view> s_cat;
+  std::vector<const char*> s_cat;
   // Appends the rows of `other` (the paths across ranks), table by table.
   void Append(const Rows& o) {
     auto add = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
@@ -245,10 +235,10 @@ struct Rows {
                             {&s_time, &o.s_time}})
       to->Append(*from);
   }
-  // Room for `paths` paths; the events and spans tables' integer columns
-  // sized to exactly `events` and `spans` rows, in the host's memory (before
-  // any row).
-  void Size(const Context& ctx, size_t paths, size_t events, size_t spans) {
+  // Room for `paths` paths; the events table's integer columns sized to
+  // exactly `events` rows, in the host's memory (before any row). The spans
+  // table's: SizeSpans.
+  void Size(const Context& ctx, size_t paths, size_t events) {
     for (auto* v : {&p_step, &p_rank, &p_path, &p_late, &p_waits, &p_elapsed, &p_events, &p_sync,
                     &p_inferred})
       v->reserve(paths);
@@ -259,12 +249,16 @@ struct Rows {
         c->Allocate(ctx, events);
       e_name.reserve(events);
     }
-    if (what_if) {
-      for (auto* v : {&w_step, &w_rank, &w_before, &w_after}) v->reserve(5 * paths);
-      w_cat.reserve(5 * paths);
-      for (auto* c : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time}) c->Allocate(ctx, spans);
-      s_cat.reserve(spans);
-    }
+  }
+  // The what-if table's room, and the spans table's integer columns sized to
+  // exactly `spans` rows (the host's memory: its first touch is the cost, so
+  // this runs on the thread that fills them while Size's columns are filled).
+  void SizeSpans(const Context& ctx, size_t paths, size_t spans) {
+    if (!what_if) return;
+    for (auto* v : {&w_step, &w_rank, &w_before, &w_after}) v->reserve(5 * paths);
+    w_cat.reserve(5 * paths);
+    for (auto* c : {&s_step, &s_rank, &s_event_rank, &s_event, &s_time}) c->Allocate(ctx, spans);
+    s_cat.reserve(spans);
   }
   bool what_if = true;  // the what-if and spans rows
   bool events = true;   // the critical_path_events rows
@@ -320,9 +314,9 @@ class CriticalPath final : public th::sdk::Plugin {
     std::vector<const TraceIndex*> index_ptr;
     std::vector<std::vector<StepWindow>> windows;
     for (const auto& t : traces) {
-      index.push_back(std::make_unique<TraceIndex>(t));
+      index.push_back(std::make_unique<TraceIndex>(t, annotation));
       index_ptr.push_back(index.back().get());
-      windows.push_back(Windows(t, annotation, instance));
+      windows.push_back(Windows(t, *index.back(), annotation, instance));
       ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
     }
     WarnWithoutWindows(ctx, traces, annotation, windows);
@@ -424,8 +418,8 @@ class CriticalPath final : public th::sdk::Plugin {
   }
 
   // The rows of the per-rank paths, in window order, into columns sized once:
-  // the what-if and span rows on a thread of their own (they read no name:
-  // the host is called from this thread only).
+  // the what-if and span rows on a thread of their own (they read no name;
+  // the host's column_buffer is the one host call it makes: any thread may).
   static void AddRankRows(const Context& ctx, const std::vector<th::sdk::Trace>& traces,
                           const std::vector<std::pair<uint32_t, const StepWindow*>>& items,
                           const std::vector<WindowPath>& done, const Rows& across, Rows& rows) {
@@ -436,11 +430,10 @@ class CriticalPath final : public th::sdk::Plugin {
       events += p.summary.events.size();
       spans += p.spans.size();
     }
-    rows.Size(ctx, paths + across.p_step.size(), events + across.e_step.size(),
-              spans + across.s_step.size());
     std::exception_ptr what_if_error;
     std::thread what_if([&] {
       try {
+        rows.SizeSpans(ctx, paths + across.p_step.size(), spans + across.s_step.size());
         for (size_t i = 0; i < done.size(); ++i)
           if (done[i].ok)
             AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
@@ -455,6 +448,7 @@ class CriticalPath final : public th::sdk::Plugin {
         if (t.joinable()) t.join();
       }
     } joined{what_if};
+    rows.Size(ctx, paths + across.p_step.size(), events + across.e_step.size());
     for (size_t i = 0; i < done.size(); ++i)
       if (done[i].ok)
         AddPath(traces, items[i].second->step, traces[items[i].first].rank(), done[i].summary,
@@ -491,16 +485,30 @@ class CriticalPath final : public th::sdk::Plugin {
                                                    : sum.by_category[static_cast<int>(cat)]);
     }
     if (!rows.events) return;
-    for (const auto& [slot, event, time] : sum.events) {
+    const size_t n = sum.events.size();
+    int64_t* const e_step = rows.e_step.Extend(n);
+    int64_t* const e_rank = rows.e_rank.Extend(n);
+    int64_t* const e_event_rank = rows.e_event_rank.Extend(n);
+    int64_t* const e_event = rows.e_event.Extend(n);
+    int64_t* const e_ts = rows.e_ts.Extend(n);
+    int64_t* const e_dur = rows.e_dur.Extend(n);
+    int64_t* const e_time = rows.e_time.Extend(n);
+    rows.names.resize(traces.size());
+    for (size_t i = 0; i < n; ++i) {
+      const auto& [slot, event, time] = sum.events[i];
       const th::sdk::Trace& t = traces[slot];
-      rows.e_step.push_back(step);
-      rows.e_rank.push_back(rank);
-      rows.e_event_rank.push_back(t.rank());
-      rows.e_event.push_back(event);
-      rows.e_ts.push_back(t.ts(event));
-      rows.e_dur.push_back(t.dur(event));
-      rows.e_time.push_back(time);
-      rows.e_name.push_back(t.name(event));
+      e_step[i] = step;
+      e_rank[i] = rank;
+      e_event_rank[i] = t.rank();
+      e_event[i] = event;
+      e_ts[i] = t.ts(event);
+      e_dur[i] = t.dur(event);
+      e_time[i] = time;
+      std::vector<const char*>& names = rows.names[slot];
+      const uint32_t id = t.name_id(event);
+      if (id >= names.size()) names.resize(std::max<size_t>(id + 1, 2 * names.size()), nullptr);
+      if (names[id] == nullptr) names[id] = t.String(id).data();
+      rows.e_name.push_back(names[id]);
     }
   }
 
@@ -517,13 +525,20 @@ class CriticalPath final : public th::sdk::Plugin {
       rows.w_before.push_back(length);
       rows.w_after.push_back(without[static_cast<size_t>(c)]);
     }
-    for (const th::critical_path::PathSpan& span : spans) {
-      rows.s_step.push_back(step);
-      rows.s_rank.push_back(rank);
-      rows.s_event_rank.push_back(traces[span.slot].rank());
-      rows.s_event.push_back(span.event == th::critical_path::kNone ? -1 : int64_t{span.event});
+    const size_t n = spans.size();
+    int64_t* const s_step = rows.s_step.Extend(n);
+    int64_t* const s_rank = rows.s_rank.Extend(n);
+    int64_t* const s_event_rank = rows.s_event_rank.Extend(n);
+    int64_t* const s_event = rows.s_event.Extend(n);
+    int64_t* const s_time = rows.s_time.Extend(n);
+    for (size_t i = 0; i < n; ++i) {
+      const th::critical_path::PathSpan& span = spans[i];
+      s_step[i] = step;
+      s_rank[i] = rank;
+      s_event_rank[i] = traces[span.slot].rank();
+      s_event[i] = span.event == th::critical_path::kNone ? -1 : int64_t{span.event};
+      s_time[i] = span.time;
       rows.s_cat.push_back(th::critical_path::CategoryName(span.category));
-      rows.s_time.push_back(span.time);
     }
   }
 
@@ -553,7 +568,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     int64_t sync_edges = 0, inferred = 0;
     for (const auto& [slot, w] : members) {
       ranks.push_back(
-          BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &ws.nodes[slot], &g));
+          BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &ws.scratch[slot], &g));
       sync_edges += ranks.back().sync_edges;
       inferred += ranks.back().inferred_sync_edges;
     }
@@ -614,8 +629,8 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
     th::sdk::Table cats("critical_path_categories");
     cats.Int("step", std::move(r.c_step))
         .Int("rank", std::move(r.c_rank))
-        .CStringViews("category", std::move(r.c_cat))
-        .CStringViews("hta_bound", std::move(r.c_bound))
+        .CStrings("category", std::move(r.c_cat))
+        .CStrings("hta_bound", std::move(r.c_bound))
         .Int("time", std::move(r.c_time), "ns");
     ctx.Publish(cats);
   }
@@ -645,14 +660,14 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
     std::move(r.e_ts).AddTo(events, "ts", "ns");
     std::move(r.e_dur).AddTo(events, "dur", "ns");
     std::move(r.e_time).AddTo(events, "time", "ns");
-    events.CStringViews("name", std::move(r.e_name));
+    events.CStrings("name", std::move(r.e_name));
     ctx.Publish(events);
   }
   {
     th::sdk::Table what_if("critical_path_whatif");
     what_if.Int("step", std::move(r.w_step))
         .Int("rank", std::move(r.w_rank))
-        .CStringViews("category", std::move(r.w_cat))
+        .CStrings("category", std::move(r.w_cat))
         .Int("path_before", std::move(r.w_before), "ns")
         .Int("path_after", std::move(r.w_after), "ns");
     ctx.Publish(what_if);
@@ -663,7 +678,7 @@ void CriticalPath::Publish(Context& ctx, Rows r) {
     std::move(r.s_rank).AddTo(spans, "rank");
     std::move(r.s_event_rank).AddTo(spans, "event_rank");
     std::move(r.s_event).AddTo(spans, "event");
-    spans.CStringViews("category", std::move(r.s_cat));
+    spans.CStrings("category", std::move(r.s_cat));
     std::move(r.s_time).AddTo(spans, "time", "ns");
     ctx.Publish(spans);
   }

@@ -31,6 +31,17 @@ class IntRows {
       throw std::logic_error("IntRows: more rows than allocated");
     }
   }
+  // Room for `n` more rows, to be written through the pointer (valid until
+  // the next push_back or Extend).
+  int64_t* Extend(size_t n) {
+    if (!sized_) {
+      own_.resize(own_.size() + n);
+      return own_.data() + own_.size() - n;
+    }
+    if (n > fixed_.size() - filled_) throw std::logic_error("IntRows: more rows than allocated");
+    filled_ += n;
+    return fixed_.data() + filled_ - n;
+  }
   size_t size() const { return sized_ ? filled_ : own_.size(); }
   int64_t operator[](size_t i) const { return sized_ ? fixed_[i] : own_[i]; }
   // Appends the rows of `other`.

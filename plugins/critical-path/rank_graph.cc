@@ -317,8 +317,7 @@ void Builder::Activity(uint32_t k) {
   const bool has_last = last != last_on_stream_.end();
   const uint32_t call = ix_.runtime_of(k);
   const int64_t call_ts = t_.ts(call);
-  if (ix_.queue_at_launch(k) == 1 && ix_.queue_at_start(k) == 0 &&
-      (!has_last || N(last->second).ts < call_ts) &&
+  if (ix_.launched_into_empty_queue(k) && (!has_last || N(last->second).ts < call_ts) &&
       (sync_end == kNone || N(sync_end).ts < call_ts)) {
     Add(Start(call), s, EdgeType::kLaunch, N(s).ts - call_ts, Category::kLaunchOverhead, k);
   } else if (has_last && N(s).ts - N(last->second).ts < kKernelKernelGapLimit &&

@@ -7,11 +7,7 @@ namespace th::critical_path {
 void PrepareScratch(const std::vector<th::sdk::Trace>& traces, Workspace* ws) {
   if (ws->scratch.size() == traces.size()) return;
   ws->scratch.clear();
-  ws->nodes.clear();
-  for (const auto& t : traces) {
-    ws->scratch.emplace_back(t.size(), kNone);
-    ws->nodes.emplace_back(t.size(), kNone);
-  }
+  for (const auto& t : traces) ws->scratch.emplace_back(t.size(), kNone);
 }
 
 void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, uint32_t slot,
@@ -19,7 +15,7 @@ void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, u
   PrepareScratch(traces, ws);
   ws->graph.Clear();
   RankGraph rg =
-      BuildRankGraph(traces[slot], ix, w, slot, infer_sync, &ws->nodes[slot], &ws->graph);
+      BuildRankGraph(traces[slot], ix, w, slot, infer_sync, &ws->scratch[slot], &ws->graph);
   rg.Release();
   out->sync_edges = rg.sync_edges;
   out->inferred_sync_edges = rg.inferred_sync_edges;

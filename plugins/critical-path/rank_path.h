@@ -25,8 +25,10 @@ struct Workspace {
   GraphOrder order;
   LongestPath path;
   WhatIf what_if;
-  EventScratch scratch;  // per trace slot, one kNone entry per event (sized on first use)
-  EventScratch nodes;    // the same, for RankGraph::local
+  // Per trace slot, one kNone entry per event (sized on first use): lent in
+  // turn to a graph's RankGraph::local while it is built, then to Summarize
+  // and SpansOf; each leaves it kNone again.
+  EventScratch scratch;
 };
 
 // What one rank's window gives.
@@ -45,8 +47,7 @@ struct WindowPath {
 void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, uint32_t slot,
               const Window& w, bool infer_sync, bool what_if, Workspace* ws, WindowPath* out);
 
-// Sizes ws->scratch and ws->nodes for `traces` (a kNone entry per event of
-// each), once.
+// Sizes ws->scratch for `traces` (a kNone entry per event of each), once.
 void PrepareScratch(const std::vector<th::sdk::Trace>& traces, Workspace* ws);
 
 }  // namespace th::critical_path

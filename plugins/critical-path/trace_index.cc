@@ -34,7 +34,7 @@ bool IsHostKind(uint32_t kind) { return kind == TH_EVENT_RUNTIME || kind == TH_E
 
 }  // namespace
 
-TraceIndex::TraceIndex(const th::sdk::Trace& t) : t_(t) {
+TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation) : t_(t) {
   struct Joined {
     std::thread& thread;
     ~Joined() {
@@ -54,9 +54,8 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t) : t_(t) {
       role_.assign(t.size(), 0);
       runtime_of_.assign(t.size(), kNone);
       launched_first_.assign(t.size() + 1, 0);
-      queue_launch_.assign(t.size(), kNoQueue);
-      queue_start_.assign(t.size(), kNoQueue);
-      IndexNames(t);
+      queue_bits_.assign(t.size(), 0);
+      IndexNames(t, annotation);
       MergeThreads(t);
     } catch (...) {
       side_error = std::current_exception();
@@ -78,8 +77,10 @@ bool TraceIndex::is_node_kind(uint64_t event) const {
   return k == TH_EVENT_CPU_OP || IsHostKind(k);
 }
 
-void TraceIndex::IndexNames(const th::sdk::Trace& t) {
-  // Per name id its role + 1 (0: not looked at yet; roles fill a byte).
+void TraceIndex::IndexNames(const th::sdk::Trace& t, std::string_view annotation) {
+  // Per name id: 0 not looked at yet, else 1 + its role (a byte), with
+  // kAnnotated when it holds the annotation.
+  constexpr uint16_t kAnnotated = 0x200;
   std::vector<uint16_t> by_name;
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t id = t.name_id(i);
@@ -87,12 +88,18 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
     if (by_name[id] == 0) {
       const std::string_view n = t.name(i);
       by_name[id] = static_cast<uint16_t>(RoleOfName(n) + 1);
+      if (!annotation.empty() && n.find(annotation) != std::string_view::npos)
+        by_name[id] |= kAnnotated;
       if (n == "cudaStreamWaitEvent") stream_wait_names_.insert(id);
     }
-    role_[i] = static_cast<uint8_t>(by_name[id] - 1);
-    if (t.kind(i) == TH_EVENT_GPU_SYNC) has_sync_ = true;
-    if ((role_[i] & kEventRecord) && IsHostKind(t.kind(i)))
+    role_[i] = static_cast<uint8_t>((by_name[id] & 0x1FF) - 1);
+    const uint32_t kind = t.kind(i);
+    if (kind == TH_EVENT_GPU_SYNC) has_sync_ = true;
+    if ((role_[i] & kEventRecord) && IsHostKind(kind))
       records_by_thread_[t.track_index(i)].push_back(static_cast<uint32_t>(i));
+    if ((by_name[id] & kAnnotated) && kind != TH_EVENT_FLOW && kind != TH_EVENT_METADATA &&
+        kind != TH_EVENT_GPU_USER_ANNOTATION && !on_stream_[t.track_index(i)])
+      annotated_.push_back(static_cast<uint32_t>(i));
   }
   for (auto& [track, rows] : records_by_thread_)
     std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
@@ -103,6 +110,12 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t) {
 std::vector<std::pair<int64_t, uint32_t>> TraceIndex::ListEvents(const th::sdk::Trace& t,
                                                                  std::vector<uint32_t>* gpu) {
   std::vector<std::pair<int64_t, uint32_t>> host;  // (correlation, row) of host calls, by row
+  // Room for every event: only the pages written are touched, and no growth
+  // copies them again.
+  host.reserve(t.size());
+  host_by_start_.reserve(t.size());
+  gpu->reserve(t.size());
+  activity_at_.reserve(t.gpu_activity().size());
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     const bool on_host = IsHostKind(k);
@@ -172,13 +185,29 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
   // Per stream track: the launches and the starts of its activities, each
   // in a few runs by time (activities come by row, a stream's by start).
+  // Each list sized exactly first (counted), so that no growth copies it.
   using Change = std::pair<int64_t, uint32_t>;  // (ts, activity)
-  std::vector<std::vector<Change>> launch_at(t.track_count()), start_at(t.track_count());
-  std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
+  std::vector<uint32_t> launched;               // the activities launched by a launch call
+  std::vector<uint32_t> per_stream(t.track_count(), 0), per_thread(t.track_count(), 0);
+  launched.reserve(t.gpu_activity().size());
   for (uint32_t k : t.gpu_activity()) {
     if (!on_stream_[t.track_index(k)]) continue;
     const uint32_t r = runtime_of_[k];
     if (r == kNone || !(role_[r] & kLaunchCall)) continue;
+    launched.push_back(k);
+    ++per_stream[t.track_index(k)];
+    ++per_thread[t.track_index(r)];
+  }
+  std::vector<std::vector<Change>> launch_at(t.track_count()), start_at(t.track_count());
+  std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
+  for (uint32_t track = 0; track < t.track_count(); ++track) {
+    launch_at[track].reserve(per_stream[track]);
+    start_at[track].reserve(per_stream[track]);
+    by_stream[track].reserve(per_stream[track]);
+    by_thread[track].reserve(per_thread[track]);
+  }
+  for (uint32_t k : launched) {
+    const uint32_t r = runtime_of_[k];
     const uint32_t stream = t.track_index(k);
     launch_at[stream].emplace_back(t.ts(r), k);
     start_at[stream].emplace_back(t.ts(k), k);
@@ -197,10 +226,11 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     size_t a = 0;
     for (const auto& [ts, k] : starts) {
       for (; a < launches.size() && launches[a].first <= ts; ++a)
-        queue_launch_[launches[a].second] = ++q;
-      queue_start_[k] = --q;
+        if (++q == 1) queue_bits_[launches[a].second] |= kOneAfterLaunch;
+      if (--q == 0) queue_bits_[k] |= kEmptyAfterStart;
     }
-    for (; a < launches.size(); ++a) queue_launch_[launches[a].second] = ++q;
+    for (; a < launches.size(); ++a)
+      if (++q == 1) queue_bits_[launches[a].second] |= kOneAfterLaunch;
   }
   auto by_time = [](const Launch& a, const Launch& b) {
     return std::tie(a.ts, a.call) < std::tie(b.ts, b.call);

@@ -1,8 +1,8 @@
 // What the critical path needs of one trace, worked out once for all its
 // windows: the runtime call of each GPU event (same correlation; else, for a
-// GPU activity, the host call of its launch edge: XSpace captures), the stream
-// queue length at each launch and at each activity's start (HTA's queue
-// length: +1 at a launch call, -1 when the activity starts), the CPU thread
+// GPU activity, the host call of its launch edge: XSpace captures), whether
+// each activity was launched into an empty stream queue (HTA's queue length:
+// +1 at a launch call, -1 when the activity starts), the CPU thread
 // each host event's call stack runs on (the backward thread merged into the
 // forward thread, as HTA does), the role of each name, and the launch calls
 // and cudaEventRecord calls in time order for event synchronisation.
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <exception>
 #include <span>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -35,20 +36,21 @@ enum NameRole : uint8_t {
   kStreamWait = 128,  // GPU sync "Stream Wait Event"
 };
 
-inline constexpr int32_t kNoQueue = -1;
-
 class TraceIndex {
  public:
-  explicit TraceIndex(const th::sdk::Trace& t);
+  // `annotation`: the text whose instances annotated() lists ("" none).
+  explicit TraceIndex(const th::sdk::Trace& t, std::string_view annotation = {});
 
   uint8_t role(uint64_t event) const { return role_[event]; }
   // The host call with the event's correlation id (a GPU activity without
   // one: its launch edge's host call), kNone if none.
   uint32_t runtime_of(uint64_t event) const { return runtime_of_[event]; }
-  // Queue length after the activity's launch call, and after its start
-  // (kNoQueue when it was not launched by a launch call).
-  int32_t queue_at_launch(uint64_t event) const { return queue_launch_[event]; }
-  int32_t queue_at_start(uint64_t event) const { return queue_start_[event]; }
+  // Whether the activity was launched into an empty stream queue: the queue
+  // length was 1 after its launch call and 0 after its start (false when it
+  // was not launched by a launch call).
+  bool launched_into_empty_queue(uint64_t event) const {
+    return queue_bits_[event] == (kOneAfterLaunch | kEmptyAfterStart);
+  }
   // The call-stack thread of a CPU track (tracks merged by HTA's rule).
   uint32_t thread_of(uint32_t track) const { return thread_of_[track]; }
   bool is_node_kind(uint64_t event) const;
@@ -68,6 +70,9 @@ class TraceIndex {
   uint32_t NextActivity(uint32_t wait_call, uint32_t stream_track) const;
   // Host ops and calls (on CPU tracks) by start, then row.
   const std::vector<uint32_t>& host_by_start() const { return host_by_start_; }
+  // The events whose name holds the annotation, by row: on a CPU track,
+  // neither flows, metadata nor GPU user annotations.
+  const std::vector<uint32_t>& annotated() const { return annotated_; }
   // GPU syncs on no stream (Event Sync, Context Sync) with a host call, by start.
   const std::vector<uint32_t>& unstreamed_syncs() const { return unstreamed_syncs_; }
   // The GPU activities and syncs correlated with host call `call`.
@@ -82,7 +87,7 @@ class TraceIndex {
     int64_t ts;
     uint32_t call, activity, stream_track;
   };
-  void IndexNames(const th::sdk::Trace& t);
+  void IndexNames(const th::sdk::Trace& t, std::string_view annotation);
   // Lists the host events (host_by_start_, sorted on host_sort_) and the GPU
   // activities by start; returns the host calls' (correlation, row) and puts
   // the GPU activities and syncs, by row, in *gpu.
@@ -98,14 +103,15 @@ class TraceIndex {
   std::vector<uint8_t> on_stream_;  // per track: 1 for a GPU stream
   std::vector<uint8_t> role_;
   std::vector<uint32_t> runtime_of_;
-  std::vector<int32_t> queue_launch_, queue_start_;
+  enum : uint8_t { kOneAfterLaunch = 1, kEmptyAfterStart = 2 };
+  std::vector<uint8_t> queue_bits_;  // per event: the bits above
   std::vector<uint32_t> thread_of_;
   bool has_sync_ = false;
   std::unordered_set<uint32_t> stream_wait_names_;  // ids of "cudaStreamWaitEvent"
   std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
   std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted
-  std::vector<uint32_t> host_by_start_, unstreamed_syncs_;
+  std::vector<uint32_t> host_by_start_, unstreamed_syncs_, annotated_;
   std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events
   std::thread host_sort_;  // sorts host_by_start_ while the constructor goes on
   std::exception_ptr host_sort_error_;

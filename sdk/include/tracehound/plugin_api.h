@@ -335,7 +335,8 @@ typedef struct th_host_api {
    * run returns. A published column whose values.data is this address and
    * whose length is `count` is taken over without a copy (once: a second
    * table publishing it gets a copy). NULL for count 0, another type, or no
-   * memory; the plugin then uses memory of its own. */
+   * memory; the plugin then uses memory of its own. Any thread of the
+   * run may call it, concurrently with other calls to it. */
   void* (*column_buffer)(void* ctx, uint32_t type, uint64_t count);
 } th_host_api;
 

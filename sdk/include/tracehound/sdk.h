@@ -1012,12 +1012,22 @@ class Table {
         {std::move(column), TH_TYPE_STRING, views_.size() - 1, "", Source::kCStringViews});
     return *this;
   }
+  // NUL-terminated texts by pointer (NULL reads as ""; the same kinds of text
+  // as CStringViews), handed to the host as they are: 8 bytes a row, and
+  // rows pointing at one text cost the host one value.
+  Table& CStrings(std::string column, std::vector<const char*> values) {
+    c_strings_.push_back(std::move(values));
+    cols_.push_back(
+        {std::move(column), TH_TYPE_STRING, c_strings_.size() - 1, "", Source::kCStrings});
+    return *this;
+  }
 
  private:
   friend class Context;
   // Where a column's `index` points: ints_ / reals_ / texts_; views_
-  // (TextViews; CStringViews, NUL-terminated); int_columns_ / real_columns_.
-  enum class Source : uint8_t { kOwned, kViews, kCStringViews, kColumn };
+  // (TextViews; CStringViews, NUL-terminated); c_strings_ (CStrings);
+  // int_columns_ / real_columns_.
+  enum class Source : uint8_t { kOwned, kViews, kCStringViews, kCStrings, kColumn };
   struct Col {
     std::string name;
     th_value_type type;
@@ -1033,6 +1043,7 @@ class Table {
   std::deque<Column<double>> real_columns_;
   std::deque<std::vector<std::string>> texts_;
   std::deque<std::vector<std::string_view>> views_;
+  std::deque<std::vector<const char*>> c_strings_;
 };
 
 // What Run sees: the traces, its options, and the ways to report.
@@ -1105,6 +1116,9 @@ class Context {
       } else if (c.type == TH_TYPE_F64) {
         col.values.data = t.reals_[c.index].data();
         col.values.length = t.reals_[c.index].size();
+      } else if (c.source == Table::Source::kCStrings) {
+        col.values.data = t.c_strings_[c.index].data();
+        col.values.length = t.c_strings_[c.index].size();
       } else if (c.source == Table::Source::kCStringViews) {
         const auto& views = t.views_[c.index];
         auto& ptrs = strings.emplace_back();
@@ -1149,8 +1163,8 @@ class Context {
   }
   // A column of n zeroed values for a table to publish: in the host's memory
   // (published without a copy) when the host offers it (API 2.2), else in
-  // memory of its own. Call it on the thread Run was called on; the column
-  // may then be filled on any thread.
+  // memory of its own. Any thread of the run may call it, concurrently (API
+  // 2.2); zeroing is its cost, paid on the calling thread.
   Column<int64_t> NewInts(size_t n) const { return NewColumn<int64_t>(TH_TYPE_I64, n); }
   Column<double> NewReals(size_t n) const { return NewColumn<double>(TH_TYPE_F64, n); }
 

@@ -1,11 +1,13 @@
 // TextColumn: values packed with a NUL after each, read back as views and C
-// strings, empty values and embedded bytes kept, compared with vectors.
+// strings, empty values and embedded bytes kept, rows sharing a value,
+// compared by what the rows hold.
 #include "core/graph/text_column.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,24 @@ TEST(TextColumn, EqualityAndConstructionFromStrings) {
   EXPECT_FALSE(a == c);  // the same letters, other values
   EXPECT_EQ(a.ToStrings(), (std::vector<std::string>{"x", "", "yz"}));
   EXPECT_TRUE(TextColumn().empty());
+}
+
+TEST(TextColumn, RowsShareAValueAddedOnce) {
+  TextColumn shared;
+  const uint32_t mm = shared.AddValue("aten::mm");
+  const uint32_t empty = shared.AddValue("");
+  for (uint32_t v : {mm, empty, mm, mm}) shared.PushRow(v);
+  EXPECT_EQ(shared.size(), 4u);
+  EXPECT_EQ(shared.value_count(), 2u);
+  EXPECT_EQ(shared.ToStrings(), (std::vector<std::string>{"aten::mm", "", "aten::mm", "aten::mm"}));
+  EXPECT_STREQ(shared.c_str(3), "aten::mm");
+  EXPECT_STREQ(shared.c_str(1), "");
+  // The same rows, each value stored apart: equal, since the rows hold the same.
+  const TextColumn apart(std::vector<std::string>{"aten::mm", "", "aten::mm", "aten::mm"});
+  EXPECT_EQ(apart.value_count(), 4u);
+  EXPECT_TRUE(shared == apart);
+  EXPECT_THROW(shared.PushRow(2), std::out_of_range);
+  EXPECT_EQ(shared.size(), 4u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <tracehound/sdk.h>
 
 #include <cstdint>
+#include <thread>
 
 class HostColumns final : public th::sdk::Plugin {
  public:
@@ -22,8 +23,12 @@ class HostColumns final : public th::sdk::Plugin {
                        .Int("unterminated_names"));
   }
   void Run(th::sdk::Context& ctx) override {
-    th::sdk::Column<int64_t> ints = ctx.NewInts(4);
-    th::sdk::Column<double> reals = ctx.NewReals(4);
+    // Any thread may ask for a column (API 2.2): these come from two at once.
+    th::sdk::Column<int64_t> ints;
+    th::sdk::Column<double> reals;
+    std::thread other([&] { reals = ctx.NewReals(4); });
+    ints = ctx.NewInts(4);
+    other.join();
     ctx.NewInts(8);  // never published: the host frees it after the run
     for (size_t i = 0; i < ints.size(); ++i) {
       ints[i] = static_cast<int64_t>(10 * (i + 1));
