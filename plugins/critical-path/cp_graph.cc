@@ -54,9 +54,16 @@ bool FindLongestPath(const Graph& g, const GraphOrder& order, bool acyclic, Long
       }
     }
   }
+  TraceLongestPath(g, out);
+  return true;
+}
+
+void TraceLongestPath(const Graph& g, LongestPath* out) {
+  const auto& edges = g.edges();
+  const size_t n = out->dist.size();
   out->edges.clear();
   out->length = 0;
-  if (n == 0) return true;
+  if (n == 0) return;
   uint32_t end = 0;
   for (uint32_t v = 1; v < n; ++v)
     if (out->dist[v] > out->dist[end]) end = v;
@@ -64,7 +71,6 @@ bool FindLongestPath(const Graph& g, const GraphOrder& order, bool acyclic, Long
   for (uint32_t v = end; out->pred[v] != kNone; v = edges[out->pred[v]].src)
     out->edges.push_back(out->pred[v]);
   std::reverse(out->edges.begin(), out->edges.end());
-  return true;
 }
 
 }  // namespace th::critical_path

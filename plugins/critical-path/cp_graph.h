@@ -112,5 +112,8 @@ bool FindLongestPath(const Graph& g, LongestPath* out, std::string* error);
 // The same over `order`, computed on `g` (Compute's result: `acyclic`).
 bool FindLongestPath(const Graph& g, const GraphOrder& order, bool acyclic, LongestPath* out,
                      std::string* error);
+// Completes `out` from its dist and pred (FindLongestPath's rules): the path
+// ends at the earliest node of the greatest distance; its length and edges.
+void TraceLongestPath(const Graph& g, LongestPath* out);
 
 }  // namespace th::critical_path

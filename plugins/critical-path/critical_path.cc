@@ -580,7 +580,10 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     LongestPath& p = ws.path;
     std::string error;
     const bool acyclic = ws.order.Compute(g);
-    if (!th::critical_path::FindLongestPath(g, ws.order, acyclic, &p, &error)) {
+    std::array<int64_t, 6> without{};
+    if (rows.what_if && acyclic)
+      without = ws.what_if.PathAndLengthsWithout(g, ws.order, &p);
+    else if (!th::critical_path::FindLongestPath(g, ws.order, acyclic, &p, &error)) {
       ctx.Warn("step " + std::to_string(step) + " across ranks: " + error);
       continue;
     }
@@ -600,7 +603,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &ws.scratch);
     AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
     if (rows.what_if)
-      AddWhatIf(traces, step, -1, p.length, ws.what_if.LengthsWithout(g, ws.order),
+      AddWhatIf(traces, step, -1, p.length, without,
                 th::critical_path::SpansOf(g, p, transfer_slot, &ws.scratch), rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {
       rows.r_step.push_back(step);

@@ -17,6 +17,8 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
     s.events[at].time += time;
   };
   const auto& nodes = g.nodes();
+  std::vector<int64_t> per_slot;  // by_rank_slot, densely
+  s.events.reserve(p.edges.size() + 1);
   bool one_rank = true;
   for (uint32_t k : p.edges) {
     const Edge& e = g.edges()[k];
@@ -30,7 +32,10 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
       auto it = transfer_slot.find(k);
       if (it != transfer_slot.end()) slot = it->second;
     }
-    if (e.weight > 0) s.by_rank_slot[slot] += e.weight;
+    if (e.weight > 0) {
+      if (slot >= per_slot.size()) per_slot.resize(slot + 1, 0);
+      per_slot[slot] += e.weight;
+    }
     if (a.event != kNone && b.event != kNone && a.rank_slot == b.rank_slot)
       s.waits += (b.ts - a.ts) - e.weight;
     if (a.event == kNone || b.event == kNone) one_rank = false;
@@ -38,6 +43,8 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
     if (e.attributed != kNone && e.weight > 0) add(a.rank_slot, e.attributed, e.weight);
     if (b.event != kNone) add(b.rank_slot, b.event, 0);
   }
+  for (uint32_t slot = 0; slot < per_slot.size(); ++slot)
+    if (per_slot[slot] > 0) s.by_rank_slot[slot] = per_slot[slot];
   for (const PathSummary::OnPath& o : s.events) (*scratch)[o.slot][o.event] = kNone;
   if (one_rank && !p.edges.empty())
     s.elapsed = nodes[g.edges()[p.edges.back()].dst].ts - nodes[g.edges()[p.edges.front()].src].ts;

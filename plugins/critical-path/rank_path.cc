@@ -22,13 +22,16 @@ void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, u
   out->spans.clear();
   const bool acyclic = ws->order.Compute(ws->graph);
   out->error.clear();
-  out->ok = FindLongestPath(ws->graph, ws->order, acyclic, &ws->path, &out->error);
+  if (what_if && acyclic) {
+    out->without = ws->what_if.PathAndLengthsWithout(ws->graph, ws->order, &ws->path);
+    out->ok = true;
+  } else {
+    out->ok = FindLongestPath(ws->graph, ws->order, acyclic, &ws->path, &out->error);
+  }
   if (!out->ok) return;
   out->length = ws->path.length;
   out->summary = Summarize(ws->graph, ws->path, {}, &ws->scratch);
-  if (!what_if) return;
-  out->without = ws->what_if.LengthsWithout(ws->graph, ws->order);
-  out->spans = SpansOf(ws->graph, ws->path, {}, &ws->scratch);
+  if (what_if) out->spans = SpansOf(ws->graph, ws->path, {}, &ws->scratch);
 }
 
 }  // namespace th::critical_path

@@ -38,7 +38,7 @@ struct WindowPath {
   int64_t sync_edges = 0, inferred_sync_edges = 0;
   int64_t length = 0;  // ns
   PathSummary summary;
-  std::array<int64_t, 6> without{};  // what-if lengths (WhatIf::LengthsWithout), when asked
+  std::array<int64_t, 6> without{};  // what-if lengths (WhatIf::PathAndLengthsWithout), when asked
   std::vector<PathSpan> spans;       // SpansOf, when asked
 };
 

@@ -5,24 +5,39 @@
 
 namespace th::critical_path {
 
-std::array<int64_t, 6> WhatIf::LengthsWithout(const Graph& g, const GraphOrder& order) {
-  constexpr size_t kN = 6;
+std::array<int64_t, 6> WhatIf::PathAndLengthsWithout(const Graph& g, const GraphOrder& order,
+                                                     LongestPath* path) {
   const auto& edges = g.edges();
-  dist_.assign(g.nodes().size(), std::array<int64_t, kN>{});
-  std::array<int64_t, kN> longest{};
+  const size_t n = g.nodes().size();
+  path->dist.assign(n, 0);
+  path->pred.assign(n, kNone);
+  dist_.assign(n, std::array<int64_t, kLanes>{});
+  int64_t* const dist = path->dist.data();
+  uint32_t* const pred = path->pred.data();
+  std::array<int64_t, 6> longest{};
   for (uint32_t u : order.order()) {
-    const std::array<int64_t, kN>& du = dist_[u];
-    for (size_t c = 0; c < kN; ++c) longest[c] = std::max(longest[c], du[c]);
+    const int64_t du0 = dist[u];
+    const std::array<int64_t, kLanes> du = dist_[u];
+    longest[0] = std::max(longest[0], du0);
+    for (size_t c = 0; c < kLanes; ++c) longest[c + 1] = std::max(longest[c + 1], du[c]);
     for (uint32_t k : order.out(u)) {
       const Edge& e = edges[k];
-      std::array<int64_t, kN>& dv = dist_[e.dst];
-      const auto zeroed = static_cast<size_t>(e.category);
-      for (size_t c = 0; c < kN; ++c) {
-        const int64_t d = du[c] + (c == zeroed && c != 0 ? 0 : e.weight);
-        if (d > dv[c]) dv[c] = d;
+      const uint32_t v = e.dst;
+      // FindLongestPath's rule: the greater distance, on a tie the first edge.
+      const int64_t d = du0 + e.weight;
+      if (pred[v] == kNone || d > dist[v] || (d == dist[v] && k < pred[v])) {
+        dist[v] = d;
+        pred[v] = k;
+      }
+      std::array<int64_t, kLanes>& dv = dist_[v];
+      const size_t zeroed = static_cast<size_t>(e.category);  // lane zeroed + 1
+      for (size_t c = 0; c < kLanes; ++c) {
+        const int64_t dc = du[c] + (c + 1 == zeroed ? 0 : e.weight);
+        if (dc > dv[c]) dv[c] = dc;
       }
     }
   }
+  TraceLongestPath(g, path);
   return longest;
 }
 

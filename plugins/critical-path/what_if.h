@@ -15,15 +15,18 @@ namespace th::critical_path {
 
 class WhatIf {
  public:
-  // The longest path's length (ns) of `g` (acyclic: FindLongestPath succeeded
-  // on it) with every enabled edge of one category at 0, for each category at
-  // once (index: the Category value; kNone: no category zeroed, the path
-  // itself), in one pass over `order` (computed on `g`). The buffers are kept
-  // for the next graph (no allocation once they are big enough).
-  std::array<int64_t, 6> LengthsWithout(const Graph& g, const GraphOrder& order);
+  // In one pass over `order` (computed on `g`, which it found acyclic): the
+  // longest path, into *path exactly as FindLongestPath gives it, and the
+  // longest path's length (ns) with every enabled edge of one category at 0,
+  // for each category at once (index: the Category value; kNone: no category
+  // zeroed, the path itself). The buffers are kept for the next graph (no
+  // allocation once they are big enough).
+  std::array<int64_t, 6> PathAndLengthsWithout(const Graph& g, const GraphOrder& order,
+                                               LongestPath* path);
 
  private:
-  std::vector<std::array<int64_t, 6>> dist_;
+  static constexpr size_t kLanes = 5;  // lane c: Category c + 1 at 0
+  std::vector<std::array<int64_t, kLanes>> dist_;
 };
 
 // The path's length by (rank slot, event or kNone, category), each key once,
