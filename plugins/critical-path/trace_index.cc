@@ -183,11 +183,11 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
-  // Per stream track: the launches and the starts of its activities, each
-  // in a few runs by time (activities come by row, a stream's by start).
-  // Each list sized exactly first (counted), so that no growth copies it.
-  using Change = std::pair<int64_t, uint32_t>;  // (ts, activity)
-  std::vector<uint32_t> launched;               // the activities launched by a launch call
+  // Per stream track: its launches (by the launch call's time, then call) and
+  // the starts of its activities; per CPU track its launches. Each list sized
+  // exactly first (counted), so that no growth copies it; each comes in a
+  // few runs by time (activities come by row, a stream's by start).
+  std::vector<uint32_t> launched;  // the activities launched by a launch call
   std::vector<uint32_t> per_stream(t.track_count(), 0), per_thread(t.track_count(), 0);
   launched.reserve(t.gpu_activity().size());
   for (uint32_t k : t.gpu_activity()) {
@@ -198,52 +198,60 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     ++per_stream[t.track_index(k)];
     ++per_thread[t.track_index(r)];
   }
-  std::vector<std::vector<Change>> launch_at(t.track_count()), start_at(t.track_count());
+  std::vector<std::vector<uint32_t>> start_at(t.track_count());
   std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
   for (uint32_t track = 0; track < t.track_count(); ++track) {
-    launch_at[track].reserve(per_stream[track]);
     start_at[track].reserve(per_stream[track]);
     by_stream[track].reserve(per_stream[track]);
     by_thread[track].reserve(per_thread[track]);
   }
   for (uint32_t k : launched) {
     const uint32_t r = runtime_of_[k];
-    const uint32_t stream = t.track_index(k);
-    launch_at[stream].emplace_back(t.ts(r), k);
-    start_at[stream].emplace_back(t.ts(k), k);
-    const Launch l{t.ts(r), r, k, stream};
+    const Launch l{t.ts(r), r, k};
+    start_at[t.track_index(k)].push_back(k);
     by_thread[t.track_index(r)].push_back(l);
-    by_stream[stream].push_back(l);
+    by_stream[t.track_index(k)].push_back(l);
   }
-  // HTA's queue length: +1 at a launch, -1 when the activity starts; at one
-  // instant the launch counts first, then by activity row.
-  for (uint32_t track = 0; track < launch_at.size(); ++track) {
-    auto& launches = launch_at[track];
-    auto& starts = start_at[track];
-    th::sdk::StableSortRuns(launches);
-    th::sdk::StableSortRuns(starts);
-    int32_t q = 0;
-    size_t a = 0;
-    for (const auto& [ts, k] : starts) {
-      for (; a < launches.size() && launches[a].first <= ts; ++a)
-        if (++q == 1) queue_bits_[launches[a].second] |= kOneAfterLaunch;
-      if (--q == 0) queue_bits_[k] |= kEmptyAfterStart;
-    }
-    for (; a < launches.size(); ++a)
-      if (++q == 1) queue_bits_[launches[a].second] |= kOneAfterLaunch;
-  }
-  auto by_time = [](const Launch& a, const Launch& b) {
+  launched = {};
+  const auto by_time = [](const Launch& a, const Launch& b) {
     return std::tie(a.ts, a.call) < std::tie(b.ts, b.call);
   };
-  for (uint32_t track = 0; track < by_thread.size(); ++track) {
-    if (!by_thread[track].empty()) {
-      th::sdk::StableSortRuns(by_thread[track], by_time);
-      launches_by_thread_[track] = std::move(by_thread[track]);
+  const auto by_start = [&t](uint32_t a, uint32_t b) {
+    return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
+  };
+  // HTA's queue length: +1 at a launch, -1 when the activity starts; at one
+  // instant the launches count first, and among launches at one instant the
+  // lowest activity row first: so of a group of launches at one instant only
+  // the lowest row can find the queue at 1.
+  for (uint32_t track = 0; track < t.track_count(); ++track) {
+    auto& launches = by_stream[track];
+    if (launches.empty()) continue;
+    auto& starts = start_at[track];
+    th::sdk::StableSortRuns(launches, by_time);
+    th::sdk::StableSortRuns(starts, by_start);
+    int32_t q = 0;
+    size_t a = 0;
+    const auto launch_group = [&]() {  // the launches at launches[a].ts
+      size_t b = a + 1;
+      uint32_t lowest = launches[a].activity;
+      for (; b < launches.size() && launches[b].ts == launches[a].ts; ++b)
+        lowest = std::min(lowest, launches[b].activity);
+      if (q == 0) queue_bits_[lowest] |= kOneAfterLaunch;
+      q += static_cast<int32_t>(b - a);
+      a = b;
+    };
+    for (uint32_t k : starts) {
+      while (a < launches.size() && launches[a].ts <= t.ts(k)) launch_group();
+      if (--q == 0) queue_bits_[k] |= kEmptyAfterStart;
     }
-    if (!by_stream[track].empty()) {
-      th::sdk::StableSortRuns(by_stream[track], by_time);
-      launches_by_stream_[track] = std::move(by_stream[track]);
-    }
+    while (a < launches.size()) launch_group();
+    starts = {};
+    launches_by_stream_[track] = std::move(launches);
+  }
+  for (uint32_t track = 0; track < t.track_count(); ++track) {
+    if (by_thread[track].empty()) continue;
+    th::sdk::StableSortRuns(by_thread[track], by_time);
+    launches_by_thread_[track] = std::move(by_thread[track]);
   }
 }
 
@@ -315,7 +323,7 @@ uint32_t TraceIndex::RecordedActivity(uint32_t wait_call) const {
   if (th == launches_by_thread_.end()) return kNone;
   const Launch* own = last_before(th->second);
   if (!own) return kNone;
-  const Launch* prev = last_before(launches_by_stream_.at(own->stream_track));
+  const Launch* prev = last_before(launches_by_stream_.at(t_.track_index(own->activity)));
   return prev ? prev->activity : kNone;
 }
 
@@ -326,7 +334,7 @@ uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) con
   for (auto it = std::lower_bound(th->second.begin(), th->second.end(), at,
                                   [](const Launch&l, int64_t ts) { return l.ts < ts; });
        it != th->second.end(); ++it)
-    if (stream_track == kNone || it->stream_track == stream_track) return it->activity;
+    if (stream_track == kNone || t_.track_index(it->activity) == stream_track) return it->activity;
   return kNone;
 }
 

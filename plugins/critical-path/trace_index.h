@@ -83,9 +83,9 @@ class TraceIndex {
   uint32_t ActivityAt(int64_t ts, int64_t dur) const;
 
  private:
-  struct Launch {
-    int64_t ts;
-    uint32_t call, activity, stream_track;
+  struct Launch {  // a launch call and its activity (the stream: the activity's track)
+    int64_t ts;    // the call's
+    uint32_t call, activity;
   };
   void IndexNames(const th::sdk::Trace& t, std::string_view annotation);
   // Lists the host events (host_by_start_, sorted on host_sort_) and the GPU
