@@ -67,7 +67,19 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation) : t
   side.join();
   if (side_error) std::rethrow_exception(side_error);
   LinkCalls(t, call_of, gpu);
+  // The launch CSR beside the stream queues: both read runtime_of_ only.
+  std::exception_ptr csr_error;
+  std::thread csr([&] {
+    try {
+      IndexLaunches(t, gpu);
+    } catch (...) {
+      csr_error = std::current_exception();
+    }
+  });
+  Joined joined_csr{csr};
   IndexQueues(t);
+  csr.join();
+  if (csr_error) std::rethrow_exception(csr_error);
   host_sort_.join();
   if (host_sort_error_) std::rethrow_exception(host_sort_error_);
 }
@@ -157,6 +169,9 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
     const uint32_t call = t.launch_of(i, cursor);
     if (call != th::sdk::kNoRow && IsHostKind(t.kind(call))) runtime_of_[i] = call;
   }
+}
+
+void TraceIndex::IndexLaunches(const th::sdk::Trace& t, const std::vector<uint32_t>& gpu) {
   // CSR by call, each call's events by row: counted per call, summed (each
   // call's entry at its end), then filled from the last event back, each
   // entry moving down to its call's first.

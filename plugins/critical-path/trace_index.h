@@ -93,9 +93,11 @@ class TraceIndex {
   // the GPU activities and syncs, by row, in *gpu.
   std::vector<std::pair<int64_t, uint32_t>> ListEvents(const th::sdk::Trace& t,
                                                        std::vector<uint32_t>* gpu);
-  // runtime_of_, the launch CSR and the syncs on no stream.
+  // runtime_of_ of the GPU events `gpu`.
   void LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& call_of,
                  const std::vector<uint32_t>& gpu);
+  // From runtime_of_: the launch CSR and the syncs on no stream.
+  void IndexLaunches(const th::sdk::Trace& t, const std::vector<uint32_t>& gpu);
   void IndexQueues(const th::sdk::Trace& t);
   void MergeThreads(const th::sdk::Trace& t);
 
