@@ -27,7 +27,9 @@
  * 2.2 (backward compatible) adds th_host_api.column_buffer: a plugin fills a
  * large column in memory the host gives and publishes it without a copy. A
  * plugin calls it only when the host's api_minor is at least 2. It also
- * states what every host has done: string_at's text is NUL-terminated.
+ * states what every host has done: string_at's text is NUL-terminated, and
+ * the trace reads (string_at, correlation, external_id) may come from any
+ * thread, as may column_buffer.
  *
  * Most authors use the C++ layer in <tracehound/sdk.h> instead of this file.
  */
@@ -273,7 +275,10 @@ typedef struct th_metric {
 } th_metric;
 
 /* What the host gives a running plugin. `ctx` is opaque and goes back as the
- * first argument of every function. */
+ * first argument of every function. Threads (stated by 2.2; true of every
+ * host): string_at, correlation, external_id and column_buffer may be called
+ * from any thread while run lasts (they read the trace or hand out memory);
+ * every other function only from the thread run was called on. */
 typedef struct th_host_api {
   uint32_t struct_size;
   uint32_t api_major, api_minor;
@@ -335,8 +340,7 @@ typedef struct th_host_api {
    * run returns. A published column whose values.data is this address and
    * whose length is `count` is taken over without a copy (once: a second
    * table publishing it gets a copy). NULL for count 0, another type, or no
-   * memory; the plugin then uses memory of its own. Any thread of the
-   * run may call it, concurrently with other calls to it. */
+   * memory; the plugin then uses memory of its own. */
   void* (*column_buffer)(void* ctx, uint32_t type, uint64_t count);
 } th_host_api;
 

@@ -1163,8 +1163,8 @@ class Context {
   }
   // A column of n zeroed values for a table to publish: in the host's memory
   // (published without a copy) when the host offers it (API 2.2), else in
-  // memory of its own. Any thread of the run may call it, concurrently (API
-  // 2.2); zeroing is its cost, paid on the calling thread.
+  // memory of its own. Any thread of the run may call it (API 2.2); zeroing
+  // is its cost, paid on the calling thread.
   Column<int64_t> NewInts(size_t n) const { return NewColumn<int64_t>(TH_TYPE_I64, n); }
   Column<double> NewReals(size_t n) const { return NewColumn<double>(TH_TYPE_F64, n); }
 
