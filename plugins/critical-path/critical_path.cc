@@ -313,8 +313,9 @@ class CriticalPath final : public th::sdk::Plugin {
     std::vector<std::unique_ptr<TraceIndex>> index;
     std::vector<const TraceIndex*> index_ptr;
     std::vector<std::vector<StepWindow>> windows;
+    const bool with_paths_across = ctx.GetBool("across_ranks") && traces.size() > 1;
     for (const auto& t : traces) {
-      index.push_back(std::make_unique<TraceIndex>(t, annotation));
+      index.push_back(std::make_unique<TraceIndex>(t, annotation, with_paths_across));
       index_ptr.push_back(index.back().get());
       windows.push_back(Windows(t, *index.back(), annotation, instance));
       ReportMissingSync(ctx, t, *index.back(), ctx.GetBool("infer_sync"));
@@ -349,8 +350,7 @@ class CriticalPath final : public th::sdk::Plugin {
     Rows across_ranks;
     across_ranks.what_if = rows.what_if;
     across_ranks.events = rows.events;
-    if (ctx.GetBool("across_ranks") && traces.size() > 1)
-      AcrossRanks(ctx, traces, index_ptr, windows, infer, across_ranks);
+    if (with_paths_across) AcrossRanks(ctx, traces, index_ptr, windows, infer, across_ranks);
     AddRankRows(ctx, traces, items, done, across_ranks, rows);
     done.clear();
     rows.Append(across_ranks);
@@ -567,8 +567,8 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     std::vector<RankGraph> ranks;
     int64_t sync_edges = 0, inferred = 0;
     for (const auto& [slot, w] : members) {
-      ranks.push_back(
-          BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &ws.scratch[slot], &g));
+      ranks.push_back(BuildRankGraph(traces[slot], *index[slot], w, slot, infer, &ws.scratch[slot],
+                                     &g, &ws.build));
       sync_edges += ranks.back().sync_edges;
       inferred += ranks.back().inferred_sync_edges;
     }
@@ -604,7 +604,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
     AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
     if (rows.what_if)
       AddWhatIf(traces, step, -1, p.length, without,
-                th::critical_path::SpansOf(g, p, transfer_slot, &ws.scratch), rows);
+                th::critical_path::SpansOf(g, p, transfer_slot, &ws.scratch, &ws.span_next), rows);
     for (const auto& [slot, time] : sum.by_rank_slot) {
       rows.r_step.push_back(step);
       rows.r_rank.push_back(traces[slot].rank());

@@ -17,8 +17,22 @@ constexpr int64_t kKernelKernelGapLimit = 1'500'000;  // ns: HTA's 1.5 ms
 class Builder {
  public:
   Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot,
-          bool infer_sync, std::vector<uint32_t>* local, Graph* g)
-      : t_(t), ix_(ix), w_(w), g_(*g), infer_(infer_sync && !ix.has_sync_events()) {
+          bool infer_sync, std::vector<uint32_t>* local, Graph* g, RankGraphBuffers* b)
+      : t_(t),
+        ix_(ix),
+        w_(w),
+        g_(*g),
+        infer_(infer_sync && !ix.has_sync_events()),
+        b_(*b),
+        host_(b->host),
+        gpu_(b->gpu),
+        syncs_(b->syncs) {
+    for (auto* v : {&b_.host, &b_.gpu, &b_.syncs}) v->clear();
+    r_.events = std::move(b_.events);
+    r_.start = std::move(b_.start);
+    r_.end = std::move(b_.end);
+    r_.span_edge = std::move(b_.span_edge);
+    for (auto* v : {&r_.events, &r_.start, &r_.end, &r_.span_edge}) v->clear();
     r_.rank_slot = slot;
     r_.local = local;
     r_.first_node = static_cast<uint32_t>(g_.nodes().size());
@@ -79,7 +93,10 @@ class Builder {
   // with the sorted ends.
   void MakeNodes() {
     using Key = std::pair<int64_t, uint32_t>;  // (ts, event)
-    std::vector<Key> starts, gpu_starts, ends;
+    std::vector<Key>& starts = b_.starts;
+    std::vector<Key>& gpu_starts = b_.gpu_starts;
+    std::vector<Key>& ends = b_.ends;
+    for (auto* v : {&starts, &gpu_starts, &ends}) v->clear();
     gpu_starts.reserve(gpu_.size());
     for (uint32_t e : gpu_) gpu_starts.emplace_back(t_.ts(e), e);
     th::sdk::StableSortRuns(gpu_starts);
@@ -131,7 +148,8 @@ class Builder {
   // Calls holding the runtime lock: each end follows the previous end, and
   // every call started before it that had not ended.
   void RuntimeLockEdges() {
-    std::vector<uint32_t> open;
+    std::vector<uint32_t>& open = b_.open;
+    open.clear();
     uint32_t last = kNone;
     const auto end = static_cast<uint32_t>(g_.nodes().size());
     for (uint32_t n = r_.first_node; n < end; ++n) {
@@ -158,10 +176,14 @@ class Builder {
     // Each thread's events in host_'s order (by start, then row) by a
     // counting sort on the thread, threads in ascending order; then, where
     // starts tie, the longer first: (start, -duration, row).
-    std::vector<uint32_t> first(t_.track_count() + 1, 0);
+    std::vector<uint32_t>& first = b_.first;
+    first.assign(t_.track_count() + 1, 0);
     for (uint32_t e : host_) ++first[ix_.thread_of(t_.track_index(e)) + 1];
     for (size_t k = 1; k < first.size(); ++k) first[k] += first[k - 1];
-    std::vector<uint32_t> at(first.begin(), first.end() - 1), by_thread(host_.size());
+    std::vector<uint32_t>& at = b_.at;
+    std::vector<uint32_t>& by_thread = b_.by_thread;
+    at.assign(first.begin(), first.end() - 1);
+    by_thread.resize(host_.size());
     for (uint32_t e : host_) by_thread[at[ix_.thread_of(t_.track_index(e))]++] = e;
     const auto longer_first = [&](uint32_t a, uint32_t b) {
       return std::make_pair(-t_.dur(a), a) < std::make_pair(-t_.dur(b), b);
@@ -180,7 +202,8 @@ class Builder {
 
   // Depth-first over one thread's nesting of ops and calls.
   void WalkStack(std::span<const uint32_t> events) {
-    std::vector<uint32_t> stack;
+    std::vector<uint32_t>& stack = b_.stack;
+    stack.clear();
     uint32_t last = kNone;
     auto enter = [&](uint32_t e) {
       const uint32_t s = Start(e);
@@ -223,8 +246,9 @@ class Builder {
   Window w_;
   Graph& g_;
   bool infer_;
+  RankGraphBuffers& b_;
   RankGraph r_;
-  std::vector<uint32_t> host_, gpu_, syncs_;
+  std::vector<uint32_t>&host_, &gpu_, &syncs_;          // b_'s
   std::map<int64_t, uint32_t> last_on_stream_;          // stream key -> end node
   std::unordered_map<uint32_t, uint32_t> kernel_sync_;  // activity -> activity it waits for
 };
@@ -232,7 +256,8 @@ class Builder {
 // Activities by start, syncs by end (a sync overlapping an activity on its
 // stream comes after it), in that one order.
 void Builder::GpuEdges() {
-  std::vector<std::tuple<int64_t, uint32_t, bool>> order;
+  std::vector<std::tuple<int64_t, uint32_t, bool>>& order = b_.order;
+  order.clear();
   for (uint32_t k : gpu_) order.emplace_back(t_.ts(k), k, false);
   for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
   th::sdk::StableSortRuns(order);
@@ -250,7 +275,8 @@ void Builder::InferStreamWaits() {
 }
 
 void Builder::InferBlockingWaits() {
-  std::vector<uint32_t> by_end(gpu_);
+  std::vector<uint32_t>& by_end = b_.by_end;
+  by_end.assign(gpu_.begin(), gpu_.end());
   std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) {
     return std::make_pair(t_.end(a), a) < std::make_pair(t_.end(b), b);
   });
@@ -332,8 +358,15 @@ void Builder::Activity(uint32_t k) {
 
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
                          uint32_t rank_slot, bool infer_sync, std::vector<uint32_t>* local,
-                         Graph* g) {
-  return Builder(t, ix, w, rank_slot, infer_sync, local, g).Build();
+                         Graph* g, RankGraphBuffers* buffers) {
+  return Builder(t, ix, w, rank_slot, infer_sync, local, g, buffers).Build();
+}
+
+void RankGraphBuffers::Recycle(RankGraph&& r) {
+  events = std::move(r.events);
+  start = std::move(r.start);
+  end = std::move(r.end);
+  span_edge = std::move(r.span_edge);
 }
 
 }  // namespace th::critical_path

@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cp_graph.h"
@@ -66,6 +68,19 @@ struct RankGraph {
   }
 };
 
+// What BuildRankGraph works in, kept from graph to graph (one per worker),
+// so that a window allocates (and faults in) no memory a window before it
+// had: its lists and sort keys, and the vectors of a RankGraph, lent to the
+// next one built and given back by Recycle.
+struct RankGraphBuffers {
+  std::vector<uint32_t> host, gpu, syncs, by_thread, first, at, stack, open, by_end;
+  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends;
+  std::vector<std::tuple<int64_t, uint32_t, bool>> order;
+  std::vector<uint32_t> events, start, end, span_edge;  // a RankGraph's, between graphs
+  // Takes back `r`'s vectors (after Release).
+  void Recycle(RankGraph&& r);
+};
+
 // Appends the rank's graph for `w` to `g`. `infer_sync`, for a trace without
 // CUDA sync events: a blocking call waits for the GPU activity that ended
 // last within it (an edge from its end to the call's end), and
@@ -75,6 +90,6 @@ struct RankGraph {
 // Release() empties it).
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
                          uint32_t rank_slot, bool infer_sync, std::vector<uint32_t>* local,
-                         Graph* g);
+                         Graph* g, RankGraphBuffers* buffers);
 
 }  // namespace th::critical_path

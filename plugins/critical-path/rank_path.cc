@@ -14,11 +14,12 @@ void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, u
               const Window& w, bool infer_sync, bool what_if, Workspace* ws, WindowPath* out) {
   PrepareScratch(traces, ws);
   ws->graph.Clear();
-  RankGraph rg =
-      BuildRankGraph(traces[slot], ix, w, slot, infer_sync, &ws->scratch[slot], &ws->graph);
+  RankGraph rg = BuildRankGraph(traces[slot], ix, w, slot, infer_sync, &ws->scratch[slot],
+                                &ws->graph, &ws->build);
   rg.Release();
   out->sync_edges = rg.sync_edges;
   out->inferred_sync_edges = rg.inferred_sync_edges;
+  ws->build.Recycle(std::move(rg));
   out->spans.clear();
   const bool acyclic = ws->order.Compute(ws->graph);
   out->error.clear();
@@ -31,7 +32,7 @@ void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, u
   if (!out->ok) return;
   out->length = ws->path.length;
   out->summary = Summarize(ws->graph, ws->path, {}, &ws->scratch);
-  if (what_if) out->spans = SpansOf(ws->graph, ws->path, {}, &ws->scratch);
+  if (what_if) out->spans = SpansOf(ws->graph, ws->path, {}, &ws->scratch, &ws->span_next);
 }
 
 }  // namespace th::critical_path

@@ -29,6 +29,8 @@ struct Workspace {
   // turn to a graph's RankGraph::local while it is built, then to Summarize
   // and SpansOf; each leaves it kNone again.
   EventScratch scratch;
+  RankGraphBuffers build;           // BuildRankGraph's
+  std::vector<uint32_t> span_next;  // SpansOf's
 };
 
 // What one rank's window gives.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 
@@ -34,7 +35,8 @@ bool IsHostKind(uint32_t kind) { return kind == TH_EVENT_RUNTIME || kind == TH_E
 
 }  // namespace
 
-TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation) : t_(t) {
+TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation, bool activity_lookup)
+    : t_(t), activity_lookup_(activity_lookup) {
   struct Joined {
     std::thread& thread;
     ~Joined() {
@@ -63,7 +65,7 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation) : t
   });
   Joined joined_side{side};
   std::vector<uint32_t> gpu;
-  const CallByCorrelation call_of(ListEvents(t, &gpu));
+  const CallByCorrelation call_of(ListEvents(t, &gpu, activity_lookup));
   side.join();
   if (side_error) std::rethrow_exception(side_error);
   LinkCalls(t, call_of, gpu);
@@ -120,21 +122,22 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t, std::string_view annotation
 }
 
 std::vector<std::pair<int64_t, uint32_t>> TraceIndex::ListEvents(const th::sdk::Trace& t,
-                                                                 std::vector<uint32_t>* gpu) {
+                                                                 std::vector<uint32_t>* gpu,
+                                                                 bool activity_lookup) {
   std::vector<std::pair<int64_t, uint32_t>> host;  // (correlation, row) of host calls, by row
   // Room for every event: only the pages written are touched, and no growth
   // copies them again.
   host.reserve(t.size());
   host_by_start_.reserve(t.size());
   gpu->reserve(t.size());
-  activity_at_.reserve(t.gpu_activity().size());
+  if (activity_lookup) activity_at_.reserve(t.gpu_activity().size());
   for (uint64_t i = 0; i < t.size(); ++i) {
     const uint32_t k = t.kind(i);
     const bool on_host = IsHostKind(k);
     if ((on_host || k == TH_EVENT_CPU_OP) && !on_stream_[t.track_index(i)])
       host_by_start_.push_back(static_cast<uint32_t>(i));
     const bool on_gpu = t.is_gpu_activity(i);
-    if (on_gpu) activity_at_.emplace_back(t.ts(i), static_cast<uint32_t>(i));
+    if (on_gpu && activity_lookup) activity_at_.emplace_back(t.ts(i), static_cast<uint32_t>(i));
     if (on_host) {
       if (const int64_t c = t.correlation(i); c > 0) host.emplace_back(c, static_cast<uint32_t>(i));
     } else if (on_gpu || k == TH_EVENT_GPU_SYNC) {
@@ -354,6 +357,8 @@ uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) con
 }
 
 uint32_t TraceIndex::ActivityAt(int64_t ts, int64_t dur) const {
+  if (!activity_lookup_)
+    throw std::logic_error("critical path: ActivityAt on an index built without it");
   for (auto it = std::lower_bound(activity_at_.begin(), activity_at_.end(),
                                   std::make_pair(ts, uint32_t{0}));
        it != activity_at_.end() && it->first == ts; ++it)

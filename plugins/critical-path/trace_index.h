@@ -38,8 +38,10 @@ enum NameRole : uint8_t {
 
 class TraceIndex {
  public:
-  // `annotation`: the text whose instances annotated() lists ("" none).
-  explicit TraceIndex(const th::sdk::Trace& t, std::string_view annotation = {});
+  // `annotation`: the text whose instances annotated() lists ("" none);
+  // `activity_lookup`: whether ActivityAt will be asked (paths across ranks).
+  explicit TraceIndex(const th::sdk::Trace& t, std::string_view annotation = {},
+                      bool activity_lookup = true);
 
   uint8_t role(uint64_t event) const { return role_[event]; }
   // The host call with the event's correlation id (a GPU activity without
@@ -79,7 +81,8 @@ class TraceIndex {
   std::span<const uint32_t> launched_by(uint32_t call) const {
     return {launched_.data() + launched_first_[call], launched_.data() + launched_first_[call + 1]};
   }
-  // The GPU activity that starts at `ts` and lasts `dur` (ns), kNone if none.
+  // The GPU activity that starts at `ts` and lasts `dur` (ns), kNone if none;
+  // throws when the index was built without the activity lookup.
   uint32_t ActivityAt(int64_t ts, int64_t dur) const;
 
  private:
@@ -92,7 +95,8 @@ class TraceIndex {
   // activities by start; returns the host calls' (correlation, row) and puts
   // the GPU activities and syncs, by row, in *gpu.
   std::vector<std::pair<int64_t, uint32_t>> ListEvents(const th::sdk::Trace& t,
-                                                       std::vector<uint32_t>* gpu);
+                                                       std::vector<uint32_t>* gpu,
+                                                       bool activity_lookup);
   // runtime_of_ of the GPU events `gpu`.
   void LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& call_of,
                  const std::vector<uint32_t>& gpu);
@@ -112,6 +116,7 @@ class TraceIndex {
   std::unordered_set<uint32_t> stream_wait_names_;  // ids of "cudaStreamWaitEvent"
   std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
+  bool activity_lookup_ = false;
   std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted
   std::vector<uint32_t> host_by_start_, unstreamed_syncs_, annotated_;
   std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events

@@ -43,9 +43,13 @@ std::array<int64_t, 6> WhatIf::PathAndLengthsWithout(const Graph& g, const Graph
 
 std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
                               const std::map<uint32_t, uint32_t>& transfer_slot,
-                              std::vector<std::vector<uint32_t>>* scratch) {
+                              std::vector<std::vector<uint32_t>>* scratch,
+                              std::vector<uint32_t>* next_buffer) {
   std::vector<PathSpan> out;
-  std::vector<uint32_t> next;  // per span: the next span of the same event, kNone at the end
+  out.reserve(p.edges.size());  // at most a span per edge
+  std::vector<uint32_t>& next =
+      *next_buffer;  // per span: the next span of its event, kNone at the end
+  next.clear();
   std::map<std::pair<uint32_t, Category>, uint32_t> transfers;  // spans without an event
   for (uint32_t k : p.edges) {
     const Edge& e = g.edges()[k];

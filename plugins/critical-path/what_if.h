@@ -32,7 +32,8 @@ class WhatIf {
 // The path's length by (rank slot, event or kNone, category), each key once,
 // in the order the path first reaches it. A weight with no attributed event
 // (a collective's transfer) counts to the slot in `transfer_slot` (its gating
-// rank). `scratch`: one kNone entry per event of each slot, left kNone.
+// rank). `scratch`: one kNone entry per event of each slot, left kNone;
+// `next`: a buffer of its own, kept from call to call.
 struct PathSpan {
   uint32_t slot = 0, event = kNone;
   Category category = Category::kNone;
@@ -40,6 +41,7 @@ struct PathSpan {
 };
 std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
                               const std::map<uint32_t, uint32_t>& transfer_slot,
-                              std::vector<std::vector<uint32_t>>* scratch);
+                              std::vector<std::vector<uint32_t>>* scratch,
+                              std::vector<uint32_t>* next);
 
 }  // namespace th::critical_path
