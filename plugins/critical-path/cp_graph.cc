@@ -9,14 +9,59 @@ bool GraphOrder::Compute(const Graph& g) {
   const auto& edges = g.edges();
   const size_t n = g.nodes().size();
   first_.assign(n + 1, 0);
-  in_degree_.assign(n, 0);
-  for (const Edge& e : edges)
-    if (!e.disabled) ++first_[e.src + 1], ++in_degree_[e.dst];
+  back_.clear();
+  for (const Edge& e : edges) {
+    if (e.disabled) continue;
+    ++first_[e.src + 1];
+    if (e.src >= e.dst) back_.emplace_back(e.dst, e.src);
+  }
   for (size_t v = 0; v < n; ++v) first_[v + 1] += first_[v];
   out_.resize(first_[n]);
   fill_.assign(first_.begin(), first_.end() - 1);
   for (uint32_t k = 0; k < edges.size(); ++k)
     if (!edges[k].disabled) out_[fill_[edges[k].src]++] = k;
+  // The nodes' own order, but for the ranges the edges to a lower (or the
+  // same) node span, merged where they overlap: each ordered by Kahn's among
+  // its own nodes. Edges into a range come from lower nodes, edges out of it
+  // go to higher ones, and a cycle lies within one range.
+  order_.resize(n);
+  for (uint32_t v = 0; v < n; ++v) order_[v] = v;
+  reordered_ = 0;
+  std::sort(back_.begin(), back_.end());
+  for (size_t i = 0; i < back_.size();) {
+    const uint32_t begin = back_[i].first;
+    uint32_t last = back_[i].second;
+    for (++i; i < back_.size() && back_[i].first <= last; ++i)
+      last = std::max(last, back_[i].second);
+    reordered_ += last + 1 - begin;
+    if (!OrderRange(g, begin, last + 1)) return Kahn(g);  // Kahn's says which nodes are left
+  }
+  return true;
+}
+
+bool GraphOrder::OrderRange(const Graph& g, uint32_t begin, uint32_t end) {
+  const auto& edges = g.edges();
+  in_degree_.assign(end - begin, 0);
+  for (uint32_t v = begin; v < end; ++v)
+    for (uint32_t k : out(v))
+      if (edges[k].dst >= begin && edges[k].dst < end) ++in_degree_[edges[k].dst - begin];
+  uint32_t at = begin;
+  for (uint32_t v = begin; v < end; ++v)
+    if (in_degree_[v - begin] == 0) order_[at++] = v;
+  for (uint32_t i = begin; i < at; ++i)
+    for (uint32_t k : out(order_[i])) {
+      const uint32_t w = edges[k].dst;
+      if (w >= begin && w < end && --in_degree_[w - begin] == 0) order_[at++] = w;
+    }
+  return at == end;
+}
+
+bool GraphOrder::Kahn(const Graph& g) {
+  const auto& edges = g.edges();
+  const size_t n = g.nodes().size();
+  in_degree_.assign(n, 0);
+  for (const Edge& e : edges)
+    if (!e.disabled) ++in_degree_[e.dst];
   order_.clear();
   for (uint32_t v = 0; v < n; ++v)
     if (in_degree_[v] == 0) order_.push_back(v);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace th::critical_path {
@@ -86,14 +87,19 @@ struct LongestPath {
   std::vector<uint32_t> pred;   // per node: the edge it came in by, kNone at a source
 };
 
-// A topological order of a graph over its enabled edges (Kahn's: sources
-// first, then as they become ready) and their CSR by source, in edge order.
-// The buffers are kept for the next graph.
+// A topological order of a graph over its enabled edges and their CSR by
+// source, in edge order. The buffers are kept for the next graph. A critical
+// path graph numbers its nodes by time, so nearly every edge goes to a higher
+// node: the order is the nodes' own, but for the few short ranges an edge to
+// a lower node spans, each ordered among itself by Kahn's algorithm.
 class GraphOrder {
  public:
   // False when the graph has a cycle: order() then lacks the nodes on or
-  // after one.
+  // after one (Kahn's over the whole graph: sources first, then as they
+  // become ready).
   bool Compute(const Graph& g);
+  // How many nodes the last Compute ordered other than by their number.
+  size_t reordered() const { return reordered_; }
   const std::vector<uint32_t>& order() const { return order_; }
   // The enabled edges leaving node v, by index.
   std::span<const uint32_t> out(uint32_t v) const {
@@ -101,7 +107,14 @@ class GraphOrder {
   }
 
  private:
+  // Kahn's over the nodes [begin, end) and the edges among them, into
+  // order_[begin, end); false when they hold a cycle.
+  bool OrderRange(const Graph& g, uint32_t begin, uint32_t end);
+  bool Kahn(const Graph& g);
+
   std::vector<uint32_t> first_, out_, in_degree_, fill_, order_;
+  std::vector<std::pair<uint32_t, uint32_t>> back_;  // (dst, src) of edges to a lower node
+  size_t reordered_ = 0;
 };
 
 // The longest path of `g` (enabled edges only). Returns false and sets

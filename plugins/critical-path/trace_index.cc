@@ -86,11 +86,6 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation, boo
   if (host_sort_error_) std::rethrow_exception(host_sort_error_);
 }
 
-bool TraceIndex::is_node_kind(uint64_t event) const {
-  const uint32_t k = t_.kind(event);
-  return k == TH_EVENT_CPU_OP || IsHostKind(k);
-}
-
 void TraceIndex::IndexNames(const th::sdk::Trace& t, std::string_view annotation) {
   // Per name id: 0 not looked at yet, else 1 + its role (a byte), with
   // kAnnotated when it holds the annotation.

@@ -55,7 +55,11 @@ class TraceIndex {
   }
   // The call-stack thread of a CPU track (tracks merged by HTA's rule).
   uint32_t thread_of(uint32_t track) const { return thread_of_[track]; }
-  bool is_node_kind(uint64_t event) const;
+  // A CPU op or a runtime/driver call.
+  bool is_node_kind(uint64_t event) const {
+    const uint32_t k = t_.kind(event);
+    return k == TH_EVENT_CPU_OP || k == TH_EVENT_RUNTIME || k == TH_EVENT_DRIVER;
+  }
   bool has_sync_events() const { return has_sync_; }
   bool has_event_records() const { return !records_by_thread_.empty(); }
   bool is_stream_wait_call(uint64_t event) const {
