@@ -9,6 +9,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "beside.h"
+
 namespace th::critical_path {
 namespace {
 
@@ -50,38 +52,21 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation, boo
   // The per-event arrays (their first touch: page faults) and the name and
   // thread passes on a thread of their own, while this one lists the host
   // and GPU events; they write different members.
-  std::exception_ptr side_error;
-  std::thread side([&] {
-    try {
-      role_.assign(t.size(), 0);
-      runtime_of_.assign(t.size(), kNone);
-      launched_first_.assign(t.size() + 1, 0);
-      queue_bits_.assign(t.size(), 0);
-      IndexNames(t, annotation);
-      MergeThreads(t);
-    } catch (...) {
-      side_error = std::current_exception();
-    }
-  });
-  Joined joined_side{side};
   std::vector<uint32_t> gpu;
-  const CallByCorrelation call_of(ListEvents(t, &gpu, activity_lookup));
-  side.join();
-  if (side_error) std::rethrow_exception(side_error);
-  LinkCalls(t, call_of, gpu);
+  std::vector<std::pair<int64_t, uint32_t>> calls;
+  RunBeside(
+      [&] {
+        role_.assign(t.size(), 0);
+        runtime_of_.assign(t.size(), kNone);
+        launched_first_.assign(t.size() + 1, 0);
+        queue_bits_.assign(t.size(), 0);
+        IndexNames(t, annotation);
+        MergeThreads(t);
+      },
+      [&] { calls = ListEvents(t, &gpu, activity_lookup); });
+  LinkCalls(t, CallByCorrelation(std::move(calls)), gpu);
   // The launch CSR beside the stream queues: both read runtime_of_ only.
-  std::exception_ptr csr_error;
-  std::thread csr([&] {
-    try {
-      IndexLaunches(t, gpu);
-    } catch (...) {
-      csr_error = std::current_exception();
-    }
-  });
-  Joined joined_csr{csr};
-  IndexQueues(t);
-  csr.join();
-  if (csr_error) std::rethrow_exception(csr_error);
+  RunBeside([&] { IndexLaunches(t, gpu); }, [&] { IndexQueues(t); });
   host_sort_.join();
   if (host_sort_error_) std::rethrow_exception(host_sort_error_);
 }
@@ -159,8 +144,13 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
   // Each GPU event's call: the host call with its correlation; else, for an
   // activity (XSpace captures carry launch edges, not correlation ids), its
   // launch edge's host call.
-  for (uint32_t i : gpu)
-    if (const int64_t c = t.correlation(i); c > 0) runtime_of_[i] = call_of(c);
+  // Two halves of the GPU events on two threads (they write apart).
+  const auto link = [&](size_t from, size_t to) {
+    for (size_t j = from; j < to; ++j)
+      if (const int64_t c = t.correlation(gpu[j]); c > 0) runtime_of_[gpu[j]] = call_of(c);
+  };
+  const size_t half = gpu.size() / 2;
+  RunBeside([&] { link(half, gpu.size()); }, [&] { link(0, half); });
   uint64_t cursor = 0;
   for (uint32_t i : t.gpu_activity()) {
     if (runtime_of_[i] != kNone) continue;
