@@ -351,6 +351,10 @@ class CriticalPath final : public th::sdk::Plugin {
     across_ranks.what_if = rows.what_if;
     across_ranks.events = rows.events;
     if (with_paths_across) AcrossRanks(ctx, traces, index_ptr, windows, infer, across_ranks);
+    // The index is done with: freed before the rows' columns are allocated,
+    // which may then take its memory instead of fresh pages.
+    index_ptr.clear();
+    index.clear();
     AddRankRows(ctx, traces, items, done, across_ranks, rows);
     done.clear();
     rows.Append(across_ranks);
@@ -358,8 +362,6 @@ class CriticalPath final : public th::sdk::Plugin {
       ctx.Check("critical path: path + waits = elapsed", rows.failed == 0,
                 std::to_string(rows.paths - rows.failed) + " of " + std::to_string(rows.paths) +
                     " per-rank paths" + rows.first_failure);
-    index.clear();  // freed before the tables are copied to the host
-    index_ptr.clear();
     Publish(ctx, std::move(rows));
   }
 
