@@ -117,7 +117,7 @@ Schema SpanTable() {
       .Int("time", "ns", "measured");
 }
 
-// Worker threads when the option says 0: each keeps 8 bytes per event of
+// Worker threads when the option says 0: each keeps 4 bytes per event of
 // every trace, so more would raise the plugin's peak memory.
 constexpr unsigned kMaxAutoThreads = 4;
 
@@ -301,7 +301,7 @@ class CriticalPath final : public th::sdk::Plugin {
                 "highlights); false: the table is empty (the other tables are unchanged)")
         .Option("threads", int64_t{0},
                 "threads the per-rank paths of the windows are computed on (0: the machine's "
-                "cores, at most 4: each holds 8 bytes per event); the tables are the same "
+                "cores, at most 4: each holds 4 bytes per event); the tables are the same "
                 "whatever the count")
         .Min(0);
   }
