@@ -1,10 +1,10 @@
-// Runs work over items 0..n-1 on up to `threads` threads, each with its own
-// worker state, and hands the results to `consume` on the calling thread in
-// the order of the items, whatever the thread count: the output of a run does
-// not depend on it. Items go in batches of a few per thread, so at most one
-// batch of results is held at a time. `compute` must not call into the host
-// (the plugin API is called from the plugin's own thread only); an exception
-// it throws is rethrown here after the batch.
+// Runs work over items 0..n-1 on up to `threads` threads (the calling thread
+// one of them), each with its own worker state, the items handed out one at a
+// time to whichever thread is free; then hands the results to `consume` on
+// the calling thread in the order of the items: the output of a run does not
+// depend on the thread count. Every result is held until then. `compute`
+// calls into the host only where the plugin API allows any thread; an
+// exception it throws is rethrown here once every thread has stopped.
 #pragma once
 
 #include <algorithm>
@@ -22,32 +22,36 @@ void RunInOrder(size_t n, size_t threads, std::vector<State>& states, Compute co
                 Consume consume) {
   threads = std::max<size_t>(1, std::min(threads, n));
   if (states.size() < threads) states.resize(threads);
-  const size_t batch = threads == 1 ? 1 : 4 * threads;
-  std::vector<Result> results(batch);
-  for (size_t begin = 0; begin < n; begin += batch) {
-    const size_t end = std::min(n, begin + batch);
-    if (threads == 1) {
-      for (size_t i = begin; i < end; ++i) compute(i, states[0], results[i - begin]);
-    } else {
-      std::atomic<size_t> next{begin};
-      std::vector<std::exception_ptr> errors(threads);
-      auto worker = [&](size_t w) {
-        try {
-          for (size_t i = next++; i < end; i = next++) compute(i, states[w], results[i - begin]);
-        } catch (...) {
-          errors[w] = std::current_exception();
-          next = end;
-        }
-      };
-      std::vector<std::thread> pool;
-      for (size_t w = 1; w < threads; ++w) pool.emplace_back(worker, w);
-      worker(0);
-      for (std::thread& t : pool) t.join();
-      for (const std::exception_ptr& e : errors)
-        if (e) std::rethrow_exception(e);
+  std::vector<Result> results(n);
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(threads);
+  auto worker = [&](size_t w) {
+    try {
+      for (size_t i = next++; i < n; i = next++) compute(i, states[w], results[i]);
+    } catch (...) {
+      errors[w] = std::current_exception();
+      next = n;
     }
-    for (size_t i = begin; i < end; ++i) consume(i, results[i - begin]);
+  };
+  std::vector<std::thread> pool;
+  struct Joined {
+    std::vector<std::thread>& pool;
+    ~Joined() {
+      for (std::thread& t : pool)
+        if (t.joinable()) t.join();
+    }
+  } joined{pool};
+  try {
+    for (size_t w = 1; w < threads; ++w) pool.emplace_back(worker, w);
+  } catch (...) {
+    next = n;  // no thread to be had: the ones started stop, then it fails
+    throw;
   }
+  worker(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (size_t i = 0; i < n; ++i) consume(i, results[i]);
 }
 
 }  // namespace th::critical_path
