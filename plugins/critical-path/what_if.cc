@@ -11,13 +11,16 @@ std::array<int64_t, 6> WhatIf::PathAndLengthsWithout(const Graph& g, const Graph
   const size_t n = g.nodes().size();
   path->dist.assign(n, 0);
   path->pred.assign(n, kNone);
-  dist_.assign(n, std::array<int64_t, kLanes>{});
+  // A node's lanes are written by its first edge in, never read before:
+  // a node no edge reaches has them at 0. (No pass to zero them.)
+  if (dist_.size() < n) dist_.resize(n);
   int64_t* const dist = path->dist.data();
   uint32_t* const pred = path->pred.data();
   std::array<int64_t, 6> longest{};
   for (uint32_t u : order.order()) {
     const int64_t du0 = dist[u];
-    const std::array<int64_t, kLanes> du = dist_[u];
+    const std::array<int64_t, kLanes> du =
+        pred[u] == kNone ? std::array<int64_t, kLanes>{} : dist_[u];
     longest[0] = std::max(longest[0], du0);
     for (size_t c = 0; c < kLanes; ++c) longest[c + 1] = std::max(longest[c + 1], du[c]);
     for (uint32_t k : order.out(u)) {
@@ -25,7 +28,8 @@ std::array<int64_t, 6> WhatIf::PathAndLengthsWithout(const Graph& g, const Graph
       const uint32_t v = e.dst;
       // FindLongestPath's rule: the greater distance, on a tie the first edge.
       const int64_t d = du0 + e.weight;
-      if (pred[v] == kNone || d > dist[v] || (d == dist[v] && k < pred[v])) {
+      const bool first = pred[v] == kNone;  // the first edge into v
+      if (first || d > dist[v] || (d == dist[v] && k < pred[v])) {
         dist[v] = d;
         pred[v] = k;
       }
@@ -33,7 +37,7 @@ std::array<int64_t, 6> WhatIf::PathAndLengthsWithout(const Graph& g, const Graph
       const size_t zeroed = static_cast<size_t>(e.category);  // lane zeroed + 1
       for (size_t c = 0; c < kLanes; ++c) {
         const int64_t dc = du[c] + (c + 1 == zeroed ? 0 : e.weight);
-        if (dc > dv[c]) dv[c] = dc;
+        if (first || dc > dv[c]) dv[c] = dc;
       }
     }
   }
