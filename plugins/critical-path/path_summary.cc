@@ -9,7 +9,7 @@ PathSummary Summarize(const Graph& g, const LongestPath& p,
                       const std::map<uint32_t, uint32_t>& transfer_slot, EventScratch* scratch) {
   PathSummary s;
   auto add = [&](uint32_t slot, uint32_t event, int64_t time) {
-    uint32_t& at = (*scratch)[slot][event];
+    EventSlots::Ref at = (*scratch)[slot][event];
     if (at == kNone) {
       at = static_cast<uint32_t>(s.events.size());
       s.events.push_back({slot, event, 0});

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cp_graph.h"
+#include "event_slots.h"
 
 namespace th::critical_path {
 
@@ -31,9 +32,9 @@ struct PathSummary {
   std::vector<OnPath> events;
 };
 
-// Per trace slot, a slot per event (kNone when unused): Summarize's scratch,
-// reused across windows (it leaves every entry kNone again).
-using EventScratch = std::vector<std::vector<uint32_t>>;
+// Per trace slot, an entry per event (kNone when unused): Summarize's
+// scratch, reused across windows (it leaves every entry kNone again).
+using EventScratch = std::vector<EventSlots>;
 
 // `transfer_slot`: for each transfer edge index, the trace slot it is charged
 // to (the gating rank of its collective).

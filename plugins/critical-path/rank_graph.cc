@@ -17,7 +17,7 @@ constexpr int64_t kKernelKernelGapLimit = 1'500'000;  // ns: HTA's 1.5 ms
 class Builder {
  public:
   Builder(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w, uint32_t slot,
-          bool infer_sync, std::vector<uint32_t>* local, Graph* g, RankGraphBuffers* b)
+          bool infer_sync, EventSlots* local, Graph* g, RankGraphBuffers* b)
       : t_(t),
         ix_(ix),
         w_(w),
@@ -120,7 +120,7 @@ class Builder {
     r_.span_edge.assign(starts.size(), kNone);
     auto add = [&](const Key& k, bool is_end) {
       const uint32_t n = g_.AddNode({k.first, k.second, r_.rank_slot, !is_end});
-      uint32_t& at = (*r_.local)[k.second];
+      EventSlots::Ref at = (*r_.local)[k.second];
       if (is_end) {
         r_.end[at] = n;
         return;
@@ -357,8 +357,8 @@ void Builder::Activity(uint32_t k) {
 }  // namespace
 
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, bool infer_sync, std::vector<uint32_t>* local,
-                         Graph* g, RankGraphBuffers* buffers) {
+                         uint32_t rank_slot, bool infer_sync, EventSlots* local, Graph* g,
+                         RankGraphBuffers* buffers) {
   return Builder(t, ix, w, rank_slot, infer_sync, local, g, buffers).Build();
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cp_graph.h"
+#include "event_slots.h"
 #include "trace_index.h"
 
 namespace th::critical_path {
@@ -41,7 +42,7 @@ struct Window {
 struct RankGraph {
   uint32_t first_node = 0, first_edge = 0;  // where this rank's part begins in the graph
   uint32_t rank_slot = 0;
-  std::vector<uint32_t>* local = nullptr;  // per event of the trace: index into the vectors below
+  EventSlots* local = nullptr;  // per event of the trace: index into the vectors below
   std::vector<uint32_t> events, start, end, span_edge;  // per event with nodes (span: kNone)
   int64_t sync_edges = 0;
   int64_t inferred_sync_edges = 0;  // of sync_edges
@@ -89,7 +90,7 @@ struct RankGraphBuffers {
 // kNone entry per event of `t`, filled for the graph's events (the result's
 // Release() empties it).
 RankGraph BuildRankGraph(const th::sdk::Trace& t, const TraceIndex& ix, const Window& w,
-                         uint32_t rank_slot, bool infer_sync, std::vector<uint32_t>* local,
-                         Graph* g, RankGraphBuffers* buffers);
+                         uint32_t rank_slot, bool infer_sync, EventSlots* local, Graph* g,
+                         RankGraphBuffers* buffers);
 
 }  // namespace th::critical_path

@@ -7,7 +7,7 @@ namespace th::critical_path {
 void PrepareScratch(const std::vector<th::sdk::Trace>& traces, Workspace* ws) {
   if (ws->scratch.size() == traces.size()) return;
   ws->scratch.clear();
-  for (const auto& t : traces) ws->scratch.emplace_back(t.size(), kNone);
+  for (const auto& t : traces) ws->scratch.emplace_back(t.size());
 }
 
 void RankPath(const std::vector<th::sdk::Trace>& traces, const TraceIndex& ix, uint32_t slot,

@@ -47,7 +47,7 @@ std::array<int64_t, 6> WhatIf::PathAndLengthsWithout(const Graph& g, const Graph
 
 std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
                               const std::map<uint32_t, uint32_t>& transfer_slot,
-                              std::vector<std::vector<uint32_t>>* scratch,
+                              std::vector<EventSlots>* scratch,
                               std::vector<uint32_t>* next_buffer) {
   std::vector<PathSpan> out;
   out.reserve(p.edges.size());  // at most a span per edge
@@ -76,7 +76,7 @@ std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
         out[it->second].time += e.weight;
       continue;
     }
-    uint32_t& first = (*scratch)[slot][e.attributed];
+    EventSlots::Ref first = (*scratch)[slot][e.attributed];
     if (first == kNone) {
       first = add();
       continue;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cp_graph.h"
+#include "event_slots.h"
 
 namespace th::critical_path {
 
@@ -41,7 +42,6 @@ struct PathSpan {
 };
 std::vector<PathSpan> SpansOf(const Graph& g, const LongestPath& p,
                               const std::map<uint32_t, uint32_t>& transfer_slot,
-                              std::vector<std::vector<uint32_t>>* scratch,
-                              std::vector<uint32_t>* next);
+                              std::vector<EventSlots>* scratch, std::vector<uint32_t>* next);
 
 }  // namespace th::critical_path
