@@ -275,17 +275,17 @@ void Builder::InferStreamWaits() {
 }
 
 void Builder::InferBlockingWaits() {
-  std::vector<uint32_t>& by_end = b_.by_end;
-  by_end.assign(gpu_.begin(), gpu_.end());
-  std::sort(by_end.begin(), by_end.end(), [&](uint32_t a, uint32_t b) {
-    return std::make_pair(t_.end(a), a) < std::make_pair(t_.end(b), b);
-  });
+  // The GPU activities by (end, row): MakeNodes' sorted ends, less the host's.
+  std::vector<std::pair<int64_t, uint32_t>>& by_end = b_.gpu_ends;
+  by_end.clear();
+  for (const auto& end : b_.ends)
+    if (t_.is_gpu_activity(end.second)) by_end.push_back(end);
   for (uint32_t c : host_) {
     if (!(ix_.role(c) & kBlocking)) continue;
     auto it = std::upper_bound(by_end.begin(), by_end.end(), t_.end(c),
-                               [&](int64_t v, uint32_t k) { return v < t_.end(k); });
-    if (it == by_end.begin() || t_.end(*(it - 1)) < t_.ts(c)) continue;
-    Add(End(*(it - 1)), End(c), EdgeType::kSync, 0, Category::kNone, kNone);
+                               [](int64_t v, const auto& k) { return v < k.first; });
+    if (it == by_end.begin() || (it - 1)->first < t_.ts(c)) continue;
+    Add(End((it - 1)->second), End(c), EdgeType::kSync, 0, Category::kNone, kNone);
     ++r_.sync_edges;
     ++r_.inferred_sync_edges;
   }

@@ -74,8 +74,8 @@ struct RankGraph {
 // had: its lists and sort keys, and the vectors of a RankGraph, lent to the
 // next one built and given back by Recycle.
 struct RankGraphBuffers {
-  std::vector<uint32_t> host, gpu, syncs, by_thread, first, at, stack, open, by_end;
-  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends;
+  std::vector<uint32_t> host, gpu, syncs, by_thread, first, at, stack, open;
+  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, gpu_ends;
   std::vector<std::tuple<int64_t, uint32_t, bool>> order;
   std::vector<uint32_t> events, start, end, span_edge;  // a RankGraph's, between graphs
   // Takes back `r`'s vectors (after Release).
