@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 #include <span>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -256,12 +255,18 @@ class Builder {
 // Activities by start, syncs by end (a sync overlapping an activity on its
 // stream comes after it), in that one order.
 void Builder::GpuEdges() {
-  std::vector<std::tuple<int64_t, uint32_t, bool>>& order = b_.order;
-  order.clear();
-  for (uint32_t k : gpu_) order.emplace_back(t_.ts(k), k, false);
-  for (uint32_t s : syncs_) order.emplace_back(t_.end(s), s, true);
-  th::sdk::StableSortRuns(order);
-  for (const auto& [ts, e, is_sync] : order) is_sync ? Sync(e) : Activity(e);
+  // The activities come sorted by (start, row) from MakeNodes; the syncs are
+  // sorted by (end, row) and merged in by (instant, row, sync after).
+  std::vector<std::pair<int64_t, uint32_t>>& syncs = b_.sync_ends;
+  syncs.clear();
+  for (uint32_t s : syncs_) syncs.emplace_back(t_.end(s), s);
+  std::sort(syncs.begin(), syncs.end());
+  auto s = syncs.begin();
+  for (const auto& [ts, k] : b_.gpu_starts) {
+    for (; s != syncs.end() && *s < std::make_pair(ts, k); ++s) Sync(s->second);
+    Activity(k);
+  }
+  for (; s != syncs.end(); ++s) Sync(s->second);
 }
 
 void Builder::InferStreamWaits() {

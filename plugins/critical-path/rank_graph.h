@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -75,8 +74,7 @@ struct RankGraph {
 // next one built and given back by Recycle.
 struct RankGraphBuffers {
   std::vector<uint32_t> host, gpu, syncs, by_thread, first, at, stack, open;
-  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, gpu_ends;
-  std::vector<std::tuple<int64_t, uint32_t, bool>> order;
+  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, gpu_ends, sync_ends;
   std::vector<uint32_t> events, start, end, span_edge;  // a RankGraph's, between graphs
   // Takes back `r`'s vectors (after Release).
   void Recycle(RankGraph&& r);
