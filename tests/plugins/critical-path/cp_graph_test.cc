@@ -10,19 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "small_graphs.h"
+
 namespace th::critical_path {
 namespace {
-
-Graph Diamond() {
-  // 0 -> 1 (5) -> 3 (1); 0 -> 2 (2) -> 3 (10): the path is 0-2-3, 12.
-  Graph g;
-  for (int i = 0; i < 4; ++i) g.AddNode({i * 10, static_cast<uint32_t>(i), 0, true});
-  g.AddEdge({0, 1, 5, EdgeType::kOperator, Category::kHost, 0, false});
-  g.AddEdge({1, 3, 1, EdgeType::kOperator, Category::kHost, 1, false});
-  g.AddEdge({0, 2, 2, EdgeType::kLaunch, Category::kLaunchOverhead, 2, false});
-  g.AddEdge({2, 3, 10, EdgeType::kOperator, Category::kCompute, 2, false});
-  return g;
-}
 
 TEST(LongestPath, TakesTheHeavierBranch) {
   const Graph g = Diamond();

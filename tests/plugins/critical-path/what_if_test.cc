@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cp_graph.h"
+#include "small_graphs.h"
 
 namespace th::critical_path {
 namespace {
@@ -46,13 +47,7 @@ void ExpectSameAsFindLongestPath(const Graph& g) {
 }
 
 TEST(WhatIf, DiamondLengthsWithEachCategoryAtZero) {
-  // 0 -> 1 (host 5) -> 3 (host 1); 0 -> 2 (launch 2) -> 3 (compute 10).
-  Graph g;
-  for (int i = 0; i < 4; ++i) g.AddNode({i * 10, static_cast<uint32_t>(i), 0, true});
-  g.AddEdge({0, 1, 5, EdgeType::kOperator, Category::kHost, 0, false});
-  g.AddEdge({1, 3, 1, EdgeType::kOperator, Category::kHost, 1, false});
-  g.AddEdge({0, 2, 2, EdgeType::kLaunch, Category::kLaunchOverhead, 2, false});
-  g.AddEdge({2, 3, 10, EdgeType::kOperator, Category::kCompute, 2, false});
+  const Graph g = Diamond();
   GraphOrder order;
   ASSERT_TRUE(order.Compute(g));
   LongestPath p;
