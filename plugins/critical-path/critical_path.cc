@@ -235,9 +235,9 @@ struct Rows {
                             {&s_time, &o.s_time}})
       to->Append(*from);
   }
-  // Room for `paths` paths; the events table's integer columns sized to
-  // exactly `events` rows, in the host's memory (before any row). The spans
-  // table's: SizeSpans.
+  // Room for `paths` paths; the events table's integer columns but its time
+  // sized to exactly `events` rows, in the host's memory (before any row).
+  // The rest: SizeSecond.
   void Size(const Context& ctx, size_t paths, size_t events) {
     for (auto* v : {&p_step, &p_rank, &p_path, &p_late, &p_waits, &p_elapsed, &p_events, &p_sync,
                     &p_inferred})
@@ -245,15 +245,17 @@ struct Rows {
     for (auto* v : {&c_step, &c_rank, &c_time}) v->reserve(7 * paths);
     for (auto* v : {&c_cat, &c_bound}) v->reserve(7 * paths);
     if (this->events) {
-      for (auto* c : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur, &e_time})
+      for (auto* c : {&e_step, &e_rank, &e_event_rank, &e_event, &e_ts, &e_dur})
         c->Allocate(ctx, events);
       e_name.reserve(events);
     }
   }
-  // The what-if table's room, and the spans table's integer columns sized to
-  // exactly `spans` rows (the host's memory: its first touch is the cost, so
-  // this runs on the thread that fills them while Size's columns are filled).
-  void SizeSpans(const Context& ctx, size_t paths, size_t spans) {
+  // The events table's time column (`events` rows), the what-if table's
+  // room and the spans table's integer columns (`spans` rows): the host's
+  // memory, whose first touch is the cost, so this runs on the thread that
+  // fills them while Size's columns are filled (six columns each).
+  void SizeSecond(const Context& ctx, size_t paths, size_t events, size_t spans) {
+    if (this->events) e_time.Allocate(ctx, events);
     if (!what_if) return;
     for (auto* v : {&w_step, &w_rank, &w_before, &w_after}) v->reserve(5 * paths);
     w_cat.reserve(5 * paths);
@@ -435,11 +437,14 @@ class CriticalPath final : public th::sdk::Plugin {
     std::exception_ptr what_if_error;
     std::thread what_if([&] {
       try {
-        rows.SizeSpans(ctx, paths + across.p_step.size(), spans + across.s_step.size());
-        for (size_t i = 0; i < done.size(); ++i)
-          if (done[i].ok)
-            AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
-                      done[i].without, done[i].spans, rows);
+        rows.SizeSecond(ctx, paths + across.p_step.size(), events + across.e_step.size(),
+                        spans + across.s_step.size());
+        for (size_t i = 0; i < done.size(); ++i) {
+          if (!done[i].ok) continue;
+          AddEventTimes(done[i].summary, rows);
+          AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
+                    done[i].without, done[i].spans, rows);
+        }
       } catch (...) {
         what_if_error = std::current_exception();
       }
@@ -454,7 +459,7 @@ class CriticalPath final : public th::sdk::Plugin {
     for (size_t i = 0; i < done.size(); ++i)
       if (done[i].ok)
         AddPath(traces, items[i].second->step, traces[items[i].first].rank(), done[i].summary,
-                done[i].sync_edges, done[i].inferred_sync_edges, rows);
+                done[i].sync_edges, done[i].inferred_sync_edges, /*times=*/false, rows);
     what_if.join();
     if (what_if_error) std::rethrow_exception(what_if_error);
   }
@@ -464,8 +469,11 @@ class CriticalPath final : public th::sdk::Plugin {
                           const std::vector<std::vector<StepWindow>>& windows, bool infer,
                           Rows& rows);
 
+  // The rows of one path: its own, by category, and its events (their
+  // times too when `times`; else AddEventTimes writes them).
   static void AddPath(const std::vector<th::sdk::Trace>& traces, int64_t step, int64_t rank,
-                      const PathSummary& sum, int64_t sync_edges, int64_t inferred, Rows& rows) {
+                      const PathSummary& sum, int64_t sync_edges, int64_t inferred, bool times,
+                      Rows& rows) {
     rows.p_step.push_back(step);
     rows.p_rank.push_back(rank);
     const int64_t late = sum.by_category[static_cast<int>(Category::kLateStart)];
@@ -494,10 +502,10 @@ class CriticalPath final : public th::sdk::Plugin {
     int64_t* const e_event = rows.e_event.Extend(n);
     int64_t* const e_ts = rows.e_ts.Extend(n);
     int64_t* const e_dur = rows.e_dur.Extend(n);
-    int64_t* const e_time = rows.e_time.Extend(n);
+    if (times) AddEventTimes(sum, rows);
     rows.names.resize(traces.size());
     for (size_t i = 0; i < n; ++i) {
-      const auto& [slot, event, time] = sum.events[i];
+      const uint32_t slot = sum.events[i].slot, event = sum.events[i].event;
       const th::sdk::Trace& t = traces[slot];
       e_step[i] = step;
       e_rank[i] = rank;
@@ -505,13 +513,19 @@ class CriticalPath final : public th::sdk::Plugin {
       e_event[i] = event;
       e_ts[i] = t.ts(event);
       e_dur[i] = t.dur(event);
-      e_time[i] = time;
       std::vector<const char*>& names = rows.names[slot];
       const uint32_t id = t.name_id(event);
       if (id >= names.size()) names.resize(std::max<size_t>(id + 1, 2 * names.size()), nullptr);
       if (names[id] == nullptr) names[id] = t.String(id).data();
       rows.e_name.push_back(names[id]);
     }
+  }
+
+  // The time column of one path's event rows.
+  static void AddEventTimes(const PathSummary& sum, Rows& rows) {
+    if (!rows.events) return;
+    int64_t* const e_time = rows.e_time.Extend(sum.events.size());
+    for (size_t i = 0; i < sum.events.size(); ++i) e_time[i] = sum.events[i].time;
   }
 
   // The what-if rows of one path (one per category) and its spans.
@@ -603,7 +617,7 @@ void CriticalPath::AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& 
       rows.k_on.push_back(on_path[b.transfer_edge] ? 1 : 0);
     }
     const PathSummary sum = th::critical_path::Summarize(g, p, transfer_slot, &ws.scratch);
-    AddPath(traces, step, -1, sum, sync_edges, inferred, rows);
+    AddPath(traces, step, -1, sum, sync_edges, inferred, /*times=*/true, rows);
     if (rows.what_if)
       AddWhatIf(traces, step, -1, p.length, without,
                 th::critical_path::SpansOf(g, p, transfer_slot, &ws.scratch, &ws.span_next), rows);
