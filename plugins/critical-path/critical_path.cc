@@ -7,7 +7,6 @@
 #include <tracehound/sdk.h>
 
 #include <algorithm>
-#include <exception>
 #include <map>
 #include <memory>
 #include <set>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "beside.h"
 #include "cp_graph.h"
 #include "cross_rank.h"
 #include "in_order.h"
@@ -434,34 +434,25 @@ class CriticalPath final : public th::sdk::Plugin {
       events += p.summary.events.size();
       spans += p.spans.size();
     }
-    std::exception_ptr what_if_error;
-    std::thread what_if([&] {
-      try {
-        rows.SizeSecond(ctx, paths + across.p_step.size(), events + across.e_step.size(),
-                        spans + across.s_step.size());
-        for (size_t i = 0; i < done.size(); ++i) {
-          if (!done[i].ok) continue;
-          AddEventTimes(done[i].summary, rows);
-          AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
-                    done[i].without, done[i].spans, rows);
-        }
-      } catch (...) {
-        what_if_error = std::current_exception();
-      }
-    });
-    struct Joined {
-      std::thread& t;
-      ~Joined() {
-        if (t.joinable()) t.join();
-      }
-    } joined{what_if};
-    rows.Size(ctx, paths + across.p_step.size(), events + across.e_step.size());
-    for (size_t i = 0; i < done.size(); ++i)
-      if (done[i].ok)
-        AddPath(traces, items[i].second->step, traces[items[i].first].rank(), done[i].summary,
-                done[i].sync_edges, done[i].inferred_sync_edges, /*times=*/false, rows);
-    what_if.join();
-    if (what_if_error) std::rethrow_exception(what_if_error);
+    th::critical_path::RunBeside(
+        [&] {
+          rows.SizeSecond(ctx, paths + across.p_step.size(), events + across.e_step.size(),
+                          spans + across.s_step.size());
+          for (size_t i = 0; i < done.size(); ++i) {
+            if (!done[i].ok) continue;
+            AddEventTimes(done[i].summary, rows);
+            AddWhatIf(traces, items[i].second->step, traces[items[i].first].rank(), done[i].length,
+                      done[i].without, done[i].spans, rows);
+          }
+        },
+        [&] {
+          rows.Size(ctx, paths + across.p_step.size(), events + across.e_step.size());
+          for (size_t i = 0; i < done.size(); ++i)
+            if (done[i].ok)
+              AddPath(traces, items[i].second->step, traces[items[i].first].rank(), done[i].summary,
+                      done[i].sync_edges, done[i].inferred_sync_edges,
+                      /*times=*/false, rows);
+        });
   }
 
   static void AcrossRanks(Context& ctx, const std::vector<th::sdk::Trace>& traces,

@@ -86,7 +86,7 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t, std::string_view annotation
         by_name[id] |= kAnnotated;
       if (n == "cudaStreamWaitEvent") stream_wait_names_.insert(id);
     }
-    role_[i] = static_cast<uint8_t>((by_name[id] & 0x1FF) - 1);
+    role_[i] = static_cast<uint8_t>((by_name[id] & ~kAnnotated) - 1);
     const uint32_t kind = t.kind(i);
     if (kind == TH_EVENT_GPU_SYNC) has_sync_ = true;
     if ((role_[i] & kEventRecord) && IsHostKind(kind))

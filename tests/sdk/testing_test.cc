@@ -315,8 +315,8 @@ TEST(TestingKit, TrackEventsListEachTracksEventsByStartLongerFirst) {
 
 // Publishes the trace's names as views (no string of its own per row), an
 // empty view and a static one, beside an owned text column; the same as
-// NUL-terminated views (no packing) and as pointers (one NULL); and a column from Context::NewInts
-// (this host gives no memory: the plugin's own, copied).
+// NUL-terminated pointers (no packing; NULL for the empty tag); and a column
+// from Context::NewInts (this host gives no memory: the plugin's own, copied).
 class NameViews final : public sdk::Plugin {
  public:
   static sdk::Declaration Declare() {
@@ -328,19 +328,19 @@ class NameViews final : public sdk::Plugin {
                        .Text("owned")
                        .Text("c_name")
                        .Text("c_tag")
-                       .Text("p_name")
                        .Int("ordinal"));
   }
   void Run(sdk::Context& ctx) override {
     const sdk::Trace& t = ctx.traces().at(0);
     std::vector<std::string_view> names, tags;
-    std::vector<const char*> pointers;
+    std::vector<const char*> name_pointers, tag_pointers;
     std::vector<std::string> owned;
     sdk::Column<int64_t> ordinal = ctx.NewInts(t.size());
     for (uint64_t i = 0; i < t.size(); ++i) {
       names.push_back(t.name(i));
-      pointers.push_back(i == 1 ? nullptr : t.name(i).data());
+      name_pointers.push_back(t.name(i).data());
       tags.push_back(i % 2 ? std::string_view("odd") : std::string_view());
+      tag_pointers.push_back(i % 2 ? "odd" : nullptr);
       owned.push_back(std::string(t.name(i)) + "!");
       ordinal[i] = static_cast<int64_t>(i) + 1;
     }
@@ -349,9 +349,8 @@ class NameViews final : public sdk::Plugin {
                     .TextViews("name", names)
                     .TextViews("tag", tags)
                     .Text("owned", std::move(owned))
-                    .CStringViews("c_name", std::move(names))
-                    .CStringViews("c_tag", std::move(tags))
-                    .CStrings("p_name", std::move(pointers))
+                    .CStrings("c_name", std::move(name_pointers))
+                    .CStrings("c_tag", std::move(tag_pointers))
                     .IntColumn("ordinal", std::move(ordinal)));
     if (!own_memory) throw std::logic_error("the testing host gives no column memory");
   }
@@ -377,7 +376,6 @@ TEST(TestingKit, TextViewsPublishTheViewedBytes) {
             (std::vector<std::string>{
                 "aten::mm!", "a much longer name than a short string holds inline!", "aten::mm!"}));
   EXPECT_EQ(names->Find("c_name")->texts, names->Find("name")->texts);
-  EXPECT_EQ(names->Find("p_name")->texts, (std::vector<std::string>{"aten::mm", "", "aten::mm"}));
   EXPECT_EQ(names->Find("c_tag")->texts, (std::vector<std::string>{"", "odd", ""}));
   EXPECT_EQ(names->Find("ordinal")->ints, (std::vector<int64_t>{1, 2, 3}));
 }

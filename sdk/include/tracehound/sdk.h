@@ -1003,18 +1003,10 @@ class Table {
     cols_.push_back({std::move(column), TH_TYPE_STRING, views_.size() - 1, "", Source::kViews});
     return *this;
   }
-  // TextViews whose text is each followed by a NUL byte (a trace's strings:
+  // NUL-terminated texts by pointer, NULL read as "" (a trace's strings:
   // Trace::name, Trace::String, NUL-terminated by API 2.2; string literals;
-  // whole std::strings): handed to the host as they are, without packing.
-  Table& CStringViews(std::string column, std::vector<std::string_view> values) {
-    views_.push_back(std::move(values));
-    cols_.push_back(
-        {std::move(column), TH_TYPE_STRING, views_.size() - 1, "", Source::kCStringViews});
-    return *this;
-  }
-  // NUL-terminated texts by pointer (NULL reads as ""; the same kinds of text
-  // as CStringViews), handed to the host as they are: 8 bytes a row, and
-  // rows pointing at one text cost the host one value.
+  // whole std::strings' c_str()), handed to the host as they are: 8 bytes a
+  // row, and rows pointing at one text cost the host one value.
   Table& CStrings(std::string column, std::vector<const char*> values) {
     c_strings_.push_back(std::move(values));
     cols_.push_back(
@@ -1025,9 +1017,8 @@ class Table {
  private:
   friend class Context;
   // Where a column's `index` points: ints_ / reals_ / texts_; views_
-  // (TextViews; CStringViews, NUL-terminated); c_strings_ (CStrings);
-  // int_columns_ / real_columns_.
-  enum class Source : uint8_t { kOwned, kViews, kCStringViews, kCStrings, kColumn };
+  // (TextViews); c_strings_ (CStrings); int_columns_ / real_columns_.
+  enum class Source : uint8_t { kOwned, kViews, kCStrings, kColumn };
   struct Col {
     std::string name;
     th_value_type type;
@@ -1119,13 +1110,6 @@ class Context {
       } else if (c.source == Table::Source::kCStrings) {
         col.values.data = t.c_strings_[c.index].data();
         col.values.length = t.c_strings_[c.index].size();
-      } else if (c.source == Table::Source::kCStringViews) {
-        const auto& views = t.views_[c.index];
-        auto& ptrs = strings.emplace_back();
-        ptrs.reserve(views.size());
-        for (std::string_view v : views) ptrs.push_back(v.empty() ? "" : v.data());
-        col.values.data = ptrs.data();
-        col.values.length = ptrs.size();
       } else if (c.source == Table::Source::kViews) {
         const auto& views = t.views_[c.index];
         size_t bytes = 0;

@@ -37,7 +37,7 @@ class HostColumns final : public th::sdk::Plugin {
     const auto at = [](const void* p) {
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p));
     };
-    // string_at's text is NUL-terminated (API 2.2): what CStringViews relies on.
+    // string_at's text is NUL-terminated (API 2.2): what CStrings relies on.
     int64_t unterminated = 0;
     for (const auto& trace : ctx.traces())
       for (uint64_t i = 0; i < trace.size(); ++i)
