@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "starts_and_ends.h"
+
 namespace th::critical_path {
 namespace {
 
@@ -89,12 +91,11 @@ class Builder {
 
   // Nodes in (ts, event, start first) order, as HTA numbers them: the starts
   // (host_ comes by start, then row; the GPU activities are sorted) merged
-  // with the sorted ends.
+  // with their ends (StartsAndEnds), which are kept in that order too.
   void MakeNodes() {
-    using Key = std::pair<int64_t, uint32_t>;  // (ts, event)
-    std::vector<Key>& starts = b_.starts;
-    std::vector<Key>& gpu_starts = b_.gpu_starts;
-    std::vector<Key>& ends = b_.ends;
+    std::vector<EventKey>& starts = b_.starts;
+    std::vector<EventKey>& gpu_starts = b_.gpu_starts;
+    std::vector<EventKey>& ends = b_.ends;
     for (auto* v : {&starts, &gpu_starts, &ends}) v->clear();
     gpu_starts.reserve(gpu_.size());
     for (uint32_t e : gpu_) gpu_starts.emplace_back(t_.ts(e), e);
@@ -102,38 +103,30 @@ class Builder {
     starts.reserve(host_.size() + gpu_.size());
     auto g = gpu_starts.begin();
     for (uint32_t e : host_) {
-      const Key k{t_.ts(e), e};
+      const EventKey k{t_.ts(e), e};
       for (; g != gpu_starts.end() && *g < k; ++g) starts.push_back(*g);
       starts.push_back(k);
     }
     starts.insert(starts.end(), g, gpu_starts.end());
     ends.reserve(starts.size());
-    for (const auto* list : {&host_, &gpu_})
-      for (uint32_t e : *list) ends.emplace_back(t_.end(e), e);
-    // Nested calls end out of start order: runs of one or two, so a plain
-    // sort (the keys are unique: the same order as a stable one).
-    std::sort(ends.begin(), ends.end());
     r_.events.reserve(starts.size());
     r_.start.reserve(starts.size());
     r_.end.resize(starts.size());
     r_.span_edge.assign(starts.size(), kNone);
-    auto add = [&](const Key& k, bool is_end) {
-      const uint32_t n = g_.AddNode({k.first, k.second, r_.rank_slot, !is_end});
-      EventSlots::Ref at = (*r_.local)[k.second];
-      if (is_end) {
-        r_.end[at] = n;
-        return;
-      }
-      at = static_cast<uint32_t>(r_.events.size());
-      r_.events.push_back(k.second);
-      r_.start.push_back(n);
-    };
-    auto x = ends.begin();
-    for (const Key& k : starts) {
-      for (; x != ends.end() && *x < k; ++x) add(*x, true);  // (ts, e, start) < (ts, e, end)
-      add(k, false);
-    }
-    for (; x != ends.end(); ++x) add(*x, true);
+    StartsAndEnds(
+        starts, [&](uint32_t e) { return t_.end(e); }, &b_.open_ends,
+        [&](const EventKey& k, bool is_end) {
+          const uint32_t n = g_.AddNode({k.first, k.second, r_.rank_slot, !is_end});
+          EventSlots::Ref at = (*r_.local)[k.second];
+          if (is_end) {
+            r_.end[at] = n;
+            ends.push_back(k);
+            return;
+          }
+          at = static_cast<uint32_t>(r_.events.size());
+          r_.events.push_back(k.second);
+          r_.start.push_back(n);
+        });
   }
 
   bool IsLock(uint32_t n) const {

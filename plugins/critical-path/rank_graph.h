@@ -74,7 +74,8 @@ struct RankGraph {
 // next one built and given back by Recycle.
 struct RankGraphBuffers {
   std::vector<uint32_t> host, gpu, syncs, by_thread, first, at, stack, open;
-  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, gpu_ends, sync_ends;
+  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, open_ends, gpu_ends,
+      sync_ends;
   std::vector<uint32_t> events, start, end, span_edge;  // a RankGraph's, between graphs
   // Takes back `r`'s vectors (after Release).
   void Recycle(RankGraph&& r);
