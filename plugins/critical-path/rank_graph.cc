@@ -266,9 +266,9 @@ void Builder::InferStreamWaits() {
   for (uint32_t c : host_) {
     if (!ix_.is_stream_wait_call(c)) continue;
     const uint32_t src = ix_.RecordedActivity(c);
+    if (src == kNone) continue;
     const uint32_t dst = ix_.NextActivity(c, kNone);
-    if (src != kNone && dst != kNone && t_.track_index(src) != t_.track_index(dst))
-      kernel_sync_[dst] = src;
+    if (dst != kNone && t_.track_index(src) != t_.track_index(dst)) kernel_sync_[dst] = src;
   }
 }
 

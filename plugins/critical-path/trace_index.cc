@@ -189,7 +189,10 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
   // Per stream track: its launches (by the launch call's time, then call) and
   // the starts of its activities; per CPU track its launches. Each list sized
   // exactly first (counted), so that no growth copies it; each comes in a
-  // few runs by time (activities come by row, a stream's by start).
+  // few runs by time (activities come by row, a stream's by start). The
+  // launch lists are kept only for the event-sync queries, which need a
+  // cudaEventRecord: without one, the threads' lists are not even built.
+  const bool keep = !records_by_thread_.empty();
   std::vector<uint32_t> launched;  // the activities launched by a launch call
   std::vector<uint32_t> per_stream(t.track_count(), 0), per_thread(t.track_count(), 0);
   launched.reserve(t.gpu_activity().size());
@@ -199,7 +202,7 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     if (r == kNone || !(role_[r] & kLaunchCall)) continue;
     launched.push_back(k);
     ++per_stream[t.track_index(k)];
-    ++per_thread[t.track_index(r)];
+    if (keep) ++per_thread[t.track_index(r)];
   }
   std::vector<std::vector<uint32_t>> start_at(t.track_count());
   std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
@@ -212,7 +215,7 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     const uint32_t r = runtime_of_[k];
     const Launch l{t.ts(r), r, k};
     start_at[t.track_index(k)].push_back(k);
-    by_thread[t.track_index(r)].push_back(l);
+    if (keep) by_thread[t.track_index(r)].push_back(l);
     by_stream[t.track_index(k)].push_back(l);
   }
   launched = {};
@@ -249,7 +252,7 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     }
     while (a < launches.size()) launch_group();
     starts = {};
-    launches_by_stream_[track] = std::move(launches);
+    if (keep) launches_by_stream_[track] = std::move(launches);
   }
   for (uint32_t track = 0; track < t.track_count(); ++track) {
     if (by_thread[track].empty()) continue;

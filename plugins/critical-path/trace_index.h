@@ -72,7 +72,9 @@ class TraceIndex {
   // launch before the record). kNone if not found.
   uint32_t RecordedActivity(uint32_t wait_call) const;
   // The first activity launched on `stream_track` (kNone: any stream) from
-  // the thread of `wait_call` after it, kNone if none.
+  // the thread of `wait_call` after it, kNone if none. Asked only where
+  // RecordedActivity found one: in a trace without cudaEventRecord calls it
+  // answers kNone (the launch lists it reads are not kept).
   uint32_t NextActivity(uint32_t wait_call, uint32_t stream_track) const;
   // Host ops and calls (on CPU tracks) by start, then row.
   const std::vector<uint32_t>& host_by_start() const { return host_by_start_; }
