@@ -63,9 +63,16 @@ TextColumn CopyTextColumn(const char* const* values, uint64_t n) {
   AddressValues seen;
   static const char kEmpty[] = "";
   uint64_t i = 0;
+  const char* last = nullptr;  // the previous row's address and value: runs skip the lookup
+  uint32_t last_value = 0;
   for (; i < n; ++i) {
     if (i == kSharingProbeRows && seen.count() * kMinRowsPerValue > i) break;
-    column.PushRow(seen.ValueOf(values[i] ? values[i] : kEmpty, &column));
+    const char* text = values[i] ? values[i] : kEmpty;
+    if (text != last) {
+      last = text;
+      last_value = seen.ValueOf(text, &column);
+    }
+    column.PushRow(last_value);
   }
   for (; i < n; ++i) column.push_back(values[i] ? values[i] : "");
   return column;

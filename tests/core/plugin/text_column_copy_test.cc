@@ -1,5 +1,5 @@
-// CopyTextColumn: rows that point at one text share one value; NULL reads as
-// ""; a column whose rows share nothing is copied as it comes, with the same
+// CopyTextColumn: rows that point at one text share one value, in runs or
+// apart; NULL reads as ""; a column whose rows share nothing is copied as it comes, with the same
 // values.
 #include "core/plugin/text_column_copy.h"
 
@@ -22,6 +22,19 @@ TEST(CopyTextColumn, RowsPointingAtOneTextShareItsValue) {
                                                      "compute", "host"}));
   EXPECT_EQ(c.value_count(), 4u);  // compute, host, "", the copy's compute
   EXPECT_STREQ(c.c_str(3), "");
+}
+
+TEST(CopyTextColumn, RunsOfOneAddressKeepTheirValue) {
+  // Runs (the previous row's value is reused) of texts, of NULL, and a text
+  // coming back after others.
+  const char* host = "host";
+  const char* idle = "idle";
+  const std::vector<const char*> rows{host, host, host, nullptr, nullptr,
+                                      idle, idle, host, nullptr};
+  const TextColumn c = CopyTextColumn(rows.data(), rows.size());
+  EXPECT_EQ(c.ToStrings(),
+            (std::vector<std::string>{"host", "host", "host", "", "", "idle", "idle", "host", ""}));
+  EXPECT_EQ(c.value_count(), 3u);
 }
 
 TEST(CopyTextColumn, ManyRowsOfFewNamesCostAValueEach) {
