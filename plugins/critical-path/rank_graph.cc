@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -27,8 +28,10 @@ class Builder {
         b_(*b),
         host_(b->host),
         gpu_(b->gpu),
+        gpu_call_(b->gpu_call),
         syncs_(b->syncs) {
-    for (auto* v : {&b_.host, &b_.gpu, &b_.syncs}) v->clear();
+    for (auto* v : {&b_.host, &b_.gpu, &b_.gpu_call}) v->clear();
+    b_.syncs.clear();
     r_.events = std::move(b_.events);
     r_.start = std::move(b_.start);
     r_.end = std::move(b_.end);
@@ -67,26 +70,41 @@ class Builder {
 
   // Host calls and ops that start in the window (lasting > 0); the GPU
   // activities they launched; the GPU syncs on a stream their call waited in,
-  // and those on no stream that start in the window themselves.
+  // and those on no stream that start in the window themselves. The calls'
+  // GPU events come from the index's links, walked beside the host events
+  // (both come by the call's (ts, row)).
   void Select() {
-    auto in = [&](const std::vector<uint32_t>& by_start, auto&& take) {
-      auto first = std::lower_bound(by_start.begin(), by_start.end(), w_.begin,
+    const std::vector<uint32_t>& host = ix_.host_by_start();
+    const std::vector<TraceIndex::Link>& links = ix_.links();
+    auto link = std::lower_bound(links.begin(), links.end(), w_.begin,
+                                 [](const TraceIndex::Link& l, int64_t v) { return l.ts < v; });
+    for (auto it = std::lower_bound(host.begin(), host.end(), w_.begin,
                                     [&](uint32_t e, int64_t v) { return t_.ts(e) < v; });
-      for (auto it = first; it != by_start.end() && t_.ts(*it) <= w_.end; ++it)
-        if (t_.dur(*it) > 0) take(*it);
-    };
-    in(ix_.host_by_start(), [&](uint32_t e) {
+         it != host.end() && t_.ts(*it) <= w_.end; ++it) {
+      const uint32_t e = *it;
+      if (t_.dur(e) <= 0) continue;
       host_.push_back(e);
-      for (uint32_t k : ix_.launched_by(e)) {
+      const int64_t ts = t_.ts(e);
+      while (link != links.end() && (link->ts < ts || (link->ts == ts && link->call < e))) ++link;
+      for (; link != links.end() && link->call == e; ++link) {
+        const uint32_t k = link->gpu;
         if (t_.is_gpu_activity(k)) {
-          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM) gpu_.push_back(k);
+          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM) {
+            gpu_.push_back(k);
+            gpu_call_.push_back(e);
+          }
         } else {
           const uint32_t row = t_.args_row(k);
-          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1) syncs_.push_back(k);
+          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1) syncs_.push_back({k, e});
         }
       }
-    });
-    in(ix_.unstreamed_syncs(), [&](uint32_t s) { syncs_.push_back(s); });
+    }
+    const std::vector<TraceIndex::Link>& unstreamed = ix_.unstreamed_syncs();
+    for (auto it = std::lower_bound(
+             unstreamed.begin(), unstreamed.end(), w_.begin,
+             [&](const TraceIndex::Link&l, int64_t v) { return t_.ts(l.gpu) < v; });
+         it != unstreamed.end() && t_.ts(it->gpu) <= w_.end; ++it)
+      if (t_.dur(it->gpu) > 0) syncs_.push_back({it->gpu, it->call});
   }
 
   // Nodes in (ts, event, start first) order, as HTA numbers them: the starts
@@ -230,8 +248,8 @@ class Builder {
   void GpuEdges();
   void InferStreamWaits();
   void InferBlockingWaits();
-  void Sync(uint32_t s);
-  void Activity(uint32_t k);
+  void Sync(uint32_t s, uint32_t call);
+  void Activity(uint32_t k, uint32_t call);
 
   const th::sdk::Trace& t_;
   const TraceIndex& ix_;
@@ -240,7 +258,8 @@ class Builder {
   bool infer_;
   RankGraphBuffers& b_;
   RankGraph r_;
-  std::vector<uint32_t>&host_, &gpu_, &syncs_;          // b_'s
+  std::vector<uint32_t>&host_, &gpu_, &gpu_call_;       // b_'s (gpu_call_: gpu_'s calls)
+  std::vector<std::pair<uint32_t, uint32_t>>& syncs_;   // b_'s: (sync, its call)
   std::map<int64_t, uint32_t> last_on_stream_;          // stream key -> end node
   std::unordered_map<uint32_t, uint32_t> kernel_sync_;  // activity -> activity it waits for
 };
@@ -249,17 +268,24 @@ class Builder {
 // stream comes after it), in that one order.
 void Builder::GpuEdges() {
   // The activities come sorted by (start, row) from MakeNodes; the syncs are
-  // sorted by (end, row) and merged in by (instant, row, sync after).
-  std::vector<std::pair<int64_t, uint32_t>>& syncs = b_.sync_ends;
+  // sorted by (end, row) and merged in by (instant, row, sync after). The
+  // activities' calls are found by their local index (MakeNodes gave them one).
+  std::vector<uint32_t>& call_at = b_.call_at;
+  call_at.assign(r_.events.size(), kNone);
+  for (size_t i = 0; i < gpu_.size(); ++i) call_at[(*r_.local)[gpu_[i]]] = gpu_call_[i];
+  std::vector<std::tuple<int64_t, uint32_t, uint32_t>>& syncs = b_.sync_ends;  // (end, sync, call)
   syncs.clear();
-  for (uint32_t s : syncs_) syncs.emplace_back(t_.end(s), s);
-  std::sort(syncs.begin(), syncs.end());
+  for (const auto& [s, call] : syncs_) syncs.emplace_back(t_.end(s), s, call);
+  std::sort(syncs.begin(), syncs.end());  // (end, sync) is unique
   auto s = syncs.begin();
   for (const auto& [ts, k] : b_.gpu_starts) {
-    for (; s != syncs.end() && *s < std::make_pair(ts, k); ++s) Sync(s->second);
-    Activity(k);
+    for (; s != syncs.end() &&
+           std::make_pair(std::get<0>(*s), std::get<1>(*s)) < std::make_pair(ts, k);
+         ++s)
+      Sync(std::get<1>(*s), std::get<2>(*s));
+    Activity(k, call_at[(*r_.local)[k]]);
   }
-  for (; s != syncs.end(); ++s) Sync(s->second);
+  for (; s != syncs.end(); ++s) Sync(std::get<1>(*s), std::get<2>(*s));
 }
 
 void Builder::InferStreamWaits() {
@@ -289,8 +315,7 @@ void Builder::InferBlockingWaits() {
   }
 }
 
-void Builder::Sync(uint32_t s) {
-  const uint32_t call = ix_.runtime_of(s);
+void Builder::Sync(uint32_t s, uint32_t call) {
   const uint8_t role = ix_.role(s);
   if (role & (kStreamWait | kEventSync)) {
     const uint32_t src = ix_.RecordedActivity(call);
@@ -318,7 +343,7 @@ void Builder::Sync(uint32_t s) {
   }
 }
 
-void Builder::Activity(uint32_t k) {
+void Builder::Activity(uint32_t k, uint32_t call) {
   const uint32_t s = Start(k), x = End(k);
   const Category c = t_.hta_kernel_class(k) == th::sdk::KernelClass::kComm
                          ? Category::kCommunication
@@ -339,7 +364,6 @@ void Builder::Activity(uint32_t k) {
   const int64_t key = StreamKey(k);
   auto last = last_on_stream_.find(key);
   const bool has_last = last != last_on_stream_.end();
-  const uint32_t call = ix_.runtime_of(k);
   const int64_t call_ts = t_.ts(call);
   if (ix_.launched_into_empty_queue(k) && (!has_last || N(last->second).ts < call_ts) &&
       (sync_end == kNone || N(sync_end).ts < call_ts)) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -73,9 +74,10 @@ struct RankGraph {
 // had: its lists and sort keys, and the vectors of a RankGraph, lent to the
 // next one built and given back by Recycle.
 struct RankGraphBuffers {
-  std::vector<uint32_t> host, gpu, syncs, by_thread, first, at, stack, open;
-  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, open_ends, gpu_ends,
-      sync_ends;
+  std::vector<uint32_t> host, gpu, gpu_call, call_at, by_thread, first, at, stack, open;
+  std::vector<std::pair<uint32_t, uint32_t>> syncs;  // (sync, its call)
+  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, open_ends, gpu_ends;
+  std::vector<std::tuple<int64_t, uint32_t, uint32_t>> sync_ends;
   std::vector<uint32_t> events, start, end, span_edge;  // a RankGraph's, between graphs
   // Takes back `r`'s vectors (after Release).
   void Recycle(RankGraph&& r);

@@ -57,16 +57,15 @@ TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation, boo
   RunBeside(
       [&] {
         role_.assign(t.size(), 0);
-        runtime_of_.assign(t.size(), kNone);
-        launched_first_.assign(t.size() + 1, 0);
         queue_bits_.assign(t.size(), 0);
         IndexNames(t, annotation);
         MergeThreads(t);
       },
       [&] { calls = ListEvents(t, &gpu, activity_lookup); });
   LinkCalls(t, CallByCorrelation(std::move(calls)), gpu);
-  // The launch CSR beside the stream queues: both read runtime_of_ only.
-  RunBeside([&] { IndexLaunches(t, gpu); }, [&] { IndexQueues(t); });
+  gpu = {};
+  IndexUnstreamedSyncs(t);
+  IndexQueues(t);
   host_sort_.join();
   if (host_sort_error_) std::rethrow_exception(host_sort_error_);
 }
@@ -143,85 +142,78 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
                            const std::vector<uint32_t>& gpu) {
   // Each GPU event's call: the host call with its correlation; else, for an
   // activity (XSpace captures carry launch edges, not correlation ids), its
-  // launch edge's host call.
-  // Two halves of the GPU events on two threads (they write apart).
+  // launch edge's host call. Two halves of the GPU events on two threads,
+  // each into its own part of links_ (with its own cursor over the launch
+  // edges: rows ascend within a half), the second's then moved up.
+  links_.resize(gpu.size());
   const auto link = [&](size_t from, size_t to) {
-    for (size_t j = from; j < to; ++j)
-      if (const int64_t c = t.correlation(gpu[j]); c > 0) runtime_of_[gpu[j]] = call_of(c);
+    uint64_t cursor = 0;
+    size_t out = from;
+    for (size_t j = from; j < to; ++j) {
+      const uint32_t i = gpu[j];
+      uint32_t call = kNone;
+      if (const int64_t c = t.correlation(i); c > 0) call = call_of(c);
+      if (call == kNone && t.is_gpu_activity(i)) {
+        const uint32_t launch = t.launch_of(i, cursor);
+        if (launch != th::sdk::kNoRow && IsHostKind(t.kind(launch))) call = launch;
+      }
+      if (call != kNone) links_[out++] = Link{t.ts(call), call, i};
+    }
+    return out - from;
   };
   const size_t half = gpu.size() / 2;
-  RunBeside([&] { link(half, gpu.size()); }, [&] { link(0, half); });
-  uint64_t cursor = 0;
-  for (uint32_t i : t.gpu_activity()) {
-    if (runtime_of_[i] != kNone) continue;
-    const uint32_t call = t.launch_of(i, cursor);
-    if (call != th::sdk::kNoRow && IsHostKind(t.kind(call))) runtime_of_[i] = call;
-  }
+  size_t first = 0, second = 0;
+  RunBeside([&] { second = link(half, gpu.size()); }, [&] { first = link(0, half); });
+  std::move(links_.begin() + static_cast<std::ptrdiff_t>(half),
+            links_.begin() + static_cast<std::ptrdiff_t>(half + second),
+            links_.begin() + static_cast<std::ptrdiff_t>(first));
+  links_.resize(first + second);
+  // By the call's time, then call; a call's events stay by row (stable).
+  th::sdk::StableSortFewRuns(links_, CallOrder);
 }
 
-void TraceIndex::IndexLaunches(const th::sdk::Trace& t, const std::vector<uint32_t>& gpu) {
-  // CSR by call, each call's events by row: counted per call, summed (each
-  // call's entry at its end), then filled from the last event back, each
-  // entry moving down to its call's first.
-  size_t matched = 0;
-  for (uint32_t i : gpu)
-    if (runtime_of_[i] != kNone) {
-      ++launched_first_[runtime_of_[i]];
-      ++matched;
-    }
-  for (uint64_t i = 1; i < t.size(); ++i) launched_first_[i] += launched_first_[i - 1];
-  launched_first_[t.size()] = matched;
-  launched_.resize(matched);
-  for (auto it = gpu.rbegin(); it != gpu.rend(); ++it)
-    if (const uint32_t call = runtime_of_[*it]; call != kNone)
-      launched_[--launched_first_[call]] = *it;
-  for (uint32_t i : gpu) {
-    if (runtime_of_[i] == kNone || t.kind(i) != TH_EVENT_GPU_SYNC) continue;
-    const uint32_t row = t.args_row(i);
-    if (row == th::sdk::kNoRow || t.gpu_stream(row) == -1) unstreamed_syncs_.push_back(i);
+void TraceIndex::IndexUnstreamedSyncs(const th::sdk::Trace& t) {
+  for (const Link& l : links_) {
+    if (t.kind(l.gpu) != TH_EVENT_GPU_SYNC) continue;
+    const uint32_t row = t.args_row(l.gpu);
+    if (row == th::sdk::kNoRow || t.gpu_stream(row) == -1) unstreamed_syncs_.push_back(l);
   }
-  th::sdk::StableSortRuns(unstreamed_syncs_, [&t](uint32_t a, uint32_t b) {
-    return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
+  std::sort(unstreamed_syncs_.begin(), unstreamed_syncs_.end(), [&t](const Link& a, const Link& b) {
+    return std::make_pair(t.ts(a.gpu), a.gpu) < std::make_pair(t.ts(b.gpu), b.gpu);
   });
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
   // Per stream track: its launches (by the launch call's time, then call) and
   // the starts of its activities; per CPU track its launches. Each list sized
-  // exactly first (counted), so that no growth copies it; each comes in a
-  // few runs by time (activities come by row, a stream's by start). The
-  // launch lists are kept only for the event-sync queries, which need a
-  // cudaEventRecord: without one, the threads' lists are not even built.
+  // exactly first (counted), so that no growth copies it; the launches come
+  // in order from links_, the starts in a few runs by time. The launch lists
+  // are kept only for the event-sync queries, which need a cudaEventRecord:
+  // without one, the threads' lists are not even built.
   const bool keep = !records_by_thread_.empty();
-  std::vector<uint32_t> launched;  // the activities launched by a launch call
+  const auto is_launch = [&](const Link& l) {
+    return on_stream_[t.track_index(l.gpu)] && (role_[l.call] & kLaunchCall) &&
+           t.is_gpu_activity(l.gpu);
+  };
   std::vector<uint32_t> per_stream(t.track_count(), 0), per_thread(t.track_count(), 0);
-  launched.reserve(t.gpu_activity().size());
-  for (uint32_t k : t.gpu_activity()) {
-    if (!on_stream_[t.track_index(k)]) continue;
-    const uint32_t r = runtime_of_[k];
-    if (r == kNone || !(role_[r] & kLaunchCall)) continue;
-    launched.push_back(k);
-    ++per_stream[t.track_index(k)];
-    if (keep) ++per_thread[t.track_index(r)];
+  for (const Link& l : links_) {
+    if (!is_launch(l)) continue;
+    ++per_stream[t.track_index(l.gpu)];
+    if (keep) ++per_thread[t.track_index(l.call)];
   }
   std::vector<std::vector<uint32_t>> start_at(t.track_count());
-  std::vector<std::vector<Launch>> by_thread(t.track_count()), by_stream(t.track_count());
+  std::vector<std::vector<Link>> by_thread(t.track_count()), by_stream(t.track_count());
   for (uint32_t track = 0; track < t.track_count(); ++track) {
     start_at[track].reserve(per_stream[track]);
     by_stream[track].reserve(per_stream[track]);
     by_thread[track].reserve(per_thread[track]);
   }
-  for (uint32_t k : launched) {
-    const uint32_t r = runtime_of_[k];
-    const Launch l{t.ts(r), r, k};
-    start_at[t.track_index(k)].push_back(k);
-    if (keep) by_thread[t.track_index(r)].push_back(l);
-    by_stream[t.track_index(k)].push_back(l);
+  for (const Link& l : links_) {
+    if (!is_launch(l)) continue;
+    start_at[t.track_index(l.gpu)].push_back(l.gpu);
+    if (keep) by_thread[t.track_index(l.call)].push_back(l);
+    by_stream[t.track_index(l.gpu)].push_back(l);
   }
-  launched = {};
-  const auto by_time = [](const Launch& a, const Launch& b) {
-    return std::tie(a.ts, a.call) < std::tie(b.ts, b.call);
-  };
   const auto by_start = [&t](uint32_t a, uint32_t b) {
     return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
   };
@@ -233,15 +225,14 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     auto& launches = by_stream[track];
     if (launches.empty()) continue;
     auto& starts = start_at[track];
-    th::sdk::StableSortRuns(launches, by_time);
     th::sdk::StableSortRuns(starts, by_start);
     int32_t q = 0;
     size_t a = 0;
     const auto launch_group = [&]() {  // the launches at launches[a].ts
       size_t b = a + 1;
-      uint32_t lowest = launches[a].activity;
+      uint32_t lowest = launches[a].gpu;
       for (; b < launches.size() && launches[b].ts == launches[a].ts; ++b)
-        lowest = std::min(lowest, launches[b].activity);
+        lowest = std::min(lowest, launches[b].gpu);
       if (q == 0) queue_bits_[lowest] |= kOneAfterLaunch;
       q += static_cast<int32_t>(b - a);
       a = b;
@@ -254,11 +245,8 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     starts = {};
     if (keep) launches_by_stream_[track] = std::move(launches);
   }
-  for (uint32_t track = 0; track < t.track_count(); ++track) {
-    if (by_thread[track].empty()) continue;
-    th::sdk::StableSortRuns(by_thread[track], by_time);
-    launches_by_thread_[track] = std::move(by_thread[track]);
-  }
+  for (uint32_t track = 0; track < t.track_count(); ++track)
+    if (!by_thread[track].empty()) launches_by_thread_[track] = std::move(by_thread[track]);
 }
 
 // HTA's rule: the one thread with host ops named "*autograd*" (backward) is
@@ -320,17 +308,17 @@ uint32_t TraceIndex::RecordedActivity(uint32_t wait_call) const {
   }
   if (record == kNone) return kNone;
   const int64_t rts = t_.ts(record);
-  auto last_before = [&](const std::vector<Launch>& v) -> const Launch* {
+  auto last_before = [&](const std::vector<Link>& v) -> const Link* {
     auto it = std::upper_bound(v.begin(), v.end(), rts,
-                               [](int64_t ts, const Launch& l) { return ts < l.ts; });
+                               [](int64_t ts, const Link& l) { return ts < l.ts; });
     return it == v.begin() ? nullptr : &*(it - 1);
   };
   auto th = launches_by_thread_.find(t_.track_index(record));
   if (th == launches_by_thread_.end()) return kNone;
-  const Launch* own = last_before(th->second);
+  const Link* own = last_before(th->second);
   if (!own) return kNone;
-  const Launch* prev = last_before(launches_by_stream_.at(t_.track_index(own->activity)));
-  return prev ? prev->activity : kNone;
+  const Link* prev = last_before(launches_by_stream_.at(t_.track_index(own->gpu)));
+  return prev ? prev->gpu : kNone;
 }
 
 uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) const {
@@ -338,9 +326,9 @@ uint32_t TraceIndex::NextActivity(uint32_t wait_call, uint32_t stream_track) con
   if (th == launches_by_thread_.end()) return kNone;
   const int64_t at = t_.ts(wait_call);
   for (auto it = std::lower_bound(th->second.begin(), th->second.end(), at,
-                                  [](const Launch&l, int64_t ts) { return l.ts < ts; });
+                                  [](const Link&l, int64_t ts) { return l.ts < ts; });
        it != th->second.end(); ++it)
-    if (stream_track == kNone || t_.track_index(it->activity) == stream_track) return it->activity;
+    if (stream_track == kNone || t_.track_index(it->gpu) == stream_track) return it->gpu;
   return kNone;
 }
 

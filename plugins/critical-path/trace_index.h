@@ -1,6 +1,7 @@
 // What the critical path needs of one trace, worked out once for all its
 // windows: the runtime call of each GPU event (same correlation; else, for a
-// GPU activity, the host call of its launch edge: XSpace captures), whether
+// GPU activity, the host call of its launch edge: XSpace captures), in one
+// list by the call's start (no array over every event), whether
 // each activity was launched into an empty stream queue (HTA's queue length:
 // +1 at a launch call, -1 when the activity starts), the CPU thread
 // each host event's call stack runs on (the backward thread merged into the
@@ -43,10 +44,18 @@ class TraceIndex {
   explicit TraceIndex(const th::sdk::Trace& t, std::string_view annotation = {},
                       bool activity_lookup = true);
 
+  // A host call and a GPU event of its (the activity it launched, or a sync
+  // it waited in: the event with its correlation id; an activity without
+  // one: that of its launch edge); ts: the call's.
+  struct Link {
+    int64_t ts;
+    uint32_t call, gpu;
+  };
+  static bool CallOrder(const Link& a, const Link& b) {
+    return a.ts < b.ts || (a.ts == b.ts && a.call < b.call);
+  }
+
   uint8_t role(uint64_t event) const { return role_[event]; }
-  // The host call with the event's correlation id (a GPU activity without
-  // one: its launch edge's host call), kNone if none.
-  uint32_t runtime_of(uint64_t event) const { return runtime_of_[event]; }
   // Whether the activity was launched into an empty stream queue: the queue
   // length was 1 after its launch call and 0 after its start (false when it
   // was not launched by a launch call).
@@ -81,21 +90,18 @@ class TraceIndex {
   // The events whose name holds the annotation, by row: on a CPU track,
   // neither flows, metadata nor GPU user annotations.
   const std::vector<uint32_t>& annotated() const { return annotated_; }
-  // GPU syncs on no stream (Event Sync, Context Sync) with a host call, by start.
-  const std::vector<uint32_t>& unstreamed_syncs() const { return unstreamed_syncs_; }
-  // The GPU activities and syncs correlated with host call `call`.
-  std::span<const uint32_t> launched_by(uint32_t call) const {
-    return {launched_.data() + launched_first_[call], launched_.data() + launched_first_[call + 1]};
-  }
+  // GPU syncs on no stream (Event Sync, Context Sync) with their host call,
+  // by the sync's start, then row.
+  const std::vector<Link>& unstreamed_syncs() const { return unstreamed_syncs_; }
+  // Every GPU event with a host call, by (the call's ts, call, event row):
+  // the GPU events of the host calls that start in a window are one stretch
+  // of it, in host_by_start()'s order.
+  const std::vector<Link>& links() const { return links_; }
   // The GPU activity that starts at `ts` and lasts `dur` (ns), kNone if none;
   // throws when the index was built without the activity lookup.
   uint32_t ActivityAt(int64_t ts, int64_t dur) const;
 
  private:
-  struct Launch {  // a launch call and its activity (the stream: the activity's track)
-    int64_t ts;    // the call's
-    uint32_t call, activity;
-  };
   void IndexNames(const th::sdk::Trace& t, std::string_view annotation);
   // Lists the host events (host_by_start_, sorted on host_sort_) and the GPU
   // activities by start; returns the host calls' (correlation, row) and puts
@@ -103,29 +109,31 @@ class TraceIndex {
   std::vector<std::pair<int64_t, uint32_t>> ListEvents(const th::sdk::Trace& t,
                                                        std::vector<uint32_t>* gpu,
                                                        bool activity_lookup);
-  // runtime_of_ of the GPU events `gpu`.
+  // links_ of the GPU events `gpu` (by row).
   void LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& call_of,
                  const std::vector<uint32_t>& gpu);
-  // From runtime_of_: the launch CSR and the syncs on no stream.
-  void IndexLaunches(const th::sdk::Trace& t, const std::vector<uint32_t>& gpu);
+  // From links_: the syncs on no stream.
+  void IndexUnstreamedSyncs(const th::sdk::Trace& t);
   void IndexQueues(const th::sdk::Trace& t);
   void MergeThreads(const th::sdk::Trace& t);
 
   const th::sdk::Trace& t_;
   std::vector<uint8_t> on_stream_;  // per track: 1 for a GPU stream
   std::vector<uint8_t> role_;
-  std::vector<uint32_t> runtime_of_;
+  std::vector<Link> links_;
   enum : uint8_t { kOneAfterLaunch = 1, kEmptyAfterStart = 2 };
   std::vector<uint8_t> queue_bits_;  // per event: the bits above
   std::vector<uint32_t> thread_of_;
   bool has_sync_ = false;
   std::unordered_set<uint32_t> stream_wait_names_;  // ids of "cudaStreamWaitEvent"
-  std::unordered_map<uint32_t, std::vector<Launch>> launches_by_thread_, launches_by_stream_;
+  // A launch: a Link whose call is a launch call and whose event an activity
+  // on a stream (the activity's track).
+  std::unordered_map<uint32_t, std::vector<Link>> launches_by_thread_, launches_by_stream_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> records_by_thread_;
   bool activity_lookup_ = false;
   std::vector<std::pair<int64_t, uint32_t>> activity_at_;  // (start ts, GPU activity), sorted
-  std::vector<uint32_t> host_by_start_, unstreamed_syncs_, annotated_;
-  std::vector<uint32_t> launched_first_, launched_;  // CSR: host call -> its GPU events
+  std::vector<uint32_t> host_by_start_, annotated_;
+  std::vector<Link> unstreamed_syncs_;
   std::thread host_sort_;  // sorts host_by_start_ while the constructor goes on
   std::exception_ptr host_sort_error_;
 };
