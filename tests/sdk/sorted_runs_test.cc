@@ -50,6 +50,34 @@ TEST(StableSortRuns, SortsAsStableSortForAnyNumberOfRuns) {
   }
 }
 
+// Chunks of a file: each run in key order, overlapping the next by a few
+// keys, with ties across the boundary.
+std::vector<Item> Chunks(size_t runs, int64_t run_length, int64_t overlap) {
+  std::vector<Item> items;
+  for (size_t r = 0; r < runs; ++r) {
+    const int64_t from = static_cast<int64_t>(r) * (run_length - overlap);
+    for (int64_t k = 0; k < run_length; ++k)
+      items.push_back({from + k, static_cast<uint32_t>(items.size())});
+  }
+  return items;
+}
+
+TEST(StableSortRuns, RunsThatBarelyOverlapMoveOnlyWhereTheyInterleave) {
+  ExpectAsStableSort(Chunks(9, 10000, 3));
+  ExpectAsStableSort(Chunks(2, 5, 5));  // the second run ties the first all along
+  ExpectAsStableSort(Chunks(5, 7, 0));  // ties at each boundary only
+  // 8 runs of 10,000 that overlap by 3: a merge compares the few values that
+  // interleave and the binary searches', not every value of both runs.
+  std::vector<Item> items = Chunks(8, 10000, 3);
+  size_t compared = 0;
+  StableSortRuns(items, [&](const Item& a, const Item& b) {
+    ++compared;
+    return a.key < b.key;
+  });
+  EXPECT_TRUE(std::is_sorted(items.begin(), items.end(), KeyLess));
+  EXPECT_LT(compared, items.size() + 1000);  // the pass that finds the runs, then ~30 a merge
+}
+
 TEST(StableSortRuns, SortsUnorderedItemsAsStableSort) {
   std::mt19937_64 random(7);
   std::vector<Item> items;

@@ -13,7 +13,9 @@ namespace th::sdk {
 
 // Sorts `v` as std::stable_sort(v.begin(), v.end(), less) does, in
 // O(n log r) for input made of r ascending runs: one pass finds the runs, then
-// neighbouring runs are merged pairwise until one is left.
+// neighbouring runs are merged pairwise until one is left, each merge moving
+// only the stretch where the two runs interleave (runs that barely overlap,
+// as consecutive chunks of a file do, cost a binary search each).
 template <typename T, typename Less = std::less<T>>
 void StableSortRuns(std::span<T> v, Less less = Less()) {
   std::vector<size_t> bounds{0};  // run i is [bounds[i], bounds[i + 1])
@@ -23,9 +25,15 @@ void StableSortRuns(std::span<T> v, Less less = Less()) {
   while (bounds.size() > 2) {
     std::vector<size_t> merged{0};
     for (size_t r = 0; r + 2 < bounds.size(); r += 2) {
-      std::inplace_merge(v.begin() + static_cast<std::ptrdiff_t>(bounds[r]),
-                         v.begin() + static_cast<std::ptrdiff_t>(bounds[r + 1]),
-                         v.begin() + static_cast<std::ptrdiff_t>(bounds[r + 2]), less);
+      // Only the parts of the two runs that interleave move: the first run's
+      // values up to the second's first stay (equal ones too: stable), and
+      // so do the second run's values from the first's last on.
+      const auto first = v.begin() + static_cast<std::ptrdiff_t>(bounds[r]);
+      const auto middle = v.begin() + static_cast<std::ptrdiff_t>(bounds[r + 1]);
+      const auto last = v.begin() + static_cast<std::ptrdiff_t>(bounds[r + 2]);
+      const auto from = std::upper_bound(first, middle, *middle, less);
+      const auto to = std::lower_bound(middle, last, *(middle - 1), less);
+      std::inplace_merge(from, middle, to, less);
       merged.push_back(bounds[r + 2]);
     }
     if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // odd run count: last kept
