@@ -1,11 +1,12 @@
 // The host call of each correlation id (its lowest row): dense ids (Kineto
-// numbers them up from 1) are looked up in an array, sparse ones by binary
-// search.
+// numbers them up from 1) are looked up in an array, sparse ones (traces
+// merged or amplified) by binary search, or by galloping from a cursor.
 #pragma once
 
 #include <tracehound/sorted_runs.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -40,6 +41,28 @@ class CallByCorrelation {
                  ? kNone
                  : dense_[static_cast<size_t>(c - base_)];
     auto it = std::lower_bound(sparse_.begin(), sparse_.end(), std::make_pair(c, uint32_t{0}));
+    return it != sparse_.end() && it->first == c ? it->second : kNone;
+  }
+  // The same for ids asked in about ascending order (a stream's GPU events by
+  // row): `cursor` (0 before the first call, then kept by the caller) is
+  // where the last search ended; sparse ids are searched from there by
+  // doubling steps, from the start when the id is below it.
+  uint32_t operator()(int64_t c, size_t* cursor) const {
+    if (!dense_.empty()) return (*this)(c);
+    const std::pair<int64_t, uint32_t> key{c, 0};
+    const size_t n = sparse_.size();
+    // Everything before lo is below key: from the cursor, else from the start.
+    size_t lo = std::min(*cursor, n);
+    if (lo > 0 && !(sparse_[lo - 1] < key)) lo = 0;
+    size_t step = 1;
+    while (lo + step < n && sparse_[lo + step - 1] < key) {
+      lo += step;
+      step *= 2;
+    }
+    const auto it = std::lower_bound(
+        sparse_.begin() + static_cast<std::ptrdiff_t>(lo),
+        sparse_.begin() + static_cast<std::ptrdiff_t>(std::min(lo + step, n)), key);
+    *cursor = static_cast<size_t>(it - sparse_.begin());
     return it != sparse_.end() && it->first == c ? it->second : kNone;
   }
 

@@ -148,11 +148,11 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
   links_.resize(gpu.size());
   const auto link = [&](size_t from, size_t to) {
     uint64_t cursor = 0;
-    size_t out = from;
+    size_t id_cursor = 0, out = from;
     for (size_t j = from; j < to; ++j) {
       const uint32_t i = gpu[j];
       uint32_t call = kNone;
-      if (const int64_t c = t.correlation(i); c > 0) call = call_of(c);
+      if (const int64_t c = t.correlation(i); c > 0) call = call_of(c, &id_cursor);
       if (call == kNone && t.is_gpu_activity(i)) {
         const uint32_t launch = t.launch_of(i, cursor);
         if (launch != th::sdk::kNoRow && IsHostKind(t.kind(launch))) call = launch;
