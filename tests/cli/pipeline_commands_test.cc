@@ -94,6 +94,12 @@ TEST(RunCommand, EveryShippedConfigValidatesAndRuns) {
     EXPECT_EQ(doc["tables"]["kernel_stats"]["plugin"].get_string().value(), "kernel-stats");
     for (simdjson::dom::element check : doc["checks"].get_array())
       EXPECT_TRUE(check["passed"].get_bool().value()) << check["name"].get_string().value();
+    if (std::string_view(config) == "pytorch-training") {
+      // Its changes are ranked by the critical path, per rank and across ranks.
+      EXPECT_EQ(doc["plugins"]["critical-path"]["status"].get_string().value(), "ok");
+      EXPECT_TRUE(doc["changes_by_path"]["available"].get_bool().value());
+      EXPECT_EQ(doc["tables"]["critical_path"]["plugin"].get_string().value(), "critical-path");
+    }
   }
 }
 
