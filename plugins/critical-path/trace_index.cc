@@ -164,9 +164,10 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
   const size_t half = gpu.size() / 2;
   size_t first = 0, second = 0;
   RunBeside([&] { second = link(half, gpu.size()); }, [&] { first = link(0, half); });
-  std::move(links_.begin() + static_cast<std::ptrdiff_t>(half),
-            links_.begin() + static_cast<std::ptrdiff_t>(half + second),
-            links_.begin() + static_cast<std::ptrdiff_t>(first));
+  if (first < half)  // (moving a range onto itself is not allowed)
+    std::move(links_.begin() + static_cast<std::ptrdiff_t>(half),
+              links_.begin() + static_cast<std::ptrdiff_t>(half + second),
+              links_.begin() + static_cast<std::ptrdiff_t>(first));
   links_.resize(first + second);
   // By the call's time, then call; a call's events stay by row (stable).
   th::sdk::StableSortFewRuns(links_, CallOrder);
