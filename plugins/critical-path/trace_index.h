@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <exception>
-#include <span>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
