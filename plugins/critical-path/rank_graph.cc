@@ -69,7 +69,7 @@ class Builder {
   }
 
   // Host calls and ops that start in the window (lasting > 0); the GPU
-  // activities they launched; the GPU syncs on a stream their call waited in,
+  // activities they launched (lasting >= 0); the GPU syncs on a stream their call waited in,
   // and those on no stream that start in the window themselves. The calls'
   // GPU events come from the index's links, walked beside the host events
   // (both come by the call's (ts, row)).
@@ -89,7 +89,9 @@ class Builder {
       for (; link != links.end() && link->call == e; ++link) {
         const uint32_t k = link->gpu;
         if (t_.is_gpu_activity(k)) {
-          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM) {
+          // An activity lasting less than 0 (a corrupt trace: the trust table
+          // counts it) has no span: left out, as a host event lasting 0 is.
+          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM && t_.dur(k) >= 0) {
             gpu_.push_back(k);
             gpu_call_.push_back(e);
           }

@@ -1,7 +1,8 @@
 // One rank's critical path graph over a time window, by the rules of
 // Holistic Trace Analysis' critical path analysis:
 // - nodes at the start and end of CPU ops and runtime/driver calls that start
-//   in the window (and last > 0), and of GPU activities launched by such calls;
+//   in the window (and last > 0), and of GPU activities launched by such calls
+//   (lasting >= 0);
 // - host edges: each call stack (a CPU thread; HTA merges the backward thread
 //   into the forward thread) walked depth first, consecutive instants joined
 //   (top-level ops by a dependency of weight 0, nested ones by the time between

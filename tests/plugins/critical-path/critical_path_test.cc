@@ -123,6 +123,35 @@ TEST(CriticalPath, SparseCorrelationIdsGiveTheSamePath) {
   }
 }
 
+// A GPU activity whose duration is negative (a corrupt trace; the trust
+// table counts it) has no span: it is left out of its window, as a host event
+// lasting 0 is, and the path is that of the trace without it (it crashed the
+// plugin before: its end came before its start).
+TEST(CriticalPath, AGpuActivityWithANegativeDurationIsLeftOut) {
+  for (const auto& [ts, dur] : {std::pair<int, int>{40, -50}, {445, -100}}) {  // K1, then K2
+    const std::string name = ts == 40 ? "gemm_k1" : "add_k2";
+    const std::string kernel =
+        X("kernel", name, 0, 7, ts, ts == 40 ? 200 : 100, OnStream(7, ts == 40 ? 1 : 3));
+    std::string negative = OneRank(true), without = OneRank(true);
+    ASSERT_NE(negative.find(kernel), std::string::npos);
+    negative.replace(negative.find(kernel), kernel.size(),
+                     X("kernel", name, 0, 7, ts, dur, OnStream(7, ts == 40 ? 1 : 3)));
+    without.erase(without.find(",\n" + kernel), 2 + kernel.size());
+    const PluginResults a = RunOne("cp_negative.json", negative),
+                        b = RunOne("cp_without.json", without);
+    SCOPED_TRACE(name);
+    ASSERT_EQ(a.checks.size(), 1u);
+    EXPECT_TRUE(a.checks[0].passed) << a.checks[0].detail;
+    for (const char* column : {"path", "late_start", "waits", "elapsed", "events"})
+      EXPECT_EQ(a.tables.at("critical_path").Find(column)->values,
+                b.tables.at("critical_path").Find(column)->values)
+          << column;
+    EXPECT_EQ(Categories(a, 0), Categories(b, 0));
+    for (const std::string& on_path : Col<std::string>(a.tables.at("critical_path_events"), "name"))
+      EXPECT_NE(on_path, name);
+  }
+}
+
 TEST(CriticalPath, WithoutSyncEventsSaysSoAndInfersTheSync) {
   // infer_sync (default): cudaStreamSynchronize waits for K1, which ended
   // last within it: the same path as with the sync event.
