@@ -5,11 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <span>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
-
-#include "starts_and_ends.h"
 
 namespace th::critical_path {
 namespace {
@@ -27,11 +24,11 @@ class Builder {
         infer_(infer_sync && !ix.has_sync_events()),
         b_(*b),
         host_(b->host),
-        gpu_(b->gpu),
-        gpu_call_(b->gpu_call),
-        syncs_(b->syncs) {
-    for (auto* v : {&b_.host, &b_.gpu, &b_.gpu_call}) v->clear();
-    b_.syncs.clear();
+        gpu_starts_(b->gpu_starts),
+        sync_ends_(b->sync_ends) {
+    host_.clear();
+    gpu_starts_.clear();
+    sync_ends_.clear();
     r_.events = std::move(b_.events);
     r_.start = std::move(b_.start);
     r_.end = std::move(b_.end);
@@ -91,13 +88,12 @@ class Builder {
         if (t_.is_gpu_activity(k)) {
           // An activity lasting less than 0 (a corrupt trace: the trust table
           // counts it) has no span: left out, as a host event lasting 0 is.
-          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM && t_.dur(k) >= 0) {
-            gpu_.push_back(k);
-            gpu_call_.push_back(e);
-          }
+          if (t_.track_of(k).kind == TH_TRACK_GPU_STREAM && t_.dur(k) >= 0)
+            gpu_starts_.push_back({t_.ts(k), k, e});
         } else {
           const uint32_t row = t_.args_row(k);
-          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1) syncs_.push_back({k, e});
+          if (row != th::sdk::kNoRow && t_.gpu_stream(row) != -1)
+            sync_ends_.push_back({t_.end(k), k, e});
         }
       }
     }
@@ -106,7 +102,7 @@ class Builder {
              unstreamed.begin(), unstreamed.end(), w_.begin,
              [&](const TraceIndex::Link&l, int64_t v) { return t_.ts(l.gpu) < v; });
          it != unstreamed.end() && t_.ts(it->gpu) <= w_.end; ++it)
-      if (t_.dur(it->gpu) > 0) syncs_.push_back({it->gpu, it->call});
+      if (t_.dur(it->gpu) > 0) sync_ends_.push_back({t_.end(it->gpu), it->gpu, it->call});
   }
 
   // Nodes in (ts, event, start first) order, as HTA numbers them: the starts
@@ -114,20 +110,18 @@ class Builder {
   // with their ends (StartsAndEnds), which are kept in that order too.
   void MakeNodes() {
     std::vector<EventKey>& starts = b_.starts;
-    std::vector<EventKey>& gpu_starts = b_.gpu_starts;
     std::vector<EventKey>& ends = b_.ends;
-    for (auto* v : {&starts, &gpu_starts, &ends}) v->clear();
-    gpu_starts.reserve(gpu_.size());
-    for (uint32_t e : gpu_) gpu_starts.emplace_back(t_.ts(e), e);
-    th::sdk::StableSortRuns(gpu_starts);
-    starts.reserve(host_.size() + gpu_.size());
-    auto g = gpu_starts.begin();
+    starts.clear();
+    ends.clear();
+    th::sdk::StableSortRuns(gpu_starts_);
+    starts.reserve(host_.size() + gpu_starts_.size());
+    auto g = gpu_starts_.begin();
     for (uint32_t e : host_) {
       const EventKey k{t_.ts(e), e};
-      for (; g != gpu_starts.end() && *g < k; ++g) starts.push_back(*g);
+      for (; g != gpu_starts_.end() && g->key() < k; ++g) starts.push_back(g->key());
       starts.push_back(k);
     }
-    starts.insert(starts.end(), g, gpu_starts.end());
+    for (; g != gpu_starts_.end(); ++g) starts.push_back(g->key());
     ends.reserve(starts.size());
     r_.events.reserve(starts.size());
     r_.start.reserve(starts.size());
@@ -260,8 +254,8 @@ class Builder {
   bool infer_;
   RankGraphBuffers& b_;
   RankGraph r_;
-  std::vector<uint32_t>&host_, &gpu_, &gpu_call_;       // b_'s (gpu_call_: gpu_'s calls)
-  std::vector<std::pair<uint32_t, uint32_t>>& syncs_;   // b_'s: (sync, its call)
+  std::vector<uint32_t>& host_;                         // b_'s
+  std::vector<CalledAt>&gpu_starts_, &sync_ends_;       // b_'s: the activities, the syncs
   std::map<int64_t, uint32_t> last_on_stream_;          // stream key -> end node
   std::unordered_map<uint32_t, uint32_t> kernel_sync_;  // activity -> activity it waits for
 };
@@ -270,24 +264,14 @@ class Builder {
 // stream comes after it), in that one order.
 void Builder::GpuEdges() {
   // The activities come sorted by (start, row) from MakeNodes; the syncs are
-  // sorted by (end, row) and merged in by (instant, row, sync after). The
-  // activities' calls are found by their local index (MakeNodes gave them one).
-  std::vector<uint32_t>& call_at = b_.call_at;
-  call_at.assign(r_.events.size(), kNone);
-  for (size_t i = 0; i < gpu_.size(); ++i) call_at[(*r_.local)[gpu_[i]]] = gpu_call_[i];
-  std::vector<std::tuple<int64_t, uint32_t, uint32_t>>& syncs = b_.sync_ends;  // (end, sync, call)
-  syncs.clear();
-  for (const auto& [s, call] : syncs_) syncs.emplace_back(t_.end(s), s, call);
-  std::sort(syncs.begin(), syncs.end());  // (end, sync) is unique
-  auto s = syncs.begin();
-  for (const auto& [ts, k] : b_.gpu_starts) {
-    for (; s != syncs.end() &&
-           std::make_pair(std::get<0>(*s), std::get<1>(*s)) < std::make_pair(ts, k);
-         ++s)
-      Sync(std::get<1>(*s), std::get<2>(*s));
-    Activity(k, call_at[(*r_.local)[k]]);
+  // sorted by (end, row) and merged in by (instant, row, sync after).
+  std::sort(sync_ends_.begin(), sync_ends_.end());
+  auto s = sync_ends_.begin();
+  for (const CalledAt& a : gpu_starts_) {
+    for (; s != sync_ends_.end() && *s < a; ++s) Sync(s->event, s->call);
+    Activity(a.event, a.call);
   }
-  for (; s != syncs.end(); ++s) Sync(std::get<1>(*s), std::get<2>(*s));
+  for (; s != sync_ends_.end(); ++s) Sync(s->event, s->call);
 }
 
 void Builder::InferStreamWaits() {

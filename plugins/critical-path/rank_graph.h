@@ -23,12 +23,12 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "cp_graph.h"
 #include "event_slots.h"
+#include "starts_and_ends.h"
 #include "trace_index.h"
 
 namespace th::critical_path {
@@ -74,11 +74,19 @@ struct RankGraph {
 // so that a window allocates (and faults in) no memory a window before it
 // had: its lists and sort keys, and the vectors of a RankGraph, lent to the
 // next one built and given back by Recycle.
+// A GPU event at an instant (an activity's start, a sync's end) with the host
+// call it came from, ordered by (ts, event): unique.
+struct CalledAt {
+  int64_t ts;
+  uint32_t event, call;
+  EventKey key() const { return {ts, event}; }
+  bool operator<(const CalledAt& o) const { return key() < o.key(); }
+};
+
 struct RankGraphBuffers {
-  std::vector<uint32_t> host, gpu, gpu_call, call_at, by_thread, first, at, stack, open;
-  std::vector<std::pair<uint32_t, uint32_t>> syncs;  // (sync, its call)
-  std::vector<std::pair<int64_t, uint32_t>> starts, gpu_starts, ends, open_ends, gpu_ends;
-  std::vector<std::tuple<int64_t, uint32_t, uint32_t>> sync_ends;
+  std::vector<uint32_t> host, by_thread, first, at, stack, open;
+  std::vector<CalledAt> gpu_starts, sync_ends;
+  std::vector<EventKey> starts, ends, open_ends, gpu_ends;
   std::vector<uint32_t> events, start, end, span_edge;  // a RankGraph's, between graphs
   // Takes back `r`'s vectors (after Release).
   void Recycle(RankGraph&& r);

@@ -7,7 +7,6 @@
 #include <set>
 #include <stdexcept>
 #include <string_view>
-#include <tuple>
 
 #include "beside.h"
 
@@ -34,6 +33,12 @@ uint8_t RoleOfName(std::string_view n) {
 }
 
 bool IsHostKind(uint32_t kind) { return kind == TH_EVENT_RUNTIME || kind == TH_EVENT_DRIVER; }
+
+// Events by (start, row).
+auto ByStart(const th::sdk::Trace& t) {
+  return
+      [&t](uint32_t a, uint32_t b) { return t.ts(a) < t.ts(b) || (t.ts(a) == t.ts(b) && a < b); };
+}
 
 }  // namespace
 
@@ -94,10 +99,7 @@ void TraceIndex::IndexNames(const th::sdk::Trace& t, std::string_view annotation
         kind != TH_EVENT_GPU_USER_ANNOTATION && !on_stream_[t.track_index(i)])
       annotated_.push_back(static_cast<uint32_t>(i));
   }
-  for (auto& [track, rows] : records_by_thread_)
-    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-      return std::make_tuple(t.ts(a), a) < std::make_tuple(t.ts(b), b);
-    });
+  for (auto& [track, rows] : records_by_thread_) std::sort(rows.begin(), rows.end(), ByStart(t));
 }
 
 std::vector<std::pair<int64_t, uint32_t>> TraceIndex::ListEvents(const th::sdk::Trace& t,
@@ -128,9 +130,7 @@ std::vector<std::pair<int64_t, uint32_t>> TraceIndex::ListEvents(const th::sdk::
   // The host events' sort (reads columns only) beside the rest of the index.
   host_sort_ = std::thread([this, trace = &t] {
     try {
-      th::sdk::StableSortRuns(host_by_start_, [trace](uint32_t a, uint32_t b) {
-        return std::make_pair(trace->ts(a), a) < std::make_pair(trace->ts(b), b);
-      });
+      th::sdk::StableSortRuns(host_by_start_, ByStart(*trace));
     } catch (...) {
       host_sort_error_ = std::current_exception();
     }
@@ -179,9 +179,9 @@ void TraceIndex::IndexUnstreamedSyncs(const th::sdk::Trace& t) {
     const uint32_t row = t.args_row(l.gpu);
     if (row == th::sdk::kNoRow || t.gpu_stream(row) == -1) unstreamed_syncs_.push_back(l);
   }
-  std::sort(unstreamed_syncs_.begin(), unstreamed_syncs_.end(), [&t](const Link& a, const Link& b) {
-    return std::make_pair(t.ts(a.gpu), a.gpu) < std::make_pair(t.ts(b.gpu), b.gpu);
-  });
+  std::sort(
+      unstreamed_syncs_.begin(), unstreamed_syncs_.end(),
+      [by_start = ByStart(t)](const Link& a, const Link& b) { return by_start(a.gpu, b.gpu); });
 }
 
 void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
@@ -215,9 +215,6 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     if (keep) by_thread[t.track_index(l.call)].push_back(l);
     by_stream[t.track_index(l.gpu)].push_back(l);
   }
-  const auto by_start = [&t](uint32_t a, uint32_t b) {
-    return std::make_pair(t.ts(a), a) < std::make_pair(t.ts(b), b);
-  };
   // HTA's queue length: +1 at a launch, -1 when the activity starts; at one
   // instant the launches count first, and among launches at one instant the
   // lowest activity row first: so of a group of launches at one instant only
@@ -226,7 +223,7 @@ void TraceIndex::IndexQueues(const th::sdk::Trace& t) {
     auto& launches = by_stream[track];
     if (launches.empty()) continue;
     auto& starts = start_at[track];
-    th::sdk::StableSortRuns(starts, by_start);
+    th::sdk::StableSortRuns(starts, ByStart(t));
     int32_t q = 0;
     size_t a = 0;
     const auto launch_group = [&]() {  // the launches at launches[a].ts
