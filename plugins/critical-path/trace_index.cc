@@ -40,6 +40,11 @@ auto ByStart(const th::sdk::Trace& t) {
       [&t](uint32_t a, uint32_t b) { return t.ts(a) < t.ts(b) || (t.ts(a) == t.ts(b) && a < b); };
 }
 
+// Links by their call's (ts, row).
+bool ByCall(const TraceIndex::Link& a, const TraceIndex::Link& b) {
+  return a.ts < b.ts || (a.ts == b.ts && a.call < b.call);
+}
+
 }  // namespace
 
 TraceIndex::TraceIndex(const th::sdk::Trace& t, std::string_view annotation, bool activity_lookup)
@@ -170,7 +175,7 @@ void TraceIndex::LinkCalls(const th::sdk::Trace& t, const CallByCorrelation& cal
               links_.begin() + static_cast<std::ptrdiff_t>(first));
   links_.resize(first + second);
   // By the call's time, then call; a call's events stay by row (stable).
-  th::sdk::StableSortFewRuns(links_, CallOrder);
+  th::sdk::StableSortFewRuns(links_, ByCall);
 }
 
 void TraceIndex::IndexUnstreamedSyncs(const th::sdk::Trace& t) {

@@ -50,9 +50,6 @@ class TraceIndex {
     int64_t ts;
     uint32_t call, gpu;
   };
-  static bool CallOrder(const Link& a, const Link& b) {
-    return a.ts < b.ts || (a.ts == b.ts && a.call < b.call);
-  }
 
   uint8_t role(uint64_t event) const { return role_[event]; }
   // Whether the activity was launched into an empty stream queue: the queue
